@@ -1,0 +1,129 @@
+package storage
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Shared-memory geometry of the bank model (see doc.go).
+const (
+	WarpSize  = 32 // lanes in a warp
+	BankCount = 32 // shared-memory banks
+	BankBytes = 4  // bytes per bank word
+	// WavefrontBytes is what one conflict-free wavefront serves: one word
+	// from every bank.
+	WavefrontBytes = BankCount * BankBytes
+)
+
+// A LaneAddress is one active lane's shared-memory access: Width bytes (the
+// access width of the whole warp instruction) starting at byte address Byte.
+type LaneAddress struct {
+	Lane int
+	Byte int64
+}
+
+// Wavefronts is the cost of one warp-wide shared-memory access under the
+// bank model of doc.go.
+type Wavefronts struct {
+	Width  int     // bytes per lane: 1, 2, 4, 8 or 16
+	Total  int     // wavefronts over all phases
+	Ideal  int     // phases with at least one active lane: the conflict-free cost
+	Phases []Phase // one per phase, in lane order
+}
+
+// A Phase is the group of lanes served together; its cost is the largest
+// number of distinct words any one bank must deliver.
+type Phase struct {
+	FirstLane, LastLane int
+	Wavefronts          int // max over banks of the distinct words in the bank; 0 if no lane is active
+	Bank                int     // the lowest bank attaining the maximum, -1 if no lane is active
+	Words               []int64 // the distinct word addresses (byte / 4) that Bank delivers, ascending
+}
+
+// ConflictFree reports whether every active phase costs one wavefront.
+func (w Wavefronts) ConflictFree() bool { return w.Total == w.Ideal }
+
+// String summarizes the cost, e.g. "32 wavefronts (ideal 1): phase lanes 0-31: 32 words in bank 0".
+func (w Wavefronts) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d wavefronts (ideal %d)", w.Total, w.Ideal)
+	for _, p := range w.Phases {
+		if p.Wavefronts > 1 {
+			fmt.Fprintf(&b, "; lanes %d-%d: %d words in bank %d", p.FirstLane, p.LastLane, p.Wavefronts, p.Bank)
+		}
+	}
+	return b.String()
+}
+
+// LanesPerPhase is how many lanes one phase serves for an access of width
+// bytes per lane: 32 for up to 4 bytes, 16 for 8, 8 for 16.
+func LanesPerPhase(width int) (int, error) {
+	switch width {
+	case 1, 2, 4:
+		return WarpSize, nil
+	case 8:
+		return WarpSize / 2, nil
+	case 16:
+		return WarpSize / 4, nil
+	}
+	return 0, fmt.Errorf("storage: access width %d bytes per lane: want 1, 2, 4, 8 or 16", width)
+}
+
+// CountWavefronts costs one warp-wide shared-memory access in which every
+// listed lane reads or writes width bytes at its byte address. Lanes not
+// listed are inactive. Each address must be non-negative and a multiple of
+// width; each lane may appear once.
+func CountWavefronts(width int, lanes []LaneAddress) (Wavefronts, error) {
+	perPhase, err := LanesPerPhase(width)
+	if err != nil {
+		return Wavefronts{}, err
+	}
+	var addr [WarpSize]int64
+	var active [WarpSize]bool
+	for _, la := range lanes {
+		switch {
+		case la.Lane < 0 || la.Lane >= WarpSize:
+			return Wavefronts{}, fmt.Errorf("storage: lane %d: want a lane in [0, %d)", la.Lane, WarpSize)
+		case active[la.Lane]:
+			return Wavefronts{}, fmt.Errorf("storage: lane %d: listed twice", la.Lane)
+		case la.Byte < 0:
+			return Wavefronts{}, fmt.Errorf("storage: lane %d: negative byte address %d", la.Lane, la.Byte)
+		case la.Byte%int64(width) != 0:
+			return Wavefronts{}, fmt.Errorf("storage: lane %d: byte address %d is not aligned to the access width %d", la.Lane, la.Byte, width)
+		}
+		addr[la.Lane], active[la.Lane] = la.Byte, true
+	}
+	w := Wavefronts{Width: width}
+	wordsPerLane := max(1, width/BankBytes)
+	for first := 0; first < WarpSize; first += perPhase {
+		var banks [BankCount][]int64
+		busy := false
+		for lane := first; lane < first+perPhase; lane++ {
+			if !active[lane] {
+				continue
+			}
+			busy = true
+			for k := range wordsPerLane {
+				word := addr[lane]/BankBytes + int64(k)
+				bank := &banks[word%BankCount]
+				if !slices.Contains(*bank, word) { // same word: a broadcast
+					*bank = append(*bank, word)
+				}
+			}
+		}
+		p := Phase{FirstLane: first, LastLane: first + perPhase - 1, Bank: -1}
+		if busy {
+			w.Ideal++
+			for b := range banks {
+				if len(banks[b]) > p.Wavefronts {
+					p.Wavefronts, p.Bank = len(banks[b]), b
+				}
+			}
+			p.Words = slices.Sorted(slices.Values(banks[p.Bank]))
+		}
+		w.Total += p.Wavefronts
+		w.Phases = append(w.Phases, p)
+	}
+	return w, nil
+}

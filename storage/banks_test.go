@@ -1,0 +1,140 @@
+package storage
+
+import (
+	"strings"
+	"testing"
+)
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// lanesAt lists all 32 lanes with the byte address addr(lane).
+func lanesAt(addr func(lane int) int64) []LaneAddress {
+	out := make([]LaneAddress, WarpSize)
+	for l := range out {
+		out[l] = LaneAddress{Lane: l, Byte: addr(l)}
+	}
+	return out
+}
+
+// TestWavefrontsStrided checks the model against its closed form for a warp
+// whose lanes access width bytes each at a stride of s accesses: lane l at
+// byte l*s*width. A phase of P = 128/width lanes (32 for width 4) spreads
+// its first words over the banks in steps of s*width/4 words, so each bank
+// holds gcd(s, P) distinct words; there are width/4 phases. At s = 0 every
+// lane reads the same words: a broadcast, one wavefront per phase.
+func TestWavefrontsStrided(t *testing.T) {
+	for _, width := range []int{4, 8, 16} {
+		phases := width / BankBytes
+		perPhase := WarpSize / phases
+		for s := range 70 {
+			w, err := CountWavefronts(width, lanesAt(func(l int) int64 { return int64(l * s * width) }))
+			if err != nil {
+				t.Fatalf("width %d stride %d: %v", width, s, err)
+			}
+			want := phases
+			if s > 0 {
+				want = phases * gcd(s, perPhase)
+			}
+			if w.Total != want || w.Ideal != phases {
+				t.Errorf("width %d stride %d: %v; want %d wavefronts, ideal %d", width, s, w, want, phases)
+			}
+		}
+	}
+}
+
+func TestWavefronts(t *testing.T) {
+	tests := []struct {
+		name  string
+		width int
+		lanes []LaneAddress
+		want  string
+	}{
+		{
+			name: "f32 row: one word per bank", width: 4,
+			lanes: lanesAt(func(l int) int64 { return int64(4 * l) }),
+			want:  "1 wavefronts (ideal 1)",
+		},
+		{
+			name: "f32 column of a 32x32 row-major tile", width: 4,
+			lanes: lanesAt(func(l int) int64 { return int64(128 * l) }),
+			want:  "32 wavefronts (ideal 1); lanes 0-31: 32 words in bank 0",
+		},
+		{
+			name: "f32 column of a 32x33 padded tile", width: 4,
+			lanes: lanesAt(func(l int) int64 { return int64(4 * 33 * l) }),
+			want:  "1 wavefronts (ideal 1)",
+		},
+		{
+			name: "f16 pairs of lanes share a word", width: 2,
+			lanes: lanesAt(func(l int) int64 { return int64(2 * l) }),
+			want:  "1 wavefronts (ideal 1)",
+		},
+		{
+			name: "f16 column of a 32x64 row-major tile", width: 2,
+			lanes: lanesAt(func(l int) int64 { return int64(128 * l) }),
+			want:  "32 wavefronts (ideal 1); lanes 0-31: 32 words in bank 0",
+		},
+		{
+			name: "u8 every lane the same byte", width: 1,
+			lanes: lanesAt(func(int) int64 { return 7 }),
+			want:  "1 wavefronts (ideal 1)",
+		},
+		{
+			name: "f32 two words in one bank", width: 4,
+			lanes: []LaneAddress{{Lane: 0, Byte: 0}, {Lane: 5, Byte: 128}, {Lane: 9, Byte: 0}},
+			want:  "2 wavefronts (ideal 1); lanes 0-31: 2 words in bank 0",
+		},
+		{
+			name: "16-byte rows of a 128-byte-wide tile: 8 rows per phase", width: 16,
+			lanes: lanesAt(func(l int) int64 { return int64(128 * l) }),
+			want:  "32 wavefronts (ideal 4); lanes 0-7: 8 words in bank 0; lanes 8-15: 8 words in bank 0; lanes 16-23: 8 words in bank 0; lanes 24-31: 8 words in bank 0",
+		},
+		{
+			name: "8-byte accesses, only the second half-warp active", width: 8,
+			lanes: []LaneAddress{{Lane: 16, Byte: 0}, {Lane: 17, Byte: 256}},
+			want:  "2 wavefronts (ideal 1); lanes 16-31: 2 words in bank 0",
+		},
+		{name: "no lane active", width: 4, want: "0 wavefronts (ideal 0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := CountWavefronts(tt.width, tt.lanes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := w.String(); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWavefrontsErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		width int
+		lanes []LaneAddress
+		err   string
+	}{
+		{name: "width 3", width: 3, err: "access width 3 bytes per lane: want 1, 2, 4, 8 or 16"},
+		{name: "width 32", width: 32, err: "access width 32 bytes"},
+		{name: "lane 32", width: 4, lanes: []LaneAddress{{Lane: 32}}, err: "lane 32: want a lane in [0, 32)"},
+		{name: "lane -1", width: 4, lanes: []LaneAddress{{Lane: -1}}, err: "lane -1: want a lane in [0, 32)"},
+		{name: "lane twice", width: 4, lanes: []LaneAddress{{Lane: 3}, {Lane: 3, Byte: 4}}, err: "lane 3: listed twice"},
+		{name: "negative address", width: 4, lanes: []LaneAddress{{Lane: 2, Byte: -4}}, err: "lane 2: negative byte address -4"},
+		{name: "misaligned", width: 8, lanes: []LaneAddress{{Lane: 1, Byte: 4}}, err: "lane 1: byte address 4 is not aligned to the access width 8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := CountWavefronts(tt.width, tt.lanes)
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("CountWavefronts = %v, want error containing %q", err, tt.err)
+			}
+		})
+	}
+}
