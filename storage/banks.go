@@ -36,7 +36,7 @@ type Wavefronts struct {
 // number of distinct words any one bank must deliver.
 type Phase struct {
 	FirstLane, LastLane int
-	Wavefronts          int // max over banks of the distinct words in the bank; 0 if no lane is active
+	Wavefronts          int     // max over banks of the distinct words in the bank; 0 if no lane is active
 	Bank                int     // the lowest bank attaining the maximum, -1 if no lane is active
 	Words               []int64 // the distinct word addresses (byte / 4) that Bank delivers, ascending
 }
