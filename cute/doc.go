@@ -1,6 +1,39 @@
 // Package cute implements CuTe's shape:stride layout algebra, checked.
 //
-// Layouts are written in CuTe's notation, fastest mode first. Every operation
-// either returns CuTe's result where CuTe's conditions hold or an error that
-// names the failed condition; it never returns a wrong layout.
+// # Model
+//
+// A Layout is a pair of congruent integer tuples, a shape and a stride,
+// written in CuTe's notation with the first (fastest) mode first:
+//
+//	12:1    (6,2):(8,2)    ((2,2),3):((24,2),8)
+//
+// It denotes a function from [0, size) to the integers, size being the
+// product of the shape: index i is split colexicographically over the
+// flattened shape (i mod n_0 is the first coordinate, and so on) and the
+// coordinate is mapped to its inner product with the flattened stride. So
+// (6,2):(8,2) maps 0..11 to 0,8,16,24,32,40,2,10,18,26,34,42. A shape written
+// alone, "(4,3)", is the compact column-major layout (4,3):(1,4), as CuTe's
+// make_layout(shape).
+//
+// # Invariants
+//
+//   - Layouts and Tuples are immutable values.
+//   - Every shape entry is positive; strides are any integers, 0 meaning a
+//     broadcast (as in CuTe), negative ones allowed.
+//   - The size, and the magnitude of every value, are at most 2^62, checked at
+//     construction, so evaluation cannot overflow.
+//   - String is canonical and Parse(l.String()) equals l.
+//
+// # Recognition
+//
+// Recognize decides whether a list of values is a layout and returns the
+// coarsest flat one, by the O(n) scan over first differences of Theorem 1 of
+// the project's seed 001.
+//
+// # The algebra
+//
+// Every operation either returns CuTe's result, where CuTe's conditions hold,
+// or an *Error whose Code names the failed condition; it never returns a wrong
+// layout. Results are checked against their definition by tabulation where
+// that is cheap.
 package cute
