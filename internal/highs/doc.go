@@ -1,0 +1,59 @@
+// Package highs is cklplan's binding to the HiGHS optimization library
+// (https://highs.dev), loaded at run time: the build needs no C toolchain and no
+// HiGHS (it works with CGO_ENABLED=0, through github.com/ebitengine/purego),
+// and a missing HiGHS is an error at Load, never a build failure or a panic.
+//
+// # Model
+//
+// A Model is a mixed-integer linear program: columns with a cost, bounds and
+// integrality; rows with bounds over sparse terms; an objective sense and
+// offset. Solve validates it (every error names the column, row or term), hands
+// it to HiGHS row-wise, and maps HiGHS's model status to a Status: Optimal,
+// TimeLimitFeasible, InterruptedFeasible (these carry a solution), Infeasible,
+// Unbounded, UnboundedOrInfeasible, TimeLimitNoSolution,
+// InterruptedNoSolution, SolverError. A Result also carries the objective, the
+// MIP dual bound and gap, the node count and HiGHS's run time.
+//
+// # Use
+//
+//	lib, err := highs.Load(highs.Config{}) // once per process; cached by path
+//	res, err := lib.Solve(ctx, model, highs.Options{TimeLimit: time.Second})
+//
+// or, to solve many models on one HiGHS instance, lib.NewSolver, Solver.Solve
+// and Solver.Close. Options' zero value solves to HiGHS's default gaps, on one
+// thread (deterministic), with seed 0; HiGHS's output is always silenced.
+//
+// # Invariants
+//
+//   - Each HiGHS instance lives on one goroutine locked to its OS thread for
+//     its whole life; every C call on the instance is made there. Instances
+//     are closed explicitly (Solver.Close); there are no finalizers.
+//   - Any number of Solvers may solve concurrently; one Solver solves one
+//     model at a time.
+//   - Cancelling the context of a Solve interrupts HiGHS at its next check
+//     (simplex, IPM and MIP interrupt callbacks) and returns the incumbent, if
+//     any. One purego callback serves the whole process; it finds the instance
+//     by an integer id passed as HiGHS's callback user data.
+//   - A Solver's options are reset to HiGHS's defaults before every solve, so
+//     nothing carries over between solves.
+//
+// # Discovery
+//
+// Load tries, in order, and records every step (cklplan doctor prints them):
+//
+//  1. CKL_HIGHS_LIBRARY, a file; when set, nothing else is tried.
+//  2. $HiGHS_HOME/lib/libhighs.so.
+//  3. The project's own install, made by `make setup` (scripts/setup-highs.sh):
+//     .highs/ at the module root (the directory holding go.mod), found by
+//     walking up from the working directory and, failing that, in the module
+//     cklplan was compiled in. .highs/libhighs.path records the library's path
+//     relative to .highs/.
+//  4. python3 -c 'import highsbox' → highsbox.highs_lib_dir().
+//  5. The dynamic loader's search for libhighs.so, then libhighs.so.1.
+//
+// A candidate is used only if it loads, exports the C API used here, is HiGHS
+// 1.10 or newer (1.15.x is what the project pins and tests), and its HighsInt
+// is 32 bits (Highs_getSizeofHighsInt), as this binding assumes. When no step
+// succeeds, Load returns a *LoadError listing every step and the command that
+// installs HiGHS; errors.Is(err, ErrNotFound) holds.
+package highs

@@ -1,0 +1,4 @@
+package highs
+
+// CheckVersion exposes checkVersion to the external tests.
+var CheckVersion = checkVersion

@@ -1,0 +1,47 @@
+package highs
+
+import "time"
+
+// Options control one solve. The zero value solves to HiGHS's default
+// tolerances, on one thread, with seed 0 and HiGHS's choice of presolve, with no
+// time limit; HiGHS's own output is always off.
+type Options struct {
+	// TimeLimit stops the solve after this much wall-clock time; 0 means none.
+	TimeLimit time.Duration
+	// RelativeGap is HiGHS's mip_rel_gap, |primal − dual| / |primal|; 0 means
+	// HiGHS's default (1e-4). Negative values are an error.
+	RelativeGap float64
+	// AbsoluteGap is HiGHS's mip_abs_gap, |primal − dual|; 0 means HiGHS's
+	// default (1e-6). Negative values are an error.
+	AbsoluteGap float64
+	// Threads is the number of threads HiGHS may use; 0 means 1, which keeps
+	// solves deterministic. HiGHS sizes its thread pool once per process, so
+	// all solves of a process should ask for the same number.
+	Threads int
+	// Seed is HiGHS's random_seed.
+	Seed int
+	// Presolve turns HiGHS's presolve on or off; the zero value lets HiGHS
+	// choose.
+	Presolve Presolve
+}
+
+// Presolve is the presolve setting.
+type Presolve int
+
+const (
+	PresolveChoose Presolve = iota // HiGHS decides ("choose")
+	PresolveOn                     // always presolve ("on")
+	PresolveOff                    // never presolve ("off")
+)
+
+func (p Presolve) String() string {
+	switch p {
+	case PresolveChoose:
+		return "choose"
+	case PresolveOn:
+		return "on"
+	case PresolveOff:
+		return "off"
+	}
+	return "invalid"
+}

@@ -1,0 +1,674 @@
+package highs_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cklplan/cklplan/internal/highs"
+	"github.com/cklplan/cklplan/internal/highs/highstest"
+)
+
+// The expected optimum of every model here comes from enumerating its
+// solutions (brute force), never from HiGHS or from a number copied by hand.
+
+const tol = 1e-6
+
+// knapsack is a 0/1 knapsack: maximize Σ value·x subject to Σ weight·x ≤ capacity.
+type knapsack struct {
+	value, weight []float64
+	capacity      float64
+}
+
+func randomKnapsack(n int, seed uint64) knapsack {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	k := knapsack{value: make([]float64, n), weight: make([]float64, n)}
+	total := 0.0
+	for i := range n {
+		k.value[i] = float64(1 + rng.IntN(100))
+		k.weight[i] = float64(1 + rng.IntN(60))
+		total += k.weight[i]
+	}
+	k.capacity = math.Floor(total / 2)
+	return k
+}
+
+func (k knapsack) model() *highs.Model {
+	m := &highs.Model{Maximize: true}
+	row := highs.Row{Name: "capacity", Lower: math.Inf(-1), Upper: k.capacity}
+	for i := range k.value {
+		j := m.AddColumn(highs.Binary(fmt.Sprintf("item%d", i), k.value[i]))
+		row.Terms = append(row.Terms, highs.Term{Col: j, Coef: k.weight[i]})
+	}
+	m.AddRow(row)
+	return m
+}
+
+// bruteForce is the best value over all 2^n subsets that fit.
+func (k knapsack) bruteForce() float64 {
+	best := 0.0
+	for set := 0; set < 1<<len(k.value); set++ {
+		v, w := 0.0, 0.0
+		for i := range k.value {
+			if set&(1<<i) != 0 {
+				v += k.value[i]
+				w += k.weight[i]
+			}
+		}
+		if w <= k.capacity && v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+// assignment: n workers, n jobs, minimize the total cost of a perfect matching.
+type assignment struct{ cost [][]float64 }
+
+func randomAssignment(n int, seed uint64) assignment {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	a := assignment{cost: make([][]float64, n)}
+	for i := range a.cost {
+		a.cost[i] = make([]float64, n)
+		for j := range a.cost[i] {
+			a.cost[i][j] = float64(rng.IntN(1000))
+		}
+	}
+	return a
+}
+
+func (a assignment) model() *highs.Model {
+	n := len(a.cost)
+	m := &highs.Model{}
+	for i := range n {
+		for j := range n {
+			m.AddColumn(highs.Binary(fmt.Sprintf("x%d_%d", i, j), a.cost[i][j]))
+		}
+	}
+	for i := range n {
+		worker := highs.Row{Name: fmt.Sprintf("worker%d", i), Lower: 1, Upper: 1}
+		job := highs.Row{Name: fmt.Sprintf("job%d", i), Lower: 1, Upper: 1}
+		for j := range n {
+			worker.Terms = append(worker.Terms, highs.Term{Col: i*n + j, Coef: 1})
+			job.Terms = append(job.Terms, highs.Term{Col: j*n + i, Coef: 1})
+		}
+		m.AddRow(worker)
+		m.AddRow(job)
+	}
+	return m
+}
+
+// bruteForce is the cheapest of all n! permutations (Heap's algorithm).
+func (a assignment) bruteForce() float64 {
+	n := len(a.cost)
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	cost := func() float64 {
+		s := 0.0
+		for i, j := range perm {
+			s += a.cost[i][j]
+		}
+		return s
+	}
+	best := cost()
+	c := make([]int, n)
+	for i := 0; i < n; {
+		if c[i] < i {
+			if i%2 == 0 {
+				perm[0], perm[i] = perm[i], perm[0]
+			} else {
+				perm[c[i]], perm[i] = perm[i], perm[c[i]]
+			}
+			best = math.Min(best, cost())
+			c[i]++
+			i = 0
+		} else {
+			c[i] = 0
+			i++
+		}
+	}
+	return best
+}
+
+// setCover: choose sets of minimum total cost covering every element.
+type setCover struct {
+	elements int
+	sets     [][]int
+	cost     []float64
+}
+
+func randomSetCover(elements, sets int, seed uint64) setCover {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	s := setCover{elements: elements, sets: make([][]int, sets), cost: make([]float64, sets)}
+	for k := range s.sets {
+		for e := range elements {
+			if rng.IntN(4) == 0 {
+				s.sets[k] = append(s.sets[k], e)
+			}
+		}
+		s.cost[k] = float64(1 + rng.IntN(20))
+	}
+	// Every element is in some set, so a cover exists.
+	for e := range elements {
+		k := rng.IntN(sets)
+		if !contains(s.sets[k], e) {
+			s.sets[k] = append(s.sets[k], e)
+		}
+	}
+	return s
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func (s setCover) model() *highs.Model {
+	m := &highs.Model{}
+	rows := make([]highs.Row, s.elements)
+	for e := range rows {
+		rows[e] = highs.Row{Name: fmt.Sprintf("element%d", e), Lower: 1, Upper: math.Inf(1)}
+	}
+	for k, set := range s.sets {
+		j := m.AddColumn(highs.Binary(fmt.Sprintf("set%d", k), s.cost[k]))
+		for _, e := range set {
+			rows[e].Terms = append(rows[e].Terms, highs.Term{Col: j, Coef: 1})
+		}
+	}
+	m.Rows = rows
+	return m
+}
+
+func (s setCover) bruteForce() float64 {
+	best := math.Inf(1)
+	for choice := 0; choice < 1<<len(s.sets); choice++ {
+		covered := make([]bool, s.elements)
+		c := 0.0
+		for k, set := range s.sets {
+			if choice&(1<<k) != 0 {
+				c += s.cost[k]
+				for _, e := range set {
+					covered[e] = true
+				}
+			}
+		}
+		all := true
+		for _, ok := range covered {
+			all = all && ok
+		}
+		if all && c < best {
+			best = c
+		}
+	}
+	return best
+}
+
+// checkSolution checks that r's values satisfy m (bounds, integrality, rows)
+// and that r.Objective is the objective at them.
+func checkSolution(t *testing.T, m *highs.Model, r *highs.Result) {
+	t.Helper()
+	const feas = 1e-6
+	if len(r.Values) != len(m.Columns) {
+		t.Fatalf("%d values for %d columns", len(r.Values), len(m.Columns))
+	}
+	for j, c := range m.Columns {
+		x := r.Values[j]
+		if x < c.Lower-feas || x > c.Upper+feas {
+			t.Errorf("column %d = %v outside [%v, %v]", j, x, c.Lower, c.Upper)
+		}
+		if c.Integer && math.Abs(x-math.Round(x)) > feas {
+			t.Errorf("integer column %d = %v", j, x)
+		}
+	}
+	for i, row := range m.Rows {
+		a := m.Activity(i, r.Values)
+		if a < row.Lower-feas || a > row.Upper+feas {
+			t.Errorf("row %d activity %v outside [%v, %v]", i, a, row.Lower, row.Upper)
+		}
+	}
+	if got := m.Objective(r.Values); math.Abs(got-r.Objective) > tol*math.Max(1, math.Abs(got)) {
+		t.Errorf("Objective = %v, objective at Values = %v", r.Objective, got)
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
+
+// exact asks for a proven optimum, so that brute force and HiGHS must agree.
+var exact = highs.Options{RelativeGap: 1e-9, AbsoluteGap: 1e-9}
+
+func TestKnownOptima(t *testing.T) {
+	lib := highstest.Library(t)
+	type optimumCase struct {
+		name  string
+		model *highs.Model
+		want  float64 // by brute force
+	}
+	var tests []optimumCase
+	for seed := range uint64(3) {
+		k := randomKnapsack(16, seed)
+		a := randomAssignment(7, seed)
+		s := randomSetCover(14, 12, seed)
+		tests = append(tests,
+			optimumCase{fmt.Sprintf("knapsack n=16 seed=%d", seed), k.model(), k.bruteForce()},
+			optimumCase{fmt.Sprintf("assignment 7x7 seed=%d", seed), a.model(), a.bruteForce()},
+			optimumCase{fmt.Sprintf("set cover 14 elements 12 sets seed=%d", seed), s.model(), s.bruteForce()})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := lib.Solve(context.Background(), tt.model, exact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != highs.Optimal {
+				t.Fatalf("status %v (HiGHS: %s), want optimal", r.Status, highs.HighsModelStatusName(r.HighsStatus))
+			}
+			checkSolution(t, tt.model, r)
+			if !near(r.Objective, tt.want) {
+				t.Errorf("objective %v, brute force %v", r.Objective, tt.want)
+			}
+			if r.Gap > 1e-9 || !near(r.DualBound, tt.want) {
+				t.Errorf("dual bound %v gap %v at a proven optimum %v", r.DualBound, r.Gap, tt.want)
+			}
+		})
+	}
+}
+
+// An LP's optimum can be checked against its dual: for
+// min cᵀx, Ax ≥ b, x ≥ 0 and a dual feasible y (Aᵀy ≤ c, y ≥ 0) with
+// bᵀy = cᵀx, both are optimal.
+func TestLPOptimumMatchesDual(t *testing.T) {
+	lib := highstest.Library(t)
+	// min 2x + 3y s.t. x + y ≥ 4, x + 3y ≥ 6, x, y ≥ 0.
+	// Vertex x=3, y=1 (both rows tight), value 9; dual y1=3/2, y2=1/2:
+	// Aᵀy = (2, 3) ≤ c and bᵀy = 6 + 3 = 9.
+	m := &highs.Model{}
+	x := m.AddColumn(highs.Column{Name: "x", Cost: 2, Upper: math.Inf(1)})
+	y := m.AddColumn(highs.Column{Name: "y", Cost: 3, Upper: math.Inf(1)})
+	m.AddRow(highs.Row{Lower: 4, Upper: math.Inf(1), Terms: []highs.Term{{Col: x, Coef: 1}, {Col: y, Coef: 1}}})
+	m.AddRow(highs.Row{Lower: 6, Upper: math.Inf(1), Terms: []highs.Term{{Col: x, Coef: 1}, {Col: y, Coef: 3}}})
+	dual := []float64{1.5, 0.5}
+	dualValue := 4*dual[0] + 6*dual[1]
+	r, err := lib.Solve(context.Background(), m, highs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != highs.Optimal {
+		t.Fatalf("status %v", r.Status)
+	}
+	checkSolution(t, m, r)
+	if !near(r.Objective, dualValue) || !near(r.DualBound, dualValue) || r.Gap != 0 || r.Nodes != 0 {
+		t.Errorf("got objective %v bound %v gap %v nodes %d, want %v (dual value), gap 0, no nodes",
+			r.Objective, r.DualBound, r.Gap, r.Nodes, dualValue)
+	}
+}
+
+func TestStatuses(t *testing.T) {
+	lib := highstest.Library(t)
+	inf := math.Inf(1)
+	tests := []struct {
+		name  string
+		model *highs.Model
+		opt   highs.Options
+		want  []highs.Status // any of these
+	}{
+		{
+			name: "infeasible MIP: x + y ≥ 3 with binaries",
+			model: &highs.Model{
+				Columns: []highs.Column{highs.Binary("x", 1), highs.Binary("y", 1)},
+				Rows:    []highs.Row{{Lower: 3, Upper: inf, Terms: []highs.Term{{Col: 0, Coef: 1}, {Col: 1, Coef: 1}}}},
+			},
+			want: []highs.Status{highs.Infeasible},
+		},
+		{
+			name: "infeasible LP: x ≤ 1 and x ≥ 2",
+			model: &highs.Model{
+				Columns: []highs.Column{{Name: "x", Cost: 1, Upper: inf}},
+				Rows: []highs.Row{
+					{Lower: math.Inf(-1), Upper: 1, Terms: []highs.Term{{Col: 0, Coef: 1}}},
+					{Lower: 2, Upper: inf, Terms: []highs.Term{{Col: 0, Coef: 1}}},
+				},
+			},
+			opt:  highs.Options{Presolve: highs.PresolveOff},
+			want: []highs.Status{highs.Infeasible},
+		},
+		{
+			name: "unbounded LP: max x + y with x − y ≤ 1",
+			model: &highs.Model{
+				Maximize: true,
+				Columns:  []highs.Column{{Name: "x", Cost: 1, Upper: inf}, {Name: "y", Cost: 1, Upper: inf}},
+				Rows:     []highs.Row{{Lower: math.Inf(-1), Upper: 1, Terms: []highs.Term{{Col: 0, Coef: 1}, {Col: 1, Coef: -1}}}},
+			},
+			opt:  highs.Options{Presolve: highs.PresolveOff},
+			want: []highs.Status{highs.Unbounded},
+		},
+		{
+			name: "unbounded LP with presolve: min −x, x free below no row",
+			model: &highs.Model{
+				Columns: []highs.Column{{Name: "x", Cost: -1, Upper: inf}},
+			},
+			want: []highs.Status{highs.Unbounded, highs.UnboundedOrInfeasible},
+		},
+		{
+			name:  "empty model: the offset is the optimum",
+			model: &highs.Model{Offset: 4.5},
+			want:  []highs.Status{highs.Optimal},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := lib.Solve(context.Background(), tt.model, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := false
+			for _, w := range tt.want {
+				ok = ok || r.Status == w
+			}
+			if !ok {
+				t.Fatalf("status %v (HiGHS: %s), want one of %v", r.Status, highs.HighsModelStatusName(r.HighsStatus), tt.want)
+			}
+			if r.Status.HasSolution() {
+				checkSolution(t, tt.model, r)
+			} else if r.Values != nil {
+				t.Errorf("values %v without a solution", r.Values)
+			}
+		})
+	}
+}
+
+// hardModel is a multidimensional knapsack (100 items, 10 capacity rows) that
+// HiGHS does not prove optimal within seconds, while its heuristics find
+// incumbents at once.
+func hardModel() *highs.Model {
+	const n, rows = 100, 10
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := &highs.Model{Maximize: true}
+	w := make([][]float64, rows)
+	for i := range w {
+		w[i] = make([]float64, n)
+		for j := range w[i] {
+			w[i][j] = float64(1 + rng.IntN(1000))
+		}
+	}
+	for j := range n {
+		s := 0.0
+		for i := range rows {
+			s += w[i][j]
+		}
+		m.AddColumn(highs.Binary("", math.Round(s/rows)+float64(rng.IntN(500))))
+	}
+	for i := range rows {
+		r := highs.Row{Lower: math.Inf(-1)}
+		for j := range n {
+			r.Terms = append(r.Terms, highs.Term{Col: j, Coef: w[i][j]})
+			r.Upper += w[i][j]
+		}
+		r.Upper = math.Floor(r.Upper / 2)
+		m.AddRow(r)
+	}
+	return m
+}
+
+func TestTimeLimit(t *testing.T) {
+	lib := highstest.Library(t)
+	m := hardModel()
+	r, err := lib.Solve(context.Background(), m, highs.Options{TimeLimit: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != highs.TimeLimitFeasible {
+		t.Fatalf("status %v (HiGHS: %s), want %v", r.Status, highs.HighsModelStatusName(r.HighsStatus), highs.TimeLimitFeasible)
+	}
+	checkSolution(t, m, r)
+	// Maximizing: the dual bound is above the incumbent, and the gap is HiGHS's
+	// relative one, (bound − objective) / |objective|.
+	if !(r.DualBound >= r.Objective) || !(r.Gap > 0) {
+		t.Errorf("objective %v, dual bound %v, gap %v: want bound ≥ objective and a positive gap", r.Objective, r.DualBound, r.Gap)
+	}
+	if want := (r.DualBound - r.Objective) / math.Abs(r.Objective); math.Abs(r.Gap-want) > 1e-6 {
+		t.Errorf("gap %v, (bound − objective)/|objective| = %v", r.Gap, want)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	lib := highstest.Library(t)
+	m := hardModel()
+	t.Run("during the solve", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		r, err := lib.Solve(ctx, m, highs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != highs.InterruptedFeasible {
+			t.Fatalf("status %v (HiGHS: %s), want %v", r.Status, highs.HighsModelStatusName(r.HighsStatus), highs.InterruptedFeasible)
+		}
+		checkSolution(t, m, r)
+		// Not a timing assertion: the uninterrupted solve takes far longer
+		// than this (see TestTimeLimit's model), so a solve that ignored the
+		// cancellation would still be running.
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("solve returned %v after the cancellation", d)
+		}
+	})
+	t.Run("by a deadline", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		r, err := lib.Solve(ctx, m, highs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != highs.InterruptedFeasible {
+			t.Fatalf("status %v, want %v", r.Status, highs.InterruptedFeasible)
+		}
+		checkSolution(t, m, r)
+	})
+	t.Run("before the solve", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r, err := lib.Solve(ctx, m, highs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != highs.InterruptedNoSolution || r.Values != nil {
+			t.Fatalf("status %v values %v, want %v and no values", r.Status, r.Values, highs.InterruptedNoSolution)
+		}
+	})
+	t.Run("a solver is reusable after an interrupt", func(t *testing.T) {
+		s, err := lib.NewSolver()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		if r, err := s.Solve(ctx, m, highs.Options{}); err != nil || r.Status != highs.InterruptedFeasible {
+			t.Fatalf("first solve: %v, %v", r, err)
+		}
+		k := randomKnapsack(12, 7)
+		r, err := s.Solve(context.Background(), k.model(), exact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != highs.Optimal || !near(r.Objective, k.bruteForce()) {
+			t.Fatalf("second solve: %v objective %v, want optimal %v", r.Status, r.Objective, k.bruteForce())
+		}
+	})
+}
+
+// TestConcurrent solves 16 different models at once, each on its own solver,
+// and checks every optimum against brute force.
+func TestConcurrent(t *testing.T) {
+	lib := highstest.Library(t)
+	const n = 16
+	type job struct {
+		model *highs.Model
+		want  float64
+	}
+	jobs := make([]job, n)
+	for i := range jobs {
+		switch i % 3 {
+		case 0:
+			k := randomKnapsack(14, uint64(100+i))
+			jobs[i] = job{k.model(), k.bruteForce()}
+		case 1:
+			a := randomAssignment(6, uint64(100+i))
+			jobs[i] = job{a.model(), a.bruteForce()}
+		default:
+			s := randomSetCover(12, 10, uint64(100+i))
+			jobs[i] = job{s.model(), s.bruteForce()}
+		}
+	}
+	results := make([]*highs.Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Go(func() {
+			s, err := lib.NewSolver()
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer s.Close()
+			// Two solves per solver: the second must not see the first's state.
+			for range 2 {
+				results[i], errs[i] = s.Solve(context.Background(), jobs[i].model, exact)
+			}
+		})
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if errs[i] != nil {
+			t.Errorf("job %d: %v", i, errs[i])
+			continue
+		}
+		if results[i].Status != highs.Optimal || !near(results[i].Objective, j.want) {
+			t.Errorf("job %d: %v objective %v, want optimal %v", i, results[i].Status, results[i].Objective, j.want)
+		}
+	}
+}
+
+func TestClosedSolver(t *testing.T) {
+	lib := highstest.Library(t)
+	s, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := s.Solve(context.Background(), &highs.Model{}, highs.Options{}); err != highs.ErrClosed {
+		t.Fatalf("Solve after Close: %v, want %v", err, highs.ErrClosed)
+	}
+}
+
+func TestInvalidInput(t *testing.T) {
+	lib := highstest.Library(t)
+	inf := math.Inf(1)
+	x := highs.Column{Name: "x", Upper: 1}
+	tests := []struct {
+		name  string
+		model highs.Model
+		opt   highs.Options
+		want  string
+	}{
+		{"lower above upper", highs.Model{Columns: []highs.Column{{Name: "x", Lower: 2, Upper: 1}}},
+			highs.Options{}, "highs: invalid model: column 0 (x): lower bound 2 above upper bound 1"},
+		{"NaN cost", highs.Model{Columns: []highs.Column{{Cost: math.NaN(), Upper: 1}}},
+			highs.Options{}, "highs: invalid model: column 0: cost NaN is not finite"},
+		{"infinite cost", highs.Model{Columns: []highs.Column{{Cost: inf, Upper: 1}}},
+			highs.Options{}, "highs: invalid model: column 0: cost +Inf is not finite"},
+		{"lower bound +Inf", highs.Model{Columns: []highs.Column{{Lower: inf, Upper: inf}}},
+			highs.Options{}, "highs: invalid model: column 0: lower bound is +Inf"},
+		{"NaN offset", highs.Model{Offset: math.NaN()},
+			highs.Options{}, "highs: invalid model: objective offset: NaN is not finite"},
+		{"term out of range", highs.Model{Columns: []highs.Column{x},
+			Rows: []highs.Row{{Name: "cap", Upper: 1, Terms: []highs.Term{{Col: 1, Coef: 1}}}}},
+			highs.Options{}, "highs: invalid model: row 0 (cap): term 0: column 1 out of range [0, 1)"},
+		{"negative column", highs.Model{Columns: []highs.Column{x},
+			Rows: []highs.Row{{Upper: 1, Terms: []highs.Term{{Col: -1, Coef: 1}}}}},
+			highs.Options{}, "highs: invalid model: row 0: term 0: column -1 out of range [0, 1)"},
+		{"column twice in a row", highs.Model{Columns: []highs.Column{x},
+			Rows: []highs.Row{{Upper: 1, Terms: []highs.Term{{Col: 0, Coef: 1}, {Col: 0, Coef: 2}}}}},
+			highs.Options{}, "highs: invalid model: row 0: term 1: column 0 (x) appears twice"},
+		{"NaN coefficient", highs.Model{Columns: []highs.Column{x},
+			Rows: []highs.Row{{Upper: 1, Terms: []highs.Term{{Col: 0, Coef: math.NaN()}}}}},
+			highs.Options{}, "highs: invalid model: row 0: term 0: coefficient NaN is not finite"},
+		{"row bounds crossed", highs.Model{Rows: []highs.Row{{Name: "r", Lower: 1, Upper: 0}}},
+			highs.Options{}, "highs: invalid model: row 0 (r): lower bound 1 above upper bound 0"},
+		{"row upper −Inf", highs.Model{Rows: []highs.Row{{Lower: math.Inf(-1), Upper: math.Inf(-1)}}},
+			highs.Options{}, "highs: invalid model: row 0: upper bound is -Inf"},
+		{"negative time limit", highs.Model{}, highs.Options{TimeLimit: -time.Second},
+			"highs: option TimeLimit: -1s is negative"},
+		{"negative gap", highs.Model{}, highs.Options{RelativeGap: -0.1},
+			"highs: option RelativeGap: -0.1 is not a finite non-negative number"},
+		{"NaN absolute gap", highs.Model{}, highs.Options{AbsoluteGap: math.NaN()},
+			"highs: option AbsoluteGap: NaN is not a finite non-negative number"},
+		{"negative threads", highs.Model{}, highs.Options{Threads: -2},
+			"highs: option Threads: -2 is out of range"},
+		{"negative seed", highs.Model{}, highs.Options{Seed: -1},
+			"highs: option Seed: -1 is out of range [0, 2147483647]"},
+		{"bad presolve", highs.Model{}, highs.Options{Presolve: 7},
+			"highs: option Presolve: 7 is not a Presolve value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := lib.Solve(context.Background(), &tt.model, tt.opt)
+			if err == nil {
+				t.Fatalf("no error; result %+v", r)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n%s\nwant\n%s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestOptionsReachHiGHS checks options by their effect: with presolve off a
+// model presolve would solve needs the LP, and seeds and threads leave the
+// optimum alone.
+func TestOptionsReachHiGHS(t *testing.T) {
+	lib := highstest.Library(t)
+	k := randomKnapsack(16, 11)
+	want := k.bruteForce()
+	for _, opt := range []highs.Options{
+		{Seed: 1}, {Seed: 12345}, {Threads: 1}, {Presolve: highs.PresolveOn}, {Presolve: highs.PresolveOff},
+		{RelativeGap: 1e-9, AbsoluteGap: 1e-9, TimeLimit: time.Minute},
+	} {
+		t.Run(fmt.Sprintf("%+v", opt), func(t *testing.T) {
+			r, err := lib.Solve(context.Background(), k.model(), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The default gaps (1e-4 relative) allow an incumbent within 0.01%
+			// of the optimum; these objectives are integers below 1600, so
+			// that incumbent is the optimum.
+			if r.Status != highs.Optimal || !near(r.Objective, want) {
+				t.Errorf("%v objective %v, want optimal %v", r.Status, r.Objective, want)
+			}
+		})
+	}
+	// A loose absolute gap lets HiGHS stop early: the result stays within it.
+	loose := highs.Options{AbsoluteGap: 50, RelativeGap: 0.5}
+	r, err := lib.Solve(context.Background(), hardModel(), loose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != highs.Optimal || r.DualBound-r.Objective > 50*(1+1e-9) && r.Gap > 0.5 {
+		t.Errorf("loose gaps: %v objective %v bound %v gap %v", r.Status, r.Objective, r.DualBound, r.Gap)
+	}
+}

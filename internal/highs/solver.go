@@ -1,0 +1,413 @@
+package highs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// ErrClosed is returned by a Solver used after Close.
+var ErrClosed = errors.New("highs: solver is closed")
+
+// A Result is what one solve found.
+type Result struct {
+	Status Status
+	// HighsStatus is HiGHS's own model status (kHighsModelStatus*); see
+	// HighsModelStatusName.
+	HighsStatus int
+	// Values holds one value per column when Status.HasSolution(), else nil.
+	// Integer columns hold integral values up to HiGHS's feasibility
+	// tolerance; Round them where exact integers matter.
+	Values []float64
+	// Objective is the objective at Values (NaN without a solution).
+	Objective float64
+	// DualBound is the best proven bound on the optimum: for a MIP, HiGHS's
+	// mip_dual_bound; for an LP solved to optimality, Objective.
+	DualBound float64
+	// Gap is HiGHS's mip_gap, |Objective − DualBound| / |Objective|; 0 for an
+	// optimal LP, +Inf without a solution.
+	Gap float64
+	// Nodes is the number of branch-and-bound nodes (0 for an LP).
+	Nodes int64
+	// RunTime is the wall-clock time HiGHS spent in the solve.
+	RunTime time.Duration
+}
+
+// A Solver owns one HiGHS instance, on one locked OS thread for the instance's
+// whole life. It solves one model at a time (concurrent calls wait their turn);
+// use one Solver per goroutine for parallel solves. Close it when done: there
+// is no finalizer.
+type Solver struct {
+	lib  *Library
+	mu   sync.Mutex // held for a whole solve
+	inst *instance  // nil once closed
+}
+
+// NewSolver starts a HiGHS instance.
+func (l *Library) NewSolver() (*Solver, error) {
+	inst, err := newInstance(l)
+	if err != nil {
+		return nil, err
+	}
+	return &Solver{lib: l, inst: inst}, nil
+}
+
+// Close destroys the HiGHS instance and ends its thread. Closing twice is
+// harmless.
+func (s *Solver) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst != nil {
+		s.inst.close()
+		s.inst = nil
+	}
+	return nil
+}
+
+// Solve solves m on a fresh instance that is closed before Solve returns.
+func (l *Library) Solve(ctx context.Context, m *Model, opt Options) (*Result, error) {
+	s, err := l.NewSolver()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.Solve(ctx, m, opt)
+}
+
+// Solve passes m to HiGHS with the options and runs it. Solver outcomes
+// (infeasible, time limit, ...) are the Result's Status, not errors; the error
+// is for an invalid model or options (*ModelError, *OptionError), a closed
+// solver, or HiGHS refusing the model.
+//
+// When ctx is done during the solve HiGHS is interrupted at its next check and
+// the result has status InterruptedFeasible, with the incumbent, or
+// InterruptedNoSolution. A ctx done before the solve starts gives
+// InterruptedNoSolution without running HiGHS.
+func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst == nil {
+		return nil, ErrClosed
+	}
+	if ctx.Err() != nil {
+		return &Result{Status: InterruptedNoSolution, HighsStatus: cModelStatusInterrupt,
+			Objective: math.NaN(), DualBound: math.NaN(), Gap: math.Inf(1)}, nil
+	}
+	in := newInput(m, s.lib.infinity)
+	inst := s.inst
+	inst.interrupt.Store(false)
+	stop := context.AfterFunc(ctx, func() { inst.interrupt.Store(true) })
+	defer stop()
+
+	var res *Result
+	var err error
+	inst.do(func(h uintptr) { res, err = s.run(h, m, in, opt) })
+	return res, err
+}
+
+// input is a Model in the arrays Highs_passMip takes (row-wise matrix).
+type input struct {
+	colCost, colLower, colUpper []float64
+	rowLower, rowUpper          []float64
+	aStart, aIndex              []highsInt
+	aValue                      []float64
+	integrality                 []highsInt
+}
+
+func newInput(m *Model, inf float64) *input {
+	nc, nr, nz := len(m.Columns), len(m.Rows), m.NumNonzeros()
+	in := &input{
+		colCost: make([]float64, nc), colLower: make([]float64, nc), colUpper: make([]float64, nc),
+		integrality: make([]highsInt, nc),
+		rowLower:    make([]float64, nr), rowUpper: make([]float64, nr),
+		aStart: make([]highsInt, nr), aIndex: make([]highsInt, 0, nz), aValue: make([]float64, 0, nz),
+	}
+	clamp := func(v float64) float64 {
+		switch {
+		case math.IsInf(v, 1):
+			return inf
+		case math.IsInf(v, -1):
+			return -inf
+		}
+		return v
+	}
+	for j, c := range m.Columns {
+		in.colCost[j] = c.Cost
+		in.colLower[j], in.colUpper[j] = clamp(c.Lower), clamp(c.Upper)
+		if c.Integer {
+			in.integrality[j] = cVarTypeInteger
+		} else {
+			in.integrality[j] = cVarTypeContinuous
+		}
+	}
+	for i, r := range m.Rows {
+		in.rowLower[i], in.rowUpper[i] = clamp(r.Lower), clamp(r.Upper)
+		in.aStart[i] = highsInt(len(in.aIndex))
+		for _, t := range r.Terms {
+			in.aIndex = append(in.aIndex, highsInt(t.Col))
+			in.aValue = append(in.aValue, t.Coef)
+		}
+	}
+	return in
+}
+
+// ptr is the address of a slice's first element, or nil for an empty slice
+// (HiGHS reads nothing through it then).
+func ptr[T any](s []T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+// run does one solve; it is called on the instance's thread.
+func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, error) {
+	c := &s.lib.c
+	if c.clearModel(h) == cStatusError {
+		return nil, errors.New("highs: Highs_clearModel failed")
+	}
+	if err := setOptions(c, h, opt); err != nil {
+		return nil, err
+	}
+	sense := highsInt(cObjSenseMinimize)
+	if m.Maximize {
+		sense = cObjSenseMaximize
+	}
+	st := c.passMip(h, highsInt(len(m.Columns)), highsInt(len(m.Rows)), highsInt(len(in.aIndex)),
+		cMatrixFormatRowwise, sense, m.Offset,
+		ptr(in.colCost), ptr(in.colLower), ptr(in.colUpper), ptr(in.rowLower), ptr(in.rowUpper),
+		ptr(in.aStart), ptr(in.aIndex), ptr(in.aValue), ptr(in.integrality))
+	runtime.KeepAlive(in)
+	if st == cStatusError {
+		return nil, errors.New("highs: HiGHS refused the model (Highs_passMip failed)")
+	}
+	for _, t := range []highsInt{cCallbackSimplexInterrupt, cCallbackIpmInterrupt, cCallbackMipInterrupt} {
+		if c.startCallback(h, t) == cStatusError {
+			return nil, fmt.Errorf("highs: Highs_startCallback(%d) failed", t)
+		}
+	}
+	c.zeroAllClocks(h)
+	// A run status of error goes with a model status that says which error;
+	// the model status is what the result reports.
+	c.run(h)
+
+	ms := int(c.getModelStatus(h))
+	var pss highsInt
+	c.getIntInfoValue(h, "primal_solution_status", &pss)
+	feasible := pss == cSolutionStatusFeasible
+	r := &Result{
+		HighsStatus: ms,
+		RunTime:     time.Duration(c.getRunTime(h) * float64(time.Second)),
+		Objective:   math.NaN(),
+		DualBound:   math.NaN(),
+		Gap:         math.Inf(1),
+	}
+	r.Status = statusOf(ms, feasible || ms == cModelStatusModelEmpty)
+	if r.Status.HasSolution() {
+		r.Values = make([]float64, len(m.Columns))
+		if len(m.Columns) > 0 && c.getSolution(h, &r.Values[0], nil, nil, nil) == cStatusError {
+			return nil, errors.New("highs: Highs_getSolution failed")
+		}
+		r.Objective = c.getObjectiveValue(h)
+		if ms == cModelStatusModelEmpty {
+			r.Objective = m.Offset
+		}
+	}
+	if m.IsMIP() {
+		var nodes int64
+		var bound, gap float64
+		if c.getInt64InfoValue(h, "mip_node_count", &nodes) != cStatusError {
+			r.Nodes = nodes
+		}
+		if c.getDoubleInfoValue(h, "mip_dual_bound", &bound) != cStatusError {
+			r.DualBound = bound
+		}
+		if r.Status.HasSolution() && c.getDoubleInfoValue(h, "mip_gap", &gap) != cStatusError {
+			r.Gap = gap
+		}
+	} else if r.Status == Optimal {
+		r.DualBound, r.Gap = r.Objective, 0
+	}
+	if r.Status == Optimal && m.IsMIP() && math.IsInf(r.DualBound, 0) {
+		// Presolve solved the MIP outright: no search, and its bound is the optimum.
+		r.DualBound, r.Gap = r.Objective, 0
+	}
+	return r, nil
+}
+
+// An OptionError is an invalid option.
+type OptionError struct {
+	Option string
+	What   string
+}
+
+func (e *OptionError) Error() string { return "highs: option " + e.Option + ": " + e.What }
+
+func (o Options) validate() error {
+	switch {
+	case o.TimeLimit < 0:
+		return &OptionError{"TimeLimit", fmt.Sprintf("%v is negative", o.TimeLimit)}
+	case o.RelativeGap < 0 || math.IsNaN(o.RelativeGap) || math.IsInf(o.RelativeGap, 0):
+		return &OptionError{"RelativeGap", fmt.Sprintf("%v is not a finite non-negative number", o.RelativeGap)}
+	case o.AbsoluteGap < 0 || math.IsNaN(o.AbsoluteGap) || math.IsInf(o.AbsoluteGap, 0):
+		return &OptionError{"AbsoluteGap", fmt.Sprintf("%v is not a finite non-negative number", o.AbsoluteGap)}
+	case o.Threads < 0 || o.Threads > math.MaxInt32:
+		return &OptionError{"Threads", fmt.Sprintf("%d is out of range", o.Threads)}
+	case o.Seed < 0 || o.Seed > math.MaxInt32:
+		return &OptionError{"Seed", fmt.Sprintf("%d is out of range [0, 2147483647]", o.Seed)}
+	case o.Presolve < PresolveChoose || o.Presolve > PresolveOff:
+		return &OptionError{"Presolve", fmt.Sprintf("%d is not a Presolve value", int(o.Presolve))}
+	}
+	return nil
+}
+
+// setOptions resets the instance's options to HiGHS's defaults and applies
+// opt, so that nothing carries over from an earlier solve.
+func setOptions(c *cfuncs, h uintptr, opt Options) error {
+	threads := opt.Threads
+	if threads == 0 {
+		threads = 1
+	}
+	type set struct {
+		name string
+		ok   bool
+	}
+	sets := []set{
+		{"(reset)", c.resetOptions(h) != cStatusError},
+		{"output_flag", c.setBoolOptionValue(h, "output_flag", 0) != cStatusError},
+		{"threads", c.setIntOptionValue(h, "threads", highsInt(threads)) != cStatusError},
+		{"random_seed", c.setIntOptionValue(h, "random_seed", highsInt(opt.Seed)) != cStatusError},
+		{"presolve", c.setStringOptionValue(h, "presolve", opt.Presolve.String()) != cStatusError},
+	}
+	if opt.TimeLimit > 0 {
+		sets = append(sets, set{"time_limit", c.setDoubleOptionValue(h, "time_limit", opt.TimeLimit.Seconds()) != cStatusError})
+	}
+	if opt.RelativeGap > 0 {
+		sets = append(sets, set{"mip_rel_gap", c.setDoubleOptionValue(h, "mip_rel_gap", opt.RelativeGap) != cStatusError})
+	}
+	if opt.AbsoluteGap > 0 {
+		sets = append(sets, set{"mip_abs_gap", c.setDoubleOptionValue(h, "mip_abs_gap", opt.AbsoluteGap) != cStatusError})
+	}
+	for _, s := range sets {
+		if !s.ok {
+			return &OptionError{s.name, "HiGHS refused the value"}
+		}
+	}
+	return nil
+}
+
+// An instance is one Highs object and the goroutine, locked to its OS thread,
+// that makes every call on it.
+type instance struct {
+	lib       *Library
+	id        uintptr            // the callback's user data: a key of instances, not a Go pointer
+	calls     chan func(uintptr) // closed by close
+	done      chan struct{}      // closed when the thread has destroyed the instance
+	interrupt atomic.Bool        // set to stop the current run
+}
+
+var (
+	instances  sync.Map // id → *instance, for the callback
+	lastID     atomic.Uintptr
+	callback   uintptr
+	callbackMu sync.Once
+)
+
+// The callback, one for the whole process (purego's callbacks are a limited
+// resource, never freed), serves every instance: HiGHS hands back the
+// instance's id as user data. HiGHS calls it on the thread running Highs_run,
+// at its interrupt checks; user_interrupt (the first field of
+// HighsCallbackDataIn, a C int) set to 1 asks HiGHS to stop.
+func interruptCallback(callbackType int32, _, _, dataIn unsafe.Pointer, userData uintptr) {
+	switch callbackType {
+	case cCallbackSimplexInterrupt, cCallbackIpmInterrupt, cCallbackMipInterrupt:
+	default:
+		return
+	}
+	v, ok := instances.Load(userData)
+	if !ok || dataIn == nil {
+		return
+	}
+	// HiGHS keeps the field between runs, so write it either way: a solve
+	// after an interrupted one must not inherit the interrupt.
+	var stop int32
+	if v.(*instance).interrupt.Load() {
+		stop = 1
+	}
+	*(*int32)(dataIn) = stop
+}
+
+func newInstance(l *Library) (*instance, error) {
+	callbackMu.Do(func() { callback = purego.NewCallback(interruptCallback) })
+	inst := &instance{
+		lib:   l,
+		id:    lastID.Add(1),
+		calls: make(chan func(uintptr)),
+		done:  make(chan struct{}),
+	}
+	ready := make(chan error, 1)
+	go inst.serve(ready)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	return inst, nil
+}
+
+// serve runs on its own OS thread for the instance's whole life. It never
+// unlocks the thread: when it returns, the thread ends with it, and with it
+// whatever thread-local state HiGHS kept.
+func (inst *instance) serve(ready chan<- error) {
+	runtime.LockOSThread()
+	defer close(inst.done)
+	c := &inst.lib.c
+	h := c.create()
+	if h == 0 {
+		ready <- errors.New("highs: Highs_create failed")
+		return
+	}
+	defer c.destroy(h)
+	if c.setBoolOptionValue(h, "output_flag", 0) == cStatusError {
+		ready <- errors.New("highs: cannot silence HiGHS (output_flag)")
+		return
+	}
+	instances.Store(inst.id, inst)
+	defer instances.Delete(inst.id)
+	if c.setCallback(h, callback, inst.id) == cStatusError {
+		ready <- errors.New("highs: Highs_setCallback failed")
+		return
+	}
+	ready <- nil
+	for f := range inst.calls {
+		f(h)
+	}
+}
+
+// do runs f on the instance's thread and waits for it.
+func (inst *instance) do(f func(h uintptr)) {
+	fin := make(chan struct{})
+	inst.calls <- func(h uintptr) {
+		defer close(fin)
+		f(h)
+	}
+	<-fin
+}
+
+// close destroys the instance and waits for its thread to end.
+func (inst *instance) close() {
+	close(inst.calls)
+	<-inst.done
+}
