@@ -29,6 +29,7 @@ type Wavefronts struct {
 	Width  int     // bytes per lane: 1, 2, 4, 8 or 16
 	Total  int     // wavefronts over all phases
 	Ideal  int     // phases with at least one active lane: the conflict-free cost
+	Base   int     // the base address modulo 128 assumed (Layout.Wavefronts: the worst residue)
 	Phases []Phase // one per phase, in lane order
 }
 
@@ -48,6 +49,9 @@ func (w Wavefronts) ConflictFree() bool { return w.Total == w.Ideal }
 func (w Wavefronts) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d wavefronts (ideal %d)", w.Total, w.Ideal)
+	if w.Base != 0 {
+		fmt.Fprintf(&b, " with the base at %d mod %d", w.Base, WavefrontBytes)
+	}
 	for _, p := range w.Phases {
 		if p.Wavefronts > 1 {
 			fmt.Fprintf(&b, "; lanes %d-%d: %d words in bank %d", p.FirstLane, p.LastLane, p.Wavefronts, p.Bank)
