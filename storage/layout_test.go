@@ -372,7 +372,9 @@ func TestConstructors(t *testing.T) {
 			"shared f16 elements align 16: logical tile(m:8, k:64) -> physical(addr:512) = (m * 64 + k)"},
 		{"CuTe (64,8):(8,1)", func() (Layout, error) { return CuTeStrides(tile, []int{8, 1}, shared) },
 			"shared f16 elements align 16: logical tile(m:8, k:64) -> physical(addr:512) = (m + k * 8)"},
-		{"128-byte swizzle", func() (Layout, error) { return SwizzledRowMajor(tile, Swizzle128B, Config{Memory: Shared, Element: BF16}) },
+		{"128-byte swizzle", func() (Layout, error) {
+			return SwizzledRowMajor(tile, Swizzle128B, Config{Memory: Shared, Element: BF16})
+		},
 			"shared bf16 bytes align 1024 Swizzle<3,4,3>: logical tile(m:8, k:64) -> physical(addr:1024) = (m * 128 + k * 2)"},
 		{"64-byte swizzle on 32-wide rows", func() (Layout, error) {
 			return SwizzledRowMajor(indexspace.MustParse("(m:8, k:32)"), Swizzle64B, Config{Memory: Shared, Element: F16})
