@@ -174,7 +174,9 @@ func Load(cfg Config) (*Library, error) {
 	}
 
 	// 1. An explicit file: the user's choice, so nothing else is tried.
-	if p := getenv(EnvLibrary); p != "" {
+	if p := getenv(EnvLibrary); p == "" {
+		skip(EnvLibrary, "", errors.New("not set"))
+	} else {
 		if !isFile(p) {
 			skip(EnvLibrary, p, errors.New("no such file"))
 		} else if lib := try(EnvLibrary, p); lib != nil {

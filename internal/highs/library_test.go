@@ -57,7 +57,7 @@ func TestLoadSteps(t *testing.T) {
 			name:  "HiGHS_HOME holds lib/libhighs.so",
 			env:   map[string]string{"HiGHS_HOME": "$TMP/home"},
 			files: map[string]string{"home/lib/libhighs.so": "->$LIB"},
-			want:  []string{"HiGHS_HOME: $TMP/home/lib/libhighs.so: ok"},
+			want:  []string{"CKL_HIGHS_LIBRARY: -: not set", "HiGHS_HOME: $TMP/home/lib/libhighs.so: ok"},
 			found: "HiGHS_HOME",
 		},
 		{
@@ -70,6 +70,7 @@ func TestLoadSteps(t *testing.T) {
 			},
 			dir: "mod/sub/dir",
 			want: []string{
+				"CKL_HIGHS_LIBRARY: -: not set",
 				"HiGHS_HOME: $TMP/empty/lib/libhighs.so: no such file",
 				"project install (module above $TMP/mod/sub/dir): $TMP/mod/.highs/v/libhighs.so: ok",
 			},
@@ -83,6 +84,7 @@ func TestLoadSteps(t *testing.T) {
 			},
 			dir: "mod/sub/dir",
 			want: []string{
+				"CKL_HIGHS_LIBRARY: -: not set",
 				"HiGHS_HOME: -: not set",
 				"project install (module above $TMP/mod/sub/dir): $TMP/mod/.highs/highsbox-1.15.1/highsbox/highs_dist/lib/libhighs.so: ok",
 			},
@@ -93,6 +95,7 @@ func TestLoadSteps(t *testing.T) {
 			files:  map[string]string{"py/lib/libhighs.so": "->$LIB", "bin/python3": "#!/bin/sh\necho $TMP/py/lib\n"},
 			python: "bin/python3",
 			want: []string{
+				"CKL_HIGHS_LIBRARY: -: not set",
 				"HiGHS_HOME: -: not set",
 				"project install (module above $TMP/sub/dir): -: no go.mod in $TMP/sub/dir or above",
 				"python highsbox: $TMP/py/lib/libhighs.so: ok",
@@ -110,6 +113,7 @@ func TestLoadSteps(t *testing.T) {
 			dir:    "mod/sub/dir",
 			system: []string{"libz.so.1", "libhighs-nonexistent.so"},
 			want: []string{
+				"CKL_HIGHS_LIBRARY: -: not set",
 				"HiGHS_HOME: -: not set",
 				"project install (module above $TMP/mod/sub/dir): $TMP/mod/.highs: recorded library $TMP/mod/.highs/gone/libhighs.so: no such file",
 				"python highsbox: -: $TMP/bin/python3: ModuleNotFoundError: No module named highsbox",
