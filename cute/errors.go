@@ -16,6 +16,9 @@ const (
 	CodeOverflow       Code = "overflow"        // a size or a value does not fit the integer range
 	CodeNotALayout     Code = "not_a_layout"    // the result, as a function, is no shape:stride layout
 	CodeNoComplement   Code = "no_complement"   // the complement's divisibility conditions fail
+	CodeDivisibility   Code = "divisibility"    // a divisibility condition of composition or left_inverse fails
+	CodeOverlap        Code = "overlap"         // the modes of a composition's right operand overlap in the left one's domain
+	CodeOutOfDomain    Code = "out_of_domain"   // a composition's right operand takes negative values
 	CodeNotInjective   Code = "not_injective"   // the operation needs an injective layout
 	CodeNegativeStride Code = "negative_stride" // the operation needs non-negative strides
 	CodeRankMismatch   Code = "rank_mismatch"   // a tiler has more modes than the layout it tiles
@@ -68,6 +71,9 @@ var (
 	ErrOverflow       = sentinel(CodeOverflow)
 	ErrNotALayout     = sentinel(CodeNotALayout)
 	ErrNoComplement   = sentinel(CodeNoComplement)
+	ErrDivisibility   = sentinel(CodeDivisibility)
+	ErrOverlap        = sentinel(CodeOverlap)
+	ErrOutOfDomain    = sentinel(CodeOutOfDomain)
 	ErrNotInjective   = sentinel(CodeNotInjective)
 	ErrNegativeStride = sentinel(CodeNegativeStride)
 	ErrRankMismatch   = sentinel(CodeRankMismatch)
@@ -75,6 +81,21 @@ var (
 	ErrInternal       = sentinel(CodeInternal)
 	ErrBadArgument    = sentinel(CodeBadArgument)
 )
+
+// within returns err with its operation replaced by op and the old
+// operation's text kept as context, so a failure inside logical_divide names
+// both.
+func within(op string, err error) error {
+	e, ok := err.(*Error)
+	if !ok {
+		return err
+	}
+	msg := e.Msg
+	if e.Op != "" && e.Op != op {
+		msg = e.Op + ": " + msg
+	}
+	return &Error{Code: e.Code, Op: op, Msg: msg, Values: e.Values}
+}
 
 func errorf(code Code, op, format string, args ...any) *Error {
 	return &Error{Code: code, Op: op, Msg: fmt.Sprintf(format, args...)}
