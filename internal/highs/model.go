@@ -147,21 +147,30 @@ func (m *Model) Validate() error {
 			return &ModelError{rowWhere(i, r), err}
 		}
 		for t, term := range r.Terms {
-			where := fmt.Sprintf("%s: term %d", rowWhere(i, r), t)
+			where := termWhere{i, r, t}
 			if term.Col < 0 || term.Col >= len(m.Columns) {
-				return &ModelError{where, fmt.Sprintf("column %d out of range [0, %d)", term.Col, len(m.Columns))}
+				return &ModelError{where.String(), fmt.Sprintf("column %d out of range [0, %d)", term.Col, len(m.Columns))}
 			}
 			if seen[term.Col] == i+1 {
-				return &ModelError{where, fmt.Sprintf("%s appears twice", colWhere(term.Col, m.Columns[term.Col]))}
+				return &ModelError{where.String(), fmt.Sprintf("%s appears twice", colWhere(term.Col, m.Columns[term.Col]))}
 			}
 			seen[term.Col] = i + 1
 			if math.IsNaN(term.Coef) || math.IsInf(term.Coef, 0) {
-				return &ModelError{where, fmt.Sprintf("coefficient %v is not finite", term.Coef)}
+				return &ModelError{where.String(), fmt.Sprintf("coefficient %v is not finite", term.Coef)}
 			}
 		}
 	}
 	return nil
 }
+
+// termWhere names a term; it is formatted only for an error.
+type termWhere struct {
+	i int
+	r Row
+	t int
+}
+
+func (w termWhere) String() string { return fmt.Sprintf("%s: term %d", rowWhere(w.i, w.r), w.t) }
 
 func checkBounds(lo, hi float64) string {
 	switch {
