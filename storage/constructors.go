@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
@@ -77,7 +78,7 @@ func Strided(tile indexspace.Space, stride []int, cfg Config) (Layout, error) {
 		Broadcast: cfg.Broadcast,
 	})
 	if err != nil {
-		return Layout{}, fmt.Errorf("storage: %v", err)
+		return Layout{}, fmt.Errorf("storage: address map: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
 	}
 	cfg.Broadcast = nil
 	return New(m, cfg)

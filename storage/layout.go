@@ -364,24 +364,21 @@ func (l *Layout) checkAffine(checkOne func([]int, int) error) error {
 			hi[i] = l.leaves[i].Size - 1
 		}
 	}
-	if err := checkOne(lo, l.aff.eval(lo)); err != nil {
-		return err
-	}
-	if err := checkOne(hi, l.aff.eval(hi)); err != nil {
-		return err
-	}
-	l.maxOffset = l.aff.eval(hi)
 	slot := l.slotUnits()
 	unit := make([]int, n)
+	if err := checkOne(unit, l.aff.constant); err != nil {
+		return err
+	}
+	// Unit points fastest leaf first: the order in which enumeration meets them.
 	var order []int
-	for i, s := range l.aff.strides {
+	for i := n - 1; i >= 0; i-- {
+		s := l.aff.strides[i]
 		if l.leaves[i].Size < 2 {
 			continue
 		}
 		unit[i] = 1
 		if l.broadcast[i] && s != 0 {
-			zero := make([]int, n)
-			return fmt.Errorf("storage: broadcast element %s at offset %d differs from %s at offset %d: the address must not depend on a broadcast axis", l.point(unit), l.aff.eval(unit), l.point(zero), l.aff.eval(zero))
+			return fmt.Errorf("storage: broadcast element %s at offset %d differs from %s at offset %d: the address must not depend on a broadcast axis", l.point(unit), l.aff.eval(unit), l.point(make([]int, n)), l.aff.constant)
 		}
 		if err := checkOne(unit, l.aff.eval(unit)); err != nil {
 			return err
@@ -391,6 +388,13 @@ func (l *Layout) checkAffine(checkOne func([]int, int) error) error {
 			order = append(order, i)
 		}
 	}
+	if err := checkOne(lo, l.aff.eval(lo)); err != nil {
+		return err
+	}
+	if err := checkOne(hi, l.aff.eval(hi)); err != nil {
+		return err
+	}
+	l.maxOffset = l.aff.eval(hi)
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(abs(l.aff.strides[a]), abs(l.aff.strides[b])) })
 	span := 0 // in slots
 	for _, i := range order {

@@ -147,7 +147,9 @@ type jsonLayout struct {
 //	{"memory": "shared", "element": "f16", "unit": "bytes", "align": 1024,
 //	 "swizzle": "Swizzle<3,4,3>", "map": {...indexmap object form...}}
 //
-// swizzle is omitted when there is none.
+// swizzle is omitted when there is none. (encoding/json escapes the angle
+// brackets of the swizzle as \u003c and \u003e unless the encoder's
+// SetEscapeHTML is off.)
 func (l Layout) MarshalJSON() ([]byte, error) {
 	if !l.memory.Valid() {
 		return nil, fmt.Errorf("storage: cannot encode an invalid layout")
@@ -160,13 +162,7 @@ func (l Layout) MarshalJSON() ([]byte, error) {
 	if sw, ok := l.Swizzle(); ok {
 		j.Swizzle = sw.String()
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep Swizzle<3,4,3> readable
-	if err := enc.Encode(j); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return json.Marshal(j)
 }
 
 // UnmarshalJSON decodes the object form of MarshalJSON or a JSON string
