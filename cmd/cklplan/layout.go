@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/cute"
+)
+
+func init() {
+	register(command{name: "layout", summary: "CuTe layout algebra: compose, complement, divide, recognize, …", run: runLayout})
+}
+
+// tableLimit bounds the tables printed or written: a larger result is given
+// without its table.
+const tableLimit = 1 << 20
+
+// A layoutOp is one operation of "cklplan layout": its arguments are CuTe
+// notation (layouts, tilers, integers) as text.
+type layoutOp struct {
+	name     string
+	args     string // the usage of its arguments
+	min, max int    // how many arguments it takes
+	run      func(args []string) (cute.Layout, error)
+}
+
+var layoutOps = []layoutOp{
+	{"eval", "LAYOUT", 1, 1, func(a []string) (cute.Layout, error) { return cute.Parse(a[0]) }},
+	{"coalesce", "LAYOUT", 1, 1, unary(func(l cute.Layout) (cute.Layout, error) { return cute.Coalesce(l), nil })},
+	{"flatten", "LAYOUT", 1, 1, unary(func(l cute.Layout) (cute.Layout, error) { return cute.Flatten(l), nil })},
+	{"composition", "LAYOUT TILER", 2, 2, withTiler(cute.CompositionTiler)},
+	{"complement", "LAYOUT [COTARGET]", 1, 2, complement},
+	{"logical_divide", "LAYOUT TILER", 2, 2, withTiler(cute.LogicalDivide)},
+	{"zipped_divide", "LAYOUT TILER", 2, 2, withTiler(cute.ZippedDivide)},
+	{"logical_product", "LAYOUT TILER", 2, 2, withTiler(cute.LogicalProduct)},
+	{"blocked_product", "LAYOUT LAYOUT", 2, 2, binary(cute.BlockedProduct)},
+	{"raked_product", "LAYOUT LAYOUT", 2, 2, binary(cute.RakedProduct)},
+	{"right_inverse", "LAYOUT", 1, 1, unary(cute.RightInverse)},
+	{"left_inverse", "LAYOUT", 1, 1, unary(cute.LeftInverse)},
+}
+
+func unary(f func(cute.Layout) (cute.Layout, error)) func([]string) (cute.Layout, error) {
+	return func(a []string) (cute.Layout, error) {
+		l, err := cute.Parse(a[0])
+		if err != nil {
+			return cute.Layout{}, err
+		}
+		return f(l)
+	}
+}
+
+func binary(f func(a, b cute.Layout) (cute.Layout, error)) func([]string) (cute.Layout, error) {
+	return func(a []string) (cute.Layout, error) {
+		l, err := cute.Parse(a[0])
+		if err != nil {
+			return cute.Layout{}, err
+		}
+		m, err := cute.Parse(a[1])
+		if err != nil {
+			return cute.Layout{}, err
+		}
+		return f(l, m)
+	}
+}
+
+func withTiler(f func(cute.Layout, cute.Tiler) (cute.Layout, error)) func([]string) (cute.Layout, error) {
+	return func(a []string) (cute.Layout, error) {
+		l, err := cute.Parse(a[0])
+		if err != nil {
+			return cute.Layout{}, err
+		}
+		t, err := cute.ParseTiler(a[1])
+		if err != nil {
+			return cute.Layout{}, err
+		}
+		return f(l, t)
+	}
+}
+
+func complement(a []string) (cute.Layout, error) {
+	l, err := cute.Parse(a[0])
+	if err != nil {
+		return cute.Layout{}, err
+	}
+	if len(a) == 1 {
+		return cute.Complement(l)
+	}
+	t, err := cute.ParseTuple(a[1])
+	if err != nil {
+		return cute.Layout{}, err
+	}
+	// A shape cotarget stands for its size, as in CuTe.
+	m := 1
+	for _, n := range t.Leaves() {
+		if n < 1 || m > (1<<62)/n {
+			return cute.Layout{}, &cute.Error{Code: cute.CodeBadArgument, Op: "complement", Msg: fmt.Sprintf("cotarget %v is not a positive size below 2^62", t)}
+		}
+		m *= n
+	}
+	return cute.ComplementTo(l, m)
+}
+
+func findOp(name string) (layoutOp, bool) {
+	for _, op := range layoutOps {
+		if op.name == name {
+			return op, true
+		}
+	}
+	return layoutOp{}, false
+}
+
+func layoutUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: cklplan layout OP ARGS...")
+	fmt.Fprintln(w, "       cklplan layout recognize V0 V1 ...")
+	fmt.Fprintln(w, "       cklplan layout --batch < requests.jsonl")
+	fmt.Fprintln(w, "\nPrints the result in CuTe notation (first mode fastest) and its table of values.")
+	fmt.Fprintln(w, "A LAYOUT is shape:stride, e.g. (6,2):(8,2); a TILER is a layout, <3:4,8:2>, or a shape (3,8).")
+	fmt.Fprintln(w, "\noperations:")
+	for _, op := range layoutOps {
+		fmt.Fprintf(w, "  %-16s %s\n", op.name, op.args)
+	}
+	fmt.Fprintf(w, "  %-16s %s\n", "recognize", "V0 V1 ... (integers; V0 = 0)")
+	fmt.Fprintln(w, "\nExit status: 0 ok, 1 a failed condition (the error names it), 2 usage.")
+}
+
+func runLayout(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("layout", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	batch := fs.Bool("batch", false, "read JSON Lines requests from stdin, write one JSON line per request")
+	fs.Usage = func() { layoutUsage(stderr) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *batch {
+		if fs.NArg() != 0 {
+			fmt.Fprintln(stderr, "cklplan layout: --batch takes no arguments")
+			return exitUsage
+		}
+		if err := layoutBatch(stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "cklplan layout: %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	}
+	if fs.NArg() == 0 {
+		layoutUsage(stderr)
+		return exitUsage
+	}
+	name, rest := fs.Arg(0), fs.Args()[1:]
+	if name == "recognize" {
+		values := make([]int, len(rest))
+		for i, s := range rest {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				fmt.Fprintf(stderr, "cklplan layout: recognize: value %d, %q, is not an integer\n", i, s)
+				return exitUsage
+			}
+			values[i] = v
+		}
+		if len(values) == 0 {
+			fmt.Fprintln(stderr, "usage: cklplan layout recognize V0 V1 ...")
+			return exitUsage
+		}
+		l, ok := cute.Recognize(values)
+		if !ok {
+			fmt.Fprintf(stderr, "cklplan layout: recognize: %v is not a layout%s\n", values, notLayoutReason(values))
+			return exitFail
+		}
+		printLayout(stdout, l)
+		return exitOK
+	}
+	op, ok := findOp(name)
+	if !ok {
+		fmt.Fprintf(stderr, "cklplan layout: unknown operation %q\n", name)
+		layoutUsage(stderr)
+		return exitUsage
+	}
+	if len(rest) < op.min || len(rest) > op.max {
+		fmt.Fprintf(stderr, "usage: cklplan layout %s %s\n", op.name, op.args)
+		return exitUsage
+	}
+	l, err := op.run(rest)
+	if err != nil {
+		var e *cute.Error
+		if errors.As(err, &e) {
+			fmt.Fprintf(stderr, "cklplan layout: %v [%s]\n", err, e.Code)
+		} else {
+			fmt.Fprintf(stderr, "cklplan layout: %v\n", err)
+		}
+		return exitFail
+	}
+	printLayout(stdout, l)
+	return exitOK
+}
+
+// notLayoutReason says why Recognize refuses values before its scan.
+func notLayoutReason(values []int) string {
+	if len(values) > 0 && values[0] != 0 {
+		return " (every layout maps 0 to 0)"
+	}
+	return ""
+}
+
+func printLayout(w io.Writer, l cute.Layout) {
+	fmt.Fprintln(w, l)
+	if l.Size() > tableLimit {
+		fmt.Fprintf(w, "table: %d values, not printed (more than %d)\n", l.Size(), tableLimit)
+		return
+	}
+	var b strings.Builder
+	b.WriteString("table:")
+	for _, v := range l.Table() {
+		b.WriteByte(' ')
+		b.WriteString(strconv.Itoa(v))
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+// A batchRequest is one line of "cklplan layout --batch".
+type batchRequest struct {
+	Op     string            `json:"op"`
+	Args   []json.RawMessage `json:"args"`
+	Values []int             `json:"values"`
+}
+
+// A batchResponse is one output line: a result (null when recognize finds no
+// layout) with its table, or an error, with the composite's values as its
+// table when a composition is not a layout.
+type batchResponse struct {
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *batchError     `json:"error,omitempty"`
+	Table  []int           `json:"table,omitempty"`
+}
+
+type batchError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// codeBadRequest marks a line that is not a well-formed request.
+const codeBadRequest = "bad_request"
+
+func layoutBatch(stdin io.Reader, stdout io.Writer) error {
+	r := bufio.NewReader(stdin)
+	w := bufio.NewWriter(stdout)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		out, merr := json.Marshal(answer(n, bytes.TrimSpace(line)))
+		if merr != nil {
+			return merr
+		}
+		w.Write(out)
+		w.WriteByte('\n')
+		if err == io.EOF {
+			break
+		}
+	}
+	return w.Flush()
+}
+
+func badRequest(n int, format string, args ...any) batchResponse {
+	return batchResponse{Error: &batchError{Code: codeBadRequest, Message: fmt.Sprintf("line %d: ", n) + fmt.Sprintf(format, args...)}}
+}
+
+// answer computes the response to request line n.
+func answer(n int, line []byte) (resp batchResponse) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp = batchResponse{Error: &batchError{Code: string(cute.CodeInternal), Message: fmt.Sprintf("line %d: internal error: %v", n, p)}}
+		}
+	}()
+	if len(line) == 0 {
+		return badRequest(n, "empty line")
+	}
+	var req batchRequest
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return badRequest(n, "not a request object: %v", err)
+	}
+	if dec.More() {
+		return badRequest(n, "text after the request object")
+	}
+	if req.Op == "recognize" {
+		if req.Args != nil {
+			return badRequest(n, `recognize takes "values", not "args"`)
+		}
+		if len(req.Values) == 0 {
+			return badRequest(n, `recognize needs a non-empty "values" list`)
+		}
+		l, ok := cute.Recognize(req.Values)
+		if !ok {
+			return batchResponse{Result: json.RawMessage("null")}
+		}
+		return success(l)
+	}
+	if req.Values != nil {
+		return badRequest(n, `%q takes "args", not "values"`, req.Op)
+	}
+	op, ok := findOp(req.Op)
+	if !ok {
+		return badRequest(n, "unknown operation %q", req.Op)
+	}
+	if len(req.Args) < op.min || len(req.Args) > op.max {
+		return badRequest(n, "%s takes %s (%d to %d arguments), got %d", op.name, op.args, op.min, op.max, len(req.Args))
+	}
+	args := make([]string, len(req.Args))
+	for i, raw := range req.Args {
+		s, ok := argText(raw)
+		if !ok {
+			return badRequest(n, "argument %d, %s, is neither a string nor an integer", i, raw)
+		}
+		args[i] = s
+	}
+	l, err := op.run(args)
+	if err != nil {
+		var e *cute.Error
+		if !errors.As(err, &e) {
+			return batchResponse{Error: &batchError{Code: string(cute.CodeInternal), Message: err.Error()}}
+		}
+		resp := batchResponse{Error: &batchError{Code: string(e.Code), Message: e.Error()}}
+		if len(e.Values) > 0 {
+			resp.Table = e.Values
+		}
+		return resp
+	}
+	return success(l)
+}
+
+// argText accepts a JSON string, or a JSON integer as its decimal text.
+func argText(raw json.RawMessage) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, true
+	}
+	var v int64
+	if err := json.Unmarshal(raw, &v); err == nil {
+		return strconv.FormatInt(v, 10), true
+	}
+	return "", false
+}
+
+func success(l cute.Layout) batchResponse {
+	text, _ := json.Marshal(l.String())
+	resp := batchResponse{Result: text}
+	if l.Size() <= tableLimit {
+		resp.Table = l.Table()
+	}
+	return resp
+}
