@@ -28,6 +28,8 @@ const (
 
 	cSolutionStatusFeasible = 2 // kHighsSolutionStatusFeasible
 
+	cMaximumStringLength = 512 // kHighsMaximumStringLength
+
 	cCallbackSimplexInterrupt = 1 // kHighsCallbackSimplexInterrupt
 	cCallbackIpmInterrupt     = 2 // kHighsCallbackIpmInterrupt
 	cCallbackMipInterrupt     = 6 // kHighsCallbackMipInterrupt
@@ -76,6 +78,11 @@ type cfuncs struct {
 	setDoubleOptionValue func(h uintptr, name string, v float64) highsInt
 	setStringOptionValue func(h uintptr, name string, v string) highsInt
 
+	getBoolOptionValue   func(h uintptr, name string, v *highsInt) highsInt
+	getIntOptionValue    func(h uintptr, name string, v *highsInt) highsInt
+	getDoubleOptionValue func(h uintptr, name string, v *float64) highsInt
+	getStringOptionValue func(h uintptr, name string, v *byte) highsInt
+
 	clearModel func(h uintptr) highsInt
 	passMip    func(h uintptr, numCol, numRow, numNz, aFormat, sense highsInt, offset float64,
 		colCost, colLower, colUpper, rowLower, rowUpper *float64,
@@ -92,6 +99,9 @@ type cfuncs struct {
 	setCallback        func(h uintptr, cb uintptr, userData uintptr) highsInt
 	startCallback      func(h uintptr, callbackType highsInt) highsInt
 	zeroAllClocks      func(h uintptr) highsInt
+	// resetGlobalScheduler shuts down the task scheduler of the calling
+	// thread (HiGHS keeps one per thread, sized by the first run's threads).
+	resetGlobalScheduler func(blocking highsInt)
 }
 
 type symbol struct {
@@ -122,6 +132,10 @@ func (f *cfuncs) solverSymbols() []symbol {
 		{"Highs_setIntOptionValue", &f.setIntOptionValue},
 		{"Highs_setDoubleOptionValue", &f.setDoubleOptionValue},
 		{"Highs_setStringOptionValue", &f.setStringOptionValue},
+		{"Highs_getBoolOptionValue", &f.getBoolOptionValue},
+		{"Highs_getIntOptionValue", &f.getIntOptionValue},
+		{"Highs_getDoubleOptionValue", &f.getDoubleOptionValue},
+		{"Highs_getStringOptionValue", &f.getStringOptionValue},
 		{"Highs_clearModel", &f.clearModel},
 		{"Highs_passMip", &f.passMip},
 		{"Highs_run", &f.run},
@@ -135,6 +149,7 @@ func (f *cfuncs) solverSymbols() []symbol {
 		{"Highs_setCallback", &f.setCallback},
 		{"Highs_startCallback", &f.startCallback},
 		{"Highs_zeroAllClocks", &f.zeroAllClocks},
+		{"Highs_resetGlobalScheduler", &f.resetGlobalScheduler},
 	}
 }
 

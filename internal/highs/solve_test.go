@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cklplan/cklplan/internal/highs"
 	"github.com/cklplan/cklplan/internal/highs/highstest"
+	"github.com/google/go-cmp/cmp"
 )
 
 // The expected optimum of every model here comes from enumerating its
@@ -541,9 +543,17 @@ func TestConcurrent(t *testing.T) {
 				return
 			}
 			defer s.Close()
-			// Two solves per solver: the second must not see the first's state.
-			for range 2 {
-				results[i], errs[i] = s.Solve(context.Background(), jobs[i].model, exact)
+			// Two solves per solver: the second must not see the first's
+			// state. Each solver switches between one and two HiGHS threads
+			// (resizing its own thread's HiGHS scheduler) while the others
+			// solve.
+			for round := range 2 {
+				opt := exact
+				opt.Threads = 1 + (i+round)%2
+				results[i], errs[i] = s.Solve(context.Background(), jobs[i].model, opt)
+				if errs[i] != nil {
+					return
+				}
 			}
 		})
 	}
@@ -638,37 +648,74 @@ func TestInvalidInput(t *testing.T) {
 	}
 }
 
-// TestOptionsReachHiGHS checks options by their effect: with presolve off a
-// model presolve would solve needs the LP, and seeds and threads leave the
-// optimum alone.
+// TestOptionsReachHiGHS reads the options back from HiGHS after a solve with
+// each Options value; every solve starts from HiGHS's defaults, so the cases
+// run on one solver in sequence and nothing may carry over.
 func TestOptionsReachHiGHS(t *testing.T) {
 	lib := highstest.Library(t)
-	k := randomKnapsack(16, 11)
-	want := k.bruteForce()
-	for _, opt := range []highs.Options{
-		{Seed: 1}, {Seed: 12345}, {Threads: 1}, {Presolve: highs.PresolveOn}, {Presolve: highs.PresolveOff},
-		{RelativeGap: 1e-9, AbsoluteGap: 1e-9, TimeLimit: time.Minute},
-	} {
-		t.Run(fmt.Sprintf("%+v", opt), func(t *testing.T) {
-			r, err := lib.Solve(context.Background(), k.model(), opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The default gaps (1e-4 relative) allow an incumbent within 0.01%
-			// of the optimum; these objectives are integers below 1600, so
-			// that incumbent is the optimum.
-			if r.Status != highs.Optimal || !near(r.Objective, want) {
-				t.Errorf("%v objective %v, want optimal %v", r.Status, r.Objective, want)
-			}
-		})
-	}
-	// A loose absolute gap lets HiGHS stop early: the result stays within it.
-	loose := highs.Options{AbsoluteGap: 50, RelativeGap: 0.5}
-	r, err := lib.Solve(context.Background(), hardModel(), loose)
+	s, err := lib.NewSolver()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != highs.Optimal || r.DualBound-r.Objective > 50*(1+1e-9) && r.Gap > 0.5 {
-		t.Errorf("loose gaps: %v objective %v bound %v gap %v", r.Status, r.Objective, r.DualBound, r.Gap)
+	defer s.Close()
+	defaults := `output_flag = false
+threads = 1
+random_seed = 0
+presolve = choose
+time_limit = +Inf
+mip_rel_gap = 0.0001
+mip_abs_gap = 1e-06
+`
+	tests := []struct {
+		name string
+		opt  highs.Options
+		want string
+	}{
+		{"zero value", highs.Options{}, defaults},
+		{"time limit", highs.Options{TimeLimit: 1500 * time.Millisecond},
+			strings.Replace(defaults, "time_limit = +Inf", "time_limit = 1.5", 1)},
+		{"gaps", highs.Options{RelativeGap: 1e-9, AbsoluteGap: 0.5},
+			strings.NewReplacer("mip_rel_gap = 0.0001", "mip_rel_gap = 1e-09", "mip_abs_gap = 1e-06", "mip_abs_gap = 0.5").Replace(defaults)},
+		{"threads and seed", highs.Options{Threads: 2, Seed: 77},
+			strings.NewReplacer("threads = 1", "threads = 2", "random_seed = 0", "random_seed = 77").Replace(defaults)},
+		{"presolve off", highs.Options{Presolve: highs.PresolveOff},
+			strings.Replace(defaults, "presolve = choose", "presolve = off", 1)},
+		{"presolve on", highs.Options{Presolve: highs.PresolveOn},
+			strings.Replace(defaults, "presolve = choose", "presolve = on", 1)},
+		{"back to the zero value", highs.Options{}, defaults},
+	}
+	k := randomKnapsack(10, 5)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := s.Solve(context.Background(), k.model(), tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != highs.Optimal {
+				t.Fatalf("status %v", r.Status)
+			}
+			got, err := s.OptionText()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("HiGHS options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLooseGap: gaps let HiGHS stop before proving optimality; the result
+// honours one of them.
+func TestLooseGap(t *testing.T) {
+	lib := highstest.Library(t)
+	r, err := lib.Solve(context.Background(), hardModel(), highs.Options{AbsoluteGap: 50, RelativeGap: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSolution(t, hardModel(), r)
+	abs := r.DualBound - r.Objective
+	if r.Status != highs.Optimal || abs > 50*(1+1e-9) && r.Gap > 0.01*(1+1e-9) {
+		t.Errorf("%v objective %v bound %v gap %v: within neither gap", r.Status, r.Objective, r.DualBound, r.Gap)
 	}
 }

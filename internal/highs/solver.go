@@ -1,11 +1,14 @@
 package highs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -180,6 +183,15 @@ func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, erro
 	if c.clearModel(h) == cStatusError {
 		return nil, errors.New("highs: Highs_clearModel failed")
 	}
+	// HiGHS sizes the scheduler of the thread that runs it once, at the
+	// first run, and refuses a later run asking for another size; this
+	// thread serves only this instance, so resizing it touches no one else.
+	if threads := opt.threadCount(); s.inst.threads != threads {
+		if s.inst.threads != 0 {
+			c.resetGlobalScheduler(1)
+		}
+		s.inst.threads = threads
+	}
 	if err := setOptions(c, h, opt); err != nil {
 		return nil, err
 	}
@@ -275,13 +287,18 @@ func (o Options) validate() error {
 	return nil
 }
 
+// threadCount is the threads option HiGHS gets.
+func (o Options) threadCount() int {
+	if o.Threads == 0 {
+		return 1
+	}
+	return o.Threads
+}
+
 // setOptions resets the instance's options to HiGHS's defaults and applies
 // opt, so that nothing carries over from an earlier solve.
 func setOptions(c *cfuncs, h uintptr, opt Options) error {
-	threads := opt.Threads
-	if threads == 0 {
-		threads = 1
-	}
+	threads := opt.threadCount()
 	type set struct {
 		name string
 		ok   bool
@@ -310,6 +327,64 @@ func setOptions(c *cfuncs, h uintptr, opt Options) error {
 	return nil
 }
 
+// controlledOptions are the HiGHS options Solve sets, in the order
+// optionText prints them.
+var controlledOptions = []struct{ name, kind string }{
+	{"output_flag", "bool"},
+	{"threads", "int"},
+	{"random_seed", "int"},
+	{"presolve", "string"},
+	{"time_limit", "double"},
+	{"mip_rel_gap", "double"},
+	{"mip_abs_gap", "double"},
+}
+
+// optionText reads back, from HiGHS, the options Solve controls: one
+// "name = value" line each. Tests use it to see that Options reach HiGHS.
+func (s *Solver) optionText() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst == nil {
+		return "", ErrClosed
+	}
+	c := &s.lib.c
+	var b strings.Builder
+	var err error
+	s.inst.do(func(h uintptr) {
+		for _, o := range controlledOptions {
+			var st highsInt
+			var v string
+			switch o.kind {
+			case "bool":
+				var x highsInt
+				st = c.getBoolOptionValue(h, o.name, &x)
+				v = strconv.FormatBool(x != 0)
+			case "int":
+				var x highsInt
+				st = c.getIntOptionValue(h, o.name, &x)
+				v = strconv.Itoa(int(x))
+			case "double":
+				var x float64
+				st = c.getDoubleOptionValue(h, o.name, &x)
+				v = strconv.FormatFloat(x, 'g', -1, 64)
+			case "string":
+				buf := make([]byte, cMaximumStringLength)
+				st = c.getStringOptionValue(h, o.name, &buf[0])
+				if n := bytes.IndexByte(buf, 0); n >= 0 {
+					buf = buf[:n]
+				}
+				v = string(buf)
+			}
+			if st == cStatusError {
+				err = fmt.Errorf("highs: cannot read option %s", o.name)
+				return
+			}
+			fmt.Fprintf(&b, "%s = %s\n", o.name, v)
+		}
+	})
+	return b.String(), err
+}
+
 // An instance is one Highs object and the goroutine, locked to its OS thread,
 // that makes every call on it.
 type instance struct {
@@ -318,6 +393,7 @@ type instance struct {
 	calls     chan func(uintptr) // closed by close
 	done      chan struct{}      // closed when the thread has destroyed the instance
 	interrupt atomic.Bool        // set to stop the current run
+	threads   int                // the size of this thread's HiGHS scheduler; 0 before the first run
 }
 
 var (
@@ -379,7 +455,13 @@ func (inst *instance) serve(ready chan<- error) {
 		ready <- errors.New("highs: Highs_create failed")
 		return
 	}
-	defer c.destroy(h)
+	defer func() {
+		c.destroy(h)
+		if inst.threads > 1 {
+			// Stop the scheduler's worker threads with this thread.
+			c.resetGlobalScheduler(1)
+		}
+	}()
 	if c.setBoolOptionValue(h, "output_flag", 0) == cStatusError {
 		ready <- errors.New("highs: cannot silence HiGHS (output_flag)")
 		return
