@@ -1,7 +1,62 @@
 // Package distribution models which executor (block, warp, lane) owns which tile
 // element, and where in its registers the element sits.
 //
-// The ownership map (executor × local → tile) is kept separate from the local
-// storage map (local → register slot). Invariants: every tile element is owned;
-// ownership is a bijection once replicated executor axes are factored out.
+// # Model
+//
+// A Distribution has three spaces of named axes: the executor space (block,
+// warp and lane axes, outermost first), the local space (the values an
+// executor holds; their flat row-major index is the value index, a0…a7 in the
+// PTX ISA's numbering) and the tile space (the logical tile, e.g. (m, k)). Two
+// index maps relate them, kept separate because two distributions may give a
+// lane the same elements in different register orders:
+//
+//	ownership      executor × local → tile       thread-value → logical
+//	local storage  local → register slot          → physical
+//
+// Both are index-map text (package indexmap), e.g. the A operand of
+// mma.m16n8k16:
+//
+//	m = lane / 4 + 8 * (v / 2 % 2)
+//	k = lane % 4 * 2 + v % 2 + 8 * (v / 4)
+//
+// Replication is declared per executor axis: a replicated axis holds copies
+// (warp_n for the A operand of a warp grid over (m, n)).
+//
+// # Invariants
+//
+// New and every constructor tabulate both maps and return a *ValidityError,
+// naming each element or executor at fault, unless:
+//
+//   - every executor value lands inside the tile;
+//   - for every value of the replicated axes, ownership is a bijection from
+//     the other executor axes × local axes onto the tile (so every element is
+//     owned, and owned once up to replication);
+//   - local storage is a bijection from values onto register slots 0…n-1;
+//   - executor axes are ordered block, warp, lane, so that the flat executor
+//     index is the (block, warp, lane) order.
+//
+// Distributions are immutable. Their Fingerprint depends only on the tile
+// axes, the number of blocks, warps and lanes, and which tile element every
+// (block, warp, lane, register slot) holds: equal distributions written
+// differently (other local axes, reordered terms, a lane split in two axes)
+// have equal fingerprints.
+//
+// # Constructors
+//
+//   - New(Spec): explicit axes and index-map text.
+//   - Builtin(name): the atoms of real instructions, exactly from the PTX ISA:
+//     mma.m16n8k16.{a,b}.{f16,bf16}, mma.m16n8k16.c.{f32,f16}, ldmatrix.x4,
+//     ldmatrix.x4.trans and wgmma.m64nNk16.c.f32 for N in 8, 16, …, 256.
+//   - TileAtom(atom, Tiling): an atom × a warp grid × repetitions covering a
+//     CTA tile (CuTe's TiledMMA idea).
+//   - NewBlocked(Blocked): Triton's blocked encoding (sizePerThread,
+//     threadsPerWarp, warpsPerCTA, order).
+//   - DecodeJSON: any of these as JSON (see MarshalJSON for the forms).
+//
+// # Queries and renderings
+//
+// Owners(tile...) gives the owners and register slot of an element;
+// Holds(executor...) what an executor holds, in register order; Table the whole
+// tabulation; EntriesJSON the tabulation as JSON; Diagram the tile drawn like
+// the PTX ISA's fragment figures ("T5:a3").
 package distribution

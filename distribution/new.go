@@ -1,0 +1,187 @@
+package distribution
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cklplan/cklplan/indexmap"
+	"github.com/cklplan/cklplan/indexspace"
+)
+
+// New parses the index-map text of spec, tabulates the ownership and local
+// storage maps over their domains and checks every invariant. An invalid
+// distribution is reported as a *ValidityError listing each element or
+// executor at fault; malformed text as an error naming the tile axis or the
+// storage map and the offset.
+func New(spec Spec) (*Distribution, error) {
+	if len(spec.Ownership) != len(spec.Tile) {
+		return nil, fmt.Errorf("distribution %q: %d ownership expressions for %d tile axes %s", spec.Name, len(spec.Ownership), len(spec.Tile), axesString(spec.Tile))
+	}
+	var domAxes, localAxes, tileAxes []indexspace.Axis
+	for _, a := range spec.Executors {
+		domAxes = append(domAxes, indexspace.Leaf(a.Name, a.Size))
+	}
+	for _, a := range spec.Locals {
+		localAxes = append(localAxes, indexspace.Leaf(a.Name, a.Size))
+	}
+	domAxes = append(domAxes, localAxes...)
+	for _, a := range spec.Tile {
+		tileAxes = append(tileAxes, indexspace.Leaf(a.Name, a.Size))
+	}
+	// Check the shape first: its errors are the clearest.
+	shape := &Distribution{spec: cloneSpec(spec)}
+	if err := shape.checkShape(); err != nil {
+		return nil, err
+	}
+	dom, err := indexspace.New("", domAxes...)
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: executor × local space: %v", spec.Name, err)
+	}
+	localSpace, err := indexspace.New("", localAxes...)
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: local space: %v", spec.Name, err)
+	}
+	tileSpace, err := indexspace.New("", tileAxes...)
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: tile space: %v", spec.Name, err)
+	}
+
+	results := make([]indexmap.Expr, len(spec.Ownership))
+	for i, text := range spec.Ownership {
+		if results[i], err = indexmap.ParseExpr(text); err != nil {
+			return nil, fmt.Errorf("distribution %q: ownership of %s %q: %v", spec.Name, spec.Tile[i].Name, text, err)
+		}
+	}
+	own, err := indexmap.New(indexmap.Spec{
+		Domain:   indexmap.Side{Space: dom},
+		Codomain: indexmap.Side{Space: tileSpace},
+		Results:  results,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: ownership: %v", spec.Name, trimPkg(err))
+	}
+	ownTable, err := tabulate(own)
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: ownership: %v", spec.Name, trimPkg(err))
+	}
+
+	storageText := spec.Storage
+	if storageText == "" {
+		storageText = flatLocalText(spec.Locals)
+	}
+	slotExpr, err := indexmap.ParseExpr(storageText)
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: storage %q: %v", spec.Name, spec.Storage, err)
+	}
+	nLocal := max(localSpace.Size(), 1)
+	slotSpace, err := indexspace.New("", indexspace.Leaf("reg", nLocal))
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: register space: %v", spec.Name, err)
+	}
+	store, err := indexmap.New(indexmap.Spec{
+		Domain:   indexmap.Side{Space: localSpace},
+		Codomain: indexmap.Side{Space: slotSpace},
+		Results:  []indexmap.Expr{slotExpr},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: storage: %v", spec.Name, trimPkg(err))
+	}
+	storeTable, err := tabulate(store)
+	if err != nil {
+		return nil, fmt.Errorf("distribution %q: storage: %v", spec.Name, trimPkg(err))
+	}
+
+	canon := cloneSpec(spec)
+	for i, e := range results {
+		canon.Ownership[i] = e.String()
+	}
+	if spec.Storage != "" {
+		canon.Storage = slotExpr.String()
+	}
+	pointSizes := make([]int, 0, len(domAxes))
+	for _, a := range spec.Executors {
+		pointSizes = append(pointSizes, a.Size)
+	}
+	localSizes := make([]int, 0, len(localAxes))
+	for _, a := range spec.Locals {
+		localSizes = append(localSizes, a.Size)
+	}
+	pointSizes = append(pointSizes, localSizes...)
+	d, err := build(canon,
+		func(point, tile []int) error {
+			copy(tile, ownTable.At(flatten(point, pointSizes)))
+			return nil
+		},
+		func(local []int) (int, error) {
+			return storeTable.At(flatten(local, localSizes))[0], nil
+		})
+	if err != nil {
+		return nil, err
+	}
+
+	// The typed maps, for the algebra: thread-value → logical with the
+	// replicated axes declared as broadcast, and local → physical registers.
+	var broadcast []string
+	for _, a := range spec.Executors {
+		if a.Replicated {
+			broadcast = append(broadcast, a.Name)
+		}
+	}
+	if d.ownership, err = indexmap.New(indexmap.Spec{
+		Domain:    indexmap.Side{Kind: indexmap.ThreadValue, Space: dom},
+		Codomain:  indexmap.Side{Kind: indexmap.Logical, Space: tileSpace},
+		Results:   results,
+		Broadcast: broadcast,
+	}); err != nil {
+		return nil, fmt.Errorf("distribution %q: ownership: %v", spec.Name, trimPkg(err))
+	}
+	if d.storage, err = indexmap.New(indexmap.Spec{
+		Domain:   indexmap.Side{Space: localSpace},
+		Codomain: indexmap.Side{Kind: indexmap.Physical, Space: slotSpace},
+		Results:  []indexmap.Expr{slotExpr},
+	}); err != nil {
+		return nil, fmt.Errorf("distribution %q: storage: %v", spec.Name, trimPkg(err))
+	}
+	return d, nil
+}
+
+// MustNew is New that panics on error; for tests and constant specs.
+func MustNew(spec Spec) *Distribution {
+	d, err := New(spec)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// Ownership returns the ownership map: thread-value (executor and local
+// axes) → logical tile, with the replicated axes declared as broadcast.
+func (d *Distribution) Ownership() indexmap.Map { return d.ownership }
+
+// Storage returns the local storage map: local axes → physical register slot.
+func (d *Distribution) Storage() indexmap.Map { return d.storage }
+
+func tabulate(m indexmap.Map) (indexmap.Table, error) {
+	p, err := m.Compile()
+	if err != nil {
+		return indexmap.Table{}, err
+	}
+	return p.Tabulate(maxPoints * 8)
+}
+
+// flatLocalText is the row-major flat index of the local axes as an
+// expression: "v", or "(a * 2 + b) * 2 + c"; "0" when there are none.
+func flatLocalText(locals []Axis) string {
+	if len(locals) == 0 {
+		return "0"
+	}
+	s := locals[0].Name
+	for _, a := range locals[1:] {
+		s = fmt.Sprintf("(%s) * %d + %s", s, a.Size, a.Name)
+	}
+	return s
+}
+
+func trimPkg(err error) string {
+	return strings.TrimPrefix(err.Error(), "indexmap: ")
+}
