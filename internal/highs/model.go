@@ -80,7 +80,8 @@ func (m *Model) NumNonzeros() int {
 	return n
 }
 
-// Objective evaluates the objective at x (len(x) == len(m.Columns)).
+// Objective evaluates the objective at x (len(x) == len(m.Columns)); m must
+// be valid (Validate).
 func (m *Model) Objective(x []float64) float64 {
 	v := m.Offset
 	for j, c := range m.Columns {
@@ -89,7 +90,7 @@ func (m *Model) Objective(x []float64) float64 {
 	return v
 }
 
-// Activity evaluates row i at x.
+// Activity evaluates row i at x; m must be valid (Validate).
 func (m *Model) Activity(i int, x []float64) float64 {
 	v := 0.0
 	for _, t := range m.Rows[i].Terms {
