@@ -476,6 +476,18 @@ func TestCancel(t *testing.T) {
 		}
 		checkSolution(t, m, r)
 	})
+	t.Run("with two HiGHS threads", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		r, err := lib.Solve(ctx, m, highs.Options{Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != highs.InterruptedFeasible {
+			t.Fatalf("status %v, want %v", r.Status, highs.InterruptedFeasible)
+		}
+		checkSolution(t, m, r)
+	})
 	t.Run("before the solve", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
