@@ -42,8 +42,21 @@ func Composite(a, b Layout) ([]int, error) {
 	if err := checkDomain(op, b); err != nil {
 		return nil, err
 	}
-	ca := Coalesce(a)
+	ca := Coalesce(a).norm()
 	xs := b.Table()
+	if fastExt(ca, b.Cosize()-1) {
+		ns, ds := ca.ns, ca.ds
+		last := len(ns) - 1
+		for i, x := range xs {
+			v := 0
+			for k := range last {
+				v += (x % ns[k]) * ds[k]
+				x /= ns[k]
+			}
+			xs[i] = v + x*ds[last]
+		}
+		return xs, nil
+	}
 	for i, x := range xs {
 		v, ok := ca.evalExt(x)
 		if !ok {
@@ -52,6 +65,22 @@ func Composite(a, b Layout) ([]int, error) {
 		xs[i] = v
 	}
 	return xs, nil
+}
+
+// fastExt reports whether evaluating the coalesced layout ca, extended, at
+// every x in [0, maxX] stays within ±2^62, so that no step needs a check.
+func fastExt(ca Layout, maxX int) bool {
+	bound, prefix := 0, 1
+	last := len(ca.ns) - 1
+	for k := range last {
+		bound += (ca.ns[k] - 1) * abs(ca.ds[k]) // within the layout's own extent
+		prefix *= ca.ns[k]
+	}
+	t, ok := mulCheck(maxX/prefix, abs(ca.ds[last]))
+	if ok {
+		_, ok = addCheck(bound, t)
+	}
+	return ok
 }
 
 func checkDomain(op string, b Layout) error {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	json "github.com/goccy/go-json"
+)
+
+// FuzzLayoutBatch feeds arbitrary input to "cklplan layout --batch": it must
+// not panic, and must answer every input line with exactly one JSON object
+// holding a result or an error.
+func FuzzLayoutBatch(f *testing.F) {
+	for _, s := range []string{
+		`{"op": "composition", "args": ["(6,2):(8,2)", "(4,3):(3,1)"]}`,
+		`{"op": "complement", "args": ["(2,2):(1,3)", "24"]}`,
+		`{"op": "recognize", "values": [0,1,2,4]}`,
+		`{"op": "zipped_divide", "args": ["(8,6):(6,1)", "<2:1,3:2>"]}` + "\n" + `{"op": "left_inverse", "args": ["(4,2):(1,2)"]}`,
+		`{"op": "raked_product", "args": ["(2,5):(5,1)", 7]}`,
+		"not json\n\n{}",
+		`{"op": "complement", "args": ["4:1", "(4611686018427387904,4)"]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var out bytes.Buffer
+		if code := runLayout([]string{"--batch"}, strings.NewReader(in), &out, &bytes.Buffer{}); code != exitOK {
+			t.Fatalf("exit %d", code)
+		}
+		want := strings.Count(in, "\n")
+		if in != "" && !strings.HasSuffix(in, "\n") {
+			want++
+		}
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if out.Len() == 0 {
+			lines = nil
+		}
+		if len(lines) != want {
+			t.Fatalf("%d input lines, %d output lines:\n%s", want, len(lines), out.String())
+		}
+		for _, l := range lines {
+			var resp map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(l), &resp); err != nil {
+				t.Fatalf("output line %q is not a JSON object: %v", l, err)
+			}
+			_, hasResult := resp["result"]
+			_, hasError := resp["error"]
+			if hasResult == hasError {
+				t.Fatalf("output line %q has neither or both of result and error", l)
+			}
+			if e, ok := resp["error"]; ok && bytes.Contains(e, []byte(`"internal"`)) {
+				t.Fatalf("internal error: %s", l)
+			}
+		}
+	})
+}
