@@ -1,0 +1,137 @@
+package indexmap
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/cklplan/cklplan/indexspace"
+)
+
+// Restrict returns m with the domain axes named in fixed held at the given
+// values (seed 001 §5): the slice one warp or one thread uses. Fixing a group
+// fixes its leaves; the fixed leaves leave the domain (a group left without
+// leaves goes too). The result expressions are emitted (see Emit): affine
+// plus a constant where the slice is a layout, negative coefficients
+// included, and the composite with the fixed coordinates replaced by their
+// values otherwise.
+//
+// Restriction is defined only for maps into physical (or untyped) spaces: a
+// slice of a dense bijection is not dense. Errors name an unknown axis, a
+// value out of range, or inconsistent values for a group and its leaf.
+func (m Map) Restrict(fixed map[string]int) (Map, error) {
+	if m.cod.Kind == Logical || m.cod.Kind == ThreadValue {
+		return Map{}, fmt.Errorf("indexmap: restrict: defined only for maps into physical; this one maps into %v", m.cod.Kind)
+	}
+	sp := m.dom.Space
+	leafVal := make([]int, sp.NumLeaves())
+	isFixed := make([]bool, sp.NumLeaves())
+	names := make([]string, 0, len(fixed))
+	for name := range fixed {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v := fixed[name]
+		r, ok := sp.Lookup(name)
+		if !ok {
+			return Map{}, fmt.Errorf("indexmap: restrict: %q is not an axis of %s", name, sp)
+		}
+		if v < 0 || v >= r.Size {
+			return Map{}, fmt.Errorf("indexmap: restrict: %s=%d out of range [0, %d)", name, v, r.Size)
+		}
+		for i := r.Last - 1; i >= r.First; i-- {
+			size := sp.Leaf(i).Size
+			d := v % size
+			v /= size
+			if isFixed[i] && leafVal[i] != d {
+				return Map{}, fmt.Errorf("indexmap: restrict: %s=%d conflicts with %s=%d", name, fixed[name], sp.Leaf(i).Name, leafVal[i])
+			}
+			isFixed[i], leafVal[i] = true, d
+		}
+	}
+	dom, err := dropLeaves(sp, isFixed)
+	if err != nil {
+		return Map{}, err
+	}
+	leafExpr := make([]Expr, sp.NumLeaves())
+	for i, l := range sp.Leaves() {
+		if isFixed[i] {
+			leafExpr[i] = Const{leafVal[i]}
+		} else {
+			leafExpr[i] = Var{l.Name}
+		}
+	}
+	// Every group that lost a leaf is expanded into its leaves first; other
+	// axes keep their names.
+	subst := func(e Expr) Expr { return substituteChanged(e, sp, dom, leafExpr) }
+	spec := Spec{Domain: Side{m.dom.Kind, dom}, Codomain: m.cod}
+	for _, e := range m.results {
+		spec.Results = append(spec.Results, subst(e))
+	}
+	for _, t := range m.guard.terms {
+		spec.Guard.terms = append(spec.Guard.terms, Cmp{t.Op, subst(t.X), subst(t.Y)})
+	}
+	for _, b := range m.broadcast {
+		if _, ok := dom.Lookup(b); ok {
+			spec.Broadcast = append(spec.Broadcast, b)
+		}
+	}
+	r, err := New(spec)
+	if err != nil {
+		return Map{}, fmt.Errorf("indexmap: restrict: %w", err)
+	}
+	out, _ := r.Emit()
+	return out, nil
+}
+
+// dropLeaves returns sp without the marked leaves; a group left without
+// leaves is dropped.
+func dropLeaves(sp indexspace.Space, drop []bool) (indexspace.Space, error) {
+	next := 0
+	var keep func(as []indexspace.Axis) []indexspace.Axis
+	keep = func(as []indexspace.Axis) []indexspace.Axis {
+		var out []indexspace.Axis
+		for _, a := range as {
+			if a.IsLeaf() {
+				if !drop[next] {
+					out = append(out, a)
+				}
+				next++
+				continue
+			}
+			if fs := keep(a.Factors()); len(fs) > 0 {
+				out = append(out, indexspace.Group(a.Name(), fs...))
+			}
+		}
+		return out
+	}
+	return indexspace.New(sp.Name(), keep(sp.Axes())...)
+}
+
+// substituteChanged replaces fixed leaves by constants, and every group of sp
+// that is not the same axis in dom by the combination of its leaves.
+func substituteChanged(e Expr, sp, dom indexspace.Space, leafExpr []Expr) Expr {
+	switch e := e.(type) {
+	case Var:
+		r, _ := sp.Lookup(e.name)
+		if nr, ok := dom.Lookup(e.name); ok && nr.Size == r.Size && nr.Leaf == r.Leaf {
+			return e
+		}
+		if r.Leaf {
+			return leafExpr[r.First]
+		}
+		var out Expr
+		for i := r.First; i < r.Last; i++ {
+			out = addTerm(out, scaled(leafExpr[i], r.LeafWeight(sp, i)))
+		}
+		return out
+	case *Binary:
+		x, y := substituteChanged(e.x, sp, dom, leafExpr), substituteChanged(e.y, sp, dom, leafExpr)
+		if x == e.x && y == e.y {
+			return e
+		}
+		return &Binary{e.op, x, y}
+	}
+	return e
+}
+
