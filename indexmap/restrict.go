@@ -134,4 +134,3 @@ func substituteChanged(e Expr, sp, dom indexspace.Space, leafExpr []Expr) Expr {
 	}
 	return e
 }
-
