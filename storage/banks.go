@@ -98,33 +98,43 @@ func CountWavefronts(width int, lanes []LaneAddress) (Wavefronts, error) {
 		}
 		addr[la.Lane], active[la.Lane] = la.Byte, true
 	}
-	w := Wavefronts{Width: width}
+	w := Wavefronts{Width: width, Phases: make([]Phase, 0, WarpSize/perPhase)}
 	wordsPerLane := max(1, width/BankBytes)
+	// A phase touches at most 32 words (perPhase * wordsPerLane == 32 for
+	// widths of 4 bytes and up, 32 lanes of one word below).
+	var words [WarpSize]int64
 	for first := 0; first < WarpSize; first += perPhase {
-		var banks [BankCount][]int64
-		busy := false
+		n := 0
 		for lane := first; lane < first+perPhase; lane++ {
 			if !active[lane] {
 				continue
 			}
-			busy = true
 			for k := range wordsPerLane {
-				word := addr[lane]/BankBytes + int64(k)
-				bank := &banks[word%BankCount]
-				if !slices.Contains(*bank, word) { // same word: a broadcast
-					*bank = append(*bank, word)
-				}
+				words[n] = addr[lane]/BankBytes + int64(k)
+				n++
 			}
 		}
 		p := Phase{FirstLane: first, LastLane: first + perPhase - 1, Bank: -1}
-		if busy {
+		if n > 0 {
 			w.Ideal++
-			for b := range banks {
-				if len(banks[b]) > p.Wavefronts {
-					p.Wavefronts, p.Bank = len(banks[b]), b
+			ws := words[:n]
+			slices.Sort(ws)
+			var perBank [BankCount]int
+			for i, word := range ws {
+				if i > 0 && word == ws[i-1] {
+					continue // the same word: a broadcast
+				}
+				bank := int(word % BankCount)
+				perBank[bank]++
+				if perBank[bank] > p.Wavefronts || perBank[bank] == p.Wavefronts && bank < p.Bank {
+					p.Wavefronts, p.Bank = perBank[bank], bank
 				}
 			}
-			p.Words = slices.Sorted(slices.Values(banks[p.Bank]))
+			for i, word := range ws {
+				if int(word%BankCount) == p.Bank && (i == 0 || word != ws[i-1]) {
+					p.Words = append(p.Words, word)
+				}
+			}
 		}
 		w.Total += p.Wavefronts
 		w.Phases = append(w.Phases, p)

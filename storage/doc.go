@@ -56,4 +56,49 @@
 //
 // Where the base alignment is below 128 bytes, the banks depend on the base;
 // Layout.Wavefronts reports the worst case over the possible base residues.
+//
+// # Vector width
+//
+// Layout.Vector(axis) is the widest v (a power of two, v·Bits <= 128) such
+// that v divides the axis, the base alignment is a multiple of v·Bits, and
+// for every tile point whose coordinate on the axis is a multiple of v, the v
+// elements from it along the axis sit at consecutive bit positions starting
+// at a multiple of v·Bits. Limit says what stops the next width: the 16-byte
+// maximum, the axis size, the base alignment, or the first element (in flat
+// order) that is misaligned or out of sequence, e.g. after padding or where a
+// swizzle moves a chunk.
+//
+// # Text and JSON
+//
+//	shared f16 bytes align 1024 Swizzle<3,4,3>: logical tile(m:8, k:64) -> physical(addr:1024) = (m * 128 + k * 2)
+//
+// is memory, element, unit, "align" and the base alignment in bytes, the
+// swizzle if any, then the unswizzled address map in indexmap's text form
+// (broadcast axes are part of the map). JSON:
+//
+//	{"memory": "shared", "element": "f16", "unit": "bytes", "align": 1024,
+//	 "swizzle": "Swizzle<3,4,3>", "map": {...indexmap's object or text form...}}
+//
+// A JSON string holding the text form decodes too.
+//
+// # API
+//
+//	Layouts:      New(offset, Config), Parse, MustParse; constructors Strided,
+//	              RowMajor, ColMajor (with padding), CuTeStrides (CuTe's mode
+//	              order), SwizzledRowMajor with Swizzle32B/64B/128B
+//	Layout:       Tile, Offset, Address (swizzle applied), Memory, Element,
+//	              Unit, BaseAlign, Swizzle, Broadcast, Footprint, BitOffset,
+//	              Vector, Wavefronts, Equal, String, MarshalJSON, UnmarshalJSON
+//	Accesses:     Access (per-lane tile points, vector, axis), AccessOf (from a
+//	              lane → tile map)
+//	Bank model:   CountWavefronts on explicit byte addresses, LanesPerPhase,
+//	              Wavefronts, Phase
+//	Swizzle:      NewSwizzle, ParseSwizzle, Apply, Period, Expr, Map, String
+//	Enums:        ElementType (Bits), MemorySpace, AddressUnit, with Parse*
+//
+// Errors: *SyntaxError for malformed text (byte offset); *AliasError for two
+// overlapping elements; every other error names the element (as "(m=1,
+// k=0)"), axis, lane or field at fault. indexmap's kind check, which runs
+// first, also rejects maps into physical space that alias or leave their
+// codomain, naming the two points.
 package storage

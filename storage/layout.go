@@ -227,9 +227,7 @@ func (l Layout) Address() indexmap.Map {
 		return l.offset
 	}
 	spec := l.offset.Spec()
-	off := spec.Results[0]
-	spec.Results[0] = indexmap.XorOf(off, indexmap.Product(
-		indexmap.Remainder(indexmap.Quotient(off, 1<<(sw.M+sw.S)), 1<<sw.B), indexmap.C(1<<sw.M)))
+	spec.Results[0] = sw.expr(spec.Results[0])
 	cod := spec.Codomain.Space.Leaf(0)
 	p := int(sw.Period())
 	size := (cod.Size + p - 1) / p * p

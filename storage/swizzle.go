@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cklplan/cklplan/indexmap"
+	"github.com/cklplan/cklplan/indexspace"
 )
 
 // A Swizzle is CuTe's Swizzle<B,M,S> with S >= B >= 1 and M >= 0: it xors the
@@ -87,4 +90,33 @@ func ParseSwizzle(s string) (Swizzle, error) {
 		v[i] = n
 	}
 	return NewSwizzle(v[0], v[1], v[2])
+}
+
+// Map is the swizzle as an index map from the physical space (name:size) to
+// itself, the form in which the seed's algebra lets a swizzle follow a
+// storage map. size must be a positive multiple of the period, so that the
+// swizzle permutes the space.
+func (sw Swizzle) Map(name string, size int) (indexmap.Map, error) {
+	if err := sw.validate(); err != nil {
+		return indexmap.Map{}, err
+	}
+	if size <= 0 || int64(size)%sw.Period() != 0 {
+		return indexmap.Map{}, fmt.Errorf("storage: %v on (%s:%d): want a positive multiple of the period %d", sw, name, size, sw.Period())
+	}
+	sp, err := indexspace.New("", indexspace.Leaf(name, size))
+	if err != nil {
+		return indexmap.Map{}, fmt.Errorf("storage: %v: %s", sw, strings.TrimPrefix(err.Error(), "indexspace: "))
+	}
+	side := indexmap.Side{Kind: indexmap.Physical, Space: sp}
+	m, err := indexmap.New(indexmap.Spec{Domain: side, Codomain: side, Results: []indexmap.Expr{sw.expr(indexmap.V(name))}})
+	if err != nil {
+		return indexmap.Map{}, fmt.Errorf("storage: %v: %s", sw, strings.TrimPrefix(err.Error(), "indexmap: "))
+	}
+	return m, nil
+}
+
+// expr is the swizzle applied to the expression a.
+func (sw Swizzle) expr(a indexmap.Expr) indexmap.Expr {
+	return indexmap.XorOf(a, indexmap.Product(
+		indexmap.Remainder(indexmap.Quotient(a, 1<<(sw.M+sw.S)), 1<<sw.B), indexmap.C(1<<sw.M)))
 }

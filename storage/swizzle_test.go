@@ -3,6 +3,8 @@ package storage
 import (
 	"strings"
 	"testing"
+
+	"github.com/cklplan/cklplan/indexmap"
 )
 
 // smallSwizzles lists every valid Swizzle<B,M,S> with B <= 3, M <= 4, S <= B+3.
@@ -151,4 +153,50 @@ func FuzzParseSwizzle(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSwizzleMap checks the swizzle as an index map, and its Expr text
+// parsed by indexmap, against Apply at every address of two periods.
+func TestSwizzleMap(t *testing.T) {
+	for _, sw := range []Swizzle{Swizzle32B, Swizzle64B, Swizzle128B, {B: 3, M: 3, S: 3}, {B: 1, M: 0, S: 1}} {
+		size := int(2 * sw.Period())
+		m, err := sw.Map("a", size)
+		if err != nil {
+			t.Fatalf("%v.Map: %v", sw, err)
+		}
+		e, err := indexmap.ParseExpr(sw.Expr("a"))
+		if err != nil {
+			t.Fatalf("ParseExpr(%q): %v", sw.Expr("a"), err)
+		}
+		for a := range size {
+			got, ok, err := m.Eval([]int{a})
+			if err != nil || !ok || int64(got[0]) != sw.Apply(int64(a)) {
+				t.Fatalf("%v.Map at %d = %v, %v, %v; want %d", sw, a, got, ok, err, sw.Apply(int64(a)))
+			}
+			v, err := indexmap.Eval(e, map[string]int{"a": a})
+			if err != nil || int64(v) != sw.Apply(int64(a)) {
+				t.Fatalf("%q at a=%d = %d, %v; want %d", sw.Expr("a"), a, v, err, sw.Apply(int64(a)))
+			}
+		}
+	}
+	if got, want := mustMapString(t, Swizzle128B, 1024), "physical(a:1024) -> physical(a:1024) = (a ^ a / 128 % 8 * 16)"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for _, size := range []int{0, 100, -1024} {
+		if _, err := Swizzle128B.Map("a", size); err == nil || !strings.Contains(err.Error(), "want a positive multiple of the period 1024") {
+			t.Errorf("Map(a, %d) = %v", size, err)
+		}
+	}
+	if _, err := (Swizzle{}).Map("a", 8); err == nil {
+		t.Error("zero Swizzle.Map: no error")
+	}
+}
+
+func mustMapString(t *testing.T, sw Swizzle, size int) string {
+	t.Helper()
+	m, err := sw.Map("a", size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.String()
 }

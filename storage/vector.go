@@ -93,14 +93,19 @@ func (l Layout) vectorLimit(leaf, v int) (string, error) {
 	if l.tile.Size() > MaxEnumerate {
 		return l.vectorLimitAffine(leaf, v)
 	}
+	return l.vectorLimitEnum(leaf, v), nil
+}
+
+// vectorLimitEnum is vectorLimit's point check by enumeration in flat order.
+func (l Layout) vectorLimitEnum(leaf, v int) string {
 	c := make([]int, len(l.leaves))
 	for flat := range l.tile.Size() {
 		_ = l.tile.CoordInto(c, flat)
 		if why := l.runLimit(c, leaf, v); why != "" {
-			return why, nil
+			return why
 		}
 	}
-	return "", nil
+	return ""
 }
 
 // runLimit checks the run of v elements from c along leaf (c[leaf] % v == 0

@@ -1,0 +1,84 @@
+package storage_test
+
+import (
+	"fmt"
+
+	"github.com/cklplan/cklplan/indexmap"
+	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/storage"
+)
+
+// A 16x64 tile of f16 in shared memory, read by ldmatrix.x4: each lane gives
+// the address of one 16-byte row. Unswizzled, the eight rows of a phase share
+// four banks; CUTLASS's 128-byte swizzle spreads them over all 32.
+func ExampleSwizzledRowMajor() {
+	tile := indexspace.MustParse("tile(m:16, k:64)")
+	lanes := indexmap.MustParse("(lane:32) -> (m:16, k:64) = (lane % 8 + lane / 8 % 2 * 8, lane / 16 * 8)")
+	access, err := storage.AccessOf(lanes, 8, "k")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	plain, err := storage.RowMajor(tile, 0, storage.Config{Memory: storage.Shared, Element: storage.F16, Unit: storage.Bytes, BaseAlign: 1024})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	swizzled, err := storage.SwizzledRowMajor(tile, storage.Swizzle128B, storage.Config{Memory: storage.Shared, Element: storage.F16})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, l := range []storage.Layout{plain, swizzled} {
+		v, _ := l.Vector("k")
+		w, _ := l.Wavefronts(access)
+		fmt.Println(l)
+		fmt.Println("  vector:    ", v)
+		fmt.Println("  ldmatrix:  ", w.Total, "wavefronts, ideal", w.Ideal)
+		fmt.Println("  footprint: ", l.Footprint(), "bytes")
+	}
+	// Output:
+	// shared f16 bytes align 1024: logical tile(m:16, k:64) -> physical(addr:2048) = (m * 128 + k * 2)
+	//   vector:     8 elements along k (16 bytes); wider: the 16-byte maximum
+	//   ldmatrix:   32 wavefronts, ideal 4
+	//   footprint:  2048 bytes
+	// shared f16 bytes align 1024 Swizzle<3,4,3>: logical tile(m:16, k:64) -> physical(addr:2048) = (m * 128 + k * 2)
+	//   vector:     8 elements along k (16 bytes); wider: the 16-byte maximum
+	//   ldmatrix:   4 wavefronts, ideal 4
+	//   footprint:  2048 bytes
+}
+
+// The bank model on explicit byte addresses: a warp reading a column of a
+// 32x32 f32 tile, unpadded and padded by one element per row.
+func ExampleCountWavefronts() {
+	for _, pitch := range []int64{32 * 4, 33 * 4} {
+		var lanes []storage.LaneAddress
+		for lane := range storage.WarpSize {
+			lanes = append(lanes, storage.LaneAddress{Lane: lane, Byte: int64(lane) * pitch})
+		}
+		w, _ := storage.CountWavefronts(4, lanes)
+		fmt.Printf("row pitch %d bytes: %v\n", pitch, w)
+	}
+	// Output:
+	// row pitch 128 bytes: 32 wavefronts (ideal 1); lanes 0-31: 32 words in bank 0
+	// row pitch 132 bytes: 1 wavefronts (ideal 1)
+}
+
+// Layouts have a text form that parses back; 4-bit elements pack two to a
+// byte, so 32 of them make a 16-byte vector.
+func ExampleParse() {
+	l, err := storage.Parse("shared u4 elements align 16: logical(m:8, k:64) -> physical(addr:512) = (m * 64 + k)")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v, _ := l.Vector("")
+	bit, _ := l.BitOffset([]int{1, 3})
+	fmt.Println(l)
+	fmt.Println(v)
+	fmt.Println("element (1, 3) at bit", bit, "= byte", bit/8, "high nibble:", bit%8 == 4)
+	// Output:
+	// shared u4 elements align 16: logical(m:8, k:64) -> physical(addr:512) = (m * 64 + k)
+	// 32 elements along k (16 bytes); wider: the 16-byte maximum
+	// element (1, 3) at bit 268 = byte 33 high nibble: true
+}
