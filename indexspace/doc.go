@@ -29,6 +29,11 @@
 //	       Equal, SameShape, String, MarshalJSON, UnmarshalJSON
 //	       Flat(coord) / Coord(flat) / CoordInto — coordinate ↔ flat index
 //	AxisRange: the leaves an axis covers; Value(space, coord), LeafWeight
+//	Space.PrimeRefine: every leaf split into its prime factors ((6,2) → ((2,3),2))
+//	CommonRefinement(a, b): the coarsest common refinement of two spaces of
+//	       equal size, as a refinement of each (leaves split into groups, the
+//	       flat order kept), or a *RefinementConflict naming the two axes whose
+//	       boundaries do not divide one another ((6,2) and (4,3) have none)
 //
 // JSON: {"name": "tile", "axes": [{"name": "m", "size": 16}, {"name": "n",
 // "axes": [{"name": "n0", "size": 2}, {"name": "n1", "size": 4}]}]}; decoding

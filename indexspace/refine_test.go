@@ -1,0 +1,147 @@
+package indexspace
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func nonUnit(s Space) []int {
+	var out []int
+	for _, l := range s.Leaves() {
+		if l.Size > 1 {
+			out = append(out, l.Size)
+		}
+	}
+	return out
+}
+
+func TestPrimeRefine(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"seed (6,2)", "(a:6, b:2)", "(a:(a_0:2, a_1:3), b:2)"},
+		{"seed (4,3)", "(c:4, d:3)", "(c:(c_0:2, c_1:2), d:3)"},
+		{"prime and unit leaves stay", "s(p:7, u:1)", "s(p:7, u:1)"},
+		{"inside a group", "(g:(x:12, y:5))", "(g:(x:(x_0:2, x_1:2, x_2:3), y:5))"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := MustParse(tc.in)
+			r, err := s.PrimeRefine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.String() != tc.want {
+				t.Errorf("PrimeRefine(%s) = %s, want %s", s, r, tc.want)
+			}
+			checkRefines(t, s, r)
+		})
+	}
+	if _, err := MustParse("(a:4, a_0:2)").PrimeRefine(); err == nil {
+		t.Errorf("PrimeRefine with a name clash succeeded")
+	}
+}
+
+// checkRefines checks that r refines s: same size, and each top-level axis of
+// s has the same value in r at every flat index.
+func checkRefines(t *testing.T, s, r Space) {
+	t.Helper()
+	if r.Size() != s.Size() {
+		t.Fatalf("sizes differ: %s %s", s, r)
+	}
+	for i := 0; i < s.Size(); i++ {
+		cs, _ := s.Coord(i)
+		cr, _ := r.Coord(i)
+		for _, name := range s.Names() {
+			a, _ := s.Lookup(name)
+			b, ok := r.Lookup(name)
+			if !ok || a.Value(s, cs) != b.Value(r, cr) {
+				t.Fatalf("axis %s differs at flat %d between %s and %s", name, i, s, r)
+			}
+		}
+	}
+}
+
+func TestCommonRefinement(t *testing.T) {
+	tests := []struct{ name, a, b, wantA, wantB string }{
+		{"split one leaf", "(a:6, b:2)", "(c:3, d:4)", "(a:(a_0:3, a_1:2), b:2)", "(c:3, d:(d_0:2, d_1:2))"},
+		{"already common", "(a:4, b:3)", "(c:4, d:3)", "(a:4, b:3)", "(c:4, d:3)"},
+		{"interleaved splits", "(a:2, b:12)", "(c:8, d:3)", "(a:2, b:(b_0:4, b_1:3))", "(c:(c_0:2, c_1:4), d:3)"},
+		{"one leaf against many", "(n:24)", "(p:2, q:3, r:4)", "(n:(n_0:2, n_1:3, n_2:4))", "(p:2, q:3, r:4)"},
+		{"size-one leaves", "(a:1, b:4)", "(c:2, d:1, e:2)", "(a:1, b:(b_0:2, b_1:2))", "(c:2, d:1, e:2)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := MustParse(tc.a), MustParse(tc.b)
+			ra, rb, err := CommonRefinement(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ra.String() != tc.wantA || rb.String() != tc.wantB {
+				t.Errorf("CommonRefinement = %s, %s; want %s, %s", ra, rb, tc.wantA, tc.wantB)
+			}
+			if !slices.Equal(nonUnit(ra), nonUnit(rb)) {
+				t.Errorf("refinements have different leaves: %s %s", ra, rb)
+			}
+			checkRefines(t, a, ra)
+			checkRefines(t, b, rb)
+		})
+	}
+}
+
+func TestCommonRefinementConflict(t *testing.T) {
+	_, _, err := CommonRefinement(MustParse("(a:6, b:2)"), MustParse("(c:4, d:3)"))
+	var rc *RefinementConflict
+	if !errors.As(err, &rc) {
+		t.Fatalf("error %v, want a RefinementConflict", err)
+	}
+	if rc.AxisA != "a" || rc.A != 2 || rc.AxisB != "c" || rc.B != 3 {
+		t.Errorf("conflict %+v", rc)
+	}
+	want := "indexspace: (a:6, b:2) and (c:4, d:3) have no common refinement: a splits the flat index at 2 and c at 3, and 2 does not divide 3"
+	if err.Error() != want {
+		t.Errorf("message\n%s\nwant\n%s", err, want)
+	}
+	if _, _, err := CommonRefinement(MustParse("(a:6)"), MustParse("(c:4)")); err == nil {
+		t.Errorf("CommonRefinement of different sizes succeeded")
+	}
+}
+
+// TestCommonRefinementRandom checks, over random pairs of shapes of size 48,
+// that every refinement found refines both spaces with matching leaves, and
+// that a conflict is reported only when a boundary of one space falls
+// strictly inside an axis of the other at a point its factors cannot reach.
+func TestCommonRefinementRandom(t *testing.T) {
+	shapes := [][]int{{48}, {6, 8}, {8, 6}, {4, 12}, {12, 4}, {2, 24}, {3, 16}, {16, 3}, {2, 3, 8}, {4, 3, 4}, {2, 2, 2, 6}, {3, 2, 8}}
+	found, conflicts := 0, 0
+	for _, x := range shapes {
+		for _, y := range shapes {
+			a, b := shapeSpace("a", x), shapeSpace("b", y)
+			ra, rb, err := CommonRefinement(a, b)
+			if err != nil {
+				var rc *RefinementConflict
+				if !errors.As(err, &rc) || rc.A%rc.B == 0 || rc.B%rc.A == 0 {
+					t.Fatalf("%s, %s: %v", a, b, err)
+				}
+				conflicts++
+				continue
+			}
+			found++
+			checkRefines(t, a, ra)
+			checkRefines(t, b, rb)
+			if !slices.Equal(nonUnit(ra), nonUnit(rb)) {
+				t.Fatalf("%s, %s: leaves differ: %s %s", a, b, ra, rb)
+			}
+		}
+	}
+	if found == 0 || conflicts == 0 {
+		t.Errorf("found %d refinements and %d conflicts; want both kinds", found, conflicts)
+	}
+}
+
+func shapeSpace(prefix string, sizes []int) Space {
+	axes := make([]Axis, len(sizes))
+	for i, n := range sizes {
+		axes[i] = Leaf(prefix+string(rune('0'+i)), n)
+	}
+	return MustNew("", axes...)
+}
