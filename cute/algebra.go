@@ -1,7 +1,6 @@
 package cute
 
 import (
-	"slices"
 	"sort"
 )
 
@@ -105,11 +104,12 @@ func checkComplement(f, r Layout, m int) error {
 		return within(op, err)
 	}
 	vs := both.Table()
-	slices.Sort(vs)
-	for i, v := range vs {
-		if v != i {
+	seen := make([]bool, len(vs))
+	for _, v := range vs {
+		if v < 0 || v >= len(vs) || seen[v] {
 			return errorf(CodeInternal, op, "(%v, %v) is no bijection onto [0, %d)", f, r, len(vs))
 		}
+		seen[v] = true
 	}
 	if len(vs) < m {
 		return errorf(CodeInternal, op, "(%v, %v) covers only [0, %d), short of %d", f, r, len(vs), m)

@@ -63,7 +63,11 @@ func TestDocumented(t *testing.T) {
 		{"seed 000 representable", "composition", []string{"(2,2):(1,4)", "4:1"}, "(2,2):(1,4)"},
 		{"doc reshape 20:2", "composition", []string{"20:2", "(5,4):(4,1)"}, "(5,4):(8,2)"},
 		{"doc reshape static", "composition", []string{"(10,2):(16,4)", "(5,4):(1,5)"}, "(5,(2,2)):(16,(80,4))"},
-		{"doc divide-out (3,6,2,8)/72", "composition", []string{"(3,6,2,8):(1,3,18,36)", "4:72"}, "4:72"},
+		{"doc divide-out (3,6,2,8)/72", "composition", []string{"(3,6,2,8):(1,100,1000,5000)", "4:72"}, "4:10000"},
+		{"doc (3,6,2,8) o 16:9", "composition", []string{"(3,6,2,8):(1,100,1000,5000)", "16:9"}, "(2,2,4):(300,1000,5000)"},
+		{"stride divisibility fails, still a layout", "composition", []string{"(6,2):(1,7)", "2:4"}, "2:4"},
+		{"beyond A's size: last mode extended", "composition", []string{"(4,2):(1,10)", "4:4"}, "4:10"},
+		{"broadcast leaf of B", "composition", []string{"(6,2):(8,2)", "(2,3):(0,1)"}, "(2,3):(0,8)"},
 		{"doc by-mode tiler", "composition", []string{"(12,(4,8)):(59,(13,1))", "<3:4, 8:2>"}, "(3,(2,4)):(236,(26,1))"},
 		{"doc shape tiler", "composition", []string{"(12,(4,8)):(59,(13,1))", "(3,8)"}, "(3,(4,2)):(59,(13,1))"},
 		{"doc coalesce", "coalesce", []string{"(2,(1,6)):(1,(6,2))"}, "12:1"},
@@ -609,6 +613,9 @@ func TestComplementSeedCensus(t *testing.T) {
 				}
 			}
 		}
+	}
+	if rejected != 630 {
+		t.Errorf("%d cases fail a divisibility condition, want 630", rejected)
 	}
 	if wrong != 40 {
 		t.Errorf("the truncating formula is wrong in %d cases; the seed reports 40", wrong)

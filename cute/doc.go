@@ -15,14 +15,18 @@
 // alone, "(4,3)", is the compact column-major layout (4,3):(1,4), as CuTe's
 // make_layout(shape).
 //
+// A Tiler is a layout, applied as a whole, or a tuple of tilers applied mode
+// by mode, written <3:4, 8:2>; a shape (3,8) used as a tiler means <3:1, 8:1>.
+//
 // # Invariants
 //
-//   - Layouts and Tuples are immutable values.
+//   - Layouts, Tuples and Tilers are immutable values.
 //   - Every shape entry is positive; strides are any integers, 0 meaning a
 //     broadcast (as in CuTe), negative ones allowed.
 //   - The size, and the magnitude of every value, are at most 2^62, checked at
 //     construction, so evaluation cannot overflow.
-//   - String is canonical and Parse(l.String()) equals l.
+//   - String is canonical: Parse(l.String()) equals l, and likewise for
+//     ParseTuple and ParseTiler.
 //
 // # Recognition
 //
@@ -32,8 +36,19 @@
 //
 // # The algebra
 //
+// Coalesce, CoalesceByMode, Flatten, Composition (CompositionTiler),
+// Complement (ComplementTo), LogicalDivide, ZippedDivide, LogicalProduct,
+// BlockedProduct, RakedProduct, RightInverse and LeftInverse follow CuTe's
+// definitions, with results in the form CuTe gives for static integers.
+//
 // Every operation either returns CuTe's result, where CuTe's conditions hold,
-// or an *Error whose Code names the failed condition; it never returns a wrong
-// layout. Results are checked against their definition by tabulation where
-// that is cheap.
+// or an *Error whose Code names the failed condition (errors.Is matches the
+// sentinels ErrNotALayout, ErrNoComplement, …); it never returns a wrong
+// layout. A composition whose CuTe conditions fail is decided by tabulation
+// and Recognize: its result is the layout compatible with the right operand
+// that has the composite's values, or ErrNotALayout carrying those values.
+// Results are checked against their definition by tabulation where the
+// domain has at most 2^20 points: R(i) = A(B(i)) for a composition; ordered,
+// disjoint and covering for a complement; L(R(i)) = i and R(L(i)) = i for the
+// inverses. docs/cute.md lists where this package differs from CuTe.
 package cute

@@ -22,7 +22,6 @@ const (
 	CodeNotInjective   Code = "not_injective"   // the operation needs an injective layout
 	CodeNegativeStride Code = "negative_stride" // the operation needs non-negative strides
 	CodeRankMismatch   Code = "rank_mismatch"   // a tiler has more modes than the layout it tiles
-	CodeTooLarge       Code = "too_large"       // the check by tabulation would be too costly
 	CodeInternal       Code = "internal"        // a computed result failed its own definition check (a bug)
 	CodeBadArgument    Code = "bad_argument"    // an argument is out of range (e.g. a cotarget < 1)
 )
@@ -77,7 +76,6 @@ var (
 	ErrNotInjective   = sentinel(CodeNotInjective)
 	ErrNegativeStride = sentinel(CodeNegativeStride)
 	ErrRankMismatch   = sentinel(CodeRankMismatch)
-	ErrTooLarge       = sentinel(CodeTooLarge)
 	ErrInternal       = sentinel(CodeInternal)
 	ErrBadArgument    = sentinel(CodeBadArgument)
 )
