@@ -354,7 +354,7 @@ func TestStatuses(t *testing.T) {
 			want: []highs.Status{highs.Unbounded},
 		},
 		{
-			name: "unbounded LP with presolve: min −x, x free below no row",
+			name: "unbounded LP with presolve: min −x over x ≥ 0",
 			model: &highs.Model{
 				Columns: []highs.Column{{Name: "x", Cost: -1, Upper: inf}},
 			},
@@ -364,6 +364,24 @@ func TestStatuses(t *testing.T) {
 			name:  "empty model: the offset is the optimum",
 			model: &highs.Model{Offset: 4.5},
 			want:  []highs.Status{highs.Optimal},
+		},
+		{
+			name:  "no columns, rows that hold at 0: optimal",
+			model: &highs.Model{Offset: -2, Rows: []highs.Row{{Lower: -1, Upper: 0}, {Lower: 0, Upper: math.Inf(1)}}},
+			want:  []highs.Status{highs.Optimal},
+		},
+		{
+			name:  "no columns, a row that excludes 0: infeasible",
+			model: &highs.Model{Rows: []highs.Row{{Lower: -1, Upper: 0}, {Lower: 1, Upper: 2}}},
+			want:  []highs.Status{highs.Infeasible},
+		},
+		{
+			name: "a row without terms that excludes 0: infeasible",
+			model: &highs.Model{
+				Columns: []highs.Column{{Name: "x", Cost: 1, Upper: 1}},
+				Rows:    []highs.Row{{Name: "empty", Lower: 1, Upper: 2}},
+			},
+			want: []highs.Status{highs.Infeasible},
 		},
 	}
 	for _, tt := range tests {
@@ -381,6 +399,9 @@ func TestStatuses(t *testing.T) {
 			}
 			if r.Status.HasSolution() {
 				checkSolution(t, tt.model, r)
+				if len(tt.model.Columns) == 0 && r.Objective != tt.model.Offset {
+					t.Errorf("objective %v of a model without columns, want its offset %v", r.Objective, tt.model.Offset)
+				}
 			} else if r.Values != nil {
 				t.Errorf("values %v without a solution", r.Values)
 			}

@@ -228,7 +228,17 @@ func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, erro
 		DualBound:   math.NaN(),
 		Gap:         math.Inf(1),
 	}
-	r.Status = statusOf(ms, feasible || ms == cModelStatusModelEmpty)
+	r.Status = statusOf(ms, feasible)
+	if ms == cModelStatusModelEmpty {
+		// HiGHS calls a model without columns empty and optimal whatever its
+		// rows say; every row's activity is 0 then, so decide here.
+		r.Status = Optimal
+		for _, row := range m.Rows {
+			if row.Lower > 0 || row.Upper < 0 {
+				r.Status = Infeasible
+			}
+		}
+	}
 	if r.Status.HasSolution() {
 		r.Values = make([]float64, len(m.Columns))
 		if len(m.Columns) > 0 && c.getSolution(h, &r.Values[0], nil, nil, nil) == cStatusError {

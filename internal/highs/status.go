@@ -92,7 +92,7 @@ func HighsModelStatusName(s int) string {
 // exists, to a Status.
 func statusOf(modelStatus int, feasible bool) Status {
 	switch modelStatus {
-	case cModelStatusOptimal, cModelStatusModelEmpty:
+	case cModelStatusOptimal:
 		return Optimal
 	case cModelStatusInfeasible:
 		return Infeasible
