@@ -107,7 +107,7 @@ func TestLayoutWavefrontsErrors(t *testing.T) {
 		{"base alignment too small", "shared f32 elements align 4: logical(k:32) -> physical(a:32) = (k)",
 			Access{Lanes: [][]int{{0}}, Vector: 2}, "base alignment 4 bytes does not allow 8-byte accesses"},
 		{"wrong rank", f32RowMajor, Access{Lanes: [][]int{nil, {1}}}, "lane 1: point [1] has 1 coordinates, the tile (m:32, k:32) has 2 leaves"},
-		{"outside the tile", f32RowMajor, Access{Lanes: [][]int{{32, 0}}}, "lane 0:"},
+		{"outside the tile", f32RowMajor, Access{Lanes: [][]int{{32, 0}}}, "lane 0: point (m=32, k=0) is outside the tile (m:32, k:32)"},
 		{"run past the axis", f32RowMajor, Access{Lanes: [][]int{{0, 30}}, Vector: 4}, "lane 0: 4 elements from (m=0, k=30) run past axis k of size 32"},
 		{"misaligned run", f32RowMajor, Access{Lanes: [][]int{{0, 2}}, Vector: 4}, "lane 0: element (m=0, k=2) at byte 8 is not aligned to 128 bits"},
 		{"run broken by the swizzle", f16RowsSW, Access{Lanes: [][]int{{1, 0}}, Vector: 8, Axis: "m"},

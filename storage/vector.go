@@ -231,7 +231,7 @@ func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
 		}
 		c := append([]int(nil), p...)
 		if _, err := l.tile.Flat(c); err != nil {
-			return Wavefronts{}, fmt.Errorf("storage: lane %d: %v", lane, err)
+			return Wavefronts{}, fmt.Errorf("storage: lane %d: point %s is outside the tile %v", lane, l.point(c), l.tile)
 		}
 		if c[leaf]+v > l.leaves[leaf].Size {
 			return Wavefronts{}, fmt.Errorf("storage: lane %d: %d elements from %s run past axis %s of size %d", lane, v, l.point(c), l.leaves[leaf].Name, l.leaves[leaf].Size)
