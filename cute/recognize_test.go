@@ -1,10 +1,38 @@
 package cute
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with the file testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run go test -update to accept it):\n%s", path, got)
+	}
+}
 
 func TestRecognize(t *testing.T) {
 	tests := []struct {
@@ -113,6 +141,7 @@ func chainOf(l Layout) []int {
 // oracle agree on the verdict and on the chain, and both accept exactly 58.
 func TestRecognizeExhaustive(t *testing.T) {
 	total, accepted := 0, 0
+	var list strings.Builder
 	for _, n := range []int{2, 3, 4, 6, 8, 9, 12} {
 		k := 3
 		if n <= 4 {
@@ -128,6 +157,7 @@ func TestRecognizeExhaustive(t *testing.T) {
 			}
 			if ok {
 				accepted++
+				fmt.Fprintf(&list, "%v %v\n", g, l)
 				if got := chainOf(l); !slices.Equal(got, want) {
 					t.Fatalf("g = %v: scan gives %v (chain %v), oracle's coarsest chain is %v", g, l, got, want)
 				}
@@ -152,6 +182,7 @@ func TestRecognizeExhaustive(t *testing.T) {
 	if total != 186293 || accepted != 58 {
 		t.Errorf("enumerated %d functions, accepted %d; the seed reports 186293 and 58", total, accepted)
 	}
+	golden(t, "recognize_exhaustive.golden", list.String())
 }
 
 // TestRecognizeTables recognizes the table of many layouts: the result must
