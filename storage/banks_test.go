@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -136,5 +137,36 @@ func TestWavefrontsErrors(t *testing.T) {
 				t.Fatalf("CountWavefronts = %v, want error containing %q", err, tt.err)
 			}
 		})
+	}
+}
+
+// TestWavefrontsShiftInvariant checks the fact Layout.Wavefronts relies on:
+// moving every address by a multiple of 4 bytes leaves the count unchanged.
+func TestWavefrontsShiftInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		width := []int{1, 2, 4, 8, 16}[rng.IntN(5)]
+		var lanes []LaneAddress
+		for l := range WarpSize {
+			if rng.IntN(4) > 0 {
+				lanes = append(lanes, LaneAddress{Lane: l, Byte: int64(rng.IntN(64) * width)})
+			}
+		}
+		w, err := CountWavefronts(width, lanes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shift := int64(4 * rng.IntN(200))
+		moved := make([]LaneAddress, len(lanes))
+		for i, la := range lanes {
+			moved[i] = LaneAddress{Lane: la.Lane, Byte: la.Byte + shift*int64(width)}
+		}
+		m, err := CountWavefronts(width, moved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Total != w.Total || m.Ideal != w.Ideal {
+			t.Fatalf("width %d, shift %d bytes: %v, unshifted %v", width, shift*int64(width), m, w)
+		}
 	}
 }

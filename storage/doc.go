@@ -54,8 +54,10 @@
 //   - wavefronts = the sum over phases; the conflict-free ideal is the number
 //     of phases with an active lane.
 //
-// Where the base alignment is below 128 bytes, the banks depend on the base;
-// Layout.Wavefronts reports the worst case over the possible base residues.
+// Moving all addresses by a multiple of 4 bytes only renames banks, so the
+// base address matters only when its alignment is below 4 bytes (1- and
+// 2-byte accesses); Layout.Wavefronts then reports the worst case over the
+// residues the alignment allows.
 //
 // # Vector width
 //

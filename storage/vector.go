@@ -195,9 +195,10 @@ func AccessOf(lanes indexmap.Map, vector int, axis string) (Access, error) {
 
 // Wavefronts costs the access a under the bank model of doc.go. The layout
 // must be in shared memory; each lane's run must be aligned and contiguous
-// and cover whole bytes. Where the base alignment is below 128 bytes the
-// result is the worst case over the base residues the alignment allows, and
-// Base says which residue attains it.
+// and cover whole bytes. Where the base alignment is below 4 bytes (the only
+// case in which the base changes the count) the result is the worst case
+// over the base residues the alignment allows, and Base says which residue
+// attains it.
 func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
 	if l.memory != Shared {
 		return Wavefronts{}, fmt.Errorf("storage: the layout is in %v memory; the bank model is for shared memory", l.memory)
@@ -241,8 +242,10 @@ func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
 		}
 		lanes = append(lanes, LaneAddress{Lane: lane, Byte: int64(l.physical(l.eval(c)) * l.unitBits() / 8)})
 	}
+	// Moving every address by a multiple of 4 bytes renames the banks and
+	// changes no count, so only the base's residue modulo 4 matters.
 	var worst Wavefronts
-	for base := 0; base < WavefrontBytes; base += l.align {
+	for base := 0; base < BankBytes; base += l.align {
 		shifted := make([]LaneAddress, len(lanes))
 		for i, la := range lanes {
 			shifted[i] = LaneAddress{Lane: la.Lane, Byte: la.Byte + int64(base)}
