@@ -177,8 +177,8 @@ func Load(cfg Config) (*Library, error) {
 	if p := getenv(EnvLibrary); p == "" {
 		skip(EnvLibrary, "", errors.New("not set"))
 	} else {
-		if !isFile(p) {
-			skip(EnvLibrary, p, errors.New("no such file"))
+		if err := fileError(p); err != nil {
+			skip(EnvLibrary, p, err)
 		} else if lib := try(EnvLibrary, p); lib != nil {
 			return lib, nil
 		}
@@ -189,8 +189,8 @@ func Load(cfg Config) (*Library, error) {
 	// 2. An install prefix.
 	if home := getenv(EnvHome); home == "" {
 		skip(EnvHome, "", errors.New("not set"))
-	} else if p := filepath.Join(home, "lib", "libhighs.so"); !isFile(p) {
-		skip(EnvHome, p, errors.New("no such file"))
+	} else if p := filepath.Join(home, "lib", "libhighs.so"); fileError(p) != nil {
+		skip(EnvHome, p, fileError(p))
 	} else if lib := try(EnvHome, p); lib != nil {
 		return lib, nil
 	}
@@ -223,8 +223,8 @@ func Load(cfg Config) (*Library, error) {
 		skip("python highsbox", "", errors.New("skipped by the configuration"))
 	} else if dir, err := pythonHighsbox(python); err != nil {
 		skip("python highsbox", "", err)
-	} else if p := filepath.Join(dir, "libhighs.so"); !isFile(p) {
-		skip("python highsbox", p, errors.New("no such file"))
+	} else if p := filepath.Join(dir, "libhighs.so"); fileError(p) != nil {
+		skip("python highsbox", p, fileError(p))
 	} else if lib := try("python highsbox", p); lib != nil {
 		return lib, nil
 	}
@@ -240,6 +240,20 @@ func Load(cfg Config) (*Library, error) {
 		}
 	}
 	return nil, &LoadError{Steps: steps}
+}
+
+// fileError says why p is not a file to load, or returns nil.
+func fileError(p string) error {
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return errors.New("no such file")
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return errors.New("not a regular file")
+	}
+	return nil
 }
 
 func isFile(p string) bool {

@@ -54,6 +54,15 @@ func TestLoadSteps(t *testing.T) {
 			},
 		},
 		{
+			name:  "CKL_HIGHS_LIBRARY names a directory",
+			env:   map[string]string{"CKL_HIGHS_LIBRARY": "$TMP/lib"},
+			files: map[string]string{"lib/libhighs.so": "->$LIB"},
+			want: []string{
+				"CKL_HIGHS_LIBRARY: $TMP/lib: not a regular file",
+				"other steps: -: not tried because CKL_HIGHS_LIBRARY is set",
+			},
+		},
+		{
 			name:  "HiGHS_HOME holds lib/libhighs.so",
 			env:   map[string]string{"HiGHS_HOME": "$TMP/home"},
 			files: map[string]string{"home/lib/libhighs.so": "->$LIB"},
