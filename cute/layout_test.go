@@ -145,3 +145,55 @@ func ExampleParse() {
 	fmt.Println(l, l.Size(), l.Cosize(), l.Eval(5), l.Table())
 	// Output: ((2,2),3):((24,2),8) 12 43 32 [0 24 2 26 8 32 10 34 16 40 18 42]
 }
+
+// TestDocumentedLayouts checks the examples of CuTe's 01_layout.md: the
+// layouts make_layout builds from a shape, and their 1-D tables.
+func TestDocumentedLayouts(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		table          []int
+	}{
+		{"s2xs4", "(2,4):(1,2)", "(2,4):(1,2)", []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"s2xd4_a", "(2,4):(12,1)", "(2,4):(12,1)", []int{0, 12, 1, 13, 2, 14, 3, 15}},
+		{"s2xh4_col", "(2,(2,2))", "(2,(2,2)):(1,(2,4))", []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"s2xh4", "(2,(2,2)):(4,(2,1))", "(2,(2,2)):(4,(2,1))", []int{0, 4, 2, 6, 1, 5, 3, 7}},
+		{"vector 8:2", "8:2", "8:2", []int{0, 2, 4, 6, 8, 10, 12, 14}},
+		{"rank-1 vector ((4,2)):((2,1))", "((4,2)):((2,1))", "((4,2)):((2,1))", []int{0, 2, 4, 6, 1, 3, 5, 7}},
+		{"identity ((4,2)):((1,4))", "((4,2)):((1,4))", "((4,2)):((1,4))", []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"row-major 4x2", "(4,2):(2,1)", "(4,2):(2,1)", []int{0, 2, 4, 6, 1, 3, 5, 7}},
+		{"multi-mode 4x2", "((2,2),2):((4,1),2)", "((2,2),2):((4,1),2)", []int{0, 4, 1, 5, 2, 6, 3, 7}},
+		{"make_layout (4,(3,6))", "(4,(3,6))", "(4,(3,6)):(1,(4,12))", nil},
+		{"make_layout (2,3,5,7)", "(2,3,5,7)", "(2,3,5,7):(1,2,6,30)", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := MustParse(tt.in)
+			if l.String() != tt.want {
+				t.Fatalf("Parse(%q) = %v, want %s", tt.in, l, tt.want)
+			}
+			if tt.table != nil && !slices.Equal(l.Table(), tt.table) {
+				t.Fatalf("%v: table %v, want %v", l, l.Table(), tt.table)
+			}
+		})
+	}
+	// crd2idx(16, (3,(2,3)), (3,(12,1))) = 17, and the documentation's 2-D table.
+	l := MustParse("(3,(2,3)):(3,(12,1))")
+	if l.Eval(16) != 17 {
+		t.Errorf("%v(16) = %d, want 17", l, l.Eval(16))
+	}
+	rows := [][]int{{0, 12, 1, 13, 2, 14}, {3, 15, 4, 16, 5, 17}, {6, 18, 7, 19, 8, 20}}
+	for m, row := range rows {
+		for n, want := range row {
+			if got := l.Eval(m + 3*n); got != want {
+				t.Errorf("%v(%d,%d) = %d, want %d", l, m, n, got, want)
+			}
+		}
+	}
+	if f := Flatten(MustParse("((2,3),(5,7)):((1,2),(6,30))")); f.String() != "(2,3,5,7):(1,2,6,30)" {
+		t.Errorf("flatten = %v", f)
+	}
+	a := MustParse("(4,(3,6)):(1,(4,12))")
+	if a.Mode(0).String() != "4:1" || a.Mode(1).String() != "(3,6):(4,12)" || a.Mode(1).Mode(0).String() != "3:4" {
+		t.Errorf("modes of %v: %v, %v", a, a.Mode(0), a.Mode(1))
+	}
+}

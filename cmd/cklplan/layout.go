@@ -218,13 +218,43 @@ func printLayout(w io.Writer, l cute.Layout) {
 		fmt.Fprintf(w, "table: %d values, not printed (more than %d)\n", l.Size(), tableLimit)
 		return
 	}
+	table := l.Table()
 	var b strings.Builder
 	b.WriteString("table:")
-	for _, v := range l.Table() {
+	for _, v := range table {
 		b.WriteByte(' ')
 		b.WriteString(strconv.Itoa(v))
 	}
 	fmt.Fprintln(w, b.String())
+	if l.Rank() == 2 && len(table) <= gridLimit {
+		printGrid(w, l.Mode(0).Size(), l.Mode(1).Size(), table)
+	}
+}
+
+// gridLimit bounds the size of a rank-2 result drawn as a grid.
+const gridLimit = 1024
+
+// printGrid draws the table of a rank-2 layout as rows (mode 0) by columns
+// (mode 1), as CuTe's print2D does: the value at (m, n) is table[m + rows*n].
+func printGrid(w io.Writer, rows, cols int, table []int) {
+	width := len(strconv.Itoa(max(rows, cols) - 1))
+	for _, v := range table {
+		width = max(width, len(strconv.Itoa(v)))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%*s", width+1, "")
+	for n := range cols {
+		fmt.Fprintf(&b, " %*d", width, n)
+	}
+	fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	for m := range rows {
+		b.Reset()
+		fmt.Fprintf(&b, "%*d:", width, m)
+		for n := range cols {
+			fmt.Fprintf(&b, " %*d", width, table[m+rows*n])
+		}
+		fmt.Fprintln(w, b.String())
+	}
 }
 
 // A batchRequest is one line of "cklplan layout --batch".
