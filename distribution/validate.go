@@ -58,18 +58,25 @@ type ValidityError struct {
 	Problems []Problem
 }
 
-// maxShownProblems bounds the problems Error prints; all stay in Problems.
-const maxShownProblems = 8
+// maxShownPerKind bounds the problems of each kind that Error prints; all stay
+// in Problems.
+const maxShownPerKind = 4
 
 func (e *ValidityError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "distribution %q is invalid:", e.Name)
-	for i, p := range e.Problems {
-		if i == maxShownProblems {
-			fmt.Fprintf(&b, "\n\t… and %d more", len(e.Problems)-i)
-			break
+	shown := map[ProblemKind]int{}
+	hidden := 0
+	for _, p := range e.Problems {
+		if shown[p.Kind] == maxShownPerKind {
+			hidden++
+			continue
 		}
+		shown[p.Kind]++
 		fmt.Fprintf(&b, "\n\t%s: %s", p.Kind, p.Message)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(&b, "\n\t… and %d more", hidden)
 	}
 	return b.String()
 }
