@@ -20,7 +20,8 @@
 //	res, err := lib.Solve(ctx, model, highs.Options{TimeLimit: time.Second})
 //
 // or, to solve many models on one HiGHS instance, lib.NewSolver, Solver.Solve
-// and Solver.Close. Options' zero value solves to HiGHS's default gaps, on one
+// and Solver.Close. Both are a MILPSolver, the one-method interface a caller
+// that only solves should depend on. Options' zero value solves to HiGHS's default gaps, on one
 // thread (deterministic), with seed 0; HiGHS's output is always silenced.
 //
 // # Invariants

@@ -44,6 +44,18 @@ type Result struct {
 	RunTime time.Duration
 }
 
+// A MILPSolver solves models. *Library (a fresh HiGHS instance per solve)
+// and *Solver (one instance, reused) are both MILPSolvers; code that only
+// solves, such as the planner, can depend on this interface alone.
+type MILPSolver interface {
+	Solve(ctx context.Context, m *Model, opt Options) (*Result, error)
+}
+
+var (
+	_ MILPSolver = (*Library)(nil)
+	_ MILPSolver = (*Solver)(nil)
+)
+
 // A Solver owns one HiGHS instance, on one locked OS thread for the instance's
 // whole life. It solves one model at a time (concurrent calls wait their turn);
 // use one Solver per goroutine for parallel solves. Close it when done: there
@@ -63,7 +75,8 @@ func (l *Library) NewSolver() (*Solver, error) {
 	return &Solver{lib: l, inst: inst}, nil
 }
 
-// Close destroys the HiGHS instance and ends its thread. Closing twice is
+// Close destroys the HiGHS instance and ends its thread, after a solve in
+// progress ends (cancel its context to end it sooner). Closing twice is
 // harmless.
 func (s *Solver) Close() error {
 	s.mu.Lock()
