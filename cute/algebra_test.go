@@ -90,6 +90,7 @@ func TestDocumented(t *testing.T) {
 		{"tiler of too many modes", "logical_divide", []string{"24:1", "<2:1,3:1>"}, "error:rank_mismatch"},
 		{"doc logical_product 1-D", "logical_product", []string{"(2,2):(4,1)", "6:1"}, "((2,2),(2,3)):((4,1),(2,8))"},
 		{"doc logical_product (4,2):(2,1)", "logical_product", []string{"(2,2):(4,1)", "(4,2):(2,1)"}, "((2,2),(4,2)):((4,1),(8,2))"},
+		{"doc logical_product 2-D by mode", "logical_product", []string{"(2,5):(5,1)", "<3:5, 4:6>"}, "((2,3),(5,4)):((5,10),(1,30))"},
 		{"doc blocked_product", "blocked_product", []string{"(2,5):(5,1)", "(3,4):(1,3)"}, "((2,3),(5,4)):((5,10),(1,30))"},
 		{"doc raked_product", "raked_product", []string{"(2,5):(5,1)", "(3,4):(1,3)"}, "((3,2),(4,5)):((10,5),(30,1))"},
 		{"blocked_product pads the rank", "blocked_product", []string{"4:1", "(2,3):(1,2)"}, "((4,2),(1,3)):((1,4),(0,8))"},
@@ -621,4 +622,29 @@ func TestComplementSeedCensus(t *testing.T) {
 		t.Errorf("the truncating formula is wrong in %d cases; the seed reports 40", wrong)
 	}
 	t.Logf("%d cases fail a divisibility condition and are rejected; the truncating formula returns a wrong complement in %d", rejected, wrong)
+}
+
+func ExampleLogicalDivide() {
+	a := MustParse("(4,2,3):(2,1,8)")
+	tiler, err := ParseTiler("4:2")
+	if err != nil {
+		panic(err)
+	}
+	r, err := LogicalDivide(a, tiler)
+	fmt.Println(r, err)
+	fmt.Println("tile:", r.Mode(0), "tiles:", r.Mode(1))
+	// Output:
+	// ((2,2),(2,3)):((4,1),(2,8)) <nil>
+	// tile: (2,2):(4,1) tiles: (2,3):(2,8)
+}
+
+func ExampleParseTiler() {
+	for _, s := range []string{"<3:4, 8:2>", "(3,8)", "4:2"} {
+		t, err := ParseTiler(s)
+		fmt.Println(t, t.IsLayout(), t.Rank(), err)
+	}
+	// Output:
+	// <3:4,8:2> false 2 <nil>
+	// <3:1,8:1> false 2 <nil>
+	// 4:2 true 1 <nil>
 }
