@@ -2,6 +2,7 @@ package indexmap
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -17,7 +18,9 @@ type Program struct {
 	init    []int   // initial register file: constants set, leaves zero
 	code    []instr // sorted by level
 	start   []int   // start[j]: first instruction whose level is >= j
-	results []int32 // register of each result
+	results []int32 // register of each result (-1 for an affine one)
+	affine  []Affine
+	isAff   []bool
 	guard   []cmpInstr
 }
 
@@ -30,6 +33,8 @@ const (
 	opXor
 	opDivK
 	opModK
+	opShr // floor division by 2^k: an arithmetic shift
+	opAnd // non-negative remainder by 2^k: a mask
 )
 
 type instr struct {
@@ -75,7 +80,14 @@ func (m Map) Compile() (*Program, error) {
 		c.vars[l.Name] = int32(i)
 	}
 	for _, e := range m.results {
-		p.results = append(p.results, c.expr(e))
+		a, ok := AffineOf(e, m.dom.Space)
+		p.affine = append(p.affine, a)
+		p.isAff = append(p.isAff, ok)
+		if ok {
+			p.results = append(p.results, -1)
+		} else {
+			p.results = append(p.results, c.expr(e))
+		}
 	}
 	for _, t := range m.guard.terms {
 		p.guard = append(p.guard, cmpInstr{t.Op, c.expr(t.X), c.expr(t.Y)})
@@ -115,12 +127,20 @@ func (c *compiler) constReg(v int) int32 {
 }
 
 func (c *compiler) emit(op opcode, a, b int32, k int) int32 {
+	if k > 0 && k&(k-1) == 0 {
+		switch op {
+		case opDivK:
+			op, k = opShr, bits.TrailingZeros(uint(k))
+		case opModK:
+			op, k = opAnd, k-1
+		}
+	}
 	key := instrKey{op, a, b, k}
 	if r, ok := c.memo[key]; ok {
 		return r
 	}
 	lvl := c.level[a]
-	if op != opDivK && op != opModK {
+	if op < opDivK {
 		lvl = max(lvl, c.level[b])
 	}
 	r := c.newReg(lvl)
@@ -192,6 +212,10 @@ func run(r []int, code []instr) {
 				m += in.k
 			}
 			r[in.dst] = m
+		case opShr:
+			r[in.dst] = r[in.a] >> in.k
+		case opAnd:
+			r[in.dst] = r[in.a] & in.k
 		}
 	}
 }
@@ -217,10 +241,24 @@ func (p *Program) Eval(coord, out []int) (bool, error) {
 	r := slices.Clone(p.init)
 	copy(r, coord)
 	run(r, p.code[p.start[0]:])
-	for i, reg := range p.results {
-		out[i] = r[reg]
-	}
+	p.outputs(r, out)
 	return p.holds(r), nil
+}
+
+// outputs writes the results at the point whose registers are r.
+func (p *Program) outputs(r, out []int) {
+	for j, reg := range p.results {
+		if reg >= 0 {
+			out[j] = r[reg]
+			continue
+		}
+		a := p.affine[j]
+		v := a.Const
+		for i, c := range a.Coef {
+			v += c * r[i]
+		}
+		out[j] = v
+	}
 }
 
 func (p *Program) holds(r []int) bool {
@@ -259,40 +297,124 @@ func (p *Program) Tabulate(maxEntries int) (Table, error) {
 	if len(p.guard) > 0 {
 		t.Valid = make([]bool, n)
 	}
-	p.each(func(i int, r []int) {
-		row := t.Values[i*w : i*w+w]
-		for j, reg := range p.results {
-			row[j] = r[reg]
-		}
+	if p.nleaves == 0 {
+		r := slices.Clone(p.init)
+		p.outputs(r, t.Values)
 		if t.Valid != nil {
-			t.Valid[i] = p.holds(r)
+			t.Valid[0] = p.holds(r)
+		}
+		return t, nil
+	}
+	last := p.nleaves - 1
+	rowLen := p.sizes[last]
+	vp := p.vectorize()
+	vecs := make([][]int, vp.nvecs)
+	for i := range vecs {
+		vecs[i] = make([]int, rowLen)
+	}
+	for x := range vecs[0] {
+		vecs[0][x] = x
+	}
+	// column returns result j (or a guard operand) over the row: a vector,
+	// or nil and a scalar.
+	column := func(reg int32, r []int) ([]int, int) {
+		if s := vp.slot[reg]; s >= 0 {
+			return vecs[s], 0
+		}
+		return nil, r[reg]
+	}
+	p.rows(func(base int, r []int) {
+		vp.runVec(vecs, r)
+		for j, reg := range p.results {
+			if reg < 0 {
+				a := p.affine[j]
+				v := a.Const
+				for i := 0; i < last; i++ {
+					v += a.Coef[i] * r[i]
+				}
+				step := a.Coef[last]
+				for x, at := 0, base*w+j; x < rowLen; x, at = x+1, at+w {
+					t.Values[at] = v
+					v += step
+				}
+				continue
+			}
+			col, c := column(reg, r)
+			for x, at := 0, base*w+j; x < rowLen; x, at = x+1, at+w {
+				if col != nil {
+					c = col[x]
+				}
+				t.Values[at] = c
+			}
+		}
+		if t.Valid == nil {
+			return
+		}
+		valid := t.Valid[base : base+rowLen]
+		for x := range valid {
+			valid[x] = true
+		}
+		for _, g := range p.guard {
+			xs, xc := column(g.x, r)
+			ys, yc := column(g.y, r)
+			for x := range valid {
+				if xs != nil {
+					xc = xs[x]
+				}
+				if ys != nil {
+					yc = ys[x]
+				}
+				valid[x] = valid[x] && g.op.holds(xc, yc)
+			}
 		}
 	})
 	return t, nil
 }
 
-// each runs the program over the domain in flat order, calling f with the
-// flat index and the register file, recomputing at each step only the
-// instructions whose level is at least the slowest changed leaf.
-func (p *Program) each(f func(i int, r []int)) {
+// rows runs the program over the domain in flat order, one row (all values
+// of the last leaf) at a time: f gets the row's first flat index and the
+// register file at the row's first point, and may evaluate the row's points
+// by setting the last leaf and running the last leaf's instructions; it must
+// leave the last leaf at 0. Between rows only the instructions whose level is
+// at least the slowest changed leaf are recomputed.
+func (p *Program) rows(f func(base int, r []int)) {
 	r := slices.Clone(p.init)
-	k := p.nleaves
 	run(r, p.code[p.start[0]:])
-	n := p.m.dom.Space.Size()
-	for i := 0; ; {
-		f(i, r)
-		i++
-		if i == n {
-			return
-		}
-		j := k - 1
-		for r[j]+1 == p.sizes[j] {
+	last := p.nleaves - 1
+	for base := 0; ; base += p.sizes[last] {
+		f(base, r)
+		j := last - 1
+		for j >= 0 && r[j]+1 == p.sizes[j] {
 			r[j] = 0
 			j--
+		}
+		if j < 0 {
+			return
 		}
 		r[j]++
 		run(r, p.code[p.start[j]:])
 	}
+}
+
+// each calls f at every point of the domain in flat order with the register
+// file there; f's results are p.outputs(r, ...). It is for enumeration.
+func (p *Program) each(f func(i int, r []int)) {
+	if p.nleaves == 0 {
+		f(0, slices.Clone(p.init))
+		return
+	}
+	last := p.nleaves - 1
+	inner := p.code[p.start[last]:]
+	p.rows(func(base int, r []int) {
+		for x := 0; x < p.sizes[last]; x++ {
+			if x > 0 {
+				r[last] = x
+				run(r, inner)
+			}
+			f(base+x, r)
+		}
+		r[last] = 0
+	})
 }
 
 // Tabulate compiles m and evaluates it at every point of its domain.

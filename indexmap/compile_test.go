@@ -14,6 +14,8 @@ func TestCompileAgreesWithEval(t *testing.T) {
 		"physical(x:256) -> physical(y:256) = (x ^ x / 16 % 8 * 2)",
 		"(a:3, b:1, c:4) -> (p:64, q:64) = ((a - 2) * (c + 1) % 7, -1 * b + a / 2 - c ^ 3)",
 		"() -> (k:1) = (0)",
+		"(a:3, c:4, b:1) -> (p:64, q:8) = (a * c + b, 3 - b + 2 * a) if a + b < 2 && c / 2 != b",
+		"(a:5, c:6) -> (p:64, q:64, s:64) = (a / 2 - c / 4, a % 3 + c % 4 - c / 2 * 2, 7 - c) if (c ^ a) != 3",
 		"(i:6) -> () = ()",
 	} {
 		t.Run(text, func(t *testing.T) {

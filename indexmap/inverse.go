@@ -34,10 +34,12 @@ func (m Map) Inverse() (Map, error) {
 	// inv.Values[y*width+i]: domain leaf i of the point that maps to codomain
 	// point y.
 	inv := Table{Width: dom.NumLeaves(), Values: make([]int, cod.Size()*dom.NumLeaves())}
+	img := make([]int, cod.NumLeaves())
 	prog.each(func(x int, r []int) {
+		prog.outputs(r, img)
 		y := 0
-		for j, reg := range prog.results {
-			y += r[reg] * cod.Leaf(j).Stride
+		for j, v := range img {
+			y += v * cod.Leaf(j).Stride
 		}
 		copy(inv.Values[y*inv.Width:], r[:inv.Width])
 	})
@@ -70,10 +72,11 @@ func (m Map) Inverse() (Map, error) {
 		out, back := make([]int, cod.NumLeaves()), make([]int, dom.NumLeaves())
 		involution := true
 		prog.each(func(x int, r []int) {
-			for j, reg := range prog.results {
-				out[j] = r[reg]
+			prog.outputs(r, out)
+			if _, err := cp.Eval(out, back); err != nil {
+				involution = false
+				return
 			}
-			cp.Eval(out, back)
 			if !slices.Equal(back, r[:dom.NumLeaves()]) {
 				involution = false
 			}

@@ -252,9 +252,8 @@ func (m Map) decideByEnumeration() (Properties, error) {
 		}
 		in := true
 		flat := 0
-		for j, reg := range prog.results {
-			v := r[reg]
-			vals[j] = v
+		prog.outputs(r, vals)
+		for j, v := range vals {
 			leaf := cod.Leaf(j)
 			if v < 0 || v >= leaf.Size {
 				in = false

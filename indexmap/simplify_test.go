@@ -172,6 +172,8 @@ func randomMap(rng *rand.Rand) string {
 
 // checkSimplifySound simplifies one random map and compares it with the
 // original at every point where the guard holds.
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 7)) }
+
 func checkSimplifySound(t *testing.T, seed1, seed2 uint64) {
 	rng := rand.New(rand.NewPCG(seed1, seed2))
 	text := randomMap(rng)

@@ -1,0 +1,66 @@
+package indexmap
+
+import "testing"
+
+func BenchmarkParseMMA(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(mmaA); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecideStride2p20 decides an affine map of 2^20 points by the
+// sorted-stride criterion.
+func BenchmarkDecideStride2p20(b *testing.B) {
+	m := MustParse("(i:1024, j:1024) -> (x:1048576) = (i + 1024 * j)")
+	b.ReportAllocs()
+	for b.Loop() {
+		if p, err := m.Decide(); err != nil || p.Method != ByStride {
+			b.Fatal(p, err)
+		}
+	}
+}
+
+// BenchmarkDecideEnumeration2p20 decides a swizzled map of 2^20 points by
+// enumeration.
+func BenchmarkDecideEnumeration2p20(b *testing.B) {
+	m := MustParse("(i:1024, j:1024) -> (x:1024, y:1024) = (i, j ^ i % 8 * 8)")
+	b.ReportAllocs()
+	for b.Loop() {
+		if p, err := m.Decide(); err != nil || p.Method != ByEnumeration || !p.DenseBijection {
+			b.Fatal(p, err)
+		}
+	}
+}
+
+// BenchmarkComposeEmit composes the CuTe documentation's example and emits it
+// as a layout (compose, simplify, separability and recognition).
+func BenchmarkComposeEmit(b *testing.B) {
+	a := MustParse("logical(m1:2, m0:6) -> physical(x:43) = (2 * m1 + 8 * m0)")
+	in := MustParse("logical(m1:3, m0:4) -> logical(x:12) = (m1 + 3 * m0)")
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Compose(a, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, forms := r.Emit(); forms[0] != AsLayout {
+			b.Fatal(forms)
+		}
+	}
+}
+
+func BenchmarkSimplifyRandom(b *testing.B) {
+	var maps []Map
+	for i := uint64(0); i < 100; i++ {
+		maps = append(maps, MustParse(randomMap(newRand(i))))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, m := range maps {
+			m.Simplify()
+		}
+	}
+}
