@@ -284,13 +284,21 @@ type Table struct {
 // At returns the image of domain point i.
 func (t Table) At(i int) []int { return t.Values[i*t.Width : (i+1)*t.Width] }
 
+// DefaultTableLimit is the table size (points × results) that Tabulate
+// allows when given no limit: 2^27 integers, 1 GiB.
+const DefaultTableLimit = 1 << 27
+
 // Tabulate evaluates p at every point of its domain, in flat order. It fails
-// when the table would hold more than maxEntries integers (0: no limit).
+// when the table would hold more than maxEntries integers (DefaultTableLimit
+// when maxEntries ≤ 0).
 func (p *Program) Tabulate(maxEntries int) (Table, error) {
 	sp := p.m.dom.Space
 	n := sp.Size()
 	w := len(p.results)
-	if maxEntries > 0 && (n > maxEntries || w > 0 && n > maxEntries/w) {
+	if maxEntries <= 0 {
+		maxEntries = DefaultTableLimit
+	}
+	if n > maxEntries || w > 0 && n > maxEntries/w {
 		return Table{}, fmt.Errorf("indexmap: table of %d points × %d results exceeds the limit of %d entries", n, w, maxEntries)
 	}
 	t := Table{Width: w, Values: make([]int, n*w)}

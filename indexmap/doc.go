@@ -59,19 +59,77 @@
 //     replication is declared with broadcast.
 //   - Simplification never changes a value where the guard holds.
 //
+// # Operations
+//
+// Compose(outer, inner) substitutes inner's results for outer's domain axes
+// (leafwise when the spaces have the same leaf sizes, through the flat index
+// otherwise) after checking kinds, sizes and that inner stays in its
+// codomain; the guard is the conjunction of both guards.
+//
+// Simplify rewrites expressions with an ordered table of named rules applied
+// bottom-up to a fixed point (RuleNames lists them; SimplifyTrace reports
+// which fired). Side conditions use the axes' ranges, narrowed by guard terms
+// that compare an axis with a constant:
+//
+//	fold-constant        c1 op c2 → c
+//	xor-zero             x ^ 0 → x
+//	xor-self             x ^ x → 0
+//	xor-disjoint-bits    x ^ y → x + y when 0 ≤ y < 2^s and x ≥ 0 is a multiple of 2^s
+//	div-one              x / 1 → x
+//	div-in-range         x / k → c when c·k ≤ x < (c+1)·k      ((4*x + y) / 4 → x when 0 ≤ y < 4,
+//	div-div              x / a / b → x / (a·b)                  with div-split-multiple)
+//	div-common-factor    (g·x) / (g·k) → x / k
+//	div-split-multiple   (k·q + r) / k → q + r / k
+//	div-of-mod           x % (a·b) / a → x / a % b
+//	mod-one              x % 1 → 0
+//	mod-in-range         x % k → x - c·k when c·k ≤ x < (c+1)·k
+//	mod-mod              x % a % b → x % b when b | a
+//	mod-common-factor    (g·x) % (g·k) → g·(x % k)
+//	mod-drop-multiple    (k·q + r) % k → r % k
+//	recombine-div-mod    c·k·(x / k) + c·(x % k) → c·x
+//	linear-normal-form   sums as constant + Σ coef·atom, like terms merged
+//
+// plus guard-always-true, which drops a guard term the domain's ranges prove.
+// Simplification never changes a value where the guard holds (fuzzed).
+//
+// Decide returns Properties (in range, injective, alias-free, surjective,
+// dense bijection) with a witness, by the sorted-stride criterion when the
+// map is affine and unguarded (seed 001 Lemma 1: sorted by stride, the
+// strides are the running products of the sizes) and by enumeration
+// otherwise.
+//
+// Emit writes each result as code generation should print it (seed 001 §4):
+// when the result minus its value at the origin is separable over the
+// domain's leaves and each part is a layout (cute.Recognize, Theorem 1), one
+// weighted sum of digits s·(x / w % m) plus the constant; else the simplified
+// composite. LayoutExpr does this for a list of values.
+//
+// Restrict fixes domain axes (seed 001 §5) and emits the slice: affine plus a
+// constant where possible, negative coefficients allowed ("3 - b").
+// Inverse inverts a dense bijection. FromCute and ToCute convert CuTe layouts
+// (fastest mode first) by reversing modes recursively; nested modes are
+// factor groups and stride-0 modes declared broadcasts.
+//
 // # API
 //
 //	Expressions: Expr (sealed: Var, Const, *Binary), V, C, NewBinary, Sum,
 //	  Difference, Product, XorOf, Quotient, Remainder, Equal, Vars, Eval,
-//	  Bounds, ParseExpr, MustParseExpr; Op (Xor, Add, Sub, Mul, Div, Mod)
+//	  Bounds, Interval, AffineOf, Affine, ParseExpr, MustParseExpr,
+//	  SimplifyExpr, SimplifyExprTrace, RuleNames; Op (Xor, Add, Sub, Mul, Div, Mod)
 //	Guards: Guard, Cmp, CmpOp, NewGuard, ParseGuard
 //	Maps: Kind, ParseKind, Side, Spec, New, MustNew, Parse, MustParse;
 //	  Map.Domain, Codomain, Results, Result, Guard, Broadcast, ResultBounds,
 //	  Spec, Equal, String, Eval, MarshalJSON, UnmarshalJSON
+//	Algebra: Compose, Map.Simplify, SimplifyTrace, Restrict, Inverse, Emit
+//	  (Form: AsSimplified, AsLayout), LayoutExpr, FromCute, ToCute
+//	Properties: Map.Decide → Properties (Method: ByStride, ByEnumeration),
+//	  IsInjective, IsSurjective, IsDenseBijection; KindError; ErrTooLarge,
+//	  EnumerationLimit
 //	Compiled evaluation: Map.Compile → *Program (Eval, Tabulate → Table),
-//	  Map.Tabulate. A Program shares common subexpressions and, when it
-//	  tabulates the domain in flat order, recomputes only the instructions
-//	  that depend on the coordinates that changed.
+//	  Map.Tabulate, DefaultTableLimit. A Program shares common
+//	  subexpressions, recomputes per point only what depends on changed
+//	  coordinates, and evaluates the fastest leaf's instructions a row at a
+//	  time; affine results are evaluated incrementally.
 //
 // Errors: syntax errors are *SyntaxError with a byte offset; other errors
 // name the result, guard term or axis at fault.
