@@ -53,6 +53,34 @@ func (s Status) String() string {
 	return fmt.Sprintf("Status(%d)", int(s))
 }
 
+// ParseStatus is the inverse of Status.String.
+func ParseStatus(s string) (Status, error) {
+	for st, name := range statusNames {
+		if name == s {
+			return Status(st), nil
+		}
+	}
+	return 0, fmt.Errorf("highs: unknown status %q", s)
+}
+
+// MarshalText writes the status as its String.
+func (s Status) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(statusNames) {
+		return nil, fmt.Errorf("highs: cannot marshal %v", s)
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads a status written by MarshalText.
+func (s *Status) UnmarshalText(text []byte) error {
+	st, err := ParseStatus(string(text))
+	if err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
+
 // HasSolution reports whether a result with this status carries a feasible
 // solution.
 func (s Status) HasSolution() bool { return s >= Optimal && s <= InterruptedFeasible }
