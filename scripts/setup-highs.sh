@@ -44,16 +44,25 @@ if [[ -f "$record" && -f "$dir/$(cat "$record")" ]]; then
 	exit 0
 fi
 
+hint="or set CKL_HIGHS_LIBRARY to a libhighs.so of HiGHS 1.10 or newer (1.15.x is what cklplan tests)"
 if ! command -v python3 >/dev/null 2>&1; then
-	say "python3 is needed to install the highsbox wheel; install python3 (with pip), or set CKL_HIGHS_LIBRARY to a libhighs.so"
+	say "python3 is needed to install the highsbox wheel: install python3 with pip, $hint"
+	exit 1
+fi
+if ! python3 -m pip --version >/dev/null 2>&1; then
+	say "python3 has no pip (python3 -m pip fails): install pip (e.g. python3-pip), $hint"
 	exit 1
 fi
 
 say "installing highsbox==$HIGHSBOX_VERSION from PyPI into $dir/$target"
 mkdir -p "$dir"
 rm -rf "${dir:?}/$target.tmp"
-PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps \
-	--target "$dir/$target.tmp" "highsbox==$HIGHSBOX_VERSION"
+if ! PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+	--target "$dir/$target.tmp" "highsbox==$HIGHSBOX_VERSION"; then
+	rm -rf "${dir:?}/$target.tmp"
+	say "pip could not install highsbox==$HIGHSBOX_VERSION (is PyPI reachable?): retry, $hint"
+	exit 1
+fi
 rm -rf "${dir:?}/$target"
 mv "$dir/$target.tmp" "$dir/$target"
 if [[ ! -f "$dir/$rel" ]]; then
