@@ -257,12 +257,22 @@ func (l Layout) point(c []int) string {
 	return b.String()
 }
 
-// physical returns the unswizzled offset's swizzled address in units.
-func (l Layout) physical(off int) int {
-	if sw, ok := l.Swizzle(); ok {
-		return int(sw.Apply(int64(off)))
+// offsetAt is the unswizzled offset of tile point c, in units: from the
+// strides when the map is affine (cheaper than the expression tree).
+func (l *Layout) offsetAt(c []int) int {
+	if l.isAffine {
+		return l.aff.eval(c)
 	}
-	return off
+	return l.eval(c)
+}
+
+// bitPos is the bit position of tile point c from the base.
+func (l *Layout) bitPos(c []int) int {
+	off := l.offsetAt(c)
+	if l.swizzle.B != 0 {
+		off = int(l.swizzle.Apply(int64(off)))
+	}
+	return off * l.unitBits()
 }
 
 // BitOffset returns the position of the element at tile point c, in bits
@@ -271,7 +281,7 @@ func (l Layout) BitOffset(c []int) (int, error) {
 	if _, err := l.tile.Flat(c); err != nil {
 		return 0, fmt.Errorf("storage: %s", strings.TrimPrefix(err.Error(), "indexspace: "))
 	}
-	return l.physical(l.eval(c)) * l.unitBits(), nil
+	return l.bitPos(c), nil
 }
 
 // An AliasError reports two tile elements that overlap in memory and do not
@@ -315,7 +325,7 @@ func (l *Layout) checkAddresses(enumerate bool) error {
 	base := make([]int, len(l.leaves))
 	for flat := range l.tile.Size() {
 		_ = l.tile.CoordInto(c, flat)
-		off := l.eval(c)
+		off := l.offsetAt(c)
 		if err := checkOne(c, off); err != nil {
 			return err
 		}
@@ -328,7 +338,7 @@ func (l *Layout) checkAddresses(enumerate bool) error {
 			}
 		}
 		if onBroadcast {
-			if b := l.eval(base); b != off {
+			if b := l.offsetAt(base); b != off {
 				return fmt.Errorf("storage: broadcast element %s at offset %d differs from %s at offset %d: the address must not depend on a broadcast axis", l.point(c), off, l.point(base), b)
 			}
 			continue

@@ -240,7 +240,7 @@ func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
 		if why := l.laneRunLimit(c, leaf, v); why != "" {
 			return Wavefronts{}, fmt.Errorf("storage: lane %d: %s", lane, why)
 		}
-		lanes = append(lanes, LaneAddress{Lane: lane, Byte: int64(l.physical(l.eval(c)) * l.unitBits() / 8)})
+		lanes = append(lanes, LaneAddress{Lane: lane, Byte: int64(l.bitPos(c) / 8)})
 	}
 	// Moving every address by a multiple of 4 bytes renames the banks and
 	// changes no count, so only the base's residue modulo 4 matters.
@@ -267,7 +267,7 @@ func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
 func (l Layout) laneRunLimit(c []int, leaf, v int) string {
 	ebits := l.element.Bits()
 	width := v * ebits
-	start := l.physical(l.eval(c)) * l.unitBits()
+	start := l.bitPos(c)
 	if start%width != 0 {
 		return fmt.Sprintf("element %s at %s is not aligned to %d bits", l.point(c), l.bitText(start), width)
 	}
@@ -275,7 +275,7 @@ func (l Layout) laneRunLimit(c []int, leaf, v int) string {
 	defer func() { c[leaf] = c0 }()
 	for j := 1; j < v; j++ {
 		c[leaf] = c0 + j
-		if pos := l.physical(l.eval(c)) * l.unitBits(); pos != start+j*ebits {
+		if pos := l.bitPos(c); pos != start+j*ebits {
 			return fmt.Sprintf("element %s at %s does not follow the run from %s at %s", l.point(c), l.bitText(pos), l.pointAt(c, leaf, c0), l.bitText(start))
 		}
 	}
