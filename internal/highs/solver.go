@@ -196,9 +196,11 @@ func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, erro
 	if c.clearModel(h) == cStatusError {
 		return nil, errors.New("highs: Highs_clearModel failed")
 	}
-	// HiGHS sizes the scheduler of the thread that runs it once, at the
-	// first run, and refuses a later run asking for another size; this
-	// thread serves only this instance, so resizing it touches no one else.
+	// HiGHS sizes the task scheduler of the thread that runs it once, at the
+	// first run, and refuses a later run asking for another size. The
+	// scheduler belongs to the calling thread (HiGHS 1.15 keeps its handle
+	// thread_local: parallel/HighsTaskExecutor.h), and this thread serves
+	// only this instance, so resizing it touches no other solve.
 	if threads := opt.threadCount(); s.inst.threads != threads {
 		if s.inst.threads != 0 {
 			c.resetGlobalScheduler(1)
