@@ -10,12 +10,13 @@ import (
 
 // WGMMAWidths are the N of the wgmma.m64nNk16 accumulators the program checks
 // (built only with -DCKL_WGMMA for sm_90a).
-var WGMMAWidths = []int{8, 64, 256}
+var WGMMAWidths = []int{8, 16, 24, 64, 128, 256}
 
 // A table is one distribution's tabulation, named for C++.
 type table struct {
 	ident string
 	d     *distribution.Distribution
+	wgmma bool // only in the sm_90a build
 }
 
 // CTA64 returns the distributions of the 4-warp 64×64 CTA tile that the
@@ -54,7 +55,7 @@ func LdmatrixRowStart(lane int) int { return (lane%16)*16 + (lane/16)*8 }
 func Generate() ([]byte, error) {
 	var tabs []table
 	add := func(ident string, d *distribution.Distribution) {
-		tabs = append(tabs, table{ident, d})
+		tabs = append(tabs, table{ident: ident, d: d})
 	}
 	for _, n := range []struct{ ident, name string }{
 		{"mma_a_f16", "mma.m16n8k16.a.f16"},
@@ -101,13 +102,28 @@ func Generate() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		add(fmt.Sprintf("wgmma_m64n%dk16_c_f32", n), d)
+		tabs = append(tabs, table{ident: fmt.Sprintf("wgmma_m64n%dk16_c_f32", n), d: d, wgmma: true})
+	}
+	// Negative controls: valid distributions that are wrong for their
+	// instruction. The check must catch each of them.
+	for _, w := range wrongAtoms() {
+		d, err := distribution.New(w.spec)
+		if err != nil {
+			return nil, fmt.Errorf("hardware: negative control %s: %v", w.ident, err)
+		}
+		tabs = append(tabs, table{ident: w.ident, d: d, wgmma: w.wgmma})
 	}
 
 	var b bytes.Buffer
 	b.WriteString(header)
 	for _, t := range tabs {
+		if t.wgmma {
+			b.WriteString("#ifdef CKL_WGMMA\n")
+		}
 		writeTable(&b, t)
+		if t.wgmma {
+			b.WriteString("#endif\n")
+		}
 	}
 	b.WriteString("// The ldmatrix.x4 addressing: lane t supplies the row starting at this flat index.\n")
 	b.WriteString("static const int32_t kLdmatrixRowStart[32] = {")
@@ -139,7 +155,19 @@ func Generate() ([]byte, error) {
 	for _, n := range WGMMAWidths {
 		fmt.Fprintf(&b, "  failed += !check_wgmma<%d>(T_wgmma_m64n%dk16_c_f32, \"wgmma.m64n%dk16.c.f32\", rng);\n", n, n, n)
 	}
-	b.WriteString("#endif\n  std::printf(\"%s: %d check(s) failed\\n\", failed ? \"FAIL\" : \"ALL PASS\", failed);\n  return failed ? 1 : 0;\n}\n")
+	b.WriteString("#endif\n")
+	b.WriteString(`  // Negative controls: each wrong distribution must be caught.
+  negative = true;
+  failed += !check_mma_f32("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", false, T_wrong_a_halves, T_mma_b_f16, T_mma_c_f32, "wrong.a.halves", "mma.m16n8k16.b.f16", "mma.m16n8k16.c.f32", rng);
+  failed += !check_mma_f32("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", false, T_mma_a_f16, T_wrong_b_k_order, T_mma_c_f32, "mma.m16n8k16.a.f16", "wrong.b.k_order", "mma.m16n8k16.c.f32", rng);
+  failed += !check_mma_f32("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", false, T_mma_a_f16, T_mma_b_f16, T_wrong_c_transposed_values, "mma.m16n8k16.a.f16", "mma.m16n8k16.b.f16", "wrong.c.transposed_values", rng);
+  failed += !check_ldmatrix("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", true, T_ldmatrix_x4, "ldmatrix.x4 (the non-transposed atom)", rng);
+#ifdef CKL_WGMMA
+  failed += !check_wgmma<64>(T_wrong_wgmma_m64n64k16_warps_reversed, "wrong.wgmma.m64n64k16.warps_reversed", rng);
+#endif
+  negative = false;
+`)
+	b.WriteString("  std::printf(\"%s: %d check(s) failed\\n\", failed ? \"FAIL\" : \"ALL PASS\", failed);\n  return failed ? 1 : 0;\n}\n")
 	return b.Bytes(), nil
 }
 
@@ -194,4 +222,44 @@ func writeWGMMA(b *bytes.Buffer, n int) {
 		fmt.Fprintf(b, "\"+f\"(d[%d])", i)
 	}
 	b.WriteString("\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n}\n")
+}
+
+// A wrongAtom is a negative control: a valid distribution that is not the
+// instruction's.
+type wrongAtom struct {
+	ident string
+	spec  distribution.Spec
+	wgmma bool
+}
+
+func wrongAtoms() []wrongAtom {
+	lane := []distribution.ExecutorAxis{{Name: "lane", Size: 32, Level: distribution.LevelLane}}
+	return []wrongAtom{
+		{ident: "wrong_a_halves", spec: distribution.Spec{
+			// a2,a3 and a4,a5 exchanged: the row half and the column half swapped.
+			Name: "wrong.a.halves", Executors: lane, Locals: []distribution.Axis{{Name: "v", Size: 8}},
+			Tile:      []distribution.Axis{{Name: "m", Size: 16}, {Name: "k", Size: 16}},
+			Ownership: []string{"lane / 4 + 8 * (v / 4)", "lane % 4 * 2 + v % 2 + 8 * (v / 2 % 2)"},
+		}},
+		{ident: "wrong_b_k_order", spec: distribution.Spec{
+			// b0…b3 as four consecutive rows of k.
+			Name: "wrong.b.k_order", Executors: lane, Locals: []distribution.Axis{{Name: "v", Size: 4}},
+			Tile:      []distribution.Axis{{Name: "k", Size: 16}, {Name: "n", Size: 8}},
+			Ownership: []string{"lane % 4 * 4 + v", "lane / 4"},
+		}},
+		{ident: "wrong_c_transposed_values", spec: distribution.Spec{
+			// c1 and c2 exchanged: the values walk down before across.
+			Name: "wrong.c.transposed_values", Executors: lane, Locals: []distribution.Axis{{Name: "v", Size: 4}},
+			Tile:      []distribution.Axis{{Name: "m", Size: 16}, {Name: "n", Size: 8}},
+			Ownership: []string{"lane / 4 + 8 * (v % 2)", "lane % 4 * 2 + v / 2"},
+		}},
+		{ident: "wrong_wgmma_m64n64k16_warps_reversed", wgmma: true, spec: distribution.Spec{
+			// Warp w holding rows 16*(3-w)….
+			Name:      "wrong.wgmma.m64n64k16.warps_reversed",
+			Executors: []distribution.ExecutorAxis{{Name: "warp", Size: 4, Level: distribution.LevelWarp}, lane[0]},
+			Locals:    []distribution.Axis{{Name: "v", Size: 32}},
+			Tile:      []distribution.Axis{{Name: "m", Size: 64}, {Name: "n", Size: 64}},
+			Ownership: []string{"16 * (3 - warp) + lane / 4 + 8 * (v / 2 % 2)", "8 * (v / 4) + lane % 4 * 2 + v % 2"},
+		}},
+	}
 }
