@@ -39,9 +39,13 @@
 // # Shared-memory bank model
 //
 // CountWavefronts and Layout.Wavefronts cost one warp-wide shared-memory
-// access by this model (NVIDIA CUDA C++ Programming Guide, "Shared Memory"
-// under compute capability 5.x and later; the phase split for 64- and 128-bit
-// accesses is the one Nsight Compute reports as shared-memory wavefronts):
+// access by the following model. Sources: the banks, their 4-byte words and
+// the broadcast of a shared word are those of the CUDA C++ Programming Guide
+// ("Shared Memory" under compute capability 5.x, unchanged through 9.0); the
+// split of 8- and 16-byte accesses into half- and quarter-warp phases is not
+// stated there and is taken from this project's issue 4, matching the
+// wavefront counts Nsight Compute is commonly reported to show for 64- and
+// 128-bit shared loads. It is a model, not a measurement:
 //
 //   - shared memory has 32 banks of 4-byte words; word w = byte/4 lies in
 //     bank w % 32;
