@@ -41,7 +41,7 @@
 // CountWavefronts and Layout.Wavefronts cost one warp-wide shared-memory
 // access by the following model. Sources: the banks, their 4-byte words and
 // the broadcast of a shared word are those of the CUDA C++ Programming Guide
-// ("Shared Memory" under compute capability 5.x, unchanged through 9.0); the
+// ("Shared Memory" under compute capability 5.x; assumed here for sm_90); the
 // split of 8- and 16-byte accesses into half- and quarter-warp phases is not
 // stated there and is taken from this project's issue 4, matching the
 // wavefront counts Nsight Compute is commonly reported to show for 64- and
