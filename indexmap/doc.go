@@ -76,8 +76,8 @@
 //	xor-self             x ^ x → 0
 //	xor-disjoint-bits    x ^ y → x + y when 0 ≤ y < 2^s and x ≥ 0 is a multiple of 2^s
 //	div-one              x / 1 → x
-//	div-in-range         x / k → c when c·k ≤ x < (c+1)·k      ((4*x + y) / 4 → x when 0 ≤ y < 4,
-//	div-div              x / a / b → x / (a·b)                  with div-split-multiple)
+//	div-in-range         x / k → c when c·k ≤ x < (c+1)·k
+//	div-div              x / a / b → x / (a·b)
 //	div-common-factor    (g·x) / (g·k) → x / k
 //	div-split-multiple   (k·q + r) / k → q + r / k
 //	div-of-mod           x % (a·b) / a → x / a % b
@@ -90,6 +90,8 @@
 //	linear-normal-form   sums as constant + Σ coef·atom, like terms merged
 //
 // plus guard-always-true, which drops a guard term the domain's ranges prove.
+// For example (4*x + y) / 4 becomes x + y / 4 by div-split-multiple and then
+// x by div-in-range when 0 ≤ y < 4.
 // Simplification never changes a value where the guard holds (fuzzed).
 //
 // Decide returns Properties (in range, injective, alias-free, surjective,
