@@ -220,11 +220,14 @@ func (l Layout) Footprint() int {
 }
 
 // Address is the address map with the swizzle applied: tile point →
-// swizzle(offset) in Unit. Without a swizzle it is Offset.
-func (l Layout) Address() indexmap.Map {
+// swizzle(offset) in Unit, into the offset space rounded up to whole swizzle
+// periods. Without a swizzle it is Offset. It fails only where indexmap
+// cannot build or check the composed map (a tile too large to enumerate, or
+// offsets near the 2^61 bound of index expressions).
+func (l Layout) Address() (indexmap.Map, error) {
 	sw, ok := l.Swizzle()
 	if !ok {
-		return l.offset
+		return l.offset, nil
 	}
 	spec := l.offset.Spec()
 	spec.Results[0] = sw.expr(spec.Results[0])
@@ -233,14 +236,14 @@ func (l Layout) Address() indexmap.Map {
 	size := (cod.Size + p - 1) / p * p
 	sp, err := indexspace.New(spec.Codomain.Space.Name(), indexspace.Leaf(cod.Name, size))
 	if err != nil {
-		panic(fmt.Sprintf("storage: the swizzled codomain of a valid layout: %v", err))
+		return indexmap.Map{}, fmt.Errorf("storage: the swizzled address space: %s", strings.TrimPrefix(err.Error(), "indexspace: "))
 	}
 	spec.Codomain.Space = sp
 	m, err := indexmap.New(spec)
 	if err != nil {
-		panic(fmt.Sprintf("storage: the swizzled address map of a valid layout: %v", err))
+		return indexmap.Map{}, fmt.Errorf("storage: the swizzled address map: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
 	}
-	return m
+	return m, nil
 }
 
 // point formats a tile point as "(m=1, k=2)".

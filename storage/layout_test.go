@@ -385,7 +385,10 @@ func TestBitOffset(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := MustParse(tt.layout)
-			addr := l.Address()
+			addr, err := l.Address()
+			if err != nil {
+				t.Fatal(err)
+			}
 			tile := l.Tile()
 			for flat := range tile.Size() {
 				c, _ := tile.Coord(flat)

@@ -189,6 +189,7 @@ func FuzzParse(f *testing.F) {
 		}
 		// The queries must not panic on any valid layout.
 		_, _ = l.Vector("")
+		_, _ = l.Address()
 		if l.Memory() == Shared && l.Tile().NumLeaves() > 0 {
 			_, _ = l.Wavefronts(Access{Lanes: [][]int{make([]int, l.Tile().NumLeaves())}})
 		}

@@ -89,4 +89,8 @@ func TestVectorLargeTile(t *testing.T) {
 	if _, err := sw.Vector(""); err == nil {
 		t.Error("Vector on a swizzled 16M-element tile: no error")
 	}
+	// Composing the swizzle into the map must fail or succeed, not panic.
+	if m, err := sw.Address(); err == nil && m.Domain().Space.Size() != tile.Size() {
+		t.Errorf("Address() domain %v", m.Domain())
+	}
 }
