@@ -99,6 +99,7 @@ type cfuncs struct {
 	setCallback        func(h uintptr, cb uintptr, userData uintptr) highsInt
 	startCallback      func(h uintptr, callbackType highsInt) highsInt
 	zeroAllClocks      func(h uintptr) highsInt
+	getIis             func(h uintptr, numCol, numRow, colIndex, rowIndex, colBound, rowBound, colStatus, rowStatus *highsInt) highsInt
 	// resetGlobalScheduler shuts down the task scheduler of the calling
 	// thread (HiGHS keeps one per thread, sized by the first run's threads).
 	resetGlobalScheduler func(blocking highsInt)
@@ -149,6 +150,7 @@ func (f *cfuncs) solverSymbols() []symbol {
 		{"Highs_setCallback", &f.setCallback},
 		{"Highs_startCallback", &f.startCallback},
 		{"Highs_zeroAllClocks", &f.zeroAllClocks},
+		{"Highs_getIis", &f.getIis},
 		{"Highs_resetGlobalScheduler", &f.resetGlobalScheduler},
 	}
 }

@@ -12,7 +12,9 @@
 // TimeLimitFeasible, InterruptedFeasible (these carry a solution), Infeasible,
 // Unbounded, UnboundedOrInfeasible, TimeLimitNoSolution,
 // InterruptedNoSolution, SolverError. A Result also carries the objective, the
-// MIP dual bound and gap, the node count and HiGHS's run time.
+// MIP dual bound and gap, the node count and HiGHS's run time. For an
+// infeasible model, Solver.Conflict names an irreducible infeasible subset of
+// the LP relaxation's rows and column bounds (HiGHS's IIS), to explain it.
 //
 // # Use
 //

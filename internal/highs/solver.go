@@ -190,11 +190,12 @@ func ptr[T any](s []T) *T {
 	return &s[0]
 }
 
-// run does one solve; it is called on the instance's thread.
-func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, error) {
+// load replaces the instance's model and options; it is called on the
+// instance's thread.
+func (s *Solver) load(h uintptr, m *Model, in *input, opt Options) error {
 	c := &s.lib.c
 	if c.clearModel(h) == cStatusError {
-		return nil, errors.New("highs: Highs_clearModel failed")
+		return errors.New("highs: Highs_clearModel failed")
 	}
 	// HiGHS sizes the task scheduler of the thread that runs it once, at the
 	// first run, and refuses a later run asking for another size. The
@@ -208,7 +209,7 @@ func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, erro
 		s.inst.threads = threads
 	}
 	if err := setOptions(c, h, opt); err != nil {
-		return nil, err
+		return err
 	}
 	sense := highsInt(cObjSenseMinimize)
 	if m.Maximize {
@@ -220,12 +221,21 @@ func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, erro
 		ptr(in.aStart), ptr(in.aIndex), ptr(in.aValue), ptr(in.integrality))
 	runtime.KeepAlive(in)
 	if st == cStatusError {
-		return nil, errors.New("highs: HiGHS refused the model (Highs_passMip failed)")
+		return errors.New("highs: HiGHS refused the model (Highs_passMip failed)")
 	}
 	for _, t := range []highsInt{cCallbackSimplexInterrupt, cCallbackIpmInterrupt, cCallbackMipInterrupt} {
 		if c.startCallback(h, t) == cStatusError {
-			return nil, fmt.Errorf("highs: Highs_startCallback(%d) failed", t)
+			return fmt.Errorf("highs: Highs_startCallback(%d) failed", t)
 		}
+	}
+	return nil
+}
+
+// run does one solve; it is called on the instance's thread.
+func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, error) {
+	c := &s.lib.c
+	if err := s.load(h, m, in, opt); err != nil {
+		return nil, err
 	}
 	c.zeroAllClocks(h)
 	// A run status of error goes with a model status that says which error;
