@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
 )
@@ -177,4 +178,25 @@ func SwizzledRowMajor(tile indexspace.Space, sw Swizzle, cfg Config) (Layout, er
 	cfg.Unit = Bytes
 	cfg.Swizzle = sw
 	return RowMajor(tile, 0, cfg)
+}
+
+// FromCuTe returns the layout of the CuTe layout cl (strides in elements)
+// over the tile: cl's flattened modes, listed fastest first in CuTe's
+// order, are the tile's leaves in reverse (DESIGN.md §3), so (64,8):(1,64)
+// stores tile (m:8, k:64) row-major. Each flattened shape entry must equal
+// the size of its leaf. CuTe's stride-0 modes are broadcasts; their leaves
+// must be declared in cfg.Broadcast.
+func FromCuTe(tile indexspace.Space, cl cute.Layout, cfg Config) (Layout, error) {
+	shape, stride := cl.FlatShape(), cl.FlatStride()
+	leaves := tile.Leaves()
+	if len(shape) != len(leaves) {
+		return Layout{}, fmt.Errorf("storage: CuTe layout %v has %d flattened modes, the tile %v %d leaves", cl, len(shape), tile, len(leaves))
+	}
+	for j, n := range shape {
+		leaf := leaves[len(leaves)-1-j]
+		if n != leaf.Size {
+			return Layout{}, fmt.Errorf("storage: CuTe layout %v: mode %d has size %d, but its leaf %s (the tile's leaves reversed) has size %d", cl, j, n, leaf.Name, leaf.Size)
+		}
+	}
+	return CuTeStrides(tile, stride, cfg)
 }

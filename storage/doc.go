@@ -91,8 +91,9 @@
 //
 //	Layouts:      New(offset, Config), Parse, MustParse; constructors Strided,
 //	              RowMajor, ColMajor (with padding), CuTeStrides (CuTe's mode
-//	              order), SwizzledRowMajor with Swizzle32B/64B/128B
-//	Layout:       Tile, Offset, Address (swizzle applied), Memory, Element,
+//	              order), FromCuTe (a cute.Layout), SwizzledRowMajor with
+//	              Swizzle32B/64B/128B
+//	Layout:       Tile, Offset, Address (swizzle composed in), Memory, Element,
 //	              Unit, BaseAlign, Swizzle, Broadcast, Footprint, BitOffset,
 //	              Vector, Wavefronts, Equal, String, MarshalJSON, UnmarshalJSON
 //	Accesses:     Access (per-lane tile points, vector, axis), AccessOf (from a

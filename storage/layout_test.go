@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
 )
@@ -456,6 +457,11 @@ func TestConstructors(t *testing.T) {
 			"shared f16 elements align 16: logical tile(m:8, k:64) -> physical(addr:512) = (m * 64 + k)"},
 		{"CuTe (64,8):(8,1)", func() (Layout, error) { return CuTeStrides(tile, []int{8, 1}, shared) },
 			"shared f16 elements align 16: logical tile(m:8, k:64) -> physical(addr:512) = (m + k * 8)"},
+		{"CuTe text (64,8):(1,64)", func() (Layout, error) { return FromCuTe(tile, cute.MustParse("(64,8):(1,64)"), shared) },
+			"shared f16 elements align 16: logical tile(m:8, k:64) -> physical(addr:512) = (m * 64 + k)"},
+		{"CuTe nested ((8,8),8):((1,64),8)", func() (Layout, error) {
+			return FromCuTe(indexspace.MustParse("tile(m:8, k:(k1:8, k0:8))"), cute.MustParse("((8,8),8):((1,64),8)"), shared)
+		}, "shared f16 elements align 16: logical tile(m:8, k:(k1:8, k0:8)) -> physical(addr:512) = (m * 8 + k1 * 64 + k0)"},
 		{"128-byte swizzle", func() (Layout, error) {
 			return SwizzledRowMajor(tile, Swizzle128B, Config{Memory: Shared, Element: BF16})
 		},
@@ -487,6 +493,12 @@ func TestConstructors(t *testing.T) {
 		err   string
 	}{
 		{"stride count", func() (Layout, error) { return Strided(tile, []int{1}, shared) }, "1 strides for the 2 leaves"},
+		{"CuTe rank", func() (Layout, error) { return FromCuTe(tile, cute.MustParse("(64,8,2):(1,64,512)"), shared) },
+			"CuTe layout (64,8,2):(1,64,512) has 3 flattened modes, the tile tile(m:8, k:64) 2 leaves"},
+		{"CuTe sizes", func() (Layout, error) { return FromCuTe(tile, cute.MustParse("(8,64):(64,1)"), shared) },
+			"CuTe layout (8,64):(64,1): mode 0 has size 8, but its leaf k (the tile's leaves reversed) has size 64"},
+		{"CuTe broadcast undeclared", func() (Layout, error) { return FromCuTe(tile, cute.MustParse("(64,8):(1,0)"), shared) },
+			"elements (m=0, k=0) and (m=1, k=0) overlap || axis m does not affect the image"},
 		{"negative pad", func() (Layout, error) { return RowMajor(tile, -1, shared) }, "padding -1"},
 		{"unknown broadcast", func() (Layout, error) {
 			return RowMajor(tile, 0, Config{Memory: Shared, Element: F32, Broadcast: []string{"z"}})
