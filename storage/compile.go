@@ -90,69 +90,14 @@ type affine struct {
 	strides  []int
 }
 
-// affineOf returns e as an affine function of the leaves of space, or false
-// when e is not syntactically affine (it has /, %, ^ or a product of two
-// non-constant terms). Coefficients are exact: Map bounds its expressions so
-// that they cannot overflow over the domain.
+// affineOf returns e as an affine function of the leaves of space
+// (indexmap.AffineOf), or false when e is not syntactically affine.
 func affineOf(e indexmap.Expr, space indexspace.Space) (affine, bool) {
-	n := space.NumLeaves()
-	switch e := e.(type) {
-	case indexmap.Var:
-		r, ok := space.Lookup(e.Name())
-		if !ok {
-			return affine{}, false
-		}
-		a := affine{strides: make([]int, n)}
-		for i := r.First; i < r.Last; i++ {
-			a.strides[i] = r.LeafWeight(space, i)
-		}
-		return a, true
-	case indexmap.Const:
-		return affine{constant: e.Value(), strides: make([]int, n)}, true
-	case *indexmap.Binary:
-		x, okx := affineOf(e.X(), space)
-		y, oky := affineOf(e.Y(), space)
-		if !okx || !oky {
-			return affine{}, false
-		}
-		switch e.Op() {
-		case indexmap.Add, indexmap.Sub:
-			sign := 1
-			if e.Op() == indexmap.Sub {
-				sign = -1
-			}
-			x.constant += sign * y.constant
-			for i := range x.strides {
-				x.strides[i] += sign * y.strides[i]
-			}
-			return x, true
-		case indexmap.Mul:
-			switch {
-			case y.isConstant():
-				return x.scale(y.constant), true
-			case x.isConstant():
-				return y.scale(x.constant), true
-			}
-		}
+	a, ok := indexmap.AffineOf(e, space)
+	if !ok {
+		return affine{}, false
 	}
-	return affine{}, false
-}
-
-func (a affine) isConstant() bool {
-	for _, s := range a.strides {
-		if s != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (a affine) scale(k int) affine {
-	out := affine{constant: a.constant * k, strides: make([]int, len(a.strides))}
-	for i, s := range a.strides {
-		out.strides[i] = s * k
-	}
-	return out
+	return affine{constant: a.Const, strides: a.Coef}, true
 }
 
 func (a affine) eval(c []int) int {
