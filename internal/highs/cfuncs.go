@@ -150,9 +150,14 @@ func (f *cfuncs) solverSymbols() []symbol {
 		{"Highs_setCallback", &f.setCallback},
 		{"Highs_startCallback", &f.startCallback},
 		{"Highs_zeroAllClocks", &f.zeroAllClocks},
-		{"Highs_getIis", &f.getIis},
 		{"Highs_resetGlobalScheduler", &f.resetGlobalScheduler},
 	}
+}
+
+// iisSymbols are the functions of Solver.Conflict, bound only for HiGHS 1.15
+// or newer (see iisVersion).
+func (f *cfuncs) iisSymbols() []symbol {
+	return []symbol{{"Highs_getIis", &f.getIis}}
 }
 
 // bind resolves symbols of the library. A missing symbol is an error naming

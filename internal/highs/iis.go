@@ -60,13 +60,21 @@ const (
 // kIisStrategyIrreducible).
 const iisStrategyLP = 2 | 4
 
+// iisVersion is the oldest HiGHS whose Highs_getIis this binding calls: it is
+// written against 1.15's signature and not checked against older releases.
+var iisVersion = Version{1, 15, 0}
+
 // ErrNoConflict is returned by Conflict when the model's LP relaxation is
 // feasible: nothing but integrality (if anything) makes the model infeasible.
 var ErrNoConflict = errors.New("highs: no infeasible subset found")
 
 // Conflict computes an irreducible infeasible subset of m's rows and column
-// bounds, to explain an Infeasible result. opt's time limit bounds the search.
+// bounds, to explain an Infeasible result; it needs HiGHS 1.15 or newer. opt's
+// time limit bounds the search.
 func (s *Solver) Conflict(ctx context.Context, m *Model, opt Options) (*Conflict, error) {
+	if s.lib.iisErr != nil {
+		return nil, s.lib.iisErr
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}

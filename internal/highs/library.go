@@ -128,6 +128,7 @@ type Library struct {
 	path     string
 	version  Version
 	infinity float64
+	iisErr   error // why Solver.Conflict is unavailable; nil when it is
 	steps    []Step
 	c        cfuncs
 }
@@ -403,6 +404,11 @@ func (l *Library) init(handle uintptr) error {
 	}
 	if err := bind(handle, l.c.solverSymbols()); err != nil {
 		return fmt.Errorf("HiGHS %s: %v", l.version, err)
+	}
+	if !l.version.Less(iisVersion) {
+		l.iisErr = bind(handle, l.c.iisSymbols())
+	} else {
+		l.iisErr = fmt.Errorf("HiGHS %s: conflicts (IIS) need HiGHS %s or newer", l.version, iisVersion)
 	}
 	// HighsInt's size and infinity are properties of an instance; ask a
 	// throwaway one, on its own locked thread like every instance.
