@@ -1,10 +1,3 @@
-// Package highstest loads HiGHS for tests of the packages that solve.
-//
-// No test skips for want of HiGHS: Library fails the test, with the search
-// steps and the install command. With CKL_REQUIRE_HIGHS=1 (set by the project's
-// test command, scripts/test.sh) it also fails unless the library is the
-// release the project pins (1.15.x), so that CI never passes on a stray system
-// HiGHS.
 package highstest
 
 import (
