@@ -56,7 +56,11 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	fmt.Fprintf(stdout, "HiGHS library: %s\n", lib.Path())
-	fmt.Fprintf(stdout, "HiGHS version: %s\n", lib.Version())
+	if v := lib.Version(); v.Major == 1 && v.Minor == 15 {
+		fmt.Fprintf(stdout, "HiGHS version: %s\n", v)
+	} else {
+		fmt.Fprintf(stdout, "HiGHS version: %s (accepted; cklplan is tested with 1.15.x)\n", v)
+	}
 	fmt.Fprintf(stdout, "HighsInt: %d bytes, as the binding assumes\n", lib.SizeofHighsInt())
 
 	k := doctorCheck
@@ -70,7 +74,7 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "check MILP: 0/1 knapsack of %d items; optimum %g by enumerating %d choices\n",
 		len(k.value), want, choices)
-	fmt.Fprintf(stdout, "HiGHS: %s, objective %g, dual bound %g, %d nodes\n", res.Status, res.Objective, res.DualBound, res.Nodes)
+	fmt.Fprintf(stdout, "HiGHS: %s, objective %g, dual bound %g, nodes %d\n", res.Status, res.Objective, res.DualBound, res.Nodes)
 	if res.Status != highs.Optimal || math.Abs(res.Objective-want) > 1e-6*math.Max(1, want) {
 		fmt.Fprintf(stderr, "cklplan doctor: HiGHS returned %s with objective %g; the optimum is %g\n",
 			res.Status, res.Objective, want)
