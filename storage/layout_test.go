@@ -516,3 +516,72 @@ func TestConstructors(t *testing.T) {
 		})
 	}
 }
+
+// TestColumnAccessByPitch checks Layout.Wavefronts against the closed form
+// for a warp reading down a column of a row-major tile whose row pitch is p
+// elements: with w-byte accesses the rows lie p·E/w accesses apart, and
+// TestWavefrontsStrided's formula gives (w/4)·gcd(p·E/w, 128/w) wavefronts.
+func TestColumnAccessByPitch(t *testing.T) {
+	for _, tc := range []struct {
+		elem   ElementType
+		vector int
+	}{{F32, 1}, {F64, 1}, {F32, 2}, {F32, 4}, {F16, 8}} {
+		e := tc.elem.Bits() / 8
+		width := tc.vector * e
+		for pitch := tc.vector; pitch <= 80; pitch += tc.vector {
+			tile, _ := indexspace.New("", indexspace.Leaf("m", 32), indexspace.Leaf("k", tc.vector))
+			l, err := Strided(tile, []int{pitch, 1}, Config{Memory: Shared, Element: tc.elem, BaseAlign: 128})
+			if err != nil {
+				t.Fatalf("pitch %d: %v", pitch, err)
+			}
+			a := Access{Vector: tc.vector}
+			for lane := range WarpSize {
+				a.Lanes = append(a.Lanes, []int{lane, 0})
+			}
+			w, err := l.Wavefronts(a)
+			if err != nil {
+				t.Fatalf("%v: %v", l, err)
+			}
+			want := width / BankBytes * gcd(pitch*e/width, WavefrontBytes/width)
+			if w.Total != want {
+				t.Errorf("%d x %v, pitch %d: %v; want %d", tc.vector, tc.elem, pitch, w, want)
+			}
+		}
+	}
+}
+
+// TestLdmatrixEveryBlock checks ldmatrix.x4 at every 16-row block and
+// 16-element column block of a 64x64 f16 tile: unswizzled every phase reads
+// 8 rows 128 bytes apart, 8 words in the same bank; with the 128-byte
+// swizzle the 8 rows of a phase hit 8 distinct 16-byte chunks.
+func TestLdmatrixEveryBlock(t *testing.T) {
+	tile := indexspace.MustParse("(m:64, k:64)")
+	plain, err := RowMajor(tile, 0, Config{Memory: Shared, Element: F16, Unit: Bytes, BaseAlign: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, err := SwizzledRowMajor(tile, Swizzle128B, Config{Memory: Shared, Element: F16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m0 := 0; m0 < 64; m0 += 16 {
+		for k0 := 0; k0 < 64; k0 += 16 {
+			a := Access{Vector: 8}
+			for lane := range WarpSize {
+				a.Lanes = append(a.Lanes, []int{m0 + lane%8 + lane/8%2*8, k0 + lane/16*8})
+			}
+			for _, tc := range []struct {
+				l    Layout
+				want int
+			}{{plain, 4 * 8}, {sw, 4}} {
+				w, err := tc.l.Wavefronts(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w.Total != tc.want || w.Ideal != 4 {
+					t.Errorf("%v at (%d, %d): %v; want %d", tc.l, m0, k0, w, tc.want)
+				}
+			}
+		}
+	}
+}
