@@ -281,6 +281,9 @@ func (l *Layout) bitPos(c []int) int {
 // BitOffset returns the position of the element at tile point c, in bits
 // from the base address.
 func (l Layout) BitOffset(c []int) (int, error) {
+	if l.eval == nil {
+		return 0, fmt.Errorf("storage: BitOffset of the zero Layout")
+	}
 	if _, err := l.tile.Flat(c); err != nil {
 		return 0, fmt.Errorf("storage: %s", strings.TrimPrefix(err.Error(), "indexspace: "))
 	}

@@ -411,6 +411,9 @@ func TestBitOffset(t *testing.T) {
 	if _, err := MustParse(f16Rows).BitOffset([]int{16, 0}); err == nil {
 		t.Error("BitOffset outside the tile: no error")
 	}
+	if _, err := (Layout{}).BitOffset(nil); err == nil {
+		t.Error("BitOffset of the zero Layout: no error")
+	}
 }
 
 // TestSwizzledLayoutIsPermutation checks that a swizzled layout stores its
