@@ -79,6 +79,7 @@
 //	div-in-range         x / k → c when c·k ≤ x < (c+1)·k
 //	div-div              x / a / b → x / (a·b)
 //	div-common-factor    (g·x) / (g·k) → x / k
+//	div-small-remainder  (g·x + r) / (g·k) → x / k when 0 ≤ r < g
 //	div-split-multiple   (k·q + r) / k → q + r / k
 //	div-of-mod           x % (a·b) / a → x / a % b
 //	mod-one              x % 1 → 0
@@ -86,12 +87,14 @@
 //	mod-mod              x % a % b → x % b when b | a
 //	mod-common-factor    (g·x) % (g·k) → g·(x % k)
 //	mod-drop-multiple    (k·q + r) % k → r % k
+//	mod-small-remainder  (g·x + r) % (g·k) → g·(x % k) + r when 0 ≤ r < g
 //	recombine-div-mod    c·k·(x / k) + c·(x % k) → c·x
 //	linear-normal-form   sums as constant + Σ coef·atom, like terms merged
 //
 // plus guard-always-true, which drops a guard term the domain's ranges prove.
-// For example (4*x + y) / 4 becomes x + y / 4 by div-split-multiple and then
-// x by div-in-range when 0 ≤ y < 4.
+// For example (4*x + y) / 4 becomes x / 1 by div-small-remainder when
+// 0 ≤ y < 4, then x by div-one; when y may reach 4 or more,
+// div-split-multiple gives x + y / 4 instead.
 // Simplification never changes a value where the guard holds (fuzzed).
 //
 // Decide returns Properties (in range, injective, alias-free, surjective,

@@ -59,7 +59,7 @@ func ExampleMap_Simplify() {
 	fmt.Println(fired)
 	// Output:
 	// (x:16, y:4) -> (a:16, b:32) = (x, x + y)
-	// [div-split-multiple div-in-range linear-normal-form recombine-div-mod xor-zero]
+	// [div-small-remainder div-one recombine-div-mod xor-zero]
 }
 
 func ExampleLayoutExpr() {

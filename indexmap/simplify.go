@@ -27,6 +27,7 @@ var rules = []rule{
 	{"div-in-range", "x / k → c when c·k ≤ x < (c+1)·k", divInRange},
 	{"div-div", "x / a / b → x / (a·b)", divDiv},
 	{"div-common-factor", "(g·x) / (g·k) → x / k", divCommonFactor},
+	{"div-small-remainder", "(g·x + r) / (g·k) → x / k when 0 ≤ r < g", divSmallRemainder},
 	{"div-split-multiple", "(k·q + r) / k → q + r / k", divSplitMultiple},
 	{"div-of-mod", "x % (a·b) / a → x / a % b", divOfMod},
 	{"mod-one", "x % 1 → 0", modOne},
@@ -34,6 +35,7 @@ var rules = []rule{
 	{"mod-mod", "x % a % b → x % b when b | a", modMod},
 	{"mod-common-factor", "(g·x) % (g·k) → g·(x % k)", modCommonFactor},
 	{"mod-drop-multiple", "(k·q + r) % k → r % k", modDropMultiple},
+	{"mod-small-remainder", "(g·x + r) % (g·k) → g·(x % k) + r when 0 ≤ r < g", modSmallRemainder},
 	{"recombine-div-mod", "c·k·(x / k) + c·(x % k) → c·x", recombineDivMod},
 	{"linear-normal-form", "sum of c·atom terms: constant first, like terms merged, zero terms dropped", linearNormalForm},
 }
@@ -279,6 +281,61 @@ func divSplitMultiple(_ *simplifier, e *Binary) (Expr, bool) {
 		q = append(q, term{1, &Binary{Div, rest, Const{k}}})
 	}
 	return buildLinear(q, qc), true
+}
+
+// splitSmallRemainder finds g > 1 dividing k such that e = g·x + r with
+// 0 ≤ r < g, where x collects the terms whose coefficients g divides; it
+// returns x and r. Candidates for g are gcd(k, coefficient) of each term.
+func (s *simplifier) splitSmallRemainder(e Expr, k int) (g int, x, r Expr, ok bool) {
+	ts, c := linearTerms(e)
+	for _, cand := range ts {
+		g := gcd(k, abs(cand.coef))
+		if g <= 1 {
+			continue
+		}
+		var big, small []term
+		for _, t := range ts {
+			if t.coef%g == 0 {
+				big = append(big, term{t.coef / g, t.atom})
+			} else {
+				small = append(small, t)
+			}
+		}
+		if len(small) == 0 && c%g == 0 {
+			continue // div-common-factor's case
+		}
+		rest := buildLinear(small, floorMod(c, g))
+		iv, ok := s.bounds(rest)
+		if !ok || iv.Lo < 0 || iv.Hi >= g {
+			continue
+		}
+		return g, buildLinear(big, floorDiv(c, g)), rest, true
+	}
+	return 0, nil, nil, false
+}
+
+func divSmallRemainder(s *simplifier, e *Binary) (Expr, bool) {
+	if e.op != Div {
+		return nil, false
+	}
+	k := divisor(e)
+	g, x, _, ok := s.splitSmallRemainder(e.x, k)
+	if !ok {
+		return nil, false
+	}
+	return &Binary{Div, x, Const{k / g}}, true
+}
+
+func modSmallRemainder(s *simplifier, e *Binary) (Expr, bool) {
+	if e.op != Mod {
+		return nil, false
+	}
+	k := divisor(e)
+	g, x, r, ok := s.splitSmallRemainder(e.x, k)
+	if !ok {
+		return nil, false
+	}
+	return &Binary{Add, &Binary{Mul, Const{g}, &Binary{Mod, x, Const{k / g}}}, r}, true
 }
 
 func divOfMod(_ *simplifier, e *Binary) (Expr, bool) {
