@@ -48,7 +48,7 @@ func (w Wavefronts) ConflictFree() bool { return w.Total == w.Ideal }
 // String summarizes the cost, e.g. "32 wavefronts (ideal 1): phase lanes 0-31: 32 words in bank 0".
 func (w Wavefronts) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d wavefronts (ideal %d)", w.Total, w.Ideal)
+	fmt.Fprintf(&b, "%s (ideal %d)", plural(w.Total, "wavefront"), w.Ideal)
 	if w.Base != 0 {
 		fmt.Fprintf(&b, " with the base at %d mod %d", w.Base, WavefrontBytes)
 	}
@@ -140,4 +140,12 @@ func CountWavefronts(width int, lanes []LaneAddress) (Wavefronts, error) {
 		w.Phases = append(w.Phases, p)
 	}
 	return w, nil
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

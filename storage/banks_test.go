@@ -58,7 +58,7 @@ func TestWavefronts(t *testing.T) {
 		{
 			name: "f32 row: one word per bank", width: 4,
 			lanes: lanesAt(func(l int) int64 { return int64(4 * l) }),
-			want:  "1 wavefronts (ideal 1)",
+			want:  "1 wavefront (ideal 1)",
 		},
 		{
 			name: "f32 column of a 32x32 row-major tile", width: 4,
@@ -68,12 +68,12 @@ func TestWavefronts(t *testing.T) {
 		{
 			name: "f32 column of a 32x33 padded tile", width: 4,
 			lanes: lanesAt(func(l int) int64 { return int64(4 * 33 * l) }),
-			want:  "1 wavefronts (ideal 1)",
+			want:  "1 wavefront (ideal 1)",
 		},
 		{
 			name: "f16 pairs of lanes share a word", width: 2,
 			lanes: lanesAt(func(l int) int64 { return int64(2 * l) }),
-			want:  "1 wavefronts (ideal 1)",
+			want:  "1 wavefront (ideal 1)",
 		},
 		{
 			name: "f16 column of a 32x64 row-major tile", width: 2,
@@ -83,7 +83,7 @@ func TestWavefronts(t *testing.T) {
 		{
 			name: "u8 every lane the same byte", width: 1,
 			lanes: lanesAt(func(int) int64 { return 7 }),
-			want:  "1 wavefronts (ideal 1)",
+			want:  "1 wavefront (ideal 1)",
 		},
 		{
 			name: "f32 two words in one bank", width: 4,

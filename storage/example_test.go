@@ -61,7 +61,7 @@ func ExampleCountWavefronts() {
 	}
 	// Output:
 	// row pitch 128 bytes: 32 wavefronts (ideal 1); lanes 0-31: 32 words in bank 0
-	// row pitch 132 bytes: 1 wavefronts (ideal 1)
+	// row pitch 132 bytes: 1 wavefront (ideal 1)
 }
 
 // Layouts have a text form that parses back; 4-bit elements pack two to a

@@ -28,7 +28,7 @@ func (v Vector) String() string {
 	if v.Bits%8 != 0 {
 		size = fmt.Sprintf("%d bits", v.Bits)
 	}
-	return fmt.Sprintf("%d elements along %s (%s); wider: %s", v.Elements, v.Axis, size, v.Limit)
+	return fmt.Sprintf("%s along %s (%s); wider: %s", plural(v.Elements, "element"), v.Axis, size, v.Limit)
 }
 
 // Vector returns the widest aligned vector along the tile leaf axis, or along
