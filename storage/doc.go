@@ -28,8 +28,11 @@
 //
 //   - A layout is alias-free: two tile points whose elements overlap in
 //     memory differ only at declared broadcast axes, and the address does
-//     not depend on a broadcast axis. The check uses the stride criterion
-//     where the map is affine and enumerates the tile otherwise.
+//     not depend on a broadcast axis. New enumerates tiles of up to
+//     MaxEnumerate points; larger ones need an affine map whose strides,
+//     sorted by magnitude, each clear the span of the smaller ones (a
+//     sufficient condition), else New fails as undecided. indexmap's own kind
+//     check (a map into physical is alias-free and in range) runs first.
 //   - Addresses are non-negative. A swizzled layout's base alignment covers
 //     the swizzle's period (2^(B+M+S) units), so that swizzling the offset
 //     equals swizzling the absolute address, as CuTe's swizzled pointers do.
@@ -57,6 +60,8 @@
 //     bank must deliver, i.e. that many 128-byte wavefronts;
 //   - wavefronts = the sum over phases; the conflict-free ideal is the number
 //     of phases with an active lane.
+//
+// Loads and stores are costed alike.
 //
 // Moving all addresses by a multiple of 4 bytes only renames banks, so the
 // base address matters only when its alignment is below 4 bytes (1- and
