@@ -101,6 +101,16 @@ func (d *Distribution) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
+// String returns the explicit JSON form on one line (MarshalJSON); DecodeJSON
+// reads it back to an equal distribution.
+func (d *Distribution) String() string {
+	data, err := d.MarshalJSON()
+	if err != nil {
+		return fmt.Sprintf("distribution %q: %v", d.spec.Name, err)
+	}
+	return string(data)
+}
+
 // DecodeJSON reads a distribution in any of the JSON forms. Errors name the
 // JSON path at fault.
 func DecodeJSON(data []byte) (*Distribution, error) {

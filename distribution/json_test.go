@@ -43,6 +43,9 @@ func TestJSONRoundTrip(t *testing.T) {
 			if !bytes.Equal(again, data) {
 				t.Errorf("second encoding differs:\n%s\n%s", data, again)
 			}
+			if s := d.String(); s != string(data) {
+				t.Errorf("String() = %s, MarshalJSON %s", s, data)
+			}
 			var viaUnmarshal Distribution
 			if err := json.Unmarshal(data, &viaUnmarshal); err != nil || !viaUnmarshal.Equal(d) {
 				t.Errorf("json.Unmarshal: %v", err)
@@ -177,5 +180,35 @@ func FuzzDecodeJSON(f *testing.F) {
 		}
 		_ = d.Diagram()
 		_ = d.EntriesJSON()
+	})
+}
+
+// FuzzNew: ownership and storage text never panics New, and what New accepts
+// satisfies the invariants it promises.
+func FuzzNew(f *testing.F) {
+	f.Add("lane / 4 + 8 * (v / 2)", "lane % 4 * 2 + v % 2", "")
+	f.Add("lane / 4 + 8 * (v / 2)", "lane % 4 * 2", "v")
+	f.Add("(lane ^ v) % 16", "lane / 4", "3 - v")
+	f.Add("lane / 4 + 8 * (v % 2)", "lane % 4 * 2 + v / 2", "(v + 1) % 4")
+	f.Fuzz(func(t *testing.T, m, n, storage string) {
+		d, err := New(Spec{Name: "f", Executors: lane32, Locals: []Axis{{"v", 4}}, Tile: []Axis{{"m", 16}, {"n", 8}},
+			Ownership: []string{m, n}, Storage: storage})
+		if err != nil {
+			return
+		}
+		seen := make([]bool, d.NumElements())
+		for lane := range 32 {
+			held, err := d.Holds(lane)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range held {
+				e := h.Tile[0]*8 + h.Tile[1]
+				if seen[e] {
+					t.Fatalf("element %v held twice", h.Tile)
+				}
+				seen[e] = true
+			}
+		}
 	})
 }

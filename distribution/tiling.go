@@ -62,8 +62,8 @@ func TileAtom(atom *Distribution, t Tiling) (*Distribution, error) {
 		if _, ok := tileIndex[ax]; !ok {
 			return fail("repeat names %q, not a tile axis of %s", ax, axesString(as.Tile))
 		}
-		if r <= 0 {
-			return fail("repeat %s=%d is not positive", ax, r)
+		if r <= 0 || r > maxPoints {
+			return fail("repeat %s=%d is not in 1..%d", ax, r, maxPoints)
 		}
 	}
 	spec := Spec{Name: name, ValuePrefix: as.ValuePrefix}
@@ -78,8 +78,8 @@ func TileAtom(atom *Distribution, t Tiling) (*Distribution, error) {
 		warpsAlong[i] = 1
 	}
 	for _, g := range t.Warps {
-		if g.Size <= 0 {
-			return fail("warp axis %q has size %d", g.Name, g.Size)
+		if g.Size <= 0 || g.Size > maxPoints {
+			return fail("warp axis %q has size %d, not in 1..%d", g.Name, g.Size, maxPoints)
 		}
 		i, along := tileIndex[g.Along]
 		spec.Executors = append(spec.Executors, ExecutorAxis{Name: g.Name, Size: g.Size, Level: LevelWarp, Replicated: !along})
@@ -116,6 +116,9 @@ func TileAtom(atom *Distribution, t Tiling) (*Distribution, error) {
 	for i, a := range as.Tile {
 		r := max(t.Repeat[a.Name], 1)
 		w := warpsAlong[i]
+		if w > maxPoints || a.Size*w > maxPoints/r {
+			return fail("tile axis %s would have more than %d elements", a.Name, maxPoints)
+		}
 		spec.Tile = append(spec.Tile, Axis{a.Name, a.Size * w * r})
 		terms := []string{"(" + as.Ownership[i] + ")"}
 		wStride, rStride := a.Size, a.Size*w

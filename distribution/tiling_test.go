@@ -194,8 +194,10 @@ func TestTileAtomErrors(t *testing.T) {
 		substr string
 	}{
 		{"unknown repeat axis", Tiling{Repeat: map[string]int{"k": 2}}, `repeat names "k", not a tile axis of (m:16, n:8)`},
-		{"zero repeat", Tiling{Repeat: map[string]int{"m": 0}}, "repeat m=0 is not positive"},
+		{"zero repeat", Tiling{Repeat: map[string]int{"m": 0}}, "repeat m=0 is not in 1..4194304"},
 		{"zero warps", Tiling{Warps: []GridAxis{{"warp_m", 0, "m"}}}, `warp axis "warp_m" has size 0`},
+		{"huge repeat", Tiling{Repeat: map[string]int{"m": 1 << 62}}, "is not in 1..4194304"},
+		{"huge product", Tiling{Warps: []GridAxis{{"w1", 1 << 21, "m"}, {"w2", 1 << 21, "m"}}}, "tile axis m would have more than 4194304 elements"},
 		{"clashing names", Tiling{Warps: []GridAxis{{"lane", 2, "m"}}}, `axis name "lane" used twice`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

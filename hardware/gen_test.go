@@ -28,3 +28,12 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Error("distcheck.cu is stale: run go test ./hardware -update")
 	}
 }
+
+func BenchmarkGenerate(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Generate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
