@@ -56,7 +56,9 @@
 //     bijections; maps into physical are alias-free except along declared
 //     broadcast axes; nothing maps out of physical except a physical →
 //     physical bijection (a swizzle). Typed maps carry no zero strides:
-//     replication is declared with broadcast.
+//     replication is declared with broadcast. A thread-value → physical map,
+//     which the seed builds only as a composite, is accepted: a Map does not
+//     record how it was built.
 //   - Simplification never changes a value where the guard holds.
 //
 // # Operations

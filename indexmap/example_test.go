@@ -84,3 +84,25 @@ func ExampleMap_Restrict() {
 	// Output:
 	// logical(b:2) -> physical(y:4) = (3 - b)
 }
+
+func ExampleSimplifyExpr() {
+	// x in [0, 16), y in [0, 4): the seed's (4*x + y) / 4 → x.
+	ranges := func(name string) (indexmap.Interval, bool) {
+		switch name {
+		case "x":
+			return indexmap.Interval{Lo: 0, Hi: 15}, true
+		case "y":
+			return indexmap.Interval{Lo: 0, Hi: 3}, true
+		}
+		return indexmap.Interval{}, false
+	}
+	for _, text := range []string{"(4 * x + y) / 4", "(4 * x + y) % 4", "8 * (x / 8) + x % 8", "(x * 16 + y) % 32 / 4"} {
+		e := indexmap.SimplifyExpr(indexmap.MustParseExpr(text), ranges)
+		fmt.Printf("%s → %s\n", text, e)
+	}
+	// Output:
+	// (4 * x + y) / 4 → x
+	// (4 * x + y) % 4 → y
+	// 8 * (x / 8) + x % 8 → x
+	// (x * 16 + y) % 32 / 4 → 4 * (x % 2)
+}
