@@ -132,6 +132,16 @@ func TestQueries(t *testing.T) {
 			t.Errorf("Owners(%v) did not fail", bad)
 		}
 	}
+	// The tiled A operand: the two owners differ only in warp_n, so they are
+	// warps 0 and 1 (flat index warp_m*2 + warp_n), the same lane.
+	a, _, _ := cta64(t, false)
+	ao, err := a.Owners(40, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ao) != 2 || ao[0].Warp != 0 || ao[1].Warp != 1 || ao[0].Lane != 1 || ao[1].Lane != 1 || ao[0].Block != 0 {
+		t.Errorf("owners of A (40, 3): %+v", ao)
+	}
 	if _, err := c.Holds(32); err == nil {
 		t.Error("Holds(32) did not fail")
 	}

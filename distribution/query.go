@@ -8,9 +8,13 @@ import (
 // the value (local coordinates) the element is, and the register slot it sits in.
 type Owner struct {
 	Executor []int
-	Local    []int
-	Value    int // flat local index
-	Slot     int
+	// Block, Warp and Lane are the executor's flat index within each level
+	// (0 for a level the distribution has no axis of): two owners with equal
+	// Block and Warp are in one warp.
+	Block, Warp, Lane int
+	Local             []int
+	Value             int // flat local index
+	Slot              int
 }
 
 // A Held is one element an executor holds.
@@ -34,6 +38,8 @@ func (d *Distribution) Owners(tile ...int) ([]Owner, error) {
 		o := Owner{Executor: make([]int, len(d.execSizes)), Local: make([]int, len(d.localSizes)), Value: l, Slot: int(d.slotOf[l])}
 		unflatten(e, d.execSizes, o.Executor)
 		unflatten(l, d.localSizes, o.Local)
+		lv := d.levelIndex(e)
+		o.Block, o.Warp, o.Lane = lv[LevelBlock], lv[LevelWarp], lv[LevelLane]
 		out = append(out, o)
 	}
 	return out, nil
