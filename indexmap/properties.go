@@ -230,14 +230,17 @@ func (m Map) decideByEnumeration() (Properties, error) {
 		return q
 	}
 	type seen struct{ flat, quot int }
-	dense := cod.Size() <= 1<<26
+	// A dense table of the codomain when it is not much larger than the
+	// domain; maps otherwise.
+	dense := cod.Size() <= 1<<26 && cod.Size() <= 8*sp.Size()+1024
 	var byFlat []int32 // codomain flat index → point flat index + 1
 	var quotOf []int32
 	if dense {
 		byFlat = make([]int32, cod.Size())
 		quotOf = make([]int32, cod.Size())
 	}
-	other := map[string]seen{}
+	sparse := map[int]seen{}    // in-range images when the codomain is not dense
+	outside := map[string]seen{} // images outside the codomain
 	hits := 0
 	vals := make([]int, len(m.results))
 	var firstErr string
@@ -263,17 +266,21 @@ func (m Map) decideByEnumeration() (Properties, error) {
 		q := quotient(r)
 		var prev seen
 		var found bool
-		if in && dense {
+		switch {
+		case in && dense:
 			if byFlat[flat] != 0 {
 				prev, found = seen{int(byFlat[flat]) - 1, int(quotOf[flat])}, true
 			} else {
 				byFlat[flat], quotOf[flat] = int32(i+1), int32(q)
 			}
-		} else {
+		case in:
+			if prev, found = sparse[flat]; !found {
+				sparse[flat] = seen{i, q}
+			}
+		default:
 			key := fmt.Sprint(vals)
-			prev, found = other[key]
-			if !found {
-				other[key] = seen{i, q}
+			if prev, found = outside[key]; !found {
+				outside[key] = seen{i, q}
 			}
 		}
 		if !in && p.InRange {
@@ -287,23 +294,24 @@ func (m Map) decideByEnumeration() (Properties, error) {
 			}
 			return
 		}
+		needInjective, needAliasFree := p.Injective, prev.quot != q && p.AliasFree
+		if !needInjective && !needAliasFree {
+			return
+		}
 		a, _ := sp.Coord(prev.flat)
 		b, _ := sp.Coord(i)
-		if p.Injective {
+		if needInjective {
 			p.Injective = false
 			if prev.quot == q {
 				note(fmt.Sprintf("points %s and %s both map to %s (replication along broadcast axes)", m.pointText(a), m.pointText(b), m.imageText(vals)))
 			}
 		}
-		if prev.quot != q && p.AliasFree {
+		if needAliasFree {
 			p.AliasFree = false
 			note(fmt.Sprintf("points %s and %s both map to %s", m.pointText(a), m.pointText(b), m.imageText(vals)))
 		}
 	})
 	p.Surjective = p.InRange && hits == cod.Size()
-	if !dense && p.InRange {
-		p.Surjective = len(other) == cod.Size()
-	}
 	if !p.Surjective && p.InRange && dense {
 		for f, v := range byFlat {
 			if v == 0 {

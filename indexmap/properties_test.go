@@ -72,6 +72,9 @@ func TestDecideAgreesWithOracle(t *testing.T) {
 		{"guarded", "(m:12) -> (x:10) = (m) if m < 10", ByEnumeration},
 		{"non-layout composite", "(i:4) -> (x:5) = (i % 3 + 4 * (i / 3))", ByEnumeration},
 		{"group reference", "(g:(a:2, b:3)) -> (x:6) = (g)", ByStride},
+		{"sparse codomain", "(i:4) -> (x:100000) = (i * i * 1000)", ByEnumeration},
+		{"sparse codomain collision", "(i:4) -> (x:100000) = (i % 2 * 5000)", ByEnumeration},
+		{"sparse codomain out of range", "(i:4) -> (x:100000) = (i * i * 10000 - 1)", ByEnumeration},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
