@@ -239,7 +239,7 @@ func (m Map) decideByEnumeration() (Properties, error) {
 		byFlat = make([]int32, cod.Size())
 		quotOf = make([]int32, cod.Size())
 	}
-	sparse := map[int]seen{}    // in-range images when the codomain is not dense
+	sparse := map[int]seen{}     // in-range images when the codomain is not dense
 	outside := map[string]seen{} // images outside the codomain
 	hits := 0
 	vals := make([]int, len(m.results))
@@ -320,6 +320,9 @@ func (m Map) decideByEnumeration() (Properties, error) {
 				break
 			}
 		}
+	}
+	if !p.Surjective && p.InRange {
+		note(fmt.Sprintf("only %d of the %d points of the codomain are images", hits, cod.Size()))
 	}
 	p.DenseBijection = p.InRange && p.AliasFree && p.Surjective
 	p.Witness = firstErr
