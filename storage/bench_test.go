@@ -59,3 +59,19 @@ func BenchmarkVector(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkChooseShared picks the shared layout for a 32x32 f32 transpose
+// (a row stored, a column loaded) among the 16 candidates.
+func BenchmarkChooseShared(b *testing.B) {
+	var row, col Access
+	for lane := range WarpSize {
+		row.Lanes = append(row.Lanes, []int{0, lane})
+		col.Lanes = append(col.Lanes, []int{lane, 0})
+	}
+	tile := indexspace.MustParse("(m:32, k:32)")
+	for b.Loop() {
+		if _, _, err := ChooseShared(tile, F32, []Access{row, col}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -103,6 +103,8 @@
 //	              Vector, Wavefronts, Equal, String, MarshalJSON, UnmarshalJSON
 //	Accesses:     Access (per-lane tile points, vector, axis), AccessOf (from a
 //	              lane → tile map)
+//	Choosing:     SharedCandidates (padded and xor-swizzled row-major shared
+//	              layouts), ChooseShared (the cheapest for a set of accesses)
 //	Bank model:   CountWavefronts on explicit byte addresses, LanesPerPhase,
 //	              Wavefronts, Phase
 //	Swizzle:      NewSwizzle, ParseSwizzle, Apply, Period, Expr, Map, String

@@ -1,0 +1,130 @@
+package storage
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cklplan/cklplan/indexspace"
+)
+
+func TestSharedCandidates(t *testing.T) {
+	tests := []struct {
+		name, tile string
+		elem       ElementType
+		want       []string // the candidates' padding or swizzle, in order
+	}{
+		{"f16", "(m:16, k:64)", F16, []string{"pad 0", "pad 1", "pad 2", "pad 4", "pad 8",
+			"Swizzle<1,4,3>", "Swizzle<2,4,3>", "Swizzle<3,4,3>",
+			"Swizzle<1,3,4>", "Swizzle<2,3,4>", "Swizzle<3,3,4>", "Swizzle<4,3,4>",
+			"Swizzle<1,2,5>", "Swizzle<2,2,5>", "Swizzle<3,2,5>", "Swizzle<4,2,5>", "Swizzle<5,2,5>"}},
+		{"f64 has no 4-byte chunks", "(m:8, k:16)", F64, []string{"pad 0", "pad 1", "pad 2",
+			"Swizzle<1,4,3>", "Swizzle<2,4,3>", "Swizzle<3,4,3>",
+			"Swizzle<1,3,4>", "Swizzle<2,3,4>", "Swizzle<3,3,4>", "Swizzle<4,3,4>"}},
+		{"u4 pads only", "(m:8, k:64)", U4, []string{"pad 0", "pad 1", "pad 8", "pad 16", "pad 32"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ls, err := SharedCandidates(indexspace.MustParse(tt.tile), tt.elem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			k := indexspace.MustParse(tt.tile).Leaf(1).Size
+			for _, l := range ls {
+				if sw, ok := l.Swizzle(); ok {
+					got = append(got, sw.String())
+					continue
+				}
+				// The pad is the row stride beyond the row, in elements.
+				pitch, _ := l.BitOffset([]int{1, 0})
+				got = append(got, fmt.Sprintf("pad %d", pitch/l.Element().Bits()-k))
+			}
+			if strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
+				t.Errorf("got  %s\nwant %s", strings.Join(got, ", "), strings.Join(tt.want, ", "))
+			}
+		})
+	}
+	if _, err := SharedCandidates(indexspace.MustParse("(k:4)"), InvalidElement); err == nil {
+		t.Error("SharedCandidates(invalid element): no error")
+	}
+}
+
+func TestChooseShared(t *testing.T) {
+	rowOf := func(r int) Access {
+		a := Access{}
+		for lane := range WarpSize {
+			a.Lanes = append(a.Lanes, []int{r, lane})
+		}
+		return a
+	}
+	colOf := func(c int) Access {
+		a := Access{}
+		for lane := range WarpSize {
+			a.Lanes = append(a.Lanes, []int{lane, c})
+		}
+		return a
+	}
+	ldmatrix := Access{Vector: 8}
+	for lane := range WarpSize {
+		ldmatrix.Lanes = append(ldmatrix.Lanes, []int{lane%8 + lane/8%2*8, lane / 16 * 8})
+	}
+	tests := []struct {
+		name     string
+		tile     string
+		elem     ElementType
+		accesses []Access
+		want     string
+	}{
+		// ldmatrix.x4 reads 8 rows of one 16-byte chunk per phase: only xor-ing
+		// all 3 chunk bits with the row (Swizzle<3,4,3>) or a 16-byte pad
+		// spreads them over 8 chunks; the swizzle needs no extra bytes.
+		{"ldmatrix.x4 on f16 rows of 128 bytes", "(m:16, k:64)", F16, []Access{ldmatrix},
+			"Swizzle<3,4,3>: 4 wavefronts, 2048 bytes"},
+		// A transpose through shared memory: a row is stored, a column
+		// loaded. Unpadded the column costs 32; padding by one element or
+		// xor-ing the 32 word indices with the row (Swizzle<5,2,5>) makes
+		// both accesses conflict-free, and the swizzle adds no bytes.
+		{"f32 transpose", "(m:32, k:32)", F32, []Access{rowOf(0), colOf(0)},
+			"Swizzle<5,2,5>: 2 wavefronts, 4096 bytes"},
+		// Row access alone: the unpadded layout is already conflict-free
+		// and the smallest, and comes first.
+		{"f32 rows only", "(m:32, k:32)", F32, []Access{rowOf(3)},
+			"pad 0: 1 wavefronts, 4096 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			best, all, err := ChooseShared(indexspace.MustParse(tt.tile), tt.elem, tt.accesses)
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := "pad 0"
+			if sw, ok := best.Layout.Swizzle(); ok {
+				what = sw.String()
+			}
+			if got := fmt.Sprintf("%s: %d wavefronts, %d bytes", what, best.Wavefronts, best.Layout.Footprint()); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+			// The choice is the minimum over every candidate that serves.
+			for _, c := range all {
+				if c.Rejected == "" && c.Wavefronts < best.Wavefronts {
+					t.Errorf("%v costs %d < the chosen %d", c.Layout, c.Wavefronts, best.Wavefronts)
+				}
+			}
+		})
+	}
+	// 16-byte vectors of f16 need 16-byte-aligned rows: pads of 1, 2 and 4
+	// elements break them and are rejected, with the lane and element.
+	_, all, err := ChooseShared(indexspace.MustParse("(m:16, k:64)"), F16, []Access{ldmatrix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := all[1].Rejected, "access 0: lane 1: element (m=1, k=0) at byte 130 is not aligned to 128 bits"; got != want {
+		t.Errorf("pad 1 rejected as %q, want %q", got, want)
+	}
+	// No layout serves a vector that runs past the tile.
+	bad := Access{Lanes: [][]int{{0, 60}}, Vector: 8}
+	if _, _, err := ChooseShared(indexspace.MustParse("(m:16, k:64)"), F16, []Access{bad}); err == nil || !strings.Contains(err.Error(), "no shared layout of (m:16, k:64) serves every access") {
+		t.Errorf("ChooseShared(run past the tile) = %v", err)
+	}
+}
