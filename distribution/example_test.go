@@ -82,3 +82,26 @@ func ExampleNewBlocked() {
 	// [warp_m:4@warp lane_m:4@lane lane_n:8@lane] [rep_m:4 elem_n:8]
 	// [16 * rep_m + 4 * warp_m + lane_m 8 * lane_n + elem_n]
 }
+
+// A 4×8 tile under a blocked encoding made for more threads: the upper half of
+// lane_m holds copies (lanes 16…31 repeat lanes 0…15), drawn as "+1".
+func ExampleDecodeJSON() {
+	d, err := distribution.DecodeJSON([]byte(`{"name": "small", "blocked": {"axes": ["m", "n"], "shape": [4, 8],
+		"size_per_thread": [1, 2], "threads_per_warp": [8, 4], "warps_per_cta": [1, 1], "order": [1, 0]}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(d.Diagram())
+	owners, _ := d.Owners(3, 5)
+	fmt.Println("owners of (3, 5): lanes", owners[0].Lane, owners[1].Lane)
+	// Output:
+	// small: tile (m:4, n:8), executors (lane_m_copy:2@lane*, lane_m:4@lane, lane_n:4@lane), values (elem_n:2)
+	//
+	// m\n         0         1         2         3         4         5         6         7
+	//   0   T0:v0+1   T0:v1+1   T1:v0+1   T1:v1+1   T2:v0+1   T2:v1+1   T3:v0+1   T3:v1+1
+	//   1   T4:v0+1   T4:v1+1   T5:v0+1   T5:v1+1   T6:v0+1   T6:v1+1   T7:v0+1   T7:v1+1
+	//   2   T8:v0+1   T8:v1+1   T9:v0+1   T9:v1+1  T10:v0+1  T10:v1+1  T11:v0+1  T11:v1+1
+	//   3  T12:v0+1  T12:v1+1  T13:v0+1  T13:v1+1  T14:v0+1  T14:v1+1  T15:v0+1  T15:v1+1
+	// owners of (3, 5): lanes 14 30
+}

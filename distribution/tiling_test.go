@@ -318,3 +318,24 @@ func TestBlockedErrors(t *testing.T) {
 		})
 	}
 }
+
+// TiledCopy: four warps each issuing ldmatrix.x4 down a 64×16 tile leave the
+// registers exactly as the tiled mma A operand of a 4×1 warp grid expects.
+func TestTiledLdmatrixFeedsTiledMMA(t *testing.T) {
+	ld, _ := Builtin("ldmatrix.x4")
+	a, _ := Builtin("mma.m16n8k16.a.f16")
+	tl, err := TileAtom(ld, Tiling{Warps: []GridAxis{{"warp", 4, "row"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta, err := TileAtom(a, Tiling{Warps: []GridAxis{{"warp", 4, "m"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tl.Table(), ta.Table()) {
+		t.Error("tiled ldmatrix.x4 and tiled mma A differ")
+	}
+	if fmt.Sprint(tl.Tile()) != "[row:64 col:16]" || fmt.Sprint(ta.Tile()) != "[m:64 k:16]" {
+		t.Errorf("tiles %v and %v", tl.Tile(), ta.Tile())
+	}
+}
