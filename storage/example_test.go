@@ -82,3 +82,33 @@ func ExampleParse() {
 	// 32 elements along k (16 bytes); wider: the 16-byte maximum
 	// element (1, 3) at bit 268 = byte 33 high nibble: true
 }
+
+// A transpose through shared memory: the warp stores a row of a 32x32 f32
+// tile and loads a column. ChooseShared costs both accesses on every padded
+// and swizzled candidate and keeps the cheapest, then the smallest.
+func ExampleChooseShared() {
+	var row, col storage.Access
+	for lane := range storage.WarpSize {
+		row.Lanes = append(row.Lanes, []int{0, lane})
+		col.Lanes = append(col.Lanes, []int{lane, 0})
+	}
+	best, all, err := storage.ChooseShared(indexspace.MustParse("tile(m:32, k:32)"), storage.F32, []storage.Access{row, col})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range all[:4] { // unpadded, then padded by 1, 2 and 4 elements
+		fmt.Printf("%-100s %2d wavefronts\n", c.Layout, c.Wavefronts)
+	}
+	fmt.Println("...")
+	fmt.Println("chosen:", best.Layout)
+	fmt.Println("cost:  ", best.Accesses[0], "+", best.Accesses[1])
+	// Output:
+	// shared f32 bytes align 128: logical tile(m:32, k:32) -> physical(addr:4096) = (m * 128 + k * 4)      33 wavefronts
+	// shared f32 bytes align 128: logical tile(m:32, k:32) -> physical(addr:4220) = (m * 132 + k * 4)       2 wavefronts
+	// shared f32 bytes align 128: logical tile(m:32, k:32) -> physical(addr:4344) = (m * 136 + k * 4)       3 wavefronts
+	// shared f32 bytes align 128: logical tile(m:32, k:32) -> physical(addr:4592) = (m * 144 + k * 4)       5 wavefronts
+	// ...
+	// chosen: shared f32 bytes align 4096 Swizzle<5,2,5>: logical tile(m:32, k:32) -> physical(addr:4096) = (m * 128 + k * 4)
+	// cost:   1 wavefront (ideal 1) + 1 wavefront (ideal 1)
+}
