@@ -422,9 +422,14 @@ func (l *Library) init(handle uintptr) error {
 		l.infinity = l.c.getInfinity(h)
 	})
 	inst.close()
+	return checkIntSize(l.version, int(size))
+}
+
+// checkIntSize refuses a HiGHS whose HighsInt is not the binding's.
+func checkIntSize(v Version, size int) error {
 	if size != sizeofHighsInt {
 		return fmt.Errorf("HiGHS %s uses %d-byte HighsInt; this binding assumes %d (HiGHS built without HIGHSINT64)",
-			l.version, size, sizeofHighsInt)
+			v, size, sizeofHighsInt)
 	}
 	return nil
 }

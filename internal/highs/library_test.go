@@ -254,3 +254,27 @@ func TestCheckVersion(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckIntSize(t *testing.T) {
+	v := highs.Version{Major: 1, Minor: 15, Patch: 1}
+	tests := []struct {
+		name string
+		size int
+		want string // "" when accepted
+	}{
+		{"32-bit HighsInt, the default build", 4, ""},
+		{"64-bit HighsInt (HIGHSINT64)", 8,
+			"HiGHS 1.15.1 uses 8-byte HighsInt; this binding assumes 4 (HiGHS built without HIGHSINT64)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if err := highs.CheckIntSize(v, tt.size); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("CheckIntSize(%d) = %q, want %q", tt.size, got, tt.want)
+			}
+		})
+	}
+}
