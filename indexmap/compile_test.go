@@ -1,6 +1,7 @@
 package indexmap
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -84,6 +85,35 @@ func BenchmarkTabulateMMA2p20(b *testing.B) {
 		p, _ := m.Compile()
 		if _, err := p.Tabulate(0); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestProgramConcurrent tabulates and evaluates one Program from several
+// goroutines (run with -race): a Program is immutable.
+func TestProgramConcurrent(t *testing.T) {
+	p, err := MustParse(mmaA).Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := p.Tabulate(0)
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			tab, err := p.Tabulate(0)
+			if err == nil && !slices.Equal(tab.Values, want.Values) {
+				err = fmt.Errorf("tables differ")
+			}
+			out := make([]int, 2)
+			if _, e := p.Eval([]int{3, 5}, out); e != nil && err == nil {
+				err = e
+			}
+			done <- err
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
 		}
 	}
 }
