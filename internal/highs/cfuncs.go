@@ -93,6 +93,7 @@ type cfuncs struct {
 	getObjectiveValue  func(h uintptr) float64
 	getRunTime         func(h uintptr) float64
 	getSolution        func(h uintptr, colValue, colDual, rowValue, rowDual *float64) highsInt
+	setSolution        func(h uintptr, colValue, rowValue, colDual, rowDual *float64) highsInt
 	getIntInfoValue    func(h uintptr, name string, v *highsInt) highsInt
 	getInt64InfoValue  func(h uintptr, name string, v *int64) highsInt
 	getDoubleInfoValue func(h uintptr, name string, v *float64) highsInt
@@ -144,6 +145,7 @@ func (f *cfuncs) solverSymbols() []symbol {
 		{"Highs_getObjectiveValue", &f.getObjectiveValue},
 		{"Highs_getRunTime", &f.getRunTime},
 		{"Highs_getSolution", &f.getSolution},
+		{"Highs_setSolution", &f.setSolution},
 		{"Highs_getIntInfoValue", &f.getIntInfoValue},
 		{"Highs_getInt64InfoValue", &f.getInt64InfoValue},
 		{"Highs_getDoubleInfoValue", &f.getDoubleInfoValue},

@@ -23,8 +23,10 @@
 //
 // or, to solve many models on one HiGHS instance, lib.NewSolver, Solver.Solve
 // and Solver.Close. Both are a MILPSolver, the one-method interface a caller
-// that only solves should depend on. Options' zero value solves to HiGHS's default gaps, on one
-// thread (deterministic), with seed 0; HiGHS's output is always silenced.
+// that only solves should depend on. Options' zero value solves to HiGHS's
+// default gaps, on one thread (deterministic), with seed 0 and no time limit;
+// Options.Start hands HiGHS a first incumbent. HiGHS's output is always
+// silenced.
 //
 // # Invariants
 //

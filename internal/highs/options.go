@@ -23,6 +23,11 @@ type Options struct {
 	// Presolve turns HiGHS's presolve on or off; the zero value lets HiGHS
 	// choose.
 	Presolve Presolve
+	// Start, when not nil, is a point to start from, one value per column:
+	// for a MIP, a feasible Start is HiGHS's first incumbent, so a solve
+	// stopped early returns it or something better. An infeasible Start is
+	// ignored by HiGHS.
+	Start []float64
 }
 
 // Presolve is the presolve setting.

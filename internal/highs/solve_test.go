@@ -463,6 +463,40 @@ func TestTimeLimit(t *testing.T) {
 	}
 }
 
+// TestStart: a feasible start point is HiGHS's first incumbent, so even a
+// solve stopped at once returns it (or better); an infeasible one is ignored.
+func TestStart(t *testing.T) {
+	lib := highstest.Library(t)
+	m := hardModel()
+	first, err := lib.Solve(context.Background(), m, highs.Options{TimeLimit: 100 * time.Millisecond})
+	if err != nil || !first.Status.HasSolution() {
+		t.Fatalf("first solve: %v, %v", first, err)
+	}
+	r, err := lib.Solve(context.Background(), m, highs.Options{TimeLimit: time.Microsecond, Start: first.Values})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Status.HasSolution() || r.Objective < first.Objective-tol {
+		t.Fatalf("with the start: %v objective %v, want a solution at least as good as the start's %v",
+			r.Status, r.Objective, first.Objective)
+	}
+	checkSolution(t, m, r)
+
+	allIn := make([]float64, len(m.Columns)) // every item: over every capacity
+	for j := range allIn {
+		allIn[j] = 1
+	}
+	r, err = lib.Solve(context.Background(), m, highs.Options{TimeLimit: 20 * time.Millisecond, Start: allIn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status.HasSolution() {
+		checkSolution(t, m, r)
+	} else if r.Status != highs.TimeLimitNoSolution {
+		t.Fatalf("with an infeasible start: %v", r.Status)
+	}
+}
+
 func TestCancel(t *testing.T) {
 	lib := highstest.Library(t)
 	m := hardModel()
@@ -667,6 +701,10 @@ func TestInvalidInput(t *testing.T) {
 			"highs: option Seed: -1 is out of range [0, 2147483647]"},
 		{"bad presolve", highs.Model{}, highs.Options{Presolve: 7},
 			"highs: option Presolve: 7 is not a Presolve value"},
+		{"start of the wrong length", highs.Model{Columns: []highs.Column{x}}, highs.Options{Start: []float64{0, 1}},
+			"highs: option Start: 2 values for 1 columns"},
+		{"start with NaN", highs.Model{Columns: []highs.Column{x}}, highs.Options{Start: []float64{math.NaN()}},
+			"highs: option Start: value 0 (x) is NaN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -114,6 +114,9 @@ func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, err
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
+	if err := opt.validateStart(m); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inst == nil {
@@ -223,6 +226,9 @@ func (s *Solver) load(h uintptr, m *Model, in *input, opt Options) error {
 	if st == cStatusError {
 		return errors.New("highs: HiGHS refused the model (Highs_passMip failed)")
 	}
+	if opt.Start != nil && c.setSolution(h, ptr(opt.Start), nil, nil, nil) == cStatusError {
+		return &OptionError{"Start", "HiGHS refused the point (Highs_setSolution failed)"}
+	}
 	for _, t := range []highsInt{cCallbackSimplexInterrupt, cCallbackIpmInterrupt, cCallbackMipInterrupt} {
 		if c.startCallback(h, t) == cStatusError {
 			return fmt.Errorf("highs: Highs_startCallback(%d) failed", t)
@@ -320,6 +326,29 @@ func (o Options) validate() error {
 		return &OptionError{"Presolve", fmt.Sprintf("%d is not a Presolve value", int(o.Presolve))}
 	}
 	return nil
+}
+
+// validateStart checks that a start point fits the model.
+func (o Options) validateStart(m *Model) error {
+	if o.Start == nil {
+		return nil
+	}
+	if len(o.Start) != len(m.Columns) {
+		return &OptionError{"Start", fmt.Sprintf("%d values for %d columns", len(o.Start), len(m.Columns))}
+	}
+	for j, v := range o.Start {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &OptionError{"Start", fmt.Sprintf("value %d (%s) is %v", j, colName(j, m.Columns[j]), v)}
+		}
+	}
+	return nil
+}
+
+func colName(j int, c Column) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return fmt.Sprintf("column %d", j)
 }
 
 // threadCount is the threads option HiGHS gets.
