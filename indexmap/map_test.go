@@ -162,3 +162,42 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func FuzzUnmarshalJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"domain":{"kind":"logical","space":"(m:12)"},"codomain":{"kind":"physical","space":{"axes":[{"name":"a","size":16}]}},"results":["m"],"guard":"m < 10"}`,
+		`"(i:4) -> (a:4) = (3 - i)"`, `{"domain":{},"codomain":{},"results":[]}`, `{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m Map
+		if err := json.Unmarshal(data, &m); err != nil {
+			return
+		}
+		out, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("Marshal(%v): %v", m, err)
+		}
+		var back Map
+		if err := json.Unmarshal(out, &back); err != nil || !back.Equal(m) {
+			t.Fatalf("JSON round trip of %s: %v, %v", data, back, err)
+		}
+	})
+}
+
+func FuzzParseGuard(f *testing.F) {
+	for _, s := range []string{"true", "m < 10 && k != 3", "a ^ b >= -1", "x <", "x == y == z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		g, err := ParseGuard(text)
+		if err != nil {
+			return
+		}
+		back, err := ParseGuard(g.String())
+		if err != nil || !back.Equal(g) {
+			t.Fatalf("guard round trip of %q: %q, %v", text, back, err)
+		}
+	})
+}

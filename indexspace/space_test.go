@@ -172,3 +172,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func FuzzUnmarshalJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"tile","axes":[{"name":"m","size":16},{"name":"n","axes":[{"name":"n0","size":2}]}]}`,
+		`"tile(m:16)"`, `{"axes":[]}`, `{"axes":[{"name":"g","axes":[]}]}`, `[]`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s Space
+		if err := json.Unmarshal(data, &s); err != nil {
+			return
+		}
+		out, err := json.Marshal(s)
+		if err != nil {
+			t.Fatalf("Marshal(%v): %v", s, err)
+		}
+		var back Space
+		if err := json.Unmarshal(out, &back); err != nil || !back.Equal(s) {
+			t.Fatalf("JSON round trip of %s: %v, %v", data, back, err)
+		}
+	})
+}
