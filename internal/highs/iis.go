@@ -81,6 +81,9 @@ func (s *Solver) Conflict(ctx context.Context, m *Model, opt Options) (*Conflict
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
+	if err := opt.validateStart(m); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inst == nil {
