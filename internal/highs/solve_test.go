@@ -542,7 +542,7 @@ func TestCancel(t *testing.T) {
 		}
 	})
 	t.Run("by a deadline", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		r, err := lib.Solve(ctx, m, highs.Options{})
 		if err != nil {
@@ -554,7 +554,7 @@ func TestCancel(t *testing.T) {
 		checkSolution(t, m, r)
 	})
 	t.Run("with two HiGHS threads", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		r, err := lib.Solve(ctx, m, highs.Options{Threads: 2})
 		if err != nil {
@@ -584,11 +584,12 @@ func TestCancel(t *testing.T) {
 		defer s.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
-		if r, err := s.Solve(ctx, m, highs.Options{}); err != nil || r.Status != highs.InterruptedFeasible {
-			t.Fatalf("first solve: %v, %v", r, err)
+		r, err := s.Solve(ctx, m, highs.Options{})
+		if err != nil || r.Status != highs.InterruptedFeasible && r.Status != highs.InterruptedNoSolution {
+			t.Fatalf("first solve: %v, %v; want interrupted", r, err)
 		}
 		k := randomKnapsack(12, 7)
-		r, err := s.Solve(context.Background(), k.model(), exact)
+		r, err = s.Solve(context.Background(), k.model(), exact)
 		if err != nil {
 			t.Fatal(err)
 		}
