@@ -206,6 +206,7 @@ func TestRestrictSeed(t *testing.T) {
 		{"middle mode fixed", MustParse("logical(i:4, r:8, v:4) -> physical(x:128) = (32 * i + r + 8 * v)"), map[string]int{"i": 2}, "64 + r + 8 * v"},
 		{"group fixed", MustParse("logical(g:(g0:2, g1:2), r:4) -> physical(x:16) = (4 * g + r)"), map[string]int{"g": 3}, "12 + r"},
 		{"leaf of a group fixed", MustParse("logical(g:(g0:2, g1:2), r:4) -> physical(x:16) = (4 * g + r)"), map[string]int{"g0": 1}, "8 + 4 * g1 + r"},
+		{"broadcast group partly fixed", MustParse("thread-value(w:(w0:2, w1:2), t:4) -> physical(x:4) = (t) broadcast(w, w0)"), map[string]int{"w1": 1}, "t"},
 		{"not a layout: literal with values", MustParse("logical(a:2, b:3) -> physical(x:16) = (b % 2 + 4 * (b / 2) + 8 * a)"), map[string]int{"a": 1}, "8 + b % 2 + 4 * (b / 2)"},
 	}
 	for _, tc := range tests {
@@ -213,6 +214,12 @@ func TestRestrictSeed(t *testing.T) {
 			r, err := tc.m.Restrict(tc.fixed)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.name == "broadcast group partly fixed" && r.String() != "thread-value(w0:2, t:4) -> physical(x:4) = (t) broadcast(w0)" {
+				t.Errorf("restricted map %s", r)
+			}
+			if tc.name == "leaf of a group fixed" && r.Domain().Space.String() != "(g1:2, r:4)" {
+				t.Errorf("restricted domain %s: the group g should be dissolved", r.Domain().Space)
 			}
 			if got := r.Result(0).String(); got != tc.want {
 				t.Errorf("restricted result %s, want %s (map %s)", got, tc.want, r)

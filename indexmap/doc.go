@@ -39,7 +39,7 @@
 // followed by the indexspace text of its space. JSON carries expressions as
 // text:
 //
-//	{"domain": {"kind": "thread-value", "space": {...}},
+//	{"domain": {"kind": "thread-value", "space": {...}},   (kind "untyped" or absent: untyped)
 //	 "codomain": {"kind": "logical", "space": {...}},
 //	 "results": ["lane / 4 + 8 * (v / 2 % 2)", "..."], "guard": "...", "broadcast": ["w"]}
 //
@@ -60,6 +60,9 @@
 //     which the seed builds only as a composite, is accepted: a Map does not
 //     record how it was built.
 //   - Simplification never changes a value where the guard holds.
+//   - Kind checks that need enumeration stop at EnumerationLimit points: a
+//     larger typed map that is not affine and unguarded is rejected with a
+//     KindError saying it cannot be checked.
 //
 // # Operations
 //

@@ -9,8 +9,10 @@ import (
 
 // Restrict returns m with the domain axes named in fixed held at the given
 // values (seed 001 §5): the slice one warp or one thread uses. Fixing a group
-// fixes its leaves; the fixed leaves leave the domain (a group left without
-// leaves goes too). The result expressions are emitted (see Emit): affine
+// fixes its leaves; the fixed leaves leave the domain, and a group that loses
+// a leaf is dissolved into its remaining factors (its name would otherwise
+// stand for a different value; a broadcast group passes its broadcast on to
+// them). The result expressions are emitted (see Emit): affine
 // plus a constant where the slice is a layout, negative coefficients
 // included, and the composite with the fixed coordinates replaced by their
 // values otherwise.
@@ -71,9 +73,24 @@ func (m Map) Restrict(fixed map[string]int) (Map, error) {
 	for _, t := range m.guard.terms {
 		spec.Guard.terms = append(spec.Guard.terms, Cmp{t.Op, subst(t.X), subst(t.Y)})
 	}
+	declared := map[string]bool{}
+	declare := func(name string) {
+		if !declared[name] {
+			declared[name] = true
+			spec.Broadcast = append(spec.Broadcast, name)
+		}
+	}
 	for _, b := range m.broadcast {
 		if _, ok := dom.Lookup(b); ok {
-			spec.Broadcast = append(spec.Broadcast, b)
+			declare(b)
+			continue
+		}
+		// A dissolved group: its remaining leaves stay broadcast.
+		r, _ := sp.Lookup(b)
+		for i := r.First; i < r.Last; i++ {
+			if !isFixed[i] {
+				declare(sp.Leaf(i).Name)
+			}
 		}
 	}
 	r, err := New(spec)
@@ -84,28 +101,37 @@ func (m Map) Restrict(fixed map[string]int) (Map, error) {
 	return out, nil
 }
 
-// dropLeaves returns sp without the marked leaves; a group left without
-// leaves is dropped.
+// dropLeaves returns sp without the marked leaves. A group that loses a leaf
+// is dissolved: its remaining factors take its place, since its name would
+// otherwise stand for a different value.
 func dropLeaves(sp indexspace.Space, drop []bool) (indexspace.Space, error) {
 	next := 0
-	var keep func(as []indexspace.Axis) []indexspace.Axis
-	keep = func(as []indexspace.Axis) []indexspace.Axis {
+	var keep func(as []indexspace.Axis) ([]indexspace.Axis, bool)
+	keep = func(as []indexspace.Axis) ([]indexspace.Axis, bool) {
 		var out []indexspace.Axis
+		whole := true
 		for _, a := range as {
 			if a.IsLeaf() {
-				if !drop[next] {
+				if drop[next] {
+					whole = false
+				} else {
 					out = append(out, a)
 				}
 				next++
 				continue
 			}
-			if fs := keep(a.Factors()); len(fs) > 0 {
+			fs, w := keep(a.Factors())
+			if w {
 				out = append(out, indexspace.Group(a.Name(), fs...))
+			} else {
+				out = append(out, fs...)
+				whole = false
 			}
 		}
-		return out
+		return out, whole
 	}
-	return indexspace.New(sp.Name(), keep(sp.Axes())...)
+	axes, _ := keep(sp.Axes())
+	return indexspace.New(sp.Name(), axes...)
 }
 
 // substituteChanged replaces fixed leaves by constants, and every group of sp
