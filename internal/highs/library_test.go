@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs"
@@ -276,5 +277,32 @@ func TestCheckIntSize(t *testing.T) {
 				t.Errorf("CheckIntSize(%d) = %q, want %q", tt.size, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLoadConcurrent loads from many goroutines at once: every call finds the
+// same library, and each Library carries its own copy of the steps.
+func TestLoadConcurrent(t *testing.T) {
+	want := highstest.Library(t).Path()
+	const n = 8
+	libs := make([]*highs.Library, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { libs[i], errs[i] = highs.Load(highs.Config{}) })
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("Load %d: %v", i, errs[i])
+		}
+		if libs[i].Path() != want {
+			t.Errorf("Load %d found %s, want %s", i, libs[i].Path(), want)
+		}
+	}
+	steps := libs[0].Steps()
+	steps[0].Source = "changed"
+	if libs[0].Steps()[0].Source == "changed" {
+		t.Error("Steps returns the library's own slice")
 	}
 }
