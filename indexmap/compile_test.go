@@ -33,7 +33,7 @@ func TestCompileAgreesWithEval(t *testing.T) {
 			out := make([]int, len(m.Results()))
 			for i := 0; i < sp.Size(); i++ {
 				c, _ := sp.Coord(i)
-				want, wantOK, err := m.Eval(c)
+				want, wantOK, err := m.evalTree(c)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -112,6 +112,7 @@ func (m Map) Emit() (Map, []Form) {
 			continue
 		}
 		s.results[j] = le
+		s.prog = &lazyProgram{}
 		s.bounds[j], _ = Bounds(le, s.domainRange)
 		forms[j] = AsLayout
 	}

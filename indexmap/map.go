@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cklplan/cklplan/indexspace"
 )
@@ -84,6 +85,22 @@ type Map struct {
 	guard     Guard
 	broadcast []string
 	bounds    []Interval // of each result over the domain
+	prog      *lazyProgram
+}
+
+// lazyProgram compiles a map once, on its first Eval; copies of a Map share it.
+type lazyProgram struct {
+	once sync.Once
+	p    *Program
+	err  error
+}
+
+func (m Map) program() (*Program, error) {
+	if m.prog == nil {
+		return m.Compile()
+	}
+	m.prog.once.Do(func() { m.prog.p, m.prog.err = m.Compile() })
+	return m.prog.p, m.prog.err
 }
 
 // New checks spec and returns its map. It fails when the number of results is
@@ -149,6 +166,7 @@ func New(spec Spec) (Map, error) {
 	if err := m.checkKinds(); err != nil {
 		return Map{}, err
 	}
+	m.prog = &lazyProgram{}
 	return m, nil
 }
 
@@ -256,8 +274,24 @@ func (m Map) env(coord []int) map[string]int {
 // Eval returns the image of the domain point with leaf coordinates coord, and
 // whether the guard holds there (when it does not, the point has no image and
 // the returned values are those of the expressions, for diagnostics). It fails
-// when coord is not a point of the domain.
+// when coord is not a point of the domain. The map is compiled on its first
+// Eval (see Compile) and the program is kept for later calls.
 func (m Map) Eval(coord []int) ([]int, bool, error) {
+	p, err := m.program()
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]int, len(m.results))
+	ok, err := p.Eval(coord, out)
+	if err != nil {
+		return nil, false, err
+	}
+	return out, ok, nil
+}
+
+// evalTree evaluates m at coord by walking the expression trees; tests use it
+// as the reference for the compiled evaluator.
+func (m Map) evalTree(coord []int) ([]int, bool, error) {
 	if _, err := m.dom.Space.Flat(coord); err != nil {
 		return nil, false, fmt.Errorf("indexmap: %s", strings.TrimPrefix(err.Error(), "indexspace: "))
 	}

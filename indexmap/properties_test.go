@@ -16,7 +16,7 @@ func oracle(t *testing.T, m Map) Properties {
 	images := map[string][]int{} // image → first point
 	for i := 0; i < sp.Size(); i++ {
 		c, _ := sp.Coord(i)
-		out, ok, err := m.Eval(c)
+		out, ok, err := m.evalTree(c)
 		if err != nil {
 			t.Fatal(err)
 		}

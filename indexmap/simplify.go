@@ -596,6 +596,7 @@ func (m Map) SimplifyTrace() (Map, []string) {
 	var fired []string
 	narrowed := m.guardRanges()
 	out := m
+	out.prog = &lazyProgram{}
 	out.results = make([]Expr, len(m.results))
 	out.bounds = make([]Interval, len(m.results))
 	for i, e := range m.results {

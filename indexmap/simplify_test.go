@@ -125,7 +125,7 @@ func checkSameMap(t *testing.T, a, b Map) {
 	sp := a.Domain().Space
 	for i := 0; i < sp.Size(); i++ {
 		c, _ := sp.Coord(i)
-		va, oka, _ := a.Eval(c)
+		va, oka, _ := a.evalTree(c) // the tree walk against the compiled evaluator
 		vb, okb, _ := b.Eval(c)
 		if oka != okb {
 			t.Fatalf("guard differs at %v: %s vs %s", c, a, b)
