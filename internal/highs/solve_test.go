@@ -191,8 +191,9 @@ func (s setCover) model() *highs.Model {
 	return m
 }
 
-func (s setCover) bruteForce() float64 {
-	best := math.Inf(1)
+// coverCosts calls yield with the cost of every choice of sets that covers
+// every element.
+func (s setCover) coverCosts(yield func(cost float64)) {
 	for choice := 0; choice < 1<<len(s.sets); choice++ {
 		covered := make([]bool, s.elements)
 		c := 0.0
@@ -208,11 +209,27 @@ func (s setCover) bruteForce() float64 {
 		for _, ok := range covered {
 			all = all && ok
 		}
-		if all && c < best {
-			best = c
+		if all {
+			yield(c)
 		}
 	}
+}
+
+func (s setCover) bruteForce() float64 {
+	best := math.Inf(1)
+	s.coverCosts(func(c float64) { best = math.Min(best, c) })
 	return best
+}
+
+// optimalCovers counts the covers of minimum cost.
+func (s setCover) optimalCovers() int {
+	best, n := s.bruteForce(), 0
+	s.coverCosts(func(c float64) {
+		if c == best {
+			n++
+		}
+	})
+	return n
 }
 
 // checkSolution checks that r's values satisfy m (bounds, integrality, rows)
@@ -811,5 +828,48 @@ func TestLooseGap(t *testing.T) {
 	abs := r.DualBound - r.Objective
 	if r.Status != highs.Optimal || abs > 50*(1+1e-9) && r.Gap > 0.01*(1+1e-9) {
 		t.Errorf("%v objective %v bound %v gap %v: within neither gap", r.Status, r.Objective, r.DualBound, r.Gap)
+	}
+}
+
+// TestDeterministic: with one thread and a fixed seed (the zero Options),
+// HiGHS returns the same solution every time, bit for bit, even where many
+// solutions are optimal (unit-cost set cover), on fresh instances, on a
+// reused Solver, and while other solves run.
+func TestDeterministic(t *testing.T) {
+	lib := highstest.Library(t)
+	sc := randomSetCover(20, 16, 5)
+	for k := range sc.cost {
+		sc.cost[k] = 1 // ties everywhere
+	}
+	if n := sc.optimalCovers(); n < 2 {
+		t.Fatalf("%d optimal covers: the test needs ties", n)
+	}
+	m := sc.model()
+	first, err := lib.Solve(context.Background(), m, highs.Options{})
+	if err != nil || first.Status != highs.Optimal {
+		t.Fatalf("%v, %v", first, err)
+	}
+	s, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	results := make([]*highs.Result, 8)
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range 4 { // concurrent fresh instances
+		wg.Go(func() { results[i], errs[i] = lib.Solve(context.Background(), m, highs.Options{}) })
+	}
+	for i := 4; i < 8; i++ { // one reused Solver, meanwhile
+		results[i], errs[i] = s.Solve(context.Background(), m, highs.Options{})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if errs[i] != nil {
+			t.Fatalf("solve %d: %v", i, errs[i])
+		}
+		if diff := cmp.Diff(first.Values, r.Values); diff != "" {
+			t.Errorf("solve %d differs from the first (-first +this):\n%s", i, diff)
+		}
 	}
 }
