@@ -411,3 +411,25 @@ func TestLayoutExpr(t *testing.T) {
 		})
 	}
 }
+
+// TestComposeThroughFlatIndex composes maps whose middle spaces have the same
+// size but different leaves, by evaluation at every point.
+func TestComposeThroughFlatIndex(t *testing.T) {
+	inner := MustParse("(i:12) -> (a:4, b:3) = (i / 3, i % 3)")
+	outer := MustParse("(c:2, d:6) -> (x:64) = (7 * c + d)")
+	r, err := Compose(outer, inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 12; i++ {
+		got, _, _ := r.Eval([]int{i})
+		// inner's image (i/3, i%3) has flat index i in (a:4, b:3); as a point
+		// of (c:2, d:6) that is (i/6, i%6).
+		if want := 7*(i/6) + i%6; got[0] != want {
+			t.Fatalf("at i=%d: %d, want %d (%s)", i, got[0], want, r)
+		}
+	}
+	if e, _ := r.Emit(); e.Result(0).String() != "i % 6 + 7 * (i / 6)" {
+		t.Errorf("emitted %s", e)
+	}
+}

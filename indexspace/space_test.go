@@ -92,6 +92,19 @@ func TestFlatCoord(t *testing.T) {
 			if _, err := s.Coord(s.Size()); err == nil {
 				t.Errorf("Coord(Size()) succeeded")
 			}
+			if _, err := s.Coord(-1); err == nil {
+				t.Errorf("Coord(-1) succeeded")
+			}
+			if _, err := s.Flat(make([]int, s.NumLeaves()+1)); err == nil {
+				t.Errorf("Flat with too many coordinates succeeded")
+			}
+			if s.NumLeaves() > 0 {
+				c := make([]int, s.NumLeaves())
+				c[0] = s.Leaf(0).Size
+				if _, err := s.Flat(c); err == nil {
+					t.Errorf("Flat out of range succeeded")
+				}
+			}
 		})
 	}
 }
