@@ -9,8 +9,9 @@ import (
 )
 
 // A Conflict is an irreducible infeasible subset (IIS) of a model's
-// constraints: the rows and column bounds in it admit no solution together,
-// and dropping any one of them makes the rest satisfiable. For a MIP it is a
+// constraints: the row and column bounds it names admit no solution together,
+// and dropping any one of those bounds makes the rest satisfiable. Columns
+// listed with SideFree take part only through their terms. For a MIP it is a
 // conflict of the LP relaxation; integrality alone never appears in one.
 type Conflict struct {
 	Rows    []ConflictBound // sorted by index
