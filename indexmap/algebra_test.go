@@ -1,6 +1,7 @@
 package indexmap
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -431,5 +432,56 @@ func TestComposeThroughFlatIndex(t *testing.T) {
 	}
 	if e, _ := r.Emit(); e.Result(0).String() != "i % 6 + 7 * (i / 6)" {
 		t.Errorf("emitted %s", e)
+	}
+}
+
+// TestCuteRandomRoundTrip converts random CuTe layouts (nested modes, zero and
+// negative strides) to maps and back: the map has CuTe's value at every index,
+// and ToCute returns the same notation when no mode has size 1.
+func TestCuteRandomRoundTrip(t *testing.T) {
+	rng := newRand(11)
+	var mode func(depth int) (string, string, bool)
+	mode = func(depth int) (string, string, bool) {
+		if depth == 0 || rng.IntN(3) > 0 {
+			n := 1 + rng.IntN(4)
+			return fmt.Sprint(n), fmt.Sprint(rng.IntN(13) - 3), n > 1
+		}
+		k := 2 + rng.IntN(2)
+		var ss, ds []string
+		allBig := true
+		for i := 0; i < k; i++ {
+			s, d, big := mode(depth - 1)
+			ss, ds = append(ss, s), append(ds, d)
+			allBig = allBig && big
+		}
+		return "(" + strings.Join(ss, ",") + ")", "(" + strings.Join(ds, ",") + ")", allBig
+	}
+	same := 0
+	for n := 0; n < 300; n++ {
+		s, d, allBig := mode(3)
+		l := cute.MustParse(s + ":" + d)
+		m, err := FromCute(l, Untyped, Untyped)
+		if err != nil {
+			t.Fatalf("FromCute(%s): %v", l, err)
+		}
+		if got := flatImages(t, m); !slices.Equal(got, l.Table()) {
+			t.Fatalf("FromCute(%s) = %s: values %v, CuTe %v", l, m, got, l.Table())
+		}
+		back, err := ToCute(m)
+		if err != nil {
+			t.Fatalf("ToCute(%s): %v", m, err)
+		}
+		if !slices.Equal(back.Table(), l.Table()) {
+			t.Fatalf("ToCute(FromCute(%s)) = %s, another function", l, back)
+		}
+		if allBig {
+			same++
+			if !back.Equal(l) {
+				t.Fatalf("ToCute(FromCute(%s)) = %s", l, back)
+			}
+		}
+	}
+	if same < 50 {
+		t.Errorf("only %d layouts without size-1 modes", same)
 	}
 }
