@@ -61,7 +61,8 @@ func (w Wavefronts) String() string {
 }
 
 // LanesPerPhase is how many lanes one phase serves for an access of width
-// bytes per lane: 32 for up to 4 bytes, 16 for 8, 8 for 16.
+// bytes per lane: 32 for up to 4 bytes, 16 for 8, 8 for 16. (CountWavefronts
+// doubles the 8- and 16-byte figures for pair-shared accesses; see doc.go.)
 func LanesPerPhase(width int) (int, error) {
 	switch width {
 	case 1, 2, 4:
@@ -98,11 +99,14 @@ func CountWavefronts(width int, lanes []LaneAddress) (Wavefronts, error) {
 		}
 		addr[la.Lane], active[la.Lane] = la.Byte, true
 	}
+	if width > BankBytes && pairShared(&addr, &active) {
+		perPhase *= 2 // half as many distinct requests: twice the lanes per 128 bytes
+	}
 	w := Wavefronts{Width: width, Phases: make([]Phase, 0, WarpSize/perPhase)}
 	wordsPerLane := max(1, width/BankBytes)
-	// A phase touches at most 32 words (perPhase * wordsPerLane == 32 for
-	// widths of 4 bytes and up, 32 lanes of one word below).
-	var words [WarpSize]int64
+	// A phase lists at most 64 words: perPhase * wordsPerLane is 32, or 64
+	// for a pair-shared access (whose distinct words are again at most 32).
+	var words [2 * WarpSize]int64
 	for first := 0; first < WarpSize; first += perPhase {
 		n := 0
 		for lane := first; lane < first+perPhase; lane++ {
@@ -148,4 +152,25 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// pairShared reports whether every active lane reads the same address as
+// its partner lane l^1, or every active lane the same as its partner l^2
+// (an inactive partner matches anything). On sm_90 such 8- and 16-byte
+// accesses are served with twice as many lanes per phase (doc.go).
+func pairShared(addr *[WarpSize]int64, active *[WarpSize]bool) bool {
+	for _, mask := range []int{1, 2} {
+		ok := true
+		for l := range WarpSize {
+			p := l ^ mask
+			if active[l] && active[p] && addr[l] != addr[p] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }

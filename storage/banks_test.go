@@ -27,7 +27,8 @@ func lanesAt(addr func(lane int) int64) []LaneAddress {
 // byte l*s*width. A phase of P = 128/width lanes (32 for width 4) spreads
 // its first words over the banks in steps of s*width/4 words, so each bank
 // holds gcd(s, P) distinct words; there are width/4 phases. At s = 0 every
-// lane reads the same words: a broadcast, one wavefront per phase.
+// lane reads the same words: a broadcast, one wavefront per phase, and the
+// access is pair-shared, which halves the phases of 8- and 16-byte accesses.
 func TestWavefrontsStrided(t *testing.T) {
 	for _, width := range []int{4, 8, 16} {
 		phases := width / BankBytes
@@ -37,12 +38,14 @@ func TestWavefrontsStrided(t *testing.T) {
 			if err != nil {
 				t.Fatalf("width %d stride %d: %v", width, s, err)
 			}
-			want := phases
-			if s > 0 {
+			want, ideal := phases, phases
+			if s == 0 {
+				want, ideal = max(1, phases/2), max(1, phases/2)
+			} else {
 				want = phases * gcd(s, perPhase)
 			}
-			if w.Total != want || w.Ideal != phases {
-				t.Errorf("width %d stride %d: %v; want %d wavefronts, ideal %d", width, s, w, want, phases)
+			if w.Total != want || w.Ideal != ideal {
+				t.Errorf("width %d stride %d: %v; want %d wavefronts, ideal %d", width, s, w, want, ideal)
 			}
 		}
 	}
@@ -96,9 +99,29 @@ func TestWavefronts(t *testing.T) {
 			want:  "32 wavefronts (ideal 4); lanes 0-7: 8 words in bank 0; lanes 8-15: 8 words in bank 0; lanes 16-23: 8 words in bank 0; lanes 24-31: 8 words in bank 0",
 		},
 		{
-			name: "8-byte accesses, only the second half-warp active", width: 8,
+			name: "8-byte accesses, lanes 16-18 only, no partners share", width: 8,
+			lanes: []LaneAddress{{Lane: 16, Byte: 0}, {Lane: 17, Byte: 256}, {Lane: 18, Byte: 512}},
+			want:  "3 wavefronts (ideal 1); lanes 16-31: 3 words in bank 0",
+		},
+		{
+			name: "8-byte accesses, partners inactive: pair-shared, one 32-lane phase", width: 8,
 			lanes: []LaneAddress{{Lane: 16, Byte: 0}, {Lane: 17, Byte: 256}},
-			want:  "2 wavefronts (ideal 1); lanes 16-31: 2 words in bank 0",
+			want:  "2 wavefronts (ideal 1); lanes 0-31: 2 words in bank 0",
+		},
+		{
+			name: "8-byte accesses, l%2: partners l^2 share, one phase", width: 8,
+			lanes: lanesAt(func(l int) int64 { return int64(l % 2 * 8) }),
+			want:  "1 wavefront (ideal 1)",
+		},
+		{
+			name: "8-byte accesses, l%4: no partners share, two phases", width: 8,
+			lanes: lanesAt(func(l int) int64 { return int64(l % 4 * 8) }),
+			want:  "2 wavefronts (ideal 2)",
+		},
+		{
+			name: "16-byte accesses, lane pairs share: half-warp phases", width: 16,
+			lanes: lanesAt(func(l int) int64 { return int64(l / 2 * 16) }),
+			want:  "2 wavefronts (ideal 2)",
 		},
 		{name: "no lane active", width: 4, want: "0 wavefronts (ideal 0)"},
 	}

@@ -71,6 +71,72 @@ func hwPatterns(t *testing.T) []hwPattern {
 		}
 		return int64(l * 128)
 	})
+	// Broadcast structure at 8 and 16 bytes, where sm_90 merges phases when
+	// lanes l and l^1 (or l and l^2) share addresses. Addresses are in units
+	// of the width unless a name says otherwise.
+	only := func(keep func(l int) bool, f func(l int) int64) func(l int) int64 {
+		return func(l int) int64 {
+			if !keep(l) {
+				return -1
+			}
+			return f(l)
+		}
+	}
+	all := func(int) bool { return true }
+	g3 := func(x int) int64 { // equal on lanes {0,3} and {1,2} of a quad
+		if x == 0 || x == 3 {
+			return 0
+		}
+		return 1
+	}
+	for _, width := range []int{8, 16} {
+		w := int64(width)
+		for _, c := range []struct {
+			name string
+			keep func(l int) bool
+			f    func(l int) int64
+		}{
+			{"half-warps uniform, adjacent", all, func(l int) int64 { return int64(l/16) * w }},
+			{"half-warps uniform, 128B apart", all, func(l int) int64 { return int64(l/16) * 128 }},
+			{"quarter-warps uniform, adjacent", all, func(l int) int64 { return int64(l/8) * w }},
+			{"quarter-warps uniform, 128B apart", all, func(l int) int64 { return int64(l/8) * 128 }},
+			{"lane quads uniform, adjacent", all, func(l int) int64 { return int64(l/4) * w }},
+			{"lane pairs uniform (l^1 share), adjacent", all, func(l int) int64 { return int64(l/2) * w }},
+			{"l%2 (l^2 share), adjacent", all, func(l int) int64 { return int64(l%2) * w }},
+			{"l%4, adjacent", all, func(l int) int64 { return int64(l%4) * w }},
+			{"l%8, adjacent", all, func(l int) int64 { return int64(l%8) * w }},
+			{"lanes 0-7 only, uniform", func(l int) bool { return l < 8 }, func(int) int64 { return 0 }},
+			{"lanes 0-15 only, uniform", func(l int) bool { return l < 16 }, func(int) int64 { return 0 }},
+			{"lanes 0 and 31 only, same address", func(l int) bool { return l == 0 || l == 31 }, func(int) int64 { return 0 }},
+			{"lanes 0 and 8 only, same address", func(l int) bool { return l == 0 || l == 8 }, func(int) int64 { return 0 }},
+			{"uniform but lane 31, 128B away", all, func(l int) int64 { return int64(l/31) * 128 }},
+			{"uniform but lane 31, adjacent", all, func(l int) int64 { return int64(l/31) * w }},
+			{"l^4 share only", all, func(l int) int64 { return int64(l&3+4*((l>>3)&3)) * w }},
+			{"l^8 share only", all, func(l int) int64 { return int64(l&7+8*(l>>4)) * w }},
+			{"l^3 share only", all, func(l int) int64 { return (g3(l&3) + 2*int64(l>>2)) * w }},
+			{"l^5 share only", all, func(l int) int64 { return int64((l&1)^((l>>2)&1)+2*((l>>1)&1)+4*(l>>3)) * w }},
+			{"l^1 share in lanes 0-15, l^2 in 16-31", all, func(l int) int64 {
+				if l < 16 {
+					return int64(l>>1) * w
+				}
+				return (8 + int64(l&1) + 2*int64((l>>2)&3)) * w
+			}},
+			{"l^1 share but in quad 7 (l^2)", all, func(l int) int64 {
+				if l < 28 {
+					return int64(l>>1) * w
+				}
+				return (14 + int64(l&1)) * w
+			}},
+			{"l^1 share but lane 1", all, func(l int) int64 {
+				if l == 1 {
+					return 16 * w
+				}
+				return int64(l>>1) * w
+			}},
+		} {
+			add(fmt.Sprintf("%s x %dB", c.name, width), width, only(c.keep, c.f))
+		}
+	}
 	// The golden catalog's layouts and accesses.
 	for _, text := range catalog {
 		l := MustParse(text)

@@ -16,7 +16,8 @@
 //     (longest clock64 interval of any warp) / (kIters * kUnroll * kWarps)
 //
 // which, if the pipeline delivers one 128-byte wavefront per clock, is the
-// number of wavefronts. Each pattern runs three times; the fastest counts.
+// number of wavefronts. Each pattern runs three times (or argv[1] times);
+// the fastest counts.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -135,11 +136,16 @@ static double run(int width, const int* dAddr, unsigned long long* dElapsed, uin
   return double(longest) / (double(kIters) * kUnroll * kWarps);
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
+  if (repeats < 1) {
+    std::fprintf(stderr, "usage: bankcheck [REPEATS] < patterns.txt\n");
+    return 2;
+  }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s, sm_%d%d; %d warps x %d iterations x %d loads per pattern, fastest of 3\n",
-              prop.name, prop.major, prop.minor, kWarps, kIters, kUnroll);
+  std::printf("device: %s, sm_%d%d; %d warps x %d iterations x %d loads per pattern, fastest of %d\n",
+              prop.name, prop.major, prop.minor, kWarps, kIters, kUnroll, repeats);
   int* dAddr;
   unsigned long long* dElapsed;
   uint32_t* dSink;
@@ -173,7 +179,7 @@ int main() {
     }
     CHECK(cudaMemcpy(dAddr, addr, sizeof addr, cudaMemcpyHostToDevice));
     double best = 1e30;
-    for (int r = 0; r < 3; ++r) {
+    for (int r = 0; r < repeats; ++r) {
       const double m = run(width, dAddr, dElapsed, dSink);
       best = m < best ? m : best;
     }
