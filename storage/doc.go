@@ -42,26 +42,34 @@
 // # Shared-memory bank model
 //
 // CountWavefronts and Layout.Wavefronts cost one warp-wide shared-memory
-// access by the following model. Sources: the banks, their 4-byte words and
-// the broadcast of a shared word are those of the CUDA C++ Programming Guide
-// ("Shared Memory" under compute capability 5.x; assumed here for sm_90); the
-// split of 8- and 16-byte accesses into half- and quarter-warp phases is not
-// stated there and is taken from this project's issue 4, matching the
-// wavefront counts Nsight Compute is commonly reported to show for 64- and
-// 128-bit shared loads. It is a model, not a measurement:
+// access by the following model:
 //
 //   - shared memory has 32 banks of 4-byte words; word w = byte/4 lies in
 //     bank w % 32;
 //   - an access of W bytes per lane is served in phases: W <= 4: one phase of
 //     32 lanes; W = 8: two phases of 16 lanes (0-15, 16-31); W = 16: four
 //     phases of 8 lanes;
+//   - except that an 8- or 16-byte access in which every active lane reads
+//     the same address as its partner lane l^1, or every active lane the
+//     same as its partner l^2 (an inactive partner matches anything), is
+//     served with twice as many lanes per phase (one phase of 32, or two of
+//     16): it has at most half as many distinct requests;
 //   - within a phase, lanes that touch the same word are served together (a
 //     broadcast); a phase costs the largest number of distinct words any one
 //     bank must deliver, i.e. that many 128-byte wavefronts;
 //   - wavefronts = the sum over phases; the conflict-free ideal is the number
 //     of phases with an active lane.
 //
-// Loads and stores are costed alike.
+// Sources: the banks, their words and the broadcast are those of the CUDA
+// C++ Programming Guide ("Shared Memory" under compute capability 5.x); the
+// phases are those of this project's issue 4; the pairing exception was
+// found by measurement. On an NVIDIA H200 (sm_90) the model gives exactly
+// the wavefronts Nsight Compute counts
+// (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld) for all 134 patterns of
+// testdata/hwbanks (strided warps at every width, the golden catalog's
+// padded and swizzled layouts, broadcast structures); TestHardwareRecord
+// replays that record, and testdata/hwbanks/README.md has the method. Only
+// loads were measured; stores are costed alike.
 //
 // Moving all addresses by a multiple of 4 bytes only renames banks, so the
 // base address matters only when its alignment is below 4 bytes (1- and

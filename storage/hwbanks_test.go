@@ -215,3 +215,47 @@ func TestHardwarePatterns(t *testing.T) {
 		t.Errorf("%s is stale (go test -run TestHardwarePatterns -update rewrites it):\n%s", path, lineDiff(string(want), b.String()))
 	}
 }
+
+// TestHardwareRecord checks the bank model against the wavefront counts that
+// Nsight Compute measured on an H200 for every pattern (testdata/hwbanks/
+// h200.txt, written from the run in h200.log): the expected values are
+// measurements, not the model's own output.
+func TestHardwareRecord(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "hwbanks", "h200.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns := map[string]hwPattern{}
+	for _, p := range hwPatterns(t) {
+		patterns[fmt.Sprintf("%s|%d", p.name, p.width)] = p
+	}
+	seen := 0
+	for i, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "|")
+		if len(f) != 5 {
+			t.Fatalf("h200.txt:%d: %d fields, want 5", i+1, len(f))
+		}
+		var measured, width int
+		if _, err := fmt.Sscan(f[1], &measured); err != nil {
+			t.Fatalf("h200.txt:%d: wavefronts %q: %v", i+1, f[1], err)
+		}
+		if _, err := fmt.Sscan(f[3], &width); err != nil {
+			t.Fatalf("h200.txt:%d: width %q: %v", i+1, f[3], err)
+		}
+		p, ok := patterns[fmt.Sprintf("%s|%d", f[4], width)]
+		if !ok {
+			t.Errorf("h200.txt:%d: pattern %q (%d B) is no longer generated", i+1, f[4], width)
+			continue
+		}
+		seen++
+		if p.predicted != measured {
+			t.Errorf("%s (%d B): the model gives %d wavefronts, the H200 took %d", p.name, width, p.predicted, measured)
+		}
+	}
+	if seen != len(patterns) {
+		t.Errorf("h200.txt records %d of the %d patterns", seen, len(patterns))
+	}
+}
