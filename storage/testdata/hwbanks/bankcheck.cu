@@ -17,7 +17,7 @@
 //
 // which, if the pipeline delivers one 128-byte wavefront per clock, is the
 // number of wavefronts. Each pattern runs three times (or argv[1] times);
-// the fastest counts.
+// the fastest counts. With "st" as argv[2] the warps store instead of load.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -90,6 +90,66 @@ struct Load<16> {
 };
 
 template <int W>
+struct Store;
+template <>
+struct Store<1> {
+  static __device__ __forceinline__ void at(uint32_t a, uint32_t v) {
+    asm volatile("st.volatile.shared.u8 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
+  }
+};
+template <>
+struct Store<2> {
+  static __device__ __forceinline__ void at(uint32_t a, uint32_t v) {
+    asm volatile("st.volatile.shared.u16 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
+  }
+};
+template <>
+struct Store<4> {
+  static __device__ __forceinline__ void at(uint32_t a, uint32_t v) {
+    asm volatile("st.volatile.shared.u32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
+  }
+};
+template <>
+struct Store<8> {
+  static __device__ __forceinline__ void at(uint32_t a, uint32_t v) {
+    asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(a), "r"(v), "r"(v + 1) : "memory");
+  }
+};
+template <>
+struct Store<16> {
+  static __device__ __forceinline__ void at(uint32_t a, uint32_t v) {
+    asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "r"(v), "r"(v + 1), "r"(v + 2),
+                 "r"(v + 3)
+                 : "memory");
+  }
+};
+
+// measureStores is measure for stores: the same pattern, st.volatile.shared
+// of the lane's id, and no initialization (so that every shared store the
+// profiler counts is one of the pattern's).
+template <int W>
+__global__ void measureStores(const int* addr, unsigned long long* elapsed, uint32_t* sink) {
+  __shared__ __align__(128) unsigned char smem[kSmemBytes];
+  const int lane = threadIdx.x % kLanes;
+  const int warp = threadIdx.x / kLanes;
+  const int a = addr[lane];
+  const uint32_t p = uint32_t(__cvta_generic_to_shared(smem)) + uint32_t(a < 0 ? 0 : a);
+  __syncthreads();
+  const unsigned long long t0 = clock64();
+  if (a >= 0) {
+    for (int i = 0; i < kIters; ++i) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) Store<W>::at(p, uint32_t(lane + u));
+    }
+  }
+  __syncwarp();
+  const unsigned long long t1 = clock64();
+  if (lane == 0) elapsed[warp] = t1 - t0;
+  __syncthreads();
+  sink[threadIdx.x] = a >= 0 ? smem[a] : 0;
+}
+
+template <int W>
 __global__ void measure(const int* addr, unsigned long long* elapsed, uint32_t* sink) {
   __shared__ __align__(128) unsigned char smem[kSmemBytes];
   for (int i = threadIdx.x; i < kSmemBytes / 4; i += blockDim.x) {
@@ -118,13 +178,19 @@ __global__ void measure(const int* addr, unsigned long long* elapsed, uint32_t* 
   sink[threadIdx.x] = acc0 ^ acc1;
 }
 
-static double run(int width, const int* dAddr, unsigned long long* dElapsed, uint32_t* dSink) {
-  switch (width) {
-    case 1: measure<1><<<1, kWarps * kLanes>>>(dAddr, dElapsed, dSink); break;
-    case 2: measure<2><<<1, kWarps * kLanes>>>(dAddr, dElapsed, dSink); break;
-    case 4: measure<4><<<1, kWarps * kLanes>>>(dAddr, dElapsed, dSink); break;
-    case 8: measure<8><<<1, kWarps * kLanes>>>(dAddr, dElapsed, dSink); break;
-    case 16: measure<16><<<1, kWarps * kLanes>>>(dAddr, dElapsed, dSink); break;
+static double run(bool stores, int width, const int* dAddr, unsigned long long* dElapsed, uint32_t* dSink) {
+  const int threads = kWarps * kLanes;
+  switch (width * 2 + (stores ? 1 : 0)) {
+    case 2: measure<1><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 4: measure<2><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 8: measure<4><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 16: measure<8><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 32: measure<16><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 3: measureStores<1><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 5: measureStores<2><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 9: measureStores<4><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 17: measureStores<8><<<1, threads>>>(dAddr, dElapsed, dSink); break;
+    case 33: measureStores<16><<<1, threads>>>(dAddr, dElapsed, dSink); break;
     default: std::fprintf(stderr, "width %d: want 1, 2, 4, 8 or 16\n", width); std::exit(2);
   }
   CHECK(cudaGetLastError());
@@ -138,14 +204,15 @@ static double run(int width, const int* dAddr, unsigned long long* dElapsed, uin
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
-  if (repeats < 1) {
-    std::fprintf(stderr, "usage: bankcheck [REPEATS] < patterns.txt\n");
+  const bool stores = argc > 2 && std::strcmp(argv[2], "st") == 0;
+  if (repeats < 1 || (argc > 2 && !stores && std::strcmp(argv[2], "ld") != 0)) {
+    std::fprintf(stderr, "usage: bankcheck [REPEATS [ld|st]] < patterns.txt\n");
     return 2;
   }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s, sm_%d%d; %d warps x %d iterations x %d loads per pattern, fastest of %d\n",
-              prop.name, prop.major, prop.minor, kWarps, kIters, kUnroll, repeats);
+  std::printf("device: %s, sm_%d%d; %d warps x %d iterations x %d %s per pattern, fastest of %d\n",
+              prop.name, prop.major, prop.minor, kWarps, kIters, kUnroll, stores ? "stores" : "loads", repeats);
   int* dAddr;
   unsigned long long* dElapsed;
   uint32_t* dSink;
@@ -180,7 +247,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(dAddr, addr, sizeof addr, cudaMemcpyHostToDevice));
     double best = 1e30;
     for (int r = 0; r < repeats; ++r) {
-      const double m = run(width, dAddr, dElapsed, dSink);
+      const double m = run(stores, width, dAddr, dElapsed, dSink);
       best = m < best ? m : best;
     }
     const double ratio = best / predicted;
