@@ -16,6 +16,26 @@ const (
 	WavefrontBytes = BankCount * BankBytes
 )
 
+// An Op is the direction of a shared-memory access. The zero value is Load.
+type Op uint8
+
+// The access directions.
+const (
+	Load Op = iota
+	Store
+)
+
+// String is "load" or "store".
+func (op Op) String() string {
+	switch op {
+	case Load:
+		return "load"
+	case Store:
+		return "store"
+	}
+	return fmt.Sprintf("Op(%d)", uint8(op))
+}
+
 // A LaneAddress is one active lane's shared-memory access: Width bytes (the
 // access width of the whole warp instruction) starting at byte address Byte.
 type LaneAddress struct {
@@ -26,6 +46,7 @@ type LaneAddress struct {
 // Wavefronts is the cost of one warp-wide shared-memory access under the
 // bank model of doc.go.
 type Wavefronts struct {
+	Op     Op      // load or store
 	Width  int     // bytes per lane: 1, 2, 4, 8 or 16
 	Total  int     // wavefronts over all phases
 	Ideal  int     // phases with at least one active lane: the conflict-free cost
@@ -62,7 +83,7 @@ func (w Wavefronts) String() string {
 
 // LanesPerPhase is how many lanes one phase serves for an access of width
 // bytes per lane: 32 for up to 4 bytes, 16 for 8, 8 for 16. (CountWavefronts
-// doubles the 8- and 16-byte figures for pair-shared accesses; see doc.go.)
+// doubles the 8- and 16-byte figures for pair-shared loads; see doc.go.)
 func LanesPerPhase(width int) (int, error) {
 	switch width {
 	case 1, 2, 4:
@@ -76,10 +97,13 @@ func LanesPerPhase(width int) (int, error) {
 }
 
 // CountWavefronts costs one warp-wide shared-memory access in which every
-// listed lane reads or writes width bytes at its byte address. Lanes not
-// listed are inactive. Each address must be non-negative and a multiple of
-// width; each lane may appear once.
-func CountWavefronts(width int, lanes []LaneAddress) (Wavefronts, error) {
+// listed lane loads or stores (op) width bytes at its byte address. Lanes
+// not listed are inactive. Each address must be non-negative and a multiple
+// of width; each lane may appear once.
+func CountWavefronts(op Op, width int, lanes []LaneAddress) (Wavefronts, error) {
+	if op != Load && op != Store {
+		return Wavefronts{}, fmt.Errorf("storage: access direction %v: want load or store", op)
+	}
 	perPhase, err := LanesPerPhase(width)
 	if err != nil {
 		return Wavefronts{}, err
@@ -99,10 +123,10 @@ func CountWavefronts(width int, lanes []LaneAddress) (Wavefronts, error) {
 		}
 		addr[la.Lane], active[la.Lane] = la.Byte, true
 	}
-	if width > BankBytes && pairShared(&addr, &active) {
+	if op == Load && width > BankBytes && pairShared(&addr, &active) {
 		perPhase *= 2 // half as many distinct requests: twice the lanes per 128 bytes
 	}
-	w := Wavefronts{Width: width, Phases: make([]Phase, 0, WarpSize/perPhase)}
+	w := Wavefronts{Op: op, Width: width, Phases: make([]Phase, 0, WarpSize/perPhase)}
 	wordsPerLane := max(1, width/BankBytes)
 	// A phase lists at most 64 words: perPhase * wordsPerLane is 32, or 64
 	// for a pair-shared access (whose distinct words are again at most 32).
@@ -157,7 +181,8 @@ func plural(n int, noun string) string {
 // pairShared reports whether every active lane reads the same address as
 // its partner lane l^1, or every active lane the same as its partner l^2
 // (an inactive partner matches anything). On sm_90 such 8- and 16-byte
-// accesses are served with twice as many lanes per phase (doc.go).
+// loads are served with twice as many lanes per phase; stores are not
+// (doc.go).
 func pairShared(addr *[WarpSize]int64, active *[WarpSize]bool) bool {
 	for _, mask := range []int{1, 2} {
 		ok := true

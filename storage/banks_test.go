@@ -30,22 +30,25 @@ func lanesAt(addr func(lane int) int64) []LaneAddress {
 // lane reads the same words: a broadcast, one wavefront per phase, and the
 // access is pair-shared, which halves the phases of 8- and 16-byte accesses.
 func TestWavefrontsStrided(t *testing.T) {
-	for _, width := range []int{4, 8, 16} {
-		phases := width / BankBytes
-		perPhase := WarpSize / phases
-		for s := range 70 {
-			w, err := CountWavefronts(width, lanesAt(func(l int) int64 { return int64(l * s * width) }))
-			if err != nil {
-				t.Fatalf("width %d stride %d: %v", width, s, err)
-			}
-			want, ideal := phases, phases
-			if s == 0 {
-				want, ideal = max(1, phases/2), max(1, phases/2)
-			} else {
-				want = phases * gcd(s, perPhase)
-			}
-			if w.Total != want || w.Ideal != ideal {
-				t.Errorf("width %d stride %d: %v; want %d wavefronts, ideal %d", width, s, w, want, ideal)
+	for _, op := range []Op{Load, Store} {
+		for _, width := range []int{4, 8, 16} {
+			phases := width / BankBytes
+			perPhase := WarpSize / phases
+			for s := range 70 {
+				w, err := CountWavefronts(op, width, lanesAt(func(l int) int64 { return int64(l * s * width) }))
+				if err != nil {
+					t.Fatalf("width %d stride %d: %v", width, s, err)
+				}
+				want, ideal := phases, phases
+				switch {
+				case s == 0 && op == Load: // pair-shared
+					want, ideal = max(1, phases/2), max(1, phases/2)
+				case s > 0:
+					want = phases * gcd(s, perPhase)
+				}
+				if w.Total != want || w.Ideal != ideal {
+					t.Errorf("%v width %d stride %d: %v; want %d wavefronts, ideal %d", op, width, s, w, want, ideal)
+				}
 			}
 		}
 	}
@@ -54,6 +57,7 @@ func TestWavefrontsStrided(t *testing.T) {
 func TestWavefronts(t *testing.T) {
 	tests := []struct {
 		name  string
+		op    Op
 		width int
 		lanes []LaneAddress
 		want  string
@@ -123,11 +127,21 @@ func TestWavefronts(t *testing.T) {
 			lanes: lanesAt(func(l int) int64 { return int64(l / 2 * 16) }),
 			want:  "2 wavefronts (ideal 2)",
 		},
+		{
+			name: "16-byte stores, lane pairs share: still quarter-warp phases", op: Store, width: 16,
+			lanes: lanesAt(func(l int) int64 { return int64(l / 2 * 16) }),
+			want:  "4 wavefronts (ideal 4)",
+		},
+		{
+			name: "8-byte stores, one address: two half-warp phases", op: Store, width: 8,
+			lanes: lanesAt(func(int) int64 { return 0 }),
+			want:  "2 wavefronts (ideal 2)",
+		},
 		{name: "no lane active", width: 4, want: "0 wavefronts (ideal 0)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := CountWavefronts(tt.width, tt.lanes)
+			w, err := CountWavefronts(tt.op, tt.width, tt.lanes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,10 +155,12 @@ func TestWavefronts(t *testing.T) {
 func TestWavefrontsErrors(t *testing.T) {
 	tests := []struct {
 		name  string
+		op    Op
 		width int
 		lanes []LaneAddress
 		err   string
 	}{
+		{name: "bad direction", op: 7, width: 4, err: "access direction Op(7): want load or store"},
 		{name: "width 3", width: 3, err: "access width 3 bytes per lane: want 1, 2, 4, 8 or 16"},
 		{name: "width 32", width: 32, err: "access width 32 bytes"},
 		{name: "lane 32", width: 4, lanes: []LaneAddress{{Lane: 32}}, err: "lane 32: want a lane in [0, 32)"},
@@ -155,7 +171,7 @@ func TestWavefrontsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := CountWavefronts(tt.width, tt.lanes)
+			_, err := CountWavefronts(tt.op, tt.width, tt.lanes)
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Fatalf("CountWavefronts = %v, want error containing %q", err, tt.err)
 			}
@@ -169,13 +185,14 @@ func TestWavefrontsShiftInvariant(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 300 {
 		width := []int{1, 2, 4, 8, 16}[rng.IntN(5)]
+		op := Op(rng.IntN(2))
 		var lanes []LaneAddress
 		for l := range WarpSize {
 			if rng.IntN(4) > 0 {
 				lanes = append(lanes, LaneAddress{Lane: l, Byte: int64(rng.IntN(64) * width)})
 			}
 		}
-		w, err := CountWavefronts(width, lanes)
+		w, err := CountWavefronts(op, width, lanes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +201,7 @@ func TestWavefrontsShiftInvariant(t *testing.T) {
 		for i, la := range lanes {
 			moved[i] = LaneAddress{Lane: la.Lane, Byte: la.Byte + shift*int64(width)}
 		}
-		m, err := CountWavefronts(width, moved)
+		m, err := CountWavefronts(op, width, moved)
 		if err != nil {
 			t.Fatal(err)
 		}

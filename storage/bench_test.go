@@ -15,7 +15,7 @@ func BenchmarkCountWavefronts(b *testing.B) {
 		lanes[l] = LaneAddress{Lane: l, Byte: int64(128 * l)}
 	}
 	for b.Loop() {
-		if _, err := CountWavefronts(16, lanes); err != nil {
+		if _, err := CountWavefronts(Load, 16, lanes); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -63,7 +63,8 @@ func BenchmarkVector(b *testing.B) {
 // BenchmarkChooseShared picks the shared layout for a 32x32 f32 transpose
 // (a row stored, a column loaded) among the 16 candidates.
 func BenchmarkChooseShared(b *testing.B) {
-	var row, col Access
+	row := Access{Op: Store}
+	var col Access
 	for lane := range WarpSize {
 		row.Lanes = append(row.Lanes, []int{0, lane})
 		col.Lanes = append(col.Lanes, []int{lane, 0})

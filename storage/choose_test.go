@@ -51,8 +51,8 @@ func TestSharedCandidates(t *testing.T) {
 }
 
 func TestChooseShared(t *testing.T) {
-	rowOf := func(r int) Access {
-		a := Access{}
+	rowOf := func(r int) Access { // stored
+		a := Access{Op: Store}
 		for lane := range WarpSize {
 			a.Lanes = append(a.Lanes, []int{r, lane})
 		}

@@ -49,11 +49,12 @@
 //   - an access of W bytes per lane is served in phases: W <= 4: one phase of
 //     32 lanes; W = 8: two phases of 16 lanes (0-15, 16-31); W = 16: four
 //     phases of 8 lanes;
-//   - except that an 8- or 16-byte access in which every active lane reads
+//   - except that an 8- or 16-byte load in which every active lane reads
 //     the same address as its partner lane l^1, or every active lane the
 //     same as its partner l^2 (an inactive partner matches anything), is
 //     served with twice as many lanes per phase (one phase of 32, or two of
-//     16): it has at most half as many distinct requests;
+//     16): it has at most half as many distinct requests. Stores keep the
+//     fixed phases;
 //   - within a phase, lanes that touch the same word are served together (a
 //     broadcast); a phase costs the largest number of distinct words any one
 //     bank must deliver, i.e. that many 128-byte wavefronts;
@@ -62,14 +63,14 @@
 //
 // Sources: the banks, their words and the broadcast are those of the CUDA
 // C++ Programming Guide ("Shared Memory" under compute capability 5.x); the
-// phases are those of this project's issue 4; the pairing exception was
-// found by measurement. On an NVIDIA H200 (sm_90) the model gives exactly
-// the wavefronts Nsight Compute counts
-// (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld) for all 134 patterns of
-// testdata/hwbanks (strided warps at every width, the golden catalog's
-// padded and swizzled layouts, broadcast structures); TestHardwareRecord
-// replays that record, and testdata/hwbanks/README.md has the method. Only
-// loads were measured; stores are costed alike.
+// phases are those of this project's issue 4; the pairing exception for
+// loads was found by measurement. On an NVIDIA H200 (sm_90) the model gives
+// exactly the wavefronts Nsight Compute counts
+// (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}) for all 134
+// patterns of testdata/hwbanks (strided warps at every width, the golden
+// catalog's padded and swizzled layouts, broadcast structures), loaded and
+// stored; TestHardwareRecord replays both records, and
+// testdata/hwbanks/README.md has the method.
 //
 // Moving all addresses by a multiple of 4 bytes only renames banks, so the
 // base address matters only when its alignment is below 4 bytes (1- and

@@ -56,7 +56,7 @@ func ExampleCountWavefronts() {
 		for lane := range storage.WarpSize {
 			lanes = append(lanes, storage.LaneAddress{Lane: lane, Byte: int64(lane) * pitch})
 		}
-		w, _ := storage.CountWavefronts(4, lanes)
+		w, _ := storage.CountWavefronts(storage.Load, 4, lanes)
 		fmt.Printf("row pitch %d bytes: %v\n", pitch, w)
 	}
 	// Output:
@@ -87,7 +87,8 @@ func ExampleParse() {
 // tile and loads a column. ChooseShared costs both accesses on every padded
 // and swizzled candidate and keeps the cheapest, then the smallest.
 func ExampleChooseShared() {
-	var row, col storage.Access
+	row := storage.Access{Op: storage.Store}
+	var col storage.Access
 	for lane := range storage.WarpSize {
 		row.Lanes = append(row.Lanes, []int{0, lane})
 		col.Lanes = append(col.Lanes, []int{lane, 0})

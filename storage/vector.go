@@ -170,11 +170,13 @@ type Access struct {
 	Vector int
 	// Axis is the tile leaf the vector runs along; "" means the fastest leaf.
 	Axis string
+	// Op says whether the lanes load or store; the zero value is Load.
+	Op Op
 }
 
-// AccessOf builds an Access from a map lane → tile point: its domain has one
-// leaf (the lane, at most 32 values) and its codomain is the tile. Lanes
-// where the guard fails are inactive.
+// AccessOf builds a load Access from a map lane → tile point (set Op for a
+// store): its domain has one leaf (the lane, at most 32 values) and its
+// codomain is the tile. Lanes where the guard fails are inactive.
 func AccessOf(lanes indexmap.Map, vector int, axis string) (Access, error) {
 	dom := lanes.Domain().Space
 	if dom.NumLeaves() != 1 || dom.Size() > WarpSize {
@@ -250,7 +252,7 @@ func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
 		for i, la := range lanes {
 			shifted[i] = LaneAddress{Lane: la.Lane, Byte: la.Byte + int64(base)}
 		}
-		w, err := CountWavefronts(width/8, shifted)
+		w, err := CountWavefronts(a.Op, width/8, shifted)
 		if err != nil {
 			return Wavefronts{}, err
 		}
