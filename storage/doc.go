@@ -110,12 +110,12 @@
 //	Layout:       Tile, Offset, Address (swizzle composed in), Memory, Element,
 //	              Unit, BaseAlign, Swizzle, Broadcast, Footprint, BitOffset,
 //	              Vector, Wavefronts, Equal, String, MarshalJSON, UnmarshalJSON
-//	Accesses:     Access (per-lane tile points, vector, axis), AccessOf (from a
-//	              lane → tile map)
+//	Accesses:     Access (per-lane tile points, vector, axis, load or store),
+//	              AccessOf (from a lane → tile map)
 //	Choosing:     SharedCandidates (padded and xor-swizzled row-major shared
 //	              layouts), ChooseShared (the cheapest for a set of accesses)
-//	Bank model:   CountWavefronts on explicit byte addresses, LanesPerPhase,
-//	              Wavefronts, Phase
+//	Bank model:   CountWavefronts(Load|Store, width, lane addresses),
+//	              LanesPerPhase, Wavefronts, Phase, Op
 //	Swizzle:      NewSwizzle, ParseSwizzle, Apply, Period, Expr, Map, String
 //	Enums:        ElementType (Bits), MemorySpace, AddressUnit, with Parse*
 //
