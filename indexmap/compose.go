@@ -120,10 +120,16 @@ func orphanedAxes(inner Map, results []Expr, declared []string) []string {
 // substitute replaces each axis of sp named in e by its expression: leaf i by
 // leafExpr[i], a group by the row-major combination of its leaves.
 func substitute(e Expr, sp indexspace.Space, leafExpr []Expr) Expr {
+	return substituteExcept(e, sp, leafExpr, nil)
+}
+
+// substituteExcept is substitute leaving alone the axes for which kept holds
+// (nil keeps none) and the names that are not axes of sp.
+func substituteExcept(e Expr, sp indexspace.Space, leafExpr []Expr, kept func(name string, r indexspace.AxisRange) bool) Expr {
 	switch e := e.(type) {
 	case Var:
 		r, ok := sp.Lookup(e.name)
-		if !ok {
+		if !ok || (kept != nil && kept(e.name, r)) {
 			return e
 		}
 		if r.Leaf {
@@ -135,7 +141,7 @@ func substitute(e Expr, sp indexspace.Space, leafExpr []Expr) Expr {
 		}
 		return out
 	case *Binary:
-		x, y := substitute(e.x, sp, leafExpr), substitute(e.y, sp, leafExpr)
+		x, y := substituteExcept(e.x, sp, leafExpr, kept), substituteExcept(e.y, sp, leafExpr, kept)
 		if x == e.x && y == e.y {
 			return e
 		}

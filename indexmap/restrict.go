@@ -137,26 +137,8 @@ func dropLeaves(sp indexspace.Space, drop []bool) (indexspace.Space, error) {
 // substituteChanged replaces fixed leaves by constants, and every group of sp
 // that is not the same axis in dom by the combination of its leaves.
 func substituteChanged(e Expr, sp, dom indexspace.Space, leafExpr []Expr) Expr {
-	switch e := e.(type) {
-	case Var:
-		r, _ := sp.Lookup(e.name)
-		if nr, ok := dom.Lookup(e.name); ok && nr.Size == r.Size && nr.Leaf == r.Leaf {
-			return e
-		}
-		if r.Leaf {
-			return leafExpr[r.First]
-		}
-		var out Expr
-		for i := r.First; i < r.Last; i++ {
-			out = addTerm(out, scaled(leafExpr[i], r.LeafWeight(sp, i)))
-		}
-		return out
-	case *Binary:
-		x, y := substituteChanged(e.x, sp, dom, leafExpr), substituteChanged(e.y, sp, dom, leafExpr)
-		if x == e.x && y == e.y {
-			return e
-		}
-		return &Binary{e.op, x, y}
-	}
-	return e
+	return substituteExcept(e, sp, leafExpr, func(name string, r indexspace.AxisRange) bool {
+		nr, ok := dom.Lookup(name)
+		return ok && nr.Size == r.Size && nr.Leaf == r.Leaf
+	})
 }
