@@ -76,13 +76,7 @@ func (s *Solver) Conflict(ctx context.Context, m *Model, opt Options) (*Conflict
 	if s.lib.iisErr != nil {
 		return nil, s.lib.iisErr
 	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	if err := opt.validate(); err != nil {
-		return nil, err
-	}
-	if err := opt.validateStart(m); err != nil {
+	if err := validateInput(m, opt); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

@@ -108,13 +108,7 @@ func (l *Library) Solve(ctx context.Context, m *Model, opt Options) (*Result, er
 // InterruptedNoSolution. A ctx done before the solve starts gives
 // InterruptedNoSolution without running HiGHS.
 func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, error) {
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	if err := opt.validate(); err != nil {
-		return nil, err
-	}
-	if err := opt.validateStart(m); err != nil {
+	if err := validateInput(m, opt); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -326,6 +320,18 @@ func (o Options) validate() error {
 		return &OptionError{"Presolve", fmt.Sprintf("%d is not a Presolve value", int(o.Presolve))}
 	}
 	return nil
+}
+
+// validateInput checks a model and the options to solve it with, before any
+// HiGHS call.
+func validateInput(m *Model, opt Options) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if err := opt.validate(); err != nil {
+		return err
+	}
+	return opt.validateStart(m)
 }
 
 // validateStart checks that a start point fits the model.
