@@ -29,6 +29,7 @@ const mapUsage = `usage: cklplan map show MAP [--table] [--format text|json]
        cklplan map emit MAP
        cklplan map from-cute LAYOUT [--domain KIND] [--codomain KIND]
        cklplan map to-cute MAP
+       cklplan map --batch < requests.jsonl   (JSON Lines; "map --batch -h")
 
 A MAP is the indexmap text form (docs/algebra.md), e.g.
   'logical(m:4, k:8) -> physical(a:32) = (8 * m + k) if m < 3 broadcast(...)'
@@ -72,6 +73,22 @@ var mapSubcommands = map[string]func(args []string, stdin io.Reader, stdout, std
 }
 
 func runMap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--batch" || args[0] == "-batch") {
+		switch {
+		case len(args) == 2 && (args[1] == "-h" || args[1] == "-help" || args[1] == "--help"):
+			fmt.Fprint(stdout, mapBatchUsage)
+			return exitOK
+		case len(args) != 1:
+			fmt.Fprintln(stderr, "cklplan map: --batch takes no arguments")
+			fmt.Fprint(stderr, mapBatchUsage)
+			return exitUsage
+		}
+		if err := mapBatch(stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "cklplan map --batch: %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	}
 	return dispatch("map", mapUsage, mapSubcommands, args, stdin, stdout, stderr)
 }
 
@@ -352,32 +369,39 @@ func printMapTable(w io.Writer, m indexmap.Map, tab indexmap.Table) {
 	tw.Flush()
 }
 
+// mapPropertiesJSON is Properties as "map show --format json" and "map
+// --batch" write them.
+type mapPropertiesJSON struct {
+	Method         string `json:"method"` // "stride" or "enumeration"
+	InRange        bool   `json:"in_range"`
+	Injective      bool   `json:"injective"`
+	Surjective     bool   `json:"surjective"`
+	AliasFree      bool   `json:"alias_free"`
+	DenseBijection bool   `json:"dense_bijection"`
+	Witness        string `json:"witness,omitempty"`
+}
+
+func propertiesJSON(p indexmap.Properties) *mapPropertiesJSON {
+	method := "stride"
+	if p.Method == indexmap.ByEnumeration {
+		method = "enumeration"
+	}
+	return &mapPropertiesJSON{method, p.InRange, p.Injective, p.Surjective, p.AliasFree, p.DenseBijection, p.Witness}
+}
+
 // mapShowJSON is the object "map show --format json" writes.
 func mapShowJSON(m indexmap.Map, props indexmap.Properties, perr error, tab indexmap.Table, withTable bool) any {
-	type propsJSON struct {
-		Method         string `json:"method"`
-		InRange        bool   `json:"in_range"`
-		Injective      bool   `json:"injective"`
-		Surjective     bool   `json:"surjective"`
-		AliasFree      bool   `json:"alias_free"`
-		DenseBijection bool   `json:"dense_bijection"`
-		Witness        string `json:"witness,omitempty"`
-	}
 	out := struct {
-		Text       string       `json:"text"`
-		Map        indexmap.Map `json:"map"`
-		Properties *propsJSON   `json:"properties,omitempty"`
-		Undecided  string       `json:"undecided,omitempty"`
-		Table      [][]int      `json:"table,omitempty"` // per domain point; null where the guard fails
+		Text       string             `json:"text"`
+		Map        indexmap.Map       `json:"map"`
+		Properties *mapPropertiesJSON `json:"properties,omitempty"`
+		Undecided  string             `json:"undecided,omitempty"`
+		Table      [][]int            `json:"table,omitempty"` // per domain point; null where the guard fails
 	}{Text: m.String(), Map: m}
 	if perr != nil {
 		out.Undecided = perr.Error()
 	} else {
-		method := "stride"
-		if props.Method == indexmap.ByEnumeration {
-			method = "enumeration"
-		}
-		out.Properties = &propsJSON{method, props.InRange, props.Injective, props.Surjective, props.AliasFree, props.DenseBijection, props.Witness}
+		out.Properties = propertiesJSON(props)
 	}
 	if withTable {
 		out.Table = make([][]int, m.Domain().Space.Size())

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	json "github.com/goccy/go-json"
+
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
 )
@@ -58,6 +60,9 @@ func TestMapSpaceExitCodes(t *testing.T) {
 		{"map restrict twice", []string{"map", "restrict", tv, "v=1", "v=2"}, exitUsage},
 		{"map from-cute bad kind", []string{"map", "from-cute", "--codomain", "tile", "4:1"}, exitUsage},
 		{"map compose two stdin", []string{"map", "compose", "-", "-"}, exitUsage},
+		{"map batch", []string{"map", "--batch"}, exitOK},
+		{"map batch help", []string{"map", "--batch", "-h"}, exitOK},
+		{"map batch with argument", []string{"map", "--batch", "x"}, exitUsage},
 		{"space no subcommand", []string{"space"}, exitUsage},
 		{"space coord no index", []string{"space", "coord", "(a:2)"}, exitUsage},
 		{"space flat not an integer", []string{"space", "flat", "(a:2)", "one"}, exitUsage},
@@ -184,6 +189,50 @@ func FuzzMapCommand(f *testing.F) {
 			}
 			if code != exitOK && stderr.Len() == 0 {
 				t.Fatalf("cklplan %q: exit %d with nothing on stderr", args, code)
+			}
+		}
+	})
+}
+
+// FuzzMapBatch feeds arbitrary input to "cklplan map --batch": it must not
+// panic, and must answer every input line with exactly one JSON object that
+// holds a result or an error.
+func FuzzMapBatch(f *testing.F) {
+	for _, s := range []string{
+		`{"op": "compose", "args": ["logical(m1:2, m0:6) -> physical(x:43) = (2 * m1 + 8 * m0)", "logical(m1:3, m0:4) -> logical(x:12) = (m1 + 3 * m0)"]}`,
+		`{"op": "restrict", "args": ["thread-value(w:4, r:8, v:4) -> physical(x:128) = (32 * w + r + 8 * v)"], "fixed": {"w": 2}}`,
+		`{"op": "eval", "args": ["(m:4) -> (a:4) = (m) if m < 2"], "coord": [3]}` + "\n" + `{"op": "inverse", "args": ["(m:4) -> (a:8) = (2 * m)"]}`,
+		`{"op": "from-cute", "args": ["(2,4):(0,1)"], "domain": "thread-value", "codomain": "physical"}`,
+		`{"op": "show", "args": ["(m:4, n:2) -> (a:8) = (m + n"]}`,
+		"not json\n\n{}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var out bytes.Buffer
+		if code := runMap([]string{"--batch"}, strings.NewReader(in), &out, &bytes.Buffer{}); code != exitOK {
+			t.Fatalf("exit %d", code)
+		}
+		want := strings.Count(in, "\n")
+		if in != "" && !strings.HasSuffix(in, "\n") {
+			want++
+		}
+		var lines []string
+		if out.Len() > 0 {
+			lines = strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		}
+		if len(lines) != want {
+			t.Fatalf("%d input lines, %d output lines:\n%s", want, len(lines), out.String())
+		}
+		for _, l := range lines {
+			var resp map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(l), &resp); err != nil {
+				t.Fatalf("output line %q is not a JSON object: %v", l, err)
+			}
+			_, hasResult := resp["result"]
+			_, hasError := resp["error"]
+			if hasResult == hasError {
+				t.Fatalf("output line %q has neither or both of result and error", l)
 			}
 		}
 	})
