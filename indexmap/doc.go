@@ -140,6 +140,10 @@
 //	  subexpressions, recomputes per point only what depends on changed
 //	  coordinates, and evaluates the fastest leaf's instructions a row at a
 //	  time; affine results are evaluated incrementally.
+//	One expression: CompileExpr(e, space) → *ExprProgram (Eval, Tabulate,
+//	  Affine, Bounds, Expr, Space), the same Program code paths for callers
+//	  that evaluate one function at many points; bounded like a Map's
+//	  results.
 //
 // Errors: syntax errors are *SyntaxError with a byte offset; other errors
 // name the result, guard term or axis at fault.

@@ -50,9 +50,9 @@ type Layout struct {
 
 	tile      indexspace.Space
 	leaves    []indexspace.LeafAxis
-	broadcast []bool // per leaf
-	eval      evaluator
-	aff       affine
+	broadcast []bool                // per leaf
+	address   *indexmap.ExprProgram // the unswizzled offset, compiled
+	aff       indexmap.Affine       // its affine form, when isAffine
 	isAffine  bool
 	maxOffset int // largest unswizzled offset, in units
 }
@@ -101,12 +101,12 @@ func New(offset indexmap.Map, cfg Config) (Layout, error) {
 			l.broadcast[i] = true
 		}
 	}
-	ev, err := compile(offset.Result(0), l.tile)
+	address, err := indexmap.CompileExpr(offset.Result(0), l.tile)
 	if err != nil {
-		return Layout{}, fmt.Errorf("storage: the address map: %v", err)
+		return Layout{}, fmt.Errorf("storage: the address map: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
 	}
-	l.eval = ev
-	l.aff, l.isAffine = affineOf(offset.Result(0), l.tile)
+	l.address = address
+	l.aff, l.isAffine = address.Affine()
 	if err := l.checkAddresses(l.tile.Size() <= MaxEnumerate); err != nil {
 		return Layout{}, err
 	}
@@ -260,13 +260,14 @@ func (l Layout) point(c []int) string {
 	return b.String()
 }
 
-// offsetAt is the unswizzled offset of tile point c, in units: from the
-// strides when the map is affine (cheaper than the expression tree).
+// offsetAt is the unswizzled offset of tile point c, in units. c must be a
+// point of the tile: every caller makes it so.
 func (l *Layout) offsetAt(c []int) int {
-	if l.isAffine {
-		return l.aff.eval(c)
+	off, err := l.address.Eval(c)
+	if err != nil {
+		panic("storage: offset of a point outside the tile: " + err.Error())
 	}
-	return l.eval(c)
+	return off
 }
 
 // bitPos is the bit position of tile point c from the base.
@@ -281,7 +282,7 @@ func (l *Layout) bitPos(c []int) int {
 // BitOffset returns the position of the element at tile point c, in bits
 // from the base address.
 func (l Layout) BitOffset(c []int) (int, error) {
-	if l.eval == nil {
+	if l.address == nil {
 		return 0, fmt.Errorf("storage: BitOffset of the zero Layout")
 	}
 	if _, err := l.tile.Flat(c); err != nil {
@@ -371,7 +372,7 @@ func (l *Layout) checkAddresses(enumerate bool) error {
 func (l *Layout) checkAffine(checkOne func([]int, int) error) error {
 	n := len(l.leaves)
 	lo, hi := make([]int, n), make([]int, n) // the points attaining the minimum and maximum offset
-	for i, s := range l.aff.strides {
+	for i, s := range l.aff.Coef {
 		if s < 0 {
 			lo[i] = l.leaves[i].Size - 1
 		} else {
@@ -380,21 +381,21 @@ func (l *Layout) checkAffine(checkOne func([]int, int) error) error {
 	}
 	slot := l.slotUnits()
 	unit := make([]int, n)
-	if err := checkOne(unit, l.aff.constant); err != nil {
+	if err := checkOne(unit, l.aff.Const); err != nil {
 		return err
 	}
 	// Unit points fastest leaf first: the order in which enumeration meets them.
 	var order []int
 	for i := n - 1; i >= 0; i-- {
-		s := l.aff.strides[i]
+		s := l.aff.Coef[i]
 		if l.leaves[i].Size < 2 {
 			continue
 		}
 		unit[i] = 1
 		if l.broadcast[i] && s != 0 {
-			return fmt.Errorf("storage: broadcast element %s at offset %d differs from %s at offset %d: the address must not depend on a broadcast axis", l.point(unit), l.aff.eval(unit), l.point(make([]int, n)), l.aff.constant)
+			return fmt.Errorf("storage: broadcast element %s at offset %d differs from %s at offset %d: the address must not depend on a broadcast axis", l.point(unit), l.offsetAt(unit), l.point(make([]int, n)), l.aff.Const)
 		}
-		if err := checkOne(unit, l.aff.eval(unit)); err != nil {
+		if err := checkOne(unit, l.offsetAt(unit)); err != nil {
 			return err
 		}
 		unit[i] = 0
@@ -402,23 +403,23 @@ func (l *Layout) checkAffine(checkOne func([]int, int) error) error {
 			order = append(order, i)
 		}
 	}
-	if err := checkOne(lo, l.aff.eval(lo)); err != nil {
+	if err := checkOne(lo, l.offsetAt(lo)); err != nil {
 		return err
 	}
-	if err := checkOne(hi, l.aff.eval(hi)); err != nil {
+	if err := checkOne(hi, l.offsetAt(hi)); err != nil {
 		return err
 	}
-	l.maxOffset = l.aff.eval(hi)
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(abs(l.aff.strides[a]), abs(l.aff.strides[b])) })
+	l.maxOffset = l.offsetAt(hi)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(abs(l.aff.Coef[a]), abs(l.aff.Coef[b])) })
 	span := 0 // in slots
 	for _, i := range order {
-		s := abs(l.aff.strides[i]) / slot
+		s := abs(l.aff.Coef[i]) / slot
 		if s == 0 {
 			unit[i] = 1
-			return &AliasError{First: l.point(make([]int, n)), Second: l.point(unit), Offset: l.aff.constant, Unit: l.unit}
+			return &AliasError{First: l.point(make([]int, n)), Second: l.point(unit), Offset: l.aff.Const, Unit: l.unit}
 		}
 		if s <= span {
-			return fmt.Errorf("storage: cannot decide alias-freedom of a %d-element tile: leaf %s (stride %d) does not clear the span of the smaller strides, and tiles above %d elements are not enumerated", l.tile.Size(), l.leaves[i].Name, l.aff.strides[i], MaxEnumerate)
+			return fmt.Errorf("storage: cannot decide alias-freedom of a %d-element tile: leaf %s (stride %d) does not clear the span of the smaller strides, and tiles above %d elements are not enumerated", l.tile.Size(), l.leaves[i].Name, l.aff.Coef[i], MaxEnumerate)
 		}
 		span += s * (l.leaves[i].Size - 1)
 	}

@@ -267,12 +267,12 @@ func TestNewErrors(t *testing.T) {
 func withOffset(t *testing.T, l Layout, expr string) Layout {
 	t.Helper()
 	e := indexmap.MustParseExpr(expr)
-	ev, err := compile(e, l.tile)
+	address, err := indexmap.CompileExpr(e, l.tile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.eval = ev
-	l.aff, l.isAffine = affineOf(e, l.tile)
+	l.address = address
+	l.aff, l.isAffine = address.Affine()
 	return l
 }
 

@@ -143,7 +143,7 @@ func (l Layout) vectorLimitAffine(leaf, v int) (string, error) {
 		if i == leaf || l.broadcast[i] || l.leaves[i].Size < 2 {
 			continue
 		}
-		if (l.aff.strides[i]*ub)%(v*l.element.Bits()) != 0 {
+		if (l.aff.Coef[i]*ub)%(v*l.element.Bits()) != 0 {
 			c[i] = 1
 			return l.runLimit(c, leaf, v), nil
 		}
