@@ -135,11 +135,11 @@ func newFlagSet(cmd, args string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args with flags before, between or after the positional
-// arguments ("--" ends the flags) and checks that there are between min and
-// max positional arguments (max < 0: no limit). It returns the positional
+// arguments ("--" ends the flags) and checks that there are between least and
+// most positional arguments (most < 0: no limit). It returns the positional
 // arguments and -1, or the exit code when the command is to stop: 0 after
 // -h, 2 on a usage error (reported on the flag set's output).
-func parseFlags(fl *flag.FlagSet, args []string, min, max int) ([]string, int) {
+func parseFlags(fl *flag.FlagSet, args []string, least, most int) ([]string, int) {
 	var pos []string
 	for {
 		if err := fl.Parse(args); err != nil {
@@ -168,7 +168,7 @@ func parseFlags(fl *flag.FlagSet, args []string, min, max int) ([]string, int) {
 			stdinArgs++
 		}
 	}
-	if len(pos) < min || (max >= 0 && len(pos) > max) || stdinArgs > 1 {
+	if len(pos) < least || (most >= 0 && len(pos) > most) || stdinArgs > 1 {
 		if stdinArgs > 1 {
 			fmt.Fprintf(fl.Output(), "cklplan %s: only one argument may be \"-\" (stdin)\n", fl.Name())
 		}

@@ -27,7 +27,7 @@ func TestMapSpaceExitCodes(t *testing.T) {
 		{"map show help", []string{"map", "show", "-h"}, exitOK},
 		{"map help", []string{"map", "help"}, exitOK},
 		{"map eval", []string{"map", "eval", tv, "5", "3"}, exitOK},
-		{"map eval flags after", []string{"map", "simplify", tv, "-v"}, exitOK},
+		{"map simplify flag after the map", []string{"map", "simplify", tv, "-v"}, exitOK},
 		{"map eval after --", []string{"map", "eval", "--", tv, "5", "3"}, exitOK},
 		{"map inverse", []string{"map", "inverse", tv}, exitOK},
 		{"map to-cute", []string{"map", "to-cute", "(a:4, b:2) -> (x:8) = (a + 4 * b)"}, exitOK},
