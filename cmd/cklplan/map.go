@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	json "github.com/goccy/go-json"
+
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
@@ -35,7 +37,8 @@ A MAP is the indexmap text form (docs/algebra.md), e.g.
   'logical(m:4, k:8) -> physical(a:32) = (8 * m + k) if m < 3 broadcast(...)'
 kind space -> kind space = (one result per codomain leaf) [if GUARD]
 [broadcast(AXES)]; a kind is logical, thread-value or physical, or absent
-(untyped). "-" reads a MAP or LAYOUT from stdin (one argument at most).
+(untyped). A MAP may also be given in its JSON form ({"domain": ...}). "-"
+reads a MAP or LAYOUT from stdin (one argument at most).
 
 show       the canonical text, the kinds and spaces, and the decided
            properties (in range, injective, surjective, alias-free, dense
@@ -224,15 +227,24 @@ func parseInts(cmd, what string, args []string, stderr io.Writer) ([]int, bool) 
 	return out, true
 }
 
-// parseMapArg parses a map given on the command line ("-": stdin).
+// parseMapArg parses a map given on the command line ("-": stdin), in its
+// text form or, when it starts with "{", its JSON form.
 func parseMapArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexmap.Map, bool) {
 	text, err := argOrStdin(arg, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
 		return indexmap.Map{}, false
 	}
-	m, err := indexmap.Parse(text)
+	var m indexmap.Map
+	if strings.HasPrefix(text, "{") {
+		err = json.Unmarshal([]byte(text), &m)
+	} else {
+		m, err = indexmap.Parse(text)
+	}
 	if err != nil {
+		if strings.HasPrefix(text, "{") {
+			text = "" // offsets are into a JSON field, not into text: no caret
+		}
 		reportError(stderr, cmd, text, err)
 		return indexmap.Map{}, false
 	}

@@ -21,8 +21,8 @@ const spaceUsage = `usage: cklplan space show SPACE [--format text|json]
        cklplan space flat SPACE COORD...
        cklplan space coord SPACE INDEX
 
-A SPACE is the indexspace text form, e.g. 'tile(m:16, n:(n0:2, n1:4))'; "-"
-reads it from stdin. Points flatten row-major over the leaves, the last leaf
+A SPACE is the indexspace text form, e.g. 'tile(m:16, n:(n0:2, n1:4))', or
+its JSON form ({"name": ..., "axes": [...]}); "-" reads it from stdin. Points flatten row-major over the leaves, the last leaf
 fastest.
 
 show    the canonical text, the size, and every axis (groups and leaves) with
@@ -50,15 +50,24 @@ func runSpace(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return dispatch("space", spaceUsage, spaceSubcommands, args, stdin, stdout, stderr)
 }
 
-// parseSpaceArg parses a space given on the command line ("-": stdin).
+// parseSpaceArg parses a space given on the command line ("-": stdin), in its
+// text form or, when it starts with "{", its JSON form.
 func parseSpaceArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexspace.Space, bool) {
 	text, err := argOrStdin(arg, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
 		return indexspace.Space{}, false
 	}
-	s, err := indexspace.Parse(text)
+	var s indexspace.Space
+	if strings.HasPrefix(text, "{") {
+		err = json.Unmarshal([]byte(text), &s)
+	} else {
+		s, err = indexspace.Parse(text)
+	}
 	if err != nil {
+		if strings.HasPrefix(text, "{") {
+			text = "" // offsets are into a JSON field, not into text: no caret
+		}
 		reportError(stderr, cmd, text, err)
 		return indexspace.Space{}, false
 	}
