@@ -158,6 +158,8 @@ func FuzzMapCommand(f *testing.F) {
 		"(m:4, n:2) -> (a:8) = (m + n",
 		"tile(m:16, n:(n0:2, n1:4))",
 		"((2,2),3):((24,2),8)",
+		`{"domain": {"kind": "logical", "space": "(m:3)"}, "codomain": {"kind": "physical", "space": {"axes": [{"name": "a", "size": 4}]}}, "results": ["m + 1"], "guard": "m != 1"}`,
+		`{"name": "tile", "axes": [{"name": "m", "size": 16}]}`,
 		"",
 	} {
 		f.Add(s, "a=1")
