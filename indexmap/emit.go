@@ -59,10 +59,12 @@ type Form uint8
 
 // The forms.
 const (
-	// AsSimplified: the simplified expression, affine already or not a layout.
+	// AsSimplified: the simplified expression; the result is not a layout of
+	// any refinement of the domain (or the domain is too large to decide).
 	AsSimplified Form = iota
-	// AsLayout: one weighted sum of digits of the domain's leaves, plus a
-	// constant (the result is a layout of a refinement of the domain).
+	// AsLayout: one weighted sum of the domain's leaves or of their digits,
+	// plus a constant (the result is a layout of a refinement of the domain).
+	// An affine result is one already.
 	AsLayout
 )
 
@@ -77,21 +79,23 @@ func (f Form) String() string {
 // should print (seed 001 §4): when the result, minus its value at the origin,
 // is a layout of a refinement of the domain, one weighted sum of digits of the
 // domain's leaves plus that constant; otherwise the simplified expression.
-// An affine simplified expression is already such a sum and is kept. The
+// An affine simplified expression is already such a sum: it is kept, as a
+// layout. The
 // test is: separability (f(x) - f(0) = Σ_i f_i(x_i), one pass over the
 // domain), then cute.Recognize on each f_i. Domains above EnumerationLimit
-// points are only simplified. The emitted map has m's image at every point
+// points are only simplified, unless affine. The emitted map has m's image at every point
 // (not only where the guard holds).
 func (m Map) Emit() (Map, []Form) {
 	s := m.Simplify()
 	forms := make([]Form, len(s.results))
 	sp := s.dom.Space
-	if sp.Size() > EnumerationLimit {
-		return s, forms
-	}
 	var tab Table
 	for j, e := range s.results {
 		if _, affine := AffineOf(e, sp); affine {
+			forms[j] = AsLayout
+			continue
+		}
+		if sp.Size() > EnumerationLimit {
 			continue
 		}
 		if tab.Values == nil {
