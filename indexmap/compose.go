@@ -85,7 +85,7 @@ func Compose(outer, inner Map) (Map, error) {
 	}
 	m, err := New(spec)
 	if err != nil {
-		return Map{}, fmt.Errorf("indexmap: compose: %w", err)
+		return Map{}, &OpError{"compose", err}
 	}
 	return m, nil
 }

@@ -21,7 +21,7 @@ func (m Map) Inverse() (Map, error) {
 	}
 	p, err := m.Decide()
 	if err != nil {
-		return Map{}, fmt.Errorf("indexmap: inverse: %w", err)
+		return Map{}, &OpError{"inverse", err}
 	}
 	if !p.DenseBijection || !p.Injective {
 		return Map{}, fmt.Errorf("indexmap: inverse: not a bijection onto %s: %s", m.cod.Space, p.Witness)
@@ -88,7 +88,7 @@ func (m Map) Inverse() (Map, error) {
 	}
 	out, err := New(spec)
 	if err != nil {
-		return Map{}, fmt.Errorf("indexmap: inverse: %w", err)
+		return Map{}, &OpError{"inverse", err}
 	}
 	return out.Simplify(), nil
 }

@@ -3,6 +3,7 @@ package indexmap
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // A KindError reports a map that breaks the rule of its sides' kinds; Witness
@@ -96,3 +97,17 @@ func (m Map) checkKinds() error {
 	}
 	return nil
 }
+
+// An OpError is the error of an operation (compose, restrict, inverse) that
+// failed because a step it took failed; it names the operation once, before
+// the step's own message, and unwraps to the step's error.
+type OpError struct {
+	Op  string
+	Err error
+}
+
+func (e *OpError) Error() string {
+	return "indexmap: " + e.Op + ": " + strings.TrimPrefix(e.Err.Error(), "indexmap: ")
+}
+
+func (e *OpError) Unwrap() error { return e.Err }

@@ -95,7 +95,7 @@ func (m Map) Restrict(fixed map[string]int) (Map, error) {
 	}
 	r, err := New(spec)
 	if err != nil {
-		return Map{}, fmt.Errorf("indexmap: restrict: %w", err)
+		return Map{}, &OpError{"restrict", err}
 	}
 	out, _ := r.Emit()
 	return out, nil
