@@ -56,8 +56,9 @@ func ParsePrefix(text string) (Space, int, error) {
 }
 
 type parser struct {
-	src string
-	pos int
+	src  string
+	pos  int
+	seen map[string]int // axis name → offset of its first use
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -156,10 +157,19 @@ func (p *parser) axisDepth(depth int) (Axis, error) {
 	if depth > maxDepth {
 		return Axis{}, p.errorf("groups nested deeper than %d", maxDepth)
 	}
+	p.skip()
+	at := p.pos
 	name, ok := p.ident()
 	if !ok {
 		return Axis{}, p.errorf("expected an axis name, found %s", p.peekDesc())
 	}
+	if first, dup := p.seen[name]; dup {
+		return Axis{}, &SyntaxError{Offset: at, Msg: fmt.Sprintf("axis name %q is used twice (first at offset %d)", name, first)}
+	}
+	if p.seen == nil {
+		p.seen = map[string]int{}
+	}
+	p.seen[name] = at
 	if err := p.expect(':', fmt.Sprintf("after axis name %q", name)); err != nil {
 		return Axis{}, err
 	}
