@@ -230,8 +230,11 @@ func (p *Program) NumInstructions() int { return len(p.code) }
 // Eval writes the image of the domain point coord into out (one entry per
 // codomain leaf) and reports whether the guard holds there.
 func (p *Program) Eval(coord, out []int) (bool, error) {
-	if len(coord) != p.nleaves || len(out) != len(p.results) {
-		return false, fmt.Errorf("indexmap: Eval with %d coordinates and %d outputs; want %d and %d", len(coord), len(out), p.nleaves, len(p.results))
+	if len(coord) != p.nleaves {
+		return false, fmt.Errorf("indexmap: eval: %d coordinates for the %d leaf axes of %s", len(coord), p.nleaves, p.m.dom.Space)
+	}
+	if len(out) != len(p.results) {
+		return false, fmt.Errorf("indexmap: eval: room for %d results; the map has %d", len(out), len(p.results))
 	}
 	for i, c := range coord {
 		if c < 0 || c >= p.sizes[i] {
