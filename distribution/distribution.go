@@ -3,8 +3,6 @@ package distribution
 import (
 	"fmt"
 	"slices"
-
-	"github.com/cklplan/cklplan/indexmap"
 )
 
 // A Spec declares a distribution as data: its spaces and the index-map text of
@@ -53,7 +51,7 @@ type Distribution struct {
 	levelSizes [LevelLane + 1]int // product of the axis sizes of each level
 	fp         Fingerprint
 
-	ownership, storage indexmap.Map
+	typed *typedMaps // the typed index maps, built on first use (new.go)
 }
 
 // ownershipFunc evaluates the ownership map at point (executor coordinates,

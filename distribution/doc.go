@@ -59,4 +59,12 @@
 // Holds(executor...) what an executor holds, in register order; Table the whole
 // tabulation; EntriesJSON the tabulation as JSON; Diagram the tile drawn like
 // the PTX ISA's fragment figures ("T5:a3").
+//
+// Ownership and Storage return the typed index maps for the algebra
+// (thread-value → logical with the replicated axes as broadcast, local →
+// physical). New checks the invariants above on its own tabulation, and that
+// no ownership expression names a replicated axis, which is everything
+// indexmap's kind rules require of these maps; indexmap.New builds and checks
+// them again on the first call, so New does not pay for that second check
+// (an enumeration for non-affine maps) unless the maps are used.
 package distribution

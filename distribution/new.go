@@ -2,7 +2,9 @@ package distribution
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
@@ -121,28 +123,67 @@ func New(spec Spec) (*Distribution, error) {
 
 	// The typed maps, for the algebra: thread-value → logical with the
 	// replicated axes declared as broadcast, and local → physical registers.
+	// build has checked what indexmap's kind rules require of them (a dense
+	// bijection once the replicated axes are fixed, distinct register slots)
+	// except that a result may not depend on a replicated axis (indexmap's
+	// broadcast rule), checked here. indexmap.New checks them again, by
+	// enumeration for non-affine maps, when they are first asked for.
 	var broadcast []string
 	for _, a := range spec.Executors {
 		if a.Replicated {
 			broadcast = append(broadcast, a.Name)
 		}
 	}
-	if d.ownership, err = indexmap.New(indexmap.Spec{
-		Domain:    indexmap.Side{Kind: indexmap.ThreadValue, Space: dom},
-		Codomain:  indexmap.Side{Kind: indexmap.Logical, Space: tileSpace},
-		Results:   results,
-		Broadcast: broadcast,
-	}); err != nil {
-		return nil, fmt.Errorf("distribution %q: ownership: %v", spec.Name, trimPkg(err))
+	for i, e := range results {
+		for _, v := range indexmap.Vars(e) {
+			if slices.Contains(broadcast, v) {
+				return nil, fmt.Errorf("distribution %q: ownership: result %s depends on %s, which is declared broadcast", spec.Name, spec.Tile[i].Name, v)
+			}
+		}
 	}
-	if d.storage, err = indexmap.New(indexmap.Spec{
-		Domain:   indexmap.Side{Space: localSpace},
-		Codomain: indexmap.Side{Kind: indexmap.Physical, Space: slotSpace},
-		Results:  []indexmap.Expr{slotExpr},
-	}); err != nil {
-		return nil, fmt.Errorf("distribution %q: storage: %v", spec.Name, trimPkg(err))
+	d.typed = &typedMaps{
+		ownership: indexmap.Spec{
+			Domain:    indexmap.Side{Kind: indexmap.ThreadValue, Space: dom},
+			Codomain:  indexmap.Side{Kind: indexmap.Logical, Space: tileSpace},
+			Results:   results,
+			Broadcast: broadcast,
+		},
+		storage: indexmap.Spec{
+			Domain:   indexmap.Side{Space: localSpace},
+			Codomain: indexmap.Side{Kind: indexmap.Physical, Space: slotSpace},
+			Results:  []indexmap.Expr{slotExpr},
+		},
 	}
 	return d, nil
+}
+
+// typedMaps holds a distribution's typed index maps, built by indexmap.New
+// (and so checked by indexmap's kind rules) once, on first use; copies of a
+// Distribution (WithName) share it.
+type typedMaps struct {
+	ownership, storage indexmap.Spec
+	once               sync.Once
+	own, store         indexmap.Map
+	err                error
+}
+
+func (d *Distribution) typedMaps() *typedMaps {
+	t := d.typed
+	t.once.Do(func() {
+		if t.own, t.err = indexmap.New(t.ownership); t.err != nil {
+			t.err = fmt.Errorf("ownership: %v", trimPkg(t.err))
+			return
+		}
+		if t.store, t.err = indexmap.New(t.storage); t.err != nil {
+			t.err = fmt.Errorf("storage: %v", trimPkg(t.err))
+		}
+	})
+	if t.err != nil {
+		// New checked everything indexmap.New checks (TestTypedMaps and
+		// FuzzTypedMaps hold it to that); reaching here is a bug.
+		panic(fmt.Sprintf("distribution %q: a typed map of a valid distribution is rejected: %v", d.spec.Name, t.err))
+	}
+	return t
 }
 
 // MustNew is New that panics on error; for tests and constant specs.
@@ -155,11 +196,13 @@ func MustNew(spec Spec) *Distribution {
 }
 
 // Ownership returns the ownership map: thread-value (executor and local
-// axes) → logical tile, with the replicated axes declared as broadcast.
-func (d *Distribution) Ownership() indexmap.Map { return d.ownership }
+// axes) → logical tile, with the replicated axes declared as broadcast. It is
+// built and checked by indexmap.New on the first call.
+func (d *Distribution) Ownership() indexmap.Map { return d.typedMaps().own }
 
 // Storage returns the local storage map: local axes → physical register slot.
-func (d *Distribution) Storage() indexmap.Map { return d.storage }
+// It is built and checked by indexmap.New on the first call.
+func (d *Distribution) Storage() indexmap.Map { return d.typedMaps().store }
 
 func tabulate(m indexmap.Map) (indexmap.Table, error) {
 	p, err := m.Compile()
