@@ -108,7 +108,7 @@ func (p *ExprProgram) evalProgram(coord []int) (int, error) {
 }
 
 func (p *ExprProgram) lengthError(n int) error {
-	return fmt.Errorf("indexmap: Eval with %d coordinates; want %d", n, p.p.nleaves)
+	return fmt.Errorf("indexmap: eval: %d coordinates for the %d leaf axes of %s", n, p.p.nleaves, p.p.m.dom.Space)
 }
 
 func (p *ExprProgram) rangeError(leaf, c int) error {

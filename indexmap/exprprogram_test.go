@@ -126,8 +126,8 @@ func TestCompileExprErrors(t *testing.T) {
 		coord      []int
 		want       string
 	}{
-		{"too few coordinates", "m + k", []int{1, 1}, "indexmap: Eval with 2 coordinates; want 3"},
-		{"too many coordinates", "m ^ k", []int{1, 1, 1, 1}, "indexmap: Eval with 4 coordinates; want 3"},
+		{"too few coordinates", "m + k", []int{1, 1}, "indexmap: eval: 2 coordinates for the 3 leaf axes of (m:4, k:(k0:2, k1:4))"},
+		{"too many coordinates", "m ^ k", []int{1, 1, 1, 1}, "indexmap: eval: 4 coordinates for the 3 leaf axes of (m:4, k:(k0:2, k1:4))"},
 		{"coordinate too large", "m + k", []int{1, 2, 0}, "indexmap: coordinate k0=2 out of range [0, 2)"},
 		{"negative coordinate", "m ^ k", []int{-1, 0, 0}, "indexmap: coordinate m=-1 out of range [0, 4)"},
 	}
