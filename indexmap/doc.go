@@ -143,7 +143,7 @@
 //	One expression: CompileExpr(e, space) → *ExprProgram (Eval, Tabulate,
 //	  Affine, Bounds, Expr, Space), the same Program code paths for callers
 //	  that evaluate one function at many points; bounded like a Map's
-//	  results.
+//	  results. Affine.At evaluates an affine form (inlined by the compiler).
 //
 // Errors: syntax errors are *SyntaxError with a byte offset; other errors
 // name the result, guard term or axis at fault.

@@ -125,3 +125,13 @@ func (p *ExprProgram) Tabulate(maxEntries int) ([]int, error) {
 	}
 	return t.Values, nil
 }
+
+// At returns the value of the affine form at the point whose leaf
+// coordinates are coord (one per coefficient; not checked).
+func (a Affine) At(coord []int) int {
+	v := a.Const
+	for i, k := range a.Coef {
+		v += k * coord[i]
+	}
+	return v
+}

@@ -83,14 +83,8 @@ func TestCompileExpr(t *testing.T) {
 				if tab[flat] != want {
 					t.Fatalf("Tabulate at %v = %d; want %d", c, tab[flat], want)
 				}
-				if ok {
-					v := aff.Const
-					for i, k := range aff.Coef {
-						v += k * c[i]
-					}
-					if v != want {
-						t.Fatalf("affine form at %v = %d; want %d", c, v, want)
-					}
+				if ok && aff.At(c) != want {
+					t.Fatalf("Affine.At(%v) = %d; want %d", c, aff.At(c), want)
 				}
 				if !bound.Contains(want) {
 					t.Fatalf("value %d at %v outside Bounds %v", want, c, bound)

@@ -260,9 +260,14 @@ func (l Layout) point(c []int) string {
 	return b.String()
 }
 
-// offsetAt is the unswizzled offset of tile point c, in units. c must be a
+// offsetAt is the unswizzled offset of tile point c, in units: from the
+// affine form when there is one (Affine.At inlines; the layout queries
+// evaluate every point of a tile), else the compiled expression. c must be a
 // point of the tile: every caller makes it so.
 func (l *Layout) offsetAt(c []int) int {
+	if l.isAffine {
+		return l.aff.At(c)
+	}
 	off, err := l.address.Eval(c)
 	if err != nil {
 		panic("storage: offset of a point outside the tile: " + err.Error())
