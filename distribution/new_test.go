@@ -160,3 +160,18 @@ func FuzzTypedMaps(f *testing.F) {
 		typedMapsAgree(t, d)
 	})
 }
+
+// BenchmarkNewWGMMAN256Typed is New of the wgmma n256 accumulator followed by
+// the first Ownership and Storage calls: what a caller of the typed maps pays
+// (indexmap.New's kind check, by enumeration for this non-affine map).
+func BenchmarkNewWGMMAN256Typed(b *testing.B) {
+	spec, _ := BuiltinSpec("wgmma.m64n256k16.c.f32")
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := New(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = d.Ownership(), d.Storage()
+	}
+}
