@@ -116,6 +116,15 @@ func TestTypedMaps(t *testing.T) {
 	}
 }
 
+// TestTypedMapsCheckable: New refuses executor × local spaces above
+// maxPoints, so the typed maps are never too large for indexmap's kind check
+// (which fails on non-affine maps above EnumerationLimit).
+func TestTypedMapsCheckable(t *testing.T) {
+	if maxPoints > indexmap.EnumerationLimit {
+		t.Fatalf("maxPoints %d exceeds indexmap.EnumerationLimit %d: New could accept a distribution whose typed maps indexmap cannot check", maxPoints, indexmap.EnumerationLimit)
+	}
+}
+
 // TestNewRejectsReplicatedDependence: indexmap's broadcast rule, that no
 // result depends on a broadcast (replicated) axis, is checked by New, after
 // the distribution's own checks; the message is the one indexmap gives.
