@@ -169,6 +169,9 @@ type typedMaps struct {
 
 func (d *Distribution) typedMaps() *typedMaps {
 	t := d.typed
+	if t == nil { // the zero Distribution: zero maps, as before New built them
+		return &typedMaps{}
+	}
 	t.once.Do(func() {
 		if t.own, t.err = indexmap.New(t.ownership); t.err != nil {
 			t.err = fmt.Errorf("ownership: %v", trimPkg(t.err))

@@ -116,6 +116,14 @@ func TestTypedMaps(t *testing.T) {
 	}
 }
 
+// TestTypedMapsZero: the zero Distribution's typed maps are zero maps.
+func TestTypedMapsZero(t *testing.T) {
+	var d Distribution
+	if own, store := d.Ownership(), d.Storage(); len(own.Results()) != 0 || len(store.Results()) != 0 {
+		t.Fatalf("zero Distribution: ownership %v, storage %v", own, store)
+	}
+}
+
 // TestTypedMapsCheckable: New refuses executor × local spaces above
 // maxPoints, so the typed maps are never too large for indexmap's kind check
 // (which fails on non-affine maps above EnumerationLimit).
