@@ -65,7 +65,7 @@ func TestDocumented(t *testing.T) {
 		{"doc reshape static", "composition", []string{"(10,2):(16,4)", "(5,4):(1,5)"}, "(5,(2,2)):(16,(80,4))"},
 		{"doc divide-out (3,6,2,8)/72", "composition", []string{"(3,6,2,8):(1,100,1000,5000)", "4:72"}, "4:10000"},
 		{"doc (3,6,2,8) o 16:9", "composition", []string{"(3,6,2,8):(1,100,1000,5000)", "16:9"}, "(2,2,4):(300,1000,5000)"},
-		{"stride divisibility fails, still a layout", "composition", []string{"(6,2):(1,7)", "2:4"}, "2:4"},
+		{"stride divisibility fails, composite still a layout", "composition", []string{"(6,2):(1,7)", "2:4"}, "error:divisibility"},
 		{"beyond A's size: last mode extended", "composition", []string{"(4,2):(1,10)", "4:4"}, "4:10"},
 		{"broadcast leaf of B", "composition", []string{"(6,2):(8,2)", "(2,3):(0,1)"}, "(2,3):(0,8)"},
 		{"doc by-mode tiler", "composition", []string{"(12,(4,8)):(59,(13,1))", "<3:4, 8:2>"}, "(3,(2,4)):(236,(26,1))"},
@@ -120,6 +120,20 @@ func TestDocumented(t *testing.T) {
 				t.Fatalf("%s%v = %s (%v), want %s", tt.op, tt.args, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestConditionFailsLayoutExists: where a CuTe condition fails, composition
+// is an error naming it even when the composite is a layout; the error then
+// carries the composite and that layout.
+func TestConditionFailsLayoutExists(t *testing.T) {
+	_, err := Composition(MustParse("(6,2):(1,7)"), MustParse("2:4"))
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrDivisibility) {
+		t.Fatalf("got %v, want a divisibility error", err)
+	}
+	if !slices.Equal(e.Values, []int{0, 4}) || !e.Layout.Equal(MustParse("2:4")) {
+		t.Fatalf("values %v, layout %v; want [0 4] and 2:4", e.Values, e.Layout)
 	}
 }
 
@@ -200,23 +214,33 @@ func compatibleWith(b, r Layout) bool {
 // or that the composite does not split along B's leaves.
 func TestCompositionDefinition(t *testing.T) {
 	ls := smallLayouts(4)
-	var ok, notLayout int
+	var ok, condition, notLayout int
 	for _, a := range ls {
 		for _, b := range ls {
 			r, err := Composition(a, b)
 			want := composite(a, b)
 			if err != nil {
 				var e *Error
-				if !errors.As(err, &e) || e.Code != CodeNotALayout {
-					t.Fatalf("%v ∘ %v: %v", a, b, err)
+				if !errors.As(err, &e) {
+					t.Fatalf("%v ∘ %v: untyped error %v", a, b, err)
 				}
 				if !slices.Equal(e.Values, want) {
 					t.Fatalf("%v ∘ %v: error carries %v, want %v", a, b, e.Values, want)
 				}
-				if representable(b, want) {
-					t.Fatalf("%v ∘ %v: reported not a layout, but the brute force finds one for %v", a, b, want)
+				switch e.Code {
+				case CodeNotALayout:
+					if representable(b, want) {
+						t.Fatalf("%v ∘ %v: reported not a layout, but the brute force finds one for %v", a, b, want)
+					}
+					notLayout++
+				case CodeDivisibility, CodeOverlap:
+					if !slices.Equal(e.Layout.Table(), want) || !compatibleWith(b, e.Layout) {
+						t.Fatalf("%v ∘ %v: %v carries the layout %v, whose values are not %v or which is not compatible with %v", a, b, e.Code, e.Layout, want, b)
+					}
+					condition++
+				default:
+					t.Fatalf("%v ∘ %v: %v", a, b, err)
 				}
-				notLayout++
 				continue
 			}
 			if got := r.Table(); !slices.Equal(got, want) {
@@ -228,7 +252,25 @@ func TestCompositionDefinition(t *testing.T) {
 			ok++
 		}
 	}
-	t.Logf("%d compositions are layouts, %d are not", ok, notLayout)
+	t.Logf("%d compositions are layouts, %d fail a CuTe condition although their composite is a layout, %d are not layouts", ok, condition, notLayout)
+}
+
+// failedCondition reports whether err is the right failure of a composition
+// with right operand b and composite values: not_a_layout when the brute
+// force finds no layout compatible with b, or a failed CuTe condition that
+// carries such a layout when it finds one.
+func failedCondition(err error, b Layout, values []int) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case CodeNotALayout:
+		return !representable(b, values)
+	case CodeDivisibility, CodeOverlap:
+		return representable(b, values) && slices.Equal(e.Layout.Table(), values)
+	}
+	return false
 }
 
 // representable decides by brute force (the oracle of TestRecognizeExhaustive,
@@ -365,7 +407,7 @@ func TestDivideProductDefinition(t *testing.T) {
 			bc := MustNew(Tup(b.Shape(), c.Shape()), Tup(b.Stride(), c.Stride()))
 			want := composite(a, bc)
 			if err != nil {
-				if !errors.Is(err, ErrNotALayout) || representable(bc, want) {
+				if !failedCondition(err, bc, want) {
 					t.Fatalf("logical_divide(%v, %v): %v", a, b, err)
 				}
 				continue
@@ -390,7 +432,7 @@ func TestDivideProductDefinition(t *testing.T) {
 			}
 			cb := composite(c, b)
 			if err != nil {
-				if !errors.Is(err, ErrNotALayout) || representable(b, cb) {
+				if !failedCondition(err, b, cb) {
 					t.Fatalf("logical_product(%v, %v): %v", a, b, err)
 				}
 				continue

@@ -189,11 +189,14 @@ func (t Tuple) substitute(ts []Tuple) (Tuple, []Tuple) {
 // Where CuTe's conditions hold (stride and shape divisibility for each leaf
 // of B against the coalesced A, and disjoint intervals [d, d·n) for B's
 // leaves n:d), R is CuTe's result. Where one fails, CuTe's result may be
-// wrong; Composition then tabulates A(B(i)) (when size(B) ≤ 2^20) and returns
-// the layout that is compatible with B and has those values if there is one
-// (found by Recognize along each leaf), and otherwise an error with code
-// CodeNotALayout whose Values are the composite. Every result of size ≤ 2^20
-// is checked against A(B(i)) at every i.
+// wrong, and Composition returns an error naming the failed condition, never
+// a layout. When size(B) ≤ 2^20 the error carries the composite A(B(i)) in
+// Values, and is decided further by Recognize along each leaf of B: if some
+// layout compatible with B has those values, the error's code is the failed
+// condition (CodeDivisibility or CodeOverlap) and its Layout field holds that
+// layout (the conditions are sufficient, not necessary); if none has, the
+// code is CodeNotALayout. Every result of size ≤ 2^20 is checked against
+// A(B(i)) at every i.
 func Composition(a, b Layout) (Layout, error) {
 	return compose("composition", a, b)
 }
@@ -245,7 +248,8 @@ func compose(op string, a, b Layout) (Layout, error) {
 		return Layout{}, within(op, err)
 	}
 	if r, ok := recognizeAlong(b, want); ok {
-		return r, nil
+		return Layout{}, &Error{Code: cond.Code, Op: op, Values: want, Layout: r,
+			Msg: fmt.Sprintf("%v ∘ %v: %s, so CuTe's rule does not apply; the composite's values %s are those of %v, compatible with %v", a, b, cond.Msg, brief(want), r, b.Shape())}
 	}
 	return Layout{}, &Error{Code: CodeNotALayout, Op: op, Values: want,
 		Msg: fmt.Sprintf("%v ∘ %v is not a layout compatible with %v (%s); its values are %s", a, b, b.Shape(), cond.Msg, brief(want))}

@@ -40,6 +40,10 @@ type Error struct {
 	// could not name them as a layout: for a failed composition, the
 	// composite A(B(i)) for every i of B's domain, in CuTe order.
 	Values []int
+	// Layout is, for a composition whose CuTe condition (Code) fails although
+	// its composite is a layout compatible with the right operand, that
+	// layout; the zero Layout otherwise.
+	Layout Layout
 }
 
 func (e *Error) Error() string {
@@ -92,7 +96,7 @@ func within(op string, err error) error {
 	if e.Op != "" && e.Op != op {
 		msg = e.Op + ": " + msg
 	}
-	return &Error{Code: e.Code, Op: op, Msg: msg, Values: e.Values}
+	return &Error{Code: e.Code, Op: op, Msg: msg, Values: e.Values, Layout: e.Layout}
 }
 
 func errorf(code Code, op, format string, args ...any) *Error {
