@@ -44,9 +44,10 @@
 // Every operation either returns CuTe's result, where CuTe's conditions hold,
 // or an *Error whose Code names the failed condition (errors.Is matches the
 // sentinels ErrNotALayout, ErrNoComplement, …); it never returns a wrong
-// layout. A composition whose CuTe conditions fail is decided by tabulation
-// and Recognize: its result is the layout compatible with the right operand
-// that has the composite's values, or ErrNotALayout carrying those values.
+// layout. A composition whose CuTe condition fails is an error carrying the
+// composite's values, decided further by tabulation and Recognize: its code
+// is the failed condition (ErrDivisibility, ErrOverlap) with Error.Layout the
+// layout that has those values when one exists, and ErrNotALayout otherwise.
 // Results are checked against their definition by tabulation where the
 // domain has at most 2^20 points: R(i) = A(B(i)) for a composition; ordered,
 // disjoint and covering for a complement; L(R(i)) = i and R(L(i)) = i for the
