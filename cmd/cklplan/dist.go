@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -27,8 +27,11 @@ const distUsage = `usage: cklplan dist show NAME|FILE|- [--format table|json|spe
 show   draws a distribution: a built-in atom by NAME, or a JSON file (- reads
        stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …} or the
        explicit form. --format table draws the tile with the owning thread and
-       value in each cell (T5:a3); json lists every (executor, value) and its
-       tile coordinates; spec writes the explicit JSON definition.
+       value in each cell (T5:a3 is value 3 of thread warp*32+lane = 5; B1.
+       in front names the block; T5:a3+1 has 1 more owner along the
+       replicated executor axes, which the header marks with *); json lists
+       every (executor, value) and its tile coordinates; spec writes the
+       explicit JSON definition.
 list   lists the built-in atoms.
 cuda   writes the CUDA program that checks the atoms on a GPU (docs/hardware.md).
 `
@@ -42,9 +45,8 @@ func runDist(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "show":
 		return runDistShow(args[1:], stdin, stdout, stderr)
 	case "list":
-		if len(args) != 1 {
-			fmt.Fprint(stderr, distUsage)
-			return exitUsage
+		if _, code := parseFlags(newDistFlagSet("list", stdout, stderr), args[1:], 0, 0); code >= 0 {
+			return code
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		for _, name := range distribution.BuiltinNames() {
@@ -68,34 +70,19 @@ func runDist(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-// parseInterleaved parses flags that may come before or after the positional
-// arguments, which it returns.
-func parseInterleaved(fl *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fl.Parse(args); err != nil {
-			return nil, err
-		}
-		if fl.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fl.Arg(0))
-		args = fl.Args()[1:]
-	}
+// newDistFlagSet is the flag set of "dist SUB", whose usage is distUsage.
+func newDistFlagSet(sub string, stdout, stderr io.Writer) *cmdFlags {
+	fl := newFlagSet("dist "+sub, "", stdout, stderr)
+	fl.usage = func(w io.Writer) { fmt.Fprint(w, distUsage) }
+	return fl
 }
 
 func runDistShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("dist show", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newDistFlagSet("show", stdout, stderr)
 	format := fl.String("format", "table", "output `format`: table, json or spec")
-	fl.Usage = func() { fmt.Fprint(stderr, distUsage) }
-	pos, err := parseInterleaved(fl, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprint(stderr, distUsage)
-		return exitUsage
+	pos, code := parseFlags(fl, args, 1, 1)
+	if code >= 0 {
+		return code
 	}
 	switch *format {
 	case "table", "json", "spec":
@@ -144,6 +131,9 @@ func loadDistribution(arg string, stdin io.Reader) (*distribution.Distribution, 
 	if err != nil {
 		return nil, err
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty input: want a JSON distribution object", name)
+	}
 	d, err := distribution.DecodeJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -152,16 +142,10 @@ func loadDistribution(arg string, stdin io.Reader) (*distribution.Distribution, 
 }
 
 func runDistCUDA(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("dist cuda", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newDistFlagSet("cuda", stdout, stderr)
 	out := fl.String("o", "", "write to `file` instead of stdout")
-	fl.Usage = func() { fmt.Fprint(stderr, distUsage) }
-	if err := fl.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fl.NArg() != 0 {
-		fmt.Fprint(stderr, distUsage)
-		return exitUsage
+	if _, code := parseFlags(fl, args, 0, 0); code >= 0 {
+		return code
 	}
 	src, err := hardware.Generate()
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -20,21 +19,14 @@ func init() {
 // and HighsInt size, then solves a built-in knapsack whose optimum it computes
 // by enumeration. It exits 0 only if all of that succeeds.
 func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cklplan doctor")
-		fmt.Fprintln(stderr, "\nChecks that HiGHS is found and solves a small MILP to its known optimum.")
+	fl := newFlagSet("doctor", "", stdout, stderr)
+	fl.usage = func(w io.Writer) {
+		fmt.Fprintln(w, "usage: cklplan doctor")
+		fmt.Fprintln(w, "\nChecks that HiGHS is found and solves a small MILP to its known optimum.")
+		fmt.Fprintln(w, "\nExit status: 0 all is well, 1 HiGHS missing or wrong, 2 usage.")
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return exitUsage
+	if _, code := parseFlags(fl, args, 0, 0); code >= 0 {
+		return code
 	}
 
 	lib, err := highs.Load(highs.Config{})

@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,24 +128,25 @@ func layoutUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-16s %s\n", op.name, op.args)
 	}
 	fmt.Fprintf(w, "  %-16s %s\n", "recognize", "V0 V1 ... (integers; V0 = 0)")
+	fmt.Fprintln(w, "\n--batch reads JSON Lines requests, {\"op\": OP, \"args\": [ARG, ...]} or")
+	fmt.Fprintln(w, "{\"op\": \"recognize\", \"values\": [V0, ...]}, and writes one line per request:")
+	fmt.Fprintf(w, "{\"result\": LAYOUT, \"table\": [...]} (\"size\" replaces \"table\" beyond %d\n", tableLimit)
+	fmt.Fprintln(w, "values; a recognize that finds no layout gives \"result\": null), or")
+	fmt.Fprintln(w, "{\"error\": {\"code\": ..., \"message\": ...}}.")
 	fmt.Fprintln(w, "\nExit status: 0 ok, 1 a failed condition (the error names it), 2 usage.")
 }
 
 func runLayout(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("layout", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	batch := fs.Bool("batch", false, "read JSON Lines requests from stdin, write one JSON line per request")
-	fs.Usage = func() { layoutUsage(stderr) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	fl := newFlagSet("layout", "", stdout, stderr)
+	batch := fl.Bool("batch", false, "read JSON Lines requests from stdin, write one JSON line per request")
+	fl.usage = layoutUsage
+	pos, code := parseFlags(fl, args, 0, -1)
+	if code >= 0 {
+		return code
 	}
 	if *batch {
-		if fs.NArg() != 0 {
-			fmt.Fprintln(stderr, "cklplan layout: --batch takes no arguments")
-			return exitUsage
+		if len(pos) != 0 {
+			return fl.usageError("--batch takes no arguments, got %d", len(pos))
 		}
 		if err := layoutBatch(stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "cklplan layout: %v\n", err)
@@ -153,27 +154,26 @@ func runLayout(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	if fs.NArg() == 0 {
-		layoutUsage(stderr)
-		return exitUsage
+	if len(pos) == 0 {
+		return fl.usageError("no operation")
 	}
-	name, rest := fs.Arg(0), fs.Args()[1:]
+	name, rest := pos[0], pos[1:]
 	if name == "recognize" {
-		values := make([]int, len(rest))
-		for i, s := range rest {
-			v, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil {
-				fmt.Fprintf(stderr, "cklplan layout: recognize: value %d, %q, is not an integer\n", i, s)
-				return exitUsage
-			}
-			values[i] = v
+		values, ok := parseInts("layout recognize", "value", rest, stderr)
+		if !ok {
+			return exitUsage
 		}
 		if len(values) == 0 {
+			fmt.Fprintln(stderr, "cklplan layout recognize: takes at least 1 argument, got 0")
 			fmt.Fprintln(stderr, "usage: cklplan layout recognize V0 V1 ...")
 			return exitUsage
 		}
 		l, ok := cute.Recognize(values)
 		if !ok {
+			if i := beyondRecognizeLimit(values); i >= 0 {
+				fmt.Fprintf(stderr, "cklplan layout: recognize: value %d, %d, is beyond ±2^60, the range recognize decides [%s]\n", i, values[i], cute.CodeOverflow)
+				return exitFail
+			}
 			fmt.Fprintf(stderr, "cklplan layout: recognize: %v is not a layout%s\n", values, notLayoutReason(values))
 			return exitFail
 		}
@@ -182,11 +182,10 @@ func runLayout(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	op, ok := findOp(name)
 	if !ok {
-		fmt.Fprintf(stderr, "cklplan layout: unknown operation %q\n", name)
-		layoutUsage(stderr)
-		return exitUsage
+		return fl.usageError("unknown operation %q", name)
 	}
 	if len(rest) < op.min || len(rest) > op.max {
+		fmt.Fprintf(stderr, "cklplan layout %s: %s, got %d\n", op.name, arity(op.min, op.max), len(rest))
 		fmt.Fprintf(stderr, "usage: cklplan layout %s %s\n", op.name, op.args)
 		return exitUsage
 	}
@@ -202,6 +201,17 @@ func runLayout(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	printLayout(stdout, l)
 	return exitOK
+}
+
+// recognizeLimit is the magnitude beyond which cute.Recognize decides
+// nothing (its documentation: "values beyond ±2^60"), although layouts
+// reach ±2^62: such values are not shown to be no layout.
+const recognizeLimit = 1 << 60
+
+// beyondRecognizeLimit returns the index of the first value beyond
+// ±recognizeLimit, or -1.
+func beyondRecognizeLimit(values []int) int {
+	return slices.IndexFunc(values, func(v int) bool { return v < -recognizeLimit || v > recognizeLimit })
 }
 
 // notLayoutReason says why Recognize refuses values before its scan.
@@ -271,6 +281,9 @@ type batchResponse struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *batchError     `json:"error,omitempty"`
 	Table  []int           `json:"table,omitempty"`
+	// Size stands in for a table longer than tableLimit, so that a missing
+	// table is never mistaken for an empty one.
+	Size int `json:"size,omitempty"`
 }
 
 type batchError struct {
@@ -337,6 +350,9 @@ func answer(n int, line []byte) (resp batchResponse) {
 		}
 		l, ok := cute.Recognize(req.Values)
 		if !ok {
+			if i := beyondRecognizeLimit(req.Values); i >= 0 {
+				return batchResponse{Error: &batchError{Code: string(cute.CodeOverflow), Message: fmt.Sprintf("line %d: recognize: value %d, %d, is beyond ±2^60, the range recognize decides", n, i, req.Values[i])}}
+			}
 			return batchResponse{Result: json.RawMessage("null")}
 		}
 		return success(l)
@@ -376,6 +392,9 @@ func answer(n int, line []byte) (resp batchResponse) {
 
 // argText accepts a JSON string, or a JSON integer as its decimal text.
 func argText(raw json.RawMessage) (string, bool) {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return "", false // Unmarshal would leave s empty and succeed
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
 		return s, true
@@ -392,6 +411,8 @@ func success(l cute.Layout) batchResponse {
 	resp := batchResponse{Result: text}
 	if l.Size() <= tableLimit {
 		resp.Table = l.Table()
+	} else {
+		resp.Size = l.Size()
 	}
 	return resp
 }

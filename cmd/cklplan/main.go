@@ -48,9 +48,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "help", "-h", "-help", "--help":
+	case "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
+	case "help":
+		return help(args[1:], stdin, stdout, stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -61,8 +63,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return c.run(args[1:], stdin, stdout, stderr)
 }
 
+// help lists the commands, or, given one, prints its usage as its -h does.
+func help(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		usage(stdout)
+		return exitOK
+	case 1:
+		if c, ok := commands[args[0]]; ok {
+			return c.run([]string{"-h"}, stdin, stdout, stderr)
+		}
+		fmt.Fprintf(stderr, "cklplan help: unknown command %q\n", args[0])
+	default:
+		fmt.Fprintf(stderr, "cklplan help: takes at most 1 argument, got %d\n", len(args))
+	}
+	usage(stderr)
+	return exitUsage
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: cklplan COMMAND [ARGS...]")
+	fmt.Fprintln(w, "       cklplan help [COMMAND]")
 	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
@@ -72,4 +93,5 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "\nEach command prints its usage with -h. Exit status: 0 ok, 1 input failure, 2 usage.")
 }

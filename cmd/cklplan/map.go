@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -119,68 +118,6 @@ func dispatch(name, usage string, subs map[string]func([]string, io.Reader, io.W
 	return sub(args[1:], stdin, stdout, stderr)
 }
 
-// newFlagSet returns the flag set of the subcommand cmd ("map show"), whose
-// usage line lists args.
-func newFlagSet(cmd, args string, stderr io.Writer) *flag.FlagSet {
-	fl := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cklplan %s %s\n", cmd, args)
-		var n int
-		fl.VisitAll(func(*flag.Flag) { n++ })
-		if n > 0 {
-			fmt.Fprintln(stderr, "\nflags:")
-			fl.PrintDefaults()
-		}
-		fmt.Fprintf(stderr, "\nRun 'cklplan %s -h' for the notation.\n", strings.Fields(cmd)[0])
-	}
-	return fl
-}
-
-// parseFlags parses args with flags before, between or after the positional
-// arguments ("--" ends the flags) and checks that there are between least and
-// most positional arguments (most < 0: no limit). It returns the positional
-// arguments and -1, or the exit code when the command is to stop: 0 after
-// -h, 2 on a usage error (reported on the flag set's output).
-func parseFlags(fl *flag.FlagSet, args []string, least, most int) ([]string, int) {
-	var pos []string
-	for {
-		if err := fl.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, exitOK
-			}
-			return nil, exitUsage
-		}
-		rest := fl.Args()
-		// flag.Parse stops after "--", having consumed it, or at the first
-		// positional argument.
-		consumed := args[:len(args)-len(rest)]
-		if len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		if len(rest) == 0 {
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	stdinArgs := 0
-	for _, p := range pos {
-		if p == "-" {
-			stdinArgs++
-		}
-	}
-	if len(pos) < least || (most >= 0 && len(pos) > most) || stdinArgs > 1 {
-		if stdinArgs > 1 {
-			fmt.Fprintf(fl.Output(), "cklplan %s: only one argument may be \"-\" (stdin)\n", fl.Name())
-		}
-		fl.Usage()
-		return nil, exitUsage
-	}
-	return pos, -1
-}
-
 // argOrStdin returns arg, or all of stdin when arg is "-".
 func argOrStdin(arg string, stdin io.Reader) (string, error) {
 	if arg != "-" {
@@ -212,21 +149,6 @@ func reportError(stderr io.Writer, cmd, text string, err error) {
 	fmt.Fprintf(stderr, "  %s\n  %s^\n", text, strings.Repeat(" ", utf8.RuneCountInString(text[:offset])))
 }
 
-// parseInts parses integers given on the command line; what names them in
-// errors ("coordinate").
-func parseInts(cmd, what string, args []string, stderr io.Writer) ([]int, bool) {
-	out := make([]int, len(args))
-	for i, a := range args {
-		v, err := strconv.Atoi(a)
-		if err != nil {
-			fmt.Fprintf(stderr, "cklplan %s: %s %d, %q, is not an integer\n", cmd, what, i, a)
-			return nil, false
-		}
-		out[i] = v
-	}
-	return out, true
-}
-
 // parseMapArg parses a map given on the command line ("-": stdin), in its
 // text form or, when it starts with "{", its JSON form.
 func parseMapArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexmap.Map, bool) {
@@ -255,7 +177,7 @@ func parseMapArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexmap.M
 const mapTableLimit = 1 << 16
 
 func runMapShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map show", "MAP [--table] [--format text|json]", stderr)
+	fl := newFlagSet("map show", "MAP [--table] [--format text|json]", stdout, stderr)
 	table := fl.Bool("table", false, "print the image of every domain point")
 	format := fl.String("format", "text", "output `format`: text or json")
 	pos, code := parseFlags(fl, args, 1, 1)
@@ -427,7 +349,7 @@ func mapShowJSON(m indexmap.Map, props indexmap.Properties, perr error, tab inde
 }
 
 func runMapEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map eval", "MAP COORD...", stderr)
+	fl := newFlagSet("map eval", "MAP COORD...", stdout, stderr)
 	pos, code := parseFlags(fl, args, 1, -1)
 	if code >= 0 {
 		return code
@@ -460,7 +382,7 @@ func runMapEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runMapSimplify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map simplify", "MAP [-v]", stderr)
+	fl := newFlagSet("map simplify", "MAP [-v]", stdout, stderr)
 	verbose := fl.Bool("v", false, "list the rules that fired, in order")
 	pos, code := parseFlags(fl, args, 1, 1)
 	if code >= 0 {
@@ -484,7 +406,7 @@ func runMapSimplify(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 }
 
 func runMapCompose(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map compose", "OUTER INNER", stderr)
+	fl := newFlagSet("map compose", "OUTER INNER", stdout, stderr)
 	pos, code := parseFlags(fl, args, 2, 2)
 	if code >= 0 {
 		return code
@@ -507,7 +429,7 @@ func runMapCompose(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
 func runMapRestrict(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map restrict", "MAP AXIS=VALUE...", stderr)
+	fl := newFlagSet("map restrict", "MAP AXIS=VALUE...", stdout, stderr)
 	pos, code := parseFlags(fl, args, 2, -1)
 	if code >= 0 {
 		return code
@@ -541,7 +463,7 @@ func runMapRestrict(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 }
 
 func runMapInverse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map inverse", "MAP", stderr)
+	fl := newFlagSet("map inverse", "MAP", stdout, stderr)
 	pos, code := parseFlags(fl, args, 1, 1)
 	if code >= 0 {
 		return code
@@ -560,7 +482,7 @@ func runMapInverse(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
 func runMapEmit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map emit", "MAP", stderr)
+	fl := newFlagSet("map emit", "MAP", stdout, stderr)
 	pos, code := parseFlags(fl, args, 1, 1)
 	if code >= 0 {
 		return code
@@ -579,7 +501,7 @@ func runMapEmit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runMapFromCute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map from-cute", "LAYOUT [--domain KIND] [--codomain KIND]", stderr)
+	fl := newFlagSet("map from-cute", "LAYOUT [--domain KIND] [--codomain KIND]", stdout, stderr)
 	domain := fl.String("domain", "untyped", "the domain's `kind`: logical, thread-value, physical or untyped")
 	codomain := fl.String("codomain", "untyped", "the codomain's `kind`: logical, thread-value, physical or untyped")
 	pos, code := parseFlags(fl, args, 1, 1)
@@ -616,7 +538,7 @@ func runMapFromCute(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 }
 
 func runMapToCute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map to-cute", "MAP", stderr)
+	fl := newFlagSet("map to-cute", "MAP", stdout, stderr)
 	pos, code := parseFlags(fl, args, 1, 1)
 	if code >= 0 {
 		return code

@@ -23,8 +23,11 @@ Reads one JSON request per line and writes one JSON line per request, in order:
   in:  {"op": "inverse", "args": ["(m:4) -> (a:8) = (2 * m)"]}
   out: {"error": {"code": "failed", "message": "indexmap: inverse: not a bijection ..."}}
 
-ops and their fields ("args" holds the maps, or the CuTe layout, as text):
-  show       args [MAP]         -> result, properties {method, in_range, ...}
+ops and their fields ("args" holds the maps, as text or as JSON objects,
+or the CuTe layout as text):
+  show       args [MAP]         -> result, properties {method, in_range, ...},
+                                   or undecided (why, e.g. a domain too large
+                                   to enumerate) instead of properties
   eval       args [MAP], coord  -> result (the image), valid (whether the guard
                                    holds; if not, the point has no image and
                                    result holds the expressions' values there)
@@ -43,12 +46,12 @@ condition), bad_request (a malformed line).
 
 // A mapRequest is one line of "cklplan map --batch".
 type mapRequest struct {
-	Op       string         `json:"op"`
-	Args     []string       `json:"args"`
-	Coord    []int          `json:"coord"`
-	Fixed    map[string]int `json:"fixed"`
-	Domain   string         `json:"domain"`
-	Codomain string         `json:"codomain"`
+	Op       string            `json:"op"`
+	Args     []json.RawMessage `json:"args"`
+	Coord    []int             `json:"coord"`
+	Fixed    map[string]int    `json:"fixed"`
+	Domain   string            `json:"domain"`
+	Codomain string            `json:"codomain"`
 }
 
 // A mapResponse is one output line: a result or an error.
@@ -58,6 +61,7 @@ type mapResponse struct {
 	Rules      []string           `json:"rules,omitempty"`
 	Forms      []string           `json:"forms,omitempty"`
 	Properties *mapPropertiesJSON `json:"properties,omitempty"`
+	Undecided  string             `json:"undecided,omitempty"` // why show decided no properties
 	Error      *mapBatchError     `json:"error,omitempty"`
 }
 
@@ -178,8 +182,24 @@ func mapAnswer(n int, line []byte) (resp mapResponse) {
 		return mapFromCuteAnswer(n, req)
 	}
 	maps := make([]indexmap.Map, len(req.Args))
-	for i, a := range req.Args {
-		m, err := indexmap.Parse(a)
+	for i, raw := range req.Args {
+		var m indexmap.Map
+		var err error
+		switch raw = bytes.TrimSpace(raw); {
+		case len(raw) > 0 && raw[0] == '"':
+			var text string
+			if err = json.Unmarshal(raw, &text); err == nil {
+				m, err = indexmap.Parse(text)
+			}
+		case len(raw) > 0 && raw[0] == '{':
+			// The JSON form, as the command line accepts it; offsets
+			// would be into one of its fields, so no "arg" is given.
+			if err = json.Unmarshal(raw, &m); err != nil {
+				return mapFailure(err, -1)
+			}
+		default:
+			return mapBadRequest(n, "args[%d], %s, is neither a map's text nor its JSON object", i, raw)
+		}
 		if err != nil {
 			return mapFailure(err, i)
 		}
@@ -188,9 +208,11 @@ func mapAnswer(n int, line []byte) (resp mapResponse) {
 	m := maps[0]
 	switch req.Op {
 	case "show":
+		// As "map show" does: a map whose properties cannot be decided
+		// (a domain too large to enumerate) is shown with the reason.
 		props, err := m.Decide()
 		if err != nil {
-			return mapFailure(err, -1)
+			return mapResponse{Result: m.String(), Undecided: err.Error()}
 		}
 		return mapResponse{Result: m.String(), Properties: propertiesJSON(props)}
 	case "eval":
@@ -252,7 +274,11 @@ func mapFromCuteAnswer(n int, req mapRequest) mapResponse {
 		}
 		kinds[i] = k
 	}
-	l, err := cute.Parse(req.Args[0])
+	var text string
+	if err := json.Unmarshal(req.Args[0], &text); err != nil || bytes.Equal(bytes.TrimSpace(req.Args[0]), []byte("null")) {
+		return mapBadRequest(n, "args[0], %s, is not a CuTe layout's text", req.Args[0])
+	}
+	l, err := cute.Parse(text)
 	if err != nil {
 		return mapFailure(err, 0)
 	}

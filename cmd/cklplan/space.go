@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -22,8 +23,8 @@ const spaceUsage = `usage: cklplan space show SPACE [--format text|json]
        cklplan space coord SPACE INDEX
 
 A SPACE is the indexspace text form, e.g. 'tile(m:16, n:(n0:2, n1:4))', or
-its JSON form ({"name": ..., "axes": [...]}); "-" reads it from stdin. Points flatten row-major over the leaves, the last leaf
-fastest.
+its JSON form ({"name": ..., "axes": [...]}); "-" reads it from stdin.
+Points flatten row-major over the leaves, the last leaf fastest.
 
 show    the canonical text, the size, and every axis (groups and leaves) with
         its range of values, the leaves it covers and its stride in the flat
@@ -99,7 +100,7 @@ func axisRows(s indexspace.Space) []axisRow {
 }
 
 func runSpaceShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("space show", "SPACE [--format text|json]", stderr)
+	fl := newFlagSet("space show", "SPACE [--format text|json]", stdout, stderr)
 	format := fl.String("format", "text", "output `format`: text or json")
 	pos, code := parseFlags(fl, args, 1, 1)
 	if code >= 0 {
@@ -124,7 +125,11 @@ func runSpaceShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return writeJSON("space show", out, stdout, stderr)
 	}
 	fmt.Fprintln(stdout, s)
-	fmt.Fprintf(stdout, "size %d, %d leaves, flat index row-major (last leaf fastest)\n", s.Size(), s.NumLeaves())
+	leaves := "leaves"
+	if s.NumLeaves() == 1 {
+		leaves = "leaf"
+	}
+	fmt.Fprintf(stdout, "size %d, %d %s, flat index row-major (last leaf fastest)\n", s.Size(), s.NumLeaves(), leaves)
 	if len(rows) == 0 {
 		return exitOK
 	}
@@ -142,7 +147,7 @@ func runSpaceShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 }
 
 func runSpaceRefine(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("space refine", "A [B]", stderr)
+	fl := newFlagSet("space refine", "A [B]", stdout, stderr)
 	pos, code := parseFlags(fl, args, 1, 2)
 	if code >= 0 {
 		return code
@@ -182,6 +187,9 @@ func runSpaceRefine(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	for i := range la {
 		pairs[i] = fmt.Sprintf("%s=%s:%d", la[i].Name, lb[i].Name, la[i].Size)
 	}
+	if len(pairs) == 0 {
+		pairs = []string{"none (every leaf has size 1)"}
+	}
 	fmt.Fprintf(stdout, "leaves: %s\n", strings.Join(pairs, " "))
 	return exitOK
 }
@@ -197,7 +205,7 @@ func nontrivialLeaves(s indexspace.Space) []indexspace.LeafAxis {
 }
 
 func runSpaceFlat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("space flat", "SPACE COORD...", stderr)
+	fl := newFlagSet("space flat", "SPACE COORD...", stdout, stderr)
 	pos, code := parseFlags(fl, args, 1, -1)
 	if code >= 0 {
 		return code
@@ -220,20 +228,25 @@ func runSpaceFlat(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 }
 
 func runSpaceCoord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("space coord", "SPACE INDEX", stderr)
+	fl := newFlagSet("space coord", "SPACE INDEX", stdout, stderr)
 	pos, code := parseFlags(fl, args, 2, 2)
 	if code >= 0 {
 		return code
 	}
-	index, ok := parseInts("space coord", "index", pos[1:], stderr)
-	if !ok {
+	index, err := strconv.Atoi(pos[1])
+	if err != nil {
+		problem := "is not an integer"
+		if errors.Is(err, strconv.ErrRange) {
+			problem = "is out of the integer range"
+		}
+		fmt.Fprintf(stderr, "cklplan space coord: INDEX %q %s\n", pos[1], problem)
 		return exitUsage
 	}
 	s, ok := parseSpaceArg("space coord", pos[0], stdin, stderr)
 	if !ok {
 		return exitFail
 	}
-	coord, err := s.Coord(index[0])
+	coord, err := s.Coord(index)
 	if err != nil {
 		fmt.Fprintf(stderr, "cklplan space coord: %v\n", err)
 		return exitFail

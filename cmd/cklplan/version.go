@@ -11,9 +11,10 @@ func init() {
 }
 
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 0 {
-		fmt.Fprintln(stderr, "usage: cklplan version")
-		return exitUsage
+	fl := newFlagSet("version", "", stdout, stderr)
+	fl.usage = func(w io.Writer) { fmt.Fprintln(w, "usage: cklplan version") }
+	if _, code := parseFlags(fl, args, 0, 0); code >= 0 {
+		return code
 	}
 	v := "(devel)"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
