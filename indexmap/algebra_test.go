@@ -187,6 +187,22 @@ func TestComposeGuardsAndBroadcast(t *testing.T) {
 	if got := r2.Broadcast(); !slices.Equal(got, []string{"w"}) {
 		t.Errorf("broadcast = %v", got)
 	}
+	// Through the flat index (x:4 is not (m1:2, m0:2) leaf by leaf) the
+	// literal result (2 * a + b) / 2 names b, which only feeds outer's
+	// broadcast axis m0: the composite (CuTe's (2,2):(0,1) ∘ (2,2):(1,2),
+	// values 0 0 1 1) is a, broadcast along b.
+	flatOuter := MustParse("logical(m1:2, m0:2) -> physical(x:2) = (m1) broadcast(m0)")
+	flatInner := MustParse("logical(a:2, b:2) -> logical(x:4) = (2 * a + b)")
+	r3, err := Compose(flatOuter, flatInner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r3.String(); got != "logical(a:2, b:2) -> physical(x:2) = (a) broadcast(b)" {
+		t.Errorf("composite %s", got)
+	}
+	if got := flatImages(t, r3); !slices.Equal(got, []int{0, 0, 1, 1}) {
+		t.Errorf("composite values %v, want [0 0 1 1]", got)
+	}
 }
 
 // TestRestrictSeed reproduces the seed 001 §5 examples.

@@ -21,7 +21,10 @@ import (
 //
 // The guard is inner's guard and outer's guard at inner's images. The
 // broadcast axes are inner's, plus inner's domain axes that only fed
-// outer's broadcast axes. The result is checked by New against its kinds.
+// outer's broadcast axes; through the flat index, where every literal result
+// names every such axis, the results are simplified to find them (and kept
+// simplified when that finds more). The result is checked by New against its
+// kinds.
 func Compose(outer, inner Map) (Map, error) {
 	mid, dom := inner.cod, outer.dom
 	if mid.Kind != dom.Kind && mid.Kind != Untyped && dom.Kind != Untyped {
@@ -48,7 +51,8 @@ func Compose(outer, inner Map) (Map, error) {
 	}
 	// leafExpr[i]: the expression, over inner's domain, of outer's domain leaf i.
 	leafExpr := make([]Expr, dom.Space.NumLeaves())
-	if mid.Space.SameShape(dom.Space) {
+	leafwise := mid.Space.SameShape(dom.Space)
+	if leafwise {
 		copy(leafExpr, inner.results)
 	} else {
 		var flat Expr
@@ -81,7 +85,20 @@ func Compose(outer, inner Map) (Map, error) {
 	}
 	spec.Guard = Guard{terms}
 	if len(outer.broadcast) > 0 {
-		spec.Broadcast = append(spec.Broadcast, orphanedAxes(inner, spec.Results, spec.Broadcast)...)
+		orphans := orphanedAxes(inner, spec.Results, spec.Broadcast)
+		if !leafwise {
+			// Through the flat index every literal result names every axis
+			// inner's results use; simplified, it no longer names those that
+			// only fed outer's broadcast axes.
+			simple := make([]Expr, len(spec.Results))
+			for j, e := range spec.Results {
+				simple[j] = SimplifyExpr(e, inner.domainRange)
+			}
+			if more := orphanedAxes(inner, simple, spec.Broadcast); len(more) > len(orphans) {
+				spec.Results, orphans = simple, more
+			}
+		}
+		spec.Broadcast = append(spec.Broadcast, orphans...)
 	}
 	m, err := New(spec)
 	if err != nil {
