@@ -64,14 +64,16 @@ var nestedLayouts = []string{
 
 // leftOperands are the left operands of the compositions: rank 1 with
 // shape entries 1 to 4, rank 2 with entries 2 to 4 (size-1 modes come with
-// the listed ones), strides 0 (a broadcast) to 4; some of rank 3 and the
-// nested ones.
+// the listed ones), strides 0 (a broadcast) to 4; some of rank 3, some with
+// negative strides, and the nested ones.
 func leftOperands() []cute.Layout {
 	return slices.Concat(
 		flatLayouts(1, []int{1, 2, 3, 4}, []int{0, 1, 2, 3, 4}),
 		flatLayouts(2, []int{2, 3, 4}, []int{0, 1, 2, 3, 4}),
 		parseAll("(1,3):(5,1)", "(3,1):(2,7)", "(2,2,2):(1,2,4)", "(2,3,2):(0,1,3)", "(3,2,2):(2,1,6)",
 			"(2,2,3):(4,1,8)", "(4,1,3):(3,7,1)", "(2,2,2):(4,2,1)"),
+		// Negative strides: CuTe reads them as written; imported untyped.
+		parseAll("4:-1", "(2,2):(-1,2)", "(2,3):(3,-1)", "(3,2):(-2,1)", "(2,2):(2,-1)"),
 		parseAll(nestedLayouts...))
 }
 
@@ -576,13 +578,13 @@ func permutations(xs []int) func(yield func([]int) bool) {
 }
 
 // propertyLayouts are the layouts whose properties are cross-checked: every
-// flat layout of rank at most 3 with shape entries 1 to 4 and strides 0 to
-// 4 (rank 3: 0, 1, 2, 4), every dense bijection of denseLayouts, and the
-// nested ones.
+// flat layout of rank at most 3 with shape entries 1 to 4 and strides -2 and
+// 0 to 8 (rank 2: -4, -1, 0 to 4, 6, 8; rank 3: 0, 1, 2, 4), every dense
+// bijection of denseLayouts, and the nested ones.
 func propertyLayouts() []cute.Layout {
 	return slices.Concat(
-		flatLayouts(1, []int{1, 2, 3, 4}, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}),
-		flatLayouts(2, []int{1, 2, 3, 4}, []int{0, 1, 2, 3, 4, 6, 8}),
+		flatLayouts(1, []int{1, 2, 3, 4}, []int{-2, 0, 1, 2, 3, 4, 5, 6, 7, 8}),
+		flatLayouts(2, []int{1, 2, 3, 4}, []int{-4, -1, 0, 1, 2, 3, 4, 6, 8}),
 		flatLayouts(3, []int{1, 2, 3, 4}, []int{0, 1, 2, 4}),
 		denseLayouts(),
 		parseAll(nestedLayouts...),

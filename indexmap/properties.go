@@ -46,7 +46,9 @@ type Properties struct {
 	// AliasFree: two points share an image only if they differ only along
 	// declared broadcast axes (injective once those axes are factored out).
 	AliasFree bool
-	// Surjective: every codomain point is an image.
+	// Surjective: every codomain point is an image, and every image lies in
+	// the codomain (InRange): a map whose images leave its codomain is not
+	// surjective onto it even where it reaches every codomain point.
 	Surjective bool
 	// DenseBijection: InRange, AliasFree and Surjective: a bijection onto the
 	// codomain once the broadcast axes are factored out.

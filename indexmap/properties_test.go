@@ -65,6 +65,7 @@ func TestDecideAgreesWithOracle(t *testing.T) {
 		{"negative stride", "(b:4) -> (x:4) = (3 - b)", ByStride},
 		{"shifted", "(b:4) -> (x:8) = (b + 2)", ByStride},
 		{"out of range", "(b:4) -> (x:4) = (b + 1)", ByEnumeration},
+		{"reaches the codomain and leaves it", "(b:4) -> (x:3) = (b - 1)", ByEnumeration},
 		{"zero stride", "(i:4, j:2) -> (x:4) = (i)", ByEnumeration},
 		{"broadcast", "(i:4, j:2) -> (x:4) = (i) broadcast(j)", ByStride},
 		{"swizzle", "(x:64) -> (y:64) = (x ^ x / 8 % 8)", ByEnumeration},
