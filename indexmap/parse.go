@@ -302,12 +302,10 @@ func (p *parser) guard() (Guard, error) {
 	}
 }
 
+// expr is reached recursively only through unary (a parenthesis), which
+// counts the nesting: one level per parenthesis or unary minus, the nesting
+// that String reproduces, so that a parsed expression's text parses back.
 func (p *parser) expr() (Expr, error) {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		return nil, p.errorf("expression nested deeper than %d", maxDepth)
-	}
 	x, err := p.sum()
 	if err != nil {
 		return nil, err
