@@ -675,3 +675,74 @@ func TestCrossRestrict(t *testing.T) {
 	}
 	t.Logf("%d layouts of rank 2", n)
 }
+
+// TestCrossCompositionCases names the kinds of composition the enumeration
+// meets, with cute's verdict (docs/cute.md), the layout ToCute reads from the
+// emitted composite (none for not_a_layout), and the typed composition where
+// both operands import with kinds (a broadcast along a whole mode of B is
+// declared; one along a digit of a mode cannot be, and is an error); each
+// case goes through checkComposition as well.
+func TestCrossCompositionCases(t *testing.T) {
+	tests := []struct {
+		name, a, b string
+		code       cute.Code // "" when cute returns a layout
+		emitted    string    // ToCute of the emitted composite; "" when none
+		typed      string    // logical → physical A ∘ logical → logical B, or "error"; "" when they do not import so
+	}{
+		{"CuTe documentation", "(6,2):(8,2)", "(4,3):(3,1)", "", "((2,2),3):((24,2),8)",
+			"logical(m1:3, m0:4) -> physical(x:43) = (2 * ((m1 + 3 * m0) / 6) + 8 * ((m1 + 3 * m0) % 6))"},
+		{"left operand read beyond its size", "(2,2):(1,4)", "8:1", "", "(2,4):(1,4)", ""},
+		{"broadcast on the left, along a mode of the right", "(2,2):(0,1)", "(2,2):(1,2)", "", "(2,2):(0,1)",
+			"logical(m1:2, m0:2) -> physical(x:2) = (m1) broadcast(m0)"},
+		{"broadcast on a digit of the right operand's mode", "(2,2):(0,1)", "4:1", "", "(2,2):(0,1)", "error"},
+		{"stride divisibility fails, composite a layout", "(6,2):(1,7)", "2:4", cute.CodeDivisibility, "2:4", ""},
+		{"right operand's modes overlap, composite a layout", "8:1", "(2,2):(1,1)", cute.CodeOverlap, "(2,2):(1,1)", ""},
+		{"seed 000: no layout", "(3,2):(1,4)", "4:1", cute.CodeNotALayout, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := cute.MustParse(tc.a), cute.MustParse(tc.b)
+			var tally composeTally
+			if err := checkComposition(a, b, &tally, nil); err != nil {
+				t.Fatalf("%v ∘ %v: %v", a, b, err)
+			}
+			_, err := cute.Composition(a, b)
+			var ce *cute.Error
+			code := cute.Code("")
+			if errors.As(err, &ce) {
+				code = ce.Code
+			}
+			if code != tc.code {
+				t.Errorf("%v ∘ %v: cute.Composition error %v, want code %q", a, b, err, tc.code)
+			}
+			r, err := composeMaps(a, b)
+			if err != nil {
+				t.Fatalf("%v ∘ %v: %v", a, b, err)
+			}
+			e, _ := r.Emit()
+			l, err := indexmap.ToCute(e)
+			switch {
+			case tc.emitted == "" && err == nil:
+				t.Errorf("%v ∘ %v: ToCute(%s) = %v, want none", a, b, e, l)
+			case tc.emitted != "" && (err != nil || l.String() != tc.emitted):
+				t.Errorf("%v ∘ %v: ToCute(%s) = %v, %v; want %s", a, b, e, l, err, tc.emitted)
+			}
+			if tc.typed == "" {
+				return
+			}
+			outer, err1 := indexmap.FromCute(a, indexmap.Logical, indexmap.Physical)
+			inner, err2 := indexmap.FromCute(b, indexmap.Logical, indexmap.Logical)
+			if err := errors.Join(err1, err2); err != nil {
+				t.Fatalf("%v ∘ %v: typed FromCute: %v", a, b, err)
+			}
+			typed, err := indexmap.Compose(outer, inner)
+			got := "error"
+			if err == nil {
+				got = typed.String()
+			}
+			if got != tc.typed {
+				t.Errorf("%v ∘ %v: typed Compose = %s (%v), want %s", a, b, got, err, tc.typed)
+			}
+		})
+	}
+}
