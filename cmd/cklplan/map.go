@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,7 +78,7 @@ var mapSubcommands = map[string]func(args []string, stdin io.Reader, stdout, std
 func runMap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "--batch" || args[0] == "-batch") {
 		switch {
-		case len(args) == 2 && (args[1] == "-h" || args[1] == "-help" || args[1] == "--help"):
+		case slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }):
 			fmt.Fprint(stdout, mapBatchUsage)
 			return exitOK
 		case len(args) != 1:
