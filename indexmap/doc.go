@@ -69,7 +69,12 @@
 // Compose(outer, inner) substitutes inner's results for outer's domain axes
 // (leafwise when the spaces have the same leaf sizes, through the flat index
 // otherwise) after checking kinds, sizes and that inner stays in its
-// codomain; the guard is the conjunction of both guards.
+// codomain; the guard is the conjunction of both guards. Inner's domain axes
+// that only feed outer's broadcast axes become broadcast axes of the
+// composite (through the flat index, found on the simplified results), so
+// CuTe's A ∘ B with a stride-0 mode of A along a whole mode of B imports with
+// kinds; a broadcast along part of one of B's modes cannot be declared and is
+// a KindError.
 //
 // Simplify rewrites expressions with an ordered table of named rules applied
 // bottom-up to a fixed point (RuleNames lists them; SimplifyTrace reports
