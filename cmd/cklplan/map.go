@@ -128,7 +128,11 @@ func argOrStdin(arg string, stdin io.Reader) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading stdin: %v", err)
 	}
-	return strings.TrimSpace(string(data)), nil
+	text := strings.TrimSpace(string(data))
+	if text == "" {
+		return "", errors.New(`stdin ("-") is empty`)
+	}
+	return text, nil
 }
 
 // reportError writes err from parsing or checking text; a syntax error also
