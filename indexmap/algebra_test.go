@@ -362,6 +362,8 @@ func TestCuteRoundTrip(t *testing.T) {
 		{"broadcast", "(4,2):(1,0)", "(m1:2, m0:4) -> (x:4) = (m0) broadcast(m1)"},
 		{"negative stride", "(2,2):(-1,4)", "(m1:2, m0:2) -> (x:5) = (4 * m1 - m0)"},
 		{"size one", "(1,4):(0,2)", "(m1:4, m0:1) -> (x:7) = (2 * m1)"},
+		{"values beyond cute.Recognize's 2^60", "(2,2):(1,2305843009213693951)", "(m1:2, m0:2) -> (x:2305843009213693953) = (2305843009213693951 * m1 + m0)"},
+		{"a stride of 2^61", "2:2305843009213693952", "(m0:2) -> (x:2305843009213693953) = (2305843009213693952 * m0)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -407,6 +409,8 @@ func TestLayoutExpr(t *testing.T) {
 		{"with a constant and negative stride", []int{3, 2, 1, 0}, "3 - x"},
 		{"broadcast digit left out", []int{0, 0, 8, 8}, "8 * (x / 2)"},
 		{"seed's non-layout", []int{0, 1, 2, 4}, ""},
+		{"beyond cute.Recognize's 2^60, by the common factor", []int{0, 1 << 61}, "2305843009213693952 * x"},
+		{"beyond 2^60 with a constant and a negative stride", []int{1 << 61, 0}, "2305843009213693952 - 2305843009213693952 * x"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -97,7 +97,9 @@ func FromCute(l cute.Layout, domain, codomain Kind) (Map, error) {
 // layout of several modes a nested mode of those (cute.Recognize). Broadcast
 // leaves get stride 0. It fails when m has a guard, its value at the origin
 // is not 0, it is not separable over the leaves, or a leaf's function is not
-// a layout; or when the domain is above EnumerationLimit points.
+// a layout; or when the domain is above EnumerationLimit points. A leaf's
+// values beyond ±2^60 (cute.Recognize's range) are recognized through their
+// greatest common divisor, so every map FromCute builds converts back.
 func ToCute(m Map) (cute.Layout, error) {
 	if !m.guard.IsTrue() {
 		return cute.Layout{}, fmt.Errorf("indexmap: to CuTe: a guarded map is no layout")
@@ -135,7 +137,7 @@ func ToCute(m Map) (cute.Layout, error) {
 		for t := range vals {
 			vals[t] = tab.Values[t*l.Stride]
 		}
-		ll, ok := cute.Recognize(vals)
+		ll, ok := recognize(vals)
 		if !ok {
 			return cute.Layout{}, fmt.Errorf("indexmap: to CuTe: %s is not a layout of axis %s", m, l.Name)
 		}

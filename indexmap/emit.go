@@ -1,6 +1,8 @@
 package indexmap
 
 import (
+	"slices"
+
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexspace"
 )
@@ -30,7 +32,7 @@ func layoutTerms(values []int, x Expr) ([]term, int, bool) {
 	for i, v := range values {
 		g[i] = v - c
 	}
-	l, ok := cute.Recognize(g)
+	l, ok := recognize(g)
 	if !ok {
 		return nil, 0, false
 	}
@@ -52,6 +54,35 @@ func layoutTerms(values []int, x Expr) ([]term, int, bool) {
 		w *= m
 	}
 	return ts, c, true
+}
+
+// recognize is cute.Recognize on g/d, d the gcd of g's values, with the
+// strides multiplied back by d: g is a layout exactly when g/d is (each
+// stride is a value of g), and dividing brings values up to ±2^61, which maps
+// allow, within Recognize's ±2^60 whenever d > 1 (so for every one-mode
+// function FromCute builds).
+func recognize(g []int) (cute.Layout, bool) {
+	d := 0
+	for _, v := range g {
+		d = gcd(d, abs(v))
+	}
+	if d <= 1 {
+		return cute.Recognize(g)
+	}
+	h := make([]int, len(g))
+	for i, v := range g {
+		h[i] = v / d
+	}
+	l, ok := cute.Recognize(h)
+	if !ok {
+		return cute.Layout{}, false
+	}
+	stride := slices.Clone(l.FlatStride())
+	for j := range stride {
+		stride[j] *= d
+	}
+	r, err := cute.New(cute.Ints(l.FlatShape()...), cute.Ints(stride...))
+	return r, err == nil
 }
 
 // A Form says how Emit wrote a result expression.
