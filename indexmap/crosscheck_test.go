@@ -448,22 +448,18 @@ func bruteProperties(l cute.Layout) indexmap.Properties {
 	if len(ns) > 0 {
 		p.AliasFree = distinct(cute.MustNew(cute.Ints(ns...), cute.Ints(ds...)).Table())
 	}
-	seen := make([]bool, max(slices.Max(tab), 0)+1)
-	for _, v := range tab {
-		if v >= 0 {
-			seen[v] = true
-		}
-	}
 	// Decide calls a map surjective only when it is in range as well (the
-	// oracle of properties_test.go does the same).
-	p.Surjective = p.InRange && !slices.Contains(seen, false)
+	// oracle of properties_test.go does the same). In range, the values cover
+	// [0, max] exactly when there are max+1 distinct ones.
+	p.Surjective = p.InRange && len(slices.Compact(slices.Sorted(slices.Values(tab)))) == slices.Max(tab)+1
 	p.DenseBijection = p.InRange && p.AliasFree && p.Surjective
 	return p
 }
 
-// checkProperties cross-checks one layout L:
-// Decide on FromCute(L), by the stride criterion and (behind a guard that
-// always holds) by enumeration, agrees with the brute force on L's table;
+// checkProperties cross-checks one layout L: ToCute(FromCute(L)) is L's
+// function; Decide on FromCute(L), by the stride criterion and (behind a
+// guard that always holds) by enumeration, agrees with the brute force on L's
+// table;
 // cute.LeftInverse succeeds on every dense bijection and fails exactly where
 // it must; cute.RightInverse has L's size exactly on the dense bijections;
 // and on those, indexmap's Inverse is the same function as
@@ -472,6 +468,9 @@ func checkProperties(l cute.Layout, tally *propertyTally) error {
 	m, err := indexmap.FromCute(l, indexmap.Untyped, indexmap.Untyped)
 	if err != nil {
 		return fmt.Errorf("FromCute: %v", err)
+	}
+	if back, err := indexmap.ToCute(m); err != nil || !back.SameFunction(l) {
+		return fmt.Errorf("ToCute(%s) = %v, %v: not L's function", m, back, err)
 	}
 	want := bruteProperties(l)
 	injective := want.Injective
@@ -650,7 +649,8 @@ func permutations(xs []int) func(yield func([]int) bool) {
 // propertyLayouts are the layouts whose properties are cross-checked: every
 // flat layout of rank at most 3 with shape entries 1 to 4 and strides -2 and
 // 0 to 8 (rank 2: -4, -1, 0 to 4, 6, 8; rank 3: 0, 1, 2, 4), every dense
-// bijection of denseLayouts, and the nested ones.
+// bijection of denseLayouts, the nested ones, and some whose values reach
+// 2^61.
 func propertyLayouts() []cute.Layout {
 	return slices.Concat(
 		flatLayouts(1, []int{1, 2, 3, 4}, []int{-2, 0, 1, 2, 3, 4, 5, 6, 7, 8}),
@@ -658,7 +658,10 @@ func propertyLayouts() []cute.Layout {
 		flatLayouts(3, []int{1, 2, 3, 4}, []int{0, 1, 2, 4}),
 		denseLayouts(),
 		parseAll(nestedLayouts...),
-		parseAll("((2,2),(2,2)):((1,4),(2,8))", "((4,2),3):((6,1),2)", "(3,(2,2)):(4,(1,2))", "((2,3),2):((3,1),0)"))
+		parseAll("((2,2),(2,2)):((1,4),(2,8))", "((4,2),3):((6,1),2)", "(3,(2,2)):(4,(1,2))", "((2,3),2):((3,1),0)"),
+		// Values beyond cute.Recognize's ±2^60, up to a map's ±2^61.
+		flatLayouts(2, []int{1, 2, 3}, []int{0, 1, 3, 1 << 57, 1<<58 + 1}),
+		parseAll("2:2305843009213693952", "(2,2):(1,2305843009213693951)", "(2,2):(2305843009213693951,-1)"))
 }
 
 // TestCrossProperties cross-checks Decide, the inverses of both packages and
