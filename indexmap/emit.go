@@ -1,8 +1,6 @@
 package indexmap
 
 import (
-	"slices"
-
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexspace"
 )
@@ -77,7 +75,7 @@ func recognize(g []int) (cute.Layout, bool) {
 	if !ok {
 		return cute.Layout{}, false
 	}
-	stride := slices.Clone(l.FlatStride())
+	stride := l.FlatStride() // a copy
 	for j := range stride {
 		stride[j] *= d
 	}
