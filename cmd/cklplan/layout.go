@@ -132,7 +132,7 @@ func layoutUsage(w io.Writer) {
 	fmt.Fprintln(w, "{\"op\": \"recognize\", \"values\": [V0, ...]}, and writes one line per request:")
 	fmt.Fprintf(w, "{\"result\": LAYOUT, \"table\": [...]} (\"size\" replaces \"table\" beyond %d\n", tableLimit)
 	fmt.Fprintln(w, "values; a recognize that finds no layout gives \"result\": null), or")
-	fmt.Fprintln(w, "{\"error\": {\"code\": ..., \"message\": ...}}.")
+	fmt.Fprintln(w, "{\"error\": {\"code\": ..., \"message\": \"line N: ...\"}}.")
 	fmt.Fprintln(w, "\nExit status: 0 ok, 1 a failed condition (the error names it), 2 usage.")
 }
 
@@ -305,7 +305,12 @@ func layoutBatch(stdin io.Reader, stdout io.Writer) error {
 		if err != nil && err != io.EOF {
 			return err
 		}
-		out, merr := json.Marshal(answer(n, bytes.TrimSpace(line)))
+		resp := answer(bytes.TrimSpace(line))
+		if resp.Error != nil {
+			// Every error says which line it answers, as DESIGN §8 asks.
+			resp.Error.Message = fmt.Sprintf("line %d: %s", n, resp.Error.Message)
+		}
+		out, merr := json.Marshal(resp)
 		if merr != nil {
 			return merr
 		}
@@ -318,60 +323,61 @@ func layoutBatch(stdin io.Reader, stdout io.Writer) error {
 	return w.Flush()
 }
 
-func badRequest(n int, format string, args ...any) batchResponse {
-	return batchResponse{Error: &batchError{Code: codeBadRequest, Message: fmt.Sprintf("line %d: ", n) + fmt.Sprintf(format, args...)}}
+func badRequest(format string, args ...any) batchResponse {
+	return batchResponse{Error: &batchError{Code: codeBadRequest, Message: fmt.Sprintf(format, args...)}}
 }
 
-// answer computes the response to request line n.
-func answer(n int, line []byte) (resp batchResponse) {
+// answer computes the response to one request line; the caller adds the
+// line number to an error.
+func answer(line []byte) (resp batchResponse) {
 	defer func() {
 		if p := recover(); p != nil {
-			resp = batchResponse{Error: &batchError{Code: string(cute.CodeInternal), Message: fmt.Sprintf("line %d: internal error: %v", n, p)}}
+			resp = batchResponse{Error: &batchError{Code: string(cute.CodeInternal), Message: fmt.Sprintf("internal error: %v", p)}}
 		}
 	}()
 	if len(line) == 0 {
-		return badRequest(n, "empty line")
+		return badRequest("empty line")
 	}
 	var req batchRequest
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return badRequest(n, "not a request object: %v", err)
+		return badRequest("not a request object: %v", err)
 	}
 	if dec.More() {
-		return badRequest(n, "text after the request object")
+		return badRequest("text after the request object")
 	}
 	if req.Op == "recognize" {
 		if req.Args != nil {
-			return badRequest(n, `recognize takes "values", not "args"`)
+			return badRequest(`recognize takes "values", not "args"`)
 		}
 		if len(req.Values) == 0 {
-			return badRequest(n, `recognize needs a non-empty "values" list`)
+			return badRequest(`recognize needs a non-empty "values" list`)
 		}
 		l, ok := cute.Recognize(req.Values)
 		if !ok {
 			if i := beyondRecognizeLimit(req.Values); i >= 0 {
-				return batchResponse{Error: &batchError{Code: string(cute.CodeOverflow), Message: fmt.Sprintf("line %d: recognize: value %d, %d, is beyond ±2^60, the range recognize decides", n, i, req.Values[i])}}
+				return batchResponse{Error: &batchError{Code: string(cute.CodeOverflow), Message: fmt.Sprintf("recognize: value %d, %d, is beyond ±2^60, the range recognize decides", i, req.Values[i])}}
 			}
 			return batchResponse{Result: json.RawMessage("null")}
 		}
 		return success(l)
 	}
 	if req.Values != nil {
-		return badRequest(n, `%q takes "args", not "values"`, req.Op)
+		return badRequest(`%q takes "args", not "values"`, req.Op)
 	}
 	op, ok := findOp(req.Op)
 	if !ok {
-		return badRequest(n, "unknown operation %q", req.Op)
+		return badRequest("unknown operation %q", req.Op)
 	}
 	if len(req.Args) < op.min || len(req.Args) > op.max {
-		return badRequest(n, "%s takes %s (%d to %d arguments), got %d", op.name, op.args, op.min, op.max, len(req.Args))
+		return badRequest("%s takes %s (%d to %d arguments), got %d", op.name, op.args, op.min, op.max, len(req.Args))
 	}
 	args := make([]string, len(req.Args))
 	for i, raw := range req.Args {
 		s, ok := argText(raw)
 		if !ok {
-			return badRequest(n, "argument %d, %s, is neither a string nor an integer", i, raw)
+			return badRequest("argument %d, %s, is neither a string nor an integer", i, raw)
 		}
 		args[i] = s
 	}

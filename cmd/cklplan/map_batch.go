@@ -21,7 +21,7 @@ Reads one JSON request per line and writes one JSON line per request, in order:
   in:  {"op": "compose", "args": [OUTER, INNER]}
   out: {"result": "logical(m1:3, m0:4) -> physical(x:43) = (...)"}
   in:  {"op": "inverse", "args": ["(m:4) -> (a:8) = (2 * m)"]}
-  out: {"error": {"code": "failed", "message": "indexmap: inverse: not a bijection ..."}}
+  out: {"error": {"code": "failed", "message": "line 2: indexmap: inverse: not a bijection ..."}}
 
 ops and their fields ("args" holds the maps, as text or as JSON objects,
 or the CuTe layout as text):
@@ -39,9 +39,10 @@ or the CuTe layout as text):
   from-cute  args [LAYOUT], domain, codomain (kinds; default untyped) -> result
   to-cute    args [MAP]         -> result (CuTe notation)
 
-Error codes: syntax (with "offset" into the argument "arg"), kind (a kind rule
-is broken; the message holds the witness), failed (any other failed
-condition), bad_request (a malformed line).
+Every error message starts with the number of the line it answers. Error
+codes: syntax (with "offset" into the argument "arg"), kind (a kind rule is
+broken; the message holds the witness), failed (any other failed condition),
+bad_request (a malformed line).
 `
 
 // A mapRequest is one line of "cklplan map --batch".
@@ -99,7 +100,12 @@ func mapBatch(stdin io.Reader, stdout io.Writer) error {
 		if err != nil && err != io.EOF {
 			return err
 		}
-		if eerr := enc.Encode(mapAnswer(n, bytes.TrimSpace(line))); eerr != nil {
+		resp := mapAnswer(bytes.TrimSpace(line))
+		if resp.Error != nil {
+			// Every error says which line it answers, as DESIGN §8 asks.
+			resp.Error.Message = fmt.Sprintf("line %d: %s", n, resp.Error.Message)
+		}
+		if eerr := enc.Encode(resp); eerr != nil {
 			return eerr
 		}
 		if err == io.EOF {
@@ -109,8 +115,8 @@ func mapBatch(stdin io.Reader, stdout io.Writer) error {
 	return w.Flush()
 }
 
-func mapBadRequest(n int, format string, args ...any) mapResponse {
-	return mapResponse{Error: &mapBatchError{Code: mapCodeBadRequest, Message: fmt.Sprintf("line %d: ", n) + fmt.Sprintf(format, args...)}}
+func mapBadRequest(format string, args ...any) mapResponse {
+	return mapResponse{Error: &mapBatchError{Code: mapCodeBadRequest, Message: fmt.Sprintf(format, args...)}}
 }
 
 // mapFailure is the response to err, which arose from argument arg (-1: none).
@@ -138,31 +144,32 @@ func mapFailure(err error, arg int) mapResponse {
 	return mapResponse{Error: e}
 }
 
-// mapAnswer computes the response to request line n.
-func mapAnswer(n int, line []byte) (resp mapResponse) {
+// mapAnswer computes the response to one request line; the caller adds the
+// line number to an error.
+func mapAnswer(line []byte) (resp mapResponse) {
 	defer func() {
 		if p := recover(); p != nil {
-			resp = mapResponse{Error: &mapBatchError{Code: mapCodeFailed, Message: fmt.Sprintf("line %d: internal error: %v", n, p)}}
+			resp = mapResponse{Error: &mapBatchError{Code: mapCodeFailed, Message: fmt.Sprintf("internal error: %v", p)}}
 		}
 	}()
 	if len(line) == 0 {
-		return mapBadRequest(n, "empty line")
+		return mapBadRequest("empty line")
 	}
 	var req mapRequest
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return mapBadRequest(n, "not a request object: %v", err)
+		return mapBadRequest("not a request object: %v", err)
 	}
 	if dec.More() {
-		return mapBadRequest(n, "text after the request object")
+		return mapBadRequest("text after the request object")
 	}
 	nargs, ok := mapBatchOps[req.Op]
 	if !ok {
-		return mapBadRequest(n, "unknown op %q", req.Op)
+		return mapBadRequest("unknown op %q", req.Op)
 	}
 	if len(req.Args) != nargs {
-		return mapBadRequest(n, "%s takes %d args, got %d", req.Op, nargs, len(req.Args))
+		return mapBadRequest("%s takes %d args, got %d", req.Op, nargs, len(req.Args))
 	}
 	for _, f := range []struct {
 		name, op string
@@ -170,16 +177,16 @@ func mapAnswer(n int, line []byte) (resp mapResponse) {
 	}{{"coord", "eval", req.Coord != nil}, {"fixed", "restrict", req.Fixed != nil}} {
 		switch {
 		case f.given && req.Op != f.op:
-			return mapBadRequest(n, "%q goes with %s only", f.name, f.op)
+			return mapBadRequest("%q goes with %s only", f.name, f.op)
 		case !f.given && req.Op == f.op:
-			return mapBadRequest(n, "%s needs %q", f.op, f.name)
+			return mapBadRequest("%s needs %q", f.op, f.name)
 		}
 	}
 	if (req.Domain != "" || req.Codomain != "") && req.Op != "from-cute" {
-		return mapBadRequest(n, `"domain" and "codomain" go with from-cute only`)
+		return mapBadRequest(`"domain" and "codomain" go with from-cute only`)
 	}
 	if req.Op == "from-cute" {
-		return mapFromCuteAnswer(n, req)
+		return mapFromCuteAnswer(req)
 	}
 	maps := make([]indexmap.Map, len(req.Args))
 	for i, raw := range req.Args {
@@ -198,7 +205,7 @@ func mapAnswer(n int, line []byte) (resp mapResponse) {
 				return mapFailure(err, -1)
 			}
 		default:
-			return mapBadRequest(n, "args[%d], %s, is neither a map's text nor its JSON object", i, raw)
+			return mapBadRequest("args[%d], %s, is neither a map's text nor its JSON object", i, raw)
 		}
 		if err != nil {
 			return mapFailure(err, i)
@@ -259,10 +266,10 @@ func mapAnswer(n int, line []byte) (resp mapResponse) {
 		}
 		return mapResponse{Result: l.String()}
 	}
-	return mapBadRequest(n, "unknown op %q", req.Op)
+	return mapBadRequest("unknown op %q", req.Op)
 }
 
-func mapFromCuteAnswer(n int, req mapRequest) mapResponse {
+func mapFromCuteAnswer(req mapRequest) mapResponse {
 	kinds := [2]indexmap.Kind{}
 	for i, text := range []string{req.Domain, req.Codomain} {
 		if text == "" {
@@ -270,13 +277,13 @@ func mapFromCuteAnswer(n int, req mapRequest) mapResponse {
 		}
 		k, err := indexmap.ParseKind(text)
 		if err != nil {
-			return mapBadRequest(n, "%v", err)
+			return mapBadRequest("%v", err)
 		}
 		kinds[i] = k
 	}
 	var text string
 	if err := json.Unmarshal(req.Args[0], &text); err != nil || bytes.Equal(bytes.TrimSpace(req.Args[0]), []byte("null")) {
-		return mapBadRequest(n, "args[0], %s, is not a CuTe layout's text", req.Args[0])
+		return mapBadRequest("args[0], %s, is not a CuTe layout's text", req.Args[0])
 	}
 	l, err := cute.Parse(text)
 	if err != nil {

@@ -226,10 +226,16 @@ func FuzzMapBatch(f *testing.F) {
 		if len(lines) != want {
 			t.Fatalf("%d input lines, %d output lines:\n%s", want, len(lines), out.String())
 		}
-		for _, l := range lines {
+		for i, l := range lines {
 			var resp map[string]json.RawMessage
 			if err := json.Unmarshal([]byte(l), &resp); err != nil {
 				t.Fatalf("output line %q is not a JSON object: %v", l, err)
+			}
+			if e, ok := resp["error"]; ok {
+				var msg struct{ Message string }
+				if err := json.Unmarshal(e, &msg); err != nil || !strings.HasPrefix(msg.Message, "line "+strconv.Itoa(i+1)+": ") {
+					t.Fatalf("output line %d: the error message does not start with its line number: %s", i+1, l)
+				}
 			}
 			_, hasResult := resp["result"]
 			_, hasError := resp["error"]
