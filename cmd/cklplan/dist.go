@@ -27,11 +27,11 @@ const distUsage = `usage: cklplan dist show NAME|FILE|- [--format table|json|spe
 show   draws a distribution: a built-in atom by NAME, or a JSON file (- reads
        stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …} or the
        explicit form. --format table draws the tile with the owning thread and
-       value in each cell (T5:a3 is value 3 of thread warp*32+lane = 5; B1.
-       in front names the block; T5:a3+1 has 1 more owner along the
-       replicated executor axes, which the header marks with *); json lists
-       every (executor, value) and its tile coordinates; spec writes the
-       explicit JSON definition.
+       value in each cell: T5:a3 is value 3 of thread 5, threads numbered
+       warp * lanes + lane within a block; B1. in front names the block;
+       T5:a3+1 has 1 more owner along the replicated executor axes, which
+       the header marks with *. --format json lists every (executor, value)
+       and its tile coordinates; spec writes the explicit JSON definition.
 list   lists the built-in atoms.
 cuda   writes the CUDA program that checks the atoms on a GPU (docs/hardware.md).
 `
