@@ -148,10 +148,29 @@ func reportError(stderr io.Writer, cmd, text string, err error) {
 	case errors.As(err, &se):
 		offset = se.Offset
 	}
-	if text == "" || offset < 0 || offset > len(text) || strings.ContainsAny(text, "\n\r\t") {
+	if text == "" || offset < 0 || offset > len(text) || !utf8.ValidString(text[:offset]) || strings.ContainsAny(text, "\n\r\t") {
 		return
 	}
-	fmt.Fprintf(stderr, "  %s\n  %s^\n", text, strings.Repeat(" ", utf8.RuneCountInString(text[:offset])))
+	line, column := excerpt(text, offset)
+	fmt.Fprintf(stderr, "  %s\n  %s^\n", line, strings.Repeat(" ", column))
+}
+
+// excerptRunes bounds how much of the text reportError shows on either side
+// of the offset, so that a long input gives a short excerpt, not all of it.
+const excerptRunes = 60
+
+// excerpt returns the part of text around the byte offset, with "…" where it
+// was cut, and the column (in runes) of the offset in that part.
+func excerpt(text string, offset int) (string, int) {
+	before, after := []rune(text[:offset]), []rune(text[offset:])
+	prefix, suffix := "", ""
+	if len(before) > excerptRunes {
+		before, prefix = before[len(before)-excerptRunes:], "…"
+	}
+	if len(after) > excerptRunes {
+		after, suffix = after[:excerptRunes], "…"
+	}
+	return prefix + string(before) + string(after) + suffix, utf8.RuneCountInString(prefix) + len(before)
 }
 
 // parseMapArg parses a map given on the command line ("-": stdin), in its
