@@ -55,7 +55,7 @@ func runDist(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "cklplan dist: %v\n", err)
 				return exitFail
 			}
-			fmt.Fprintf(tw, "%s\ttile %v\texecutors %v\tvalues %v\n", name, d.Tile(), d.Executors(), d.Locals())
+			fmt.Fprintf(tw, "%s\ttile %s\texecutors %s\tvalues %s\n", name, axesText(d.Tile()), axesText(d.Executors()), axesText(d.Locals()))
 		}
 		tw.Flush()
 		return exitOK
@@ -68,6 +68,15 @@ func runDist(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "cklplan dist: unknown subcommand %q\n", args[0])
 	fmt.Fprint(stderr, distUsage)
 	return exitUsage
+}
+
+// axesText writes axes as "dist show" heads its table: (m:16, k:16).
+func axesText[T fmt.Stringer](axes []T) string {
+	parts := make([]string, len(axes))
+	for i, a := range axes {
+		parts[i] = a.String()
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // newDistFlagSet is the flag set of "dist SUB", whose usage is distUsage.
