@@ -132,7 +132,9 @@ func layoutUsage(w io.Writer) {
 	fmt.Fprintln(w, "{\"op\": \"recognize\", \"values\": [V0, ...]}, and writes one line per request:")
 	fmt.Fprintf(w, "{\"result\": LAYOUT, \"table\": [...]} (\"size\" replaces \"table\" beyond %d\n", tableLimit)
 	fmt.Fprintln(w, "values; a recognize that finds no layout gives \"result\": null), or")
-	fmt.Fprintln(w, "{\"error\": {\"code\": ..., \"message\": \"line N: ...\"}}.")
+	fmt.Fprintln(w, "{\"error\": {\"code\": ..., \"message\": \"line N: ...\"}}. Each answer is")
+	fmt.Fprintln(w, "written as soon as no further request is waiting, so a program may drive it")
+	fmt.Fprintln(w, "through a pipe one request at a time.")
 	fmt.Fprintln(w, "\nExit status: 0 ok, 1 a failed condition (the error names it), 2 usage.")
 }
 
@@ -319,6 +321,20 @@ func layoutBatch(stdin io.Reader, stdout io.Writer) error {
 		if err == io.EOF {
 			break
 		}
+		if ferr := flushIfIdle(r, w); ferr != nil {
+			return ferr
+		}
+	}
+	return w.Flush()
+}
+
+// flushIfIdle flushes the answers written so far when no further request is
+// waiting in r, before the next read may block: a program that drives
+// --batch through a pipe, one request at a time, gets each answer at once,
+// while a file of requests is still answered in large writes.
+func flushIfIdle(r *bufio.Reader, w *bufio.Writer) error {
+	if r.Buffered() > 0 {
+		return nil
 	}
 	return w.Flush()
 }

@@ -16,7 +16,9 @@ import (
 
 const mapBatchUsage = `usage: cklplan map --batch < requests.jsonl
 
-Reads one JSON request per line and writes one JSON line per request, in order:
+Reads one JSON request per line and writes one JSON line per request, in order;
+each answer is written as soon as no further request is waiting, so a program
+may drive it through a pipe one request at a time:
 
   in:  {"op": "compose", "args": [OUTER, INNER]}
   out: {"result": "logical(m1:3, m0:4) -> physical(x:43) = (...)"}
@@ -110,6 +112,9 @@ func mapBatch(stdin io.Reader, stdout io.Writer) error {
 		}
 		if err == io.EOF {
 			break
+		}
+		if ferr := flushIfIdle(r, w); ferr != nil {
+			return ferr
 		}
 	}
 	return w.Flush()
