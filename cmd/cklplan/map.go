@@ -135,6 +135,17 @@ func argOrStdin(arg string, stdin io.Reader) (string, error) {
 	return text, nil
 }
 
+// jsonFormError says that err, from decoding an argument's JSON form, is a
+// JSON syntax error, and where, when it is one; the packages' own errors
+// already say what they are.
+func jsonFormError(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("JSON form: %v (after %d bytes)", err, se.Offset)
+	}
+	return err
+}
+
 // reportError writes err from parsing or checking text; a syntax error also
 // gets the text with a caret under the offset it names.
 func reportError(stderr io.Writer, cmd, text string, err error) {
@@ -183,7 +194,7 @@ func parseMapArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexmap.M
 	}
 	var m indexmap.Map
 	if strings.HasPrefix(text, "{") {
-		err = json.Unmarshal([]byte(text), &m)
+		err = jsonFormError(json.Unmarshal([]byte(text), &m))
 	} else {
 		m, err = indexmap.Parse(text)
 	}

@@ -61,7 +61,7 @@ func parseSpaceArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexspa
 	}
 	var s indexspace.Space
 	if strings.HasPrefix(text, "{") {
-		err = json.Unmarshal([]byte(text), &s)
+		err = jsonFormError(json.Unmarshal([]byte(text), &s))
 	} else {
 		s, err = indexspace.Parse(text)
 	}
