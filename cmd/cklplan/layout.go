@@ -127,7 +127,7 @@ func layoutUsage(w io.Writer) {
 	for _, op := range layoutOps {
 		fmt.Fprintf(w, "  %-16s %s\n", op.name, op.args)
 	}
-	fmt.Fprintf(w, "  %-16s %s\n", "recognize", "V0 V1 ... (integers; V0 = 0)")
+	fmt.Fprintf(w, "  %-16s %s\n", "recognize", "V0 V1 ... (integers within ±2^60; V0 = 0)")
 	fmt.Fprintln(w, "\n--batch reads JSON Lines requests, {\"op\": OP, \"args\": [ARG, ...]} or")
 	fmt.Fprintln(w, "{\"op\": \"recognize\", \"values\": [V0, ...]}, and writes one line per request:")
 	fmt.Fprintf(w, "{\"result\": LAYOUT, \"table\": [...]} (\"size\" replaces \"table\" beyond %d\n", tableLimit)
