@@ -262,6 +262,13 @@ func runMapShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "properties: not decided: %v\n", perr)
 	} else {
 		fmt.Fprintf(stdout, "properties, decided by %s:\n", methodText(props.Method, m.Domain().Space.Size()))
+		// Alias-free and dense bijection hold once the broadcast axes are
+		// factored out; say so, or "injective no, dense bijection yes"
+		// reads as a contradiction.
+		factored := ""
+		if b := m.Broadcast(); len(b) > 0 {
+			factored = " (" + strings.Join(b, ", ") + " factored out)"
+		}
 		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		for _, p := range []struct {
 			name string
@@ -270,8 +277,8 @@ func runMapShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			{"in range", props.InRange},
 			{"injective", props.Injective},
 			{"surjective", props.Surjective},
-			{"alias-free", props.AliasFree},
-			{"dense bijection", props.DenseBijection},
+			{"alias-free" + factored, props.AliasFree},
+			{"dense bijection" + factored, props.DenseBijection},
 		} {
 			fmt.Fprintf(tw, "  %s\t%s\n", p.name, yesNo(p.ok))
 		}
