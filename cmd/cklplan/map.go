@@ -42,9 +42,10 @@ reads a MAP or LAYOUT from stdin (one argument at most).
 
 show       the canonical text, the kinds and spaces, and the decided
            properties (in range, injective, surjective, alias-free, dense
-           bijection) with the method that decided them (stride criterion or
-           enumeration) and the witness of the first that fails; --table adds
-           the image of every domain point; --format json writes one object.
+           bijection; the last two with the broadcast axes factored out) with
+           the method that decided them (stride criterion or enumeration) and
+           the witness of the first that fails; --table adds the image of
+           every domain point; --format json writes one object.
 eval       the image of the point with the given leaf coordinates.
 simplify   the map with its expressions simplified by the ordered rule table;
            -v lists the rules that fired, in order.
