@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,8 @@ func TestParse(t *testing.T) {
 		{"plus sign", "+4:+1", "4:1", 4, 4, nil},
 		{"rank-1 tuple", "(6):(8)", "(6):(8)", 6, 41, nil},
 		{"seed 000 depth 2", "(2,(1,6)):(1,(6,2))", "(2,(1,6)):(1,(6,2))", 12, 12, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}},
+		{"CuTe's print of static integers", "(_5,(_2,_2)):(_16,(_80,_4))", "(5,(2,2)):(16,(80,4))", 20, 149, nil},
+		{"static and dynamic mixed", "(_4,2):(1,_-4)", "(4,2):(1,-4)", 8, 4, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +75,9 @@ func TestParseErrors(t *testing.T) {
 		{"size overflow", "(2147483648,2147483648,2):(1,1,1)", ErrOverflow, `cute: parse: "(2147483648,2147483648,2):(1,1,1)": at offset 0: size of shape (2147483648,2147483648,2) exceeds 2^62`},
 		{"value overflow", "(3,3):(1,4611686018427387904)", ErrOverflow, `cute: parse: "(3,3):(1,4611686018427387904)": at offset 0: values of (3,3):(1,4611686018427387904) exceed 2^62 in magnitude`},
 		{"letter", "(a,2)", ErrSyntax, `cute: parse: "(a,2)": at offset 1 ("a,2)"): expected an integer or '('`},
+		{"underscore alone", "(4,_):(1,4)", ErrSyntax, `cute: parse: "(4,_):(1,4)": at offset 3 ("_):(1,4)"): expected an integer or '('`},
+		{"long input quoted in part", "(" + strings.Repeat("2,", 60) + "x)", ErrSyntax,
+			`cute: parse: "(2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2"…"2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,x)" (123 bytes): at offset 121 ("x)"): expected an integer or '('`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

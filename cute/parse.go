@@ -19,7 +19,7 @@ func (p *parser) fail(format string, args ...any) error {
 	if p.pos < len(p.s) {
 		where = fmt.Sprintf("at offset %d (%q)", p.pos, p.s[p.pos:min(len(p.s), p.pos+8)])
 	}
-	return errorf(CodeSyntax, "parse", "%q: %s: %s", p.s, where, fmt.Sprintf(format, args...))
+	return errorf(CodeSyntax, "parse", "%s: %s: %s", excerpt(p.s), where, fmt.Sprintf(format, args...))
 }
 
 func (p *parser) skip() {
@@ -83,9 +83,16 @@ func (p *parser) tuple(depth int) (Tuple, error) {
 	return p.integer()
 }
 
+// integer reads a decimal integer. CuTe prints a static integer with a
+// leading underscore (_4, _-1); it is read as the same value, since all
+// integers here are values.
 func (p *parser) integer() (Tuple, error) {
 	p.skip()
 	start := p.pos
+	if p.pos < len(p.s) && p.s[p.pos] == '_' {
+		p.pos++
+	}
+	sign := p.pos
 	if p.pos < len(p.s) && (p.s[p.pos] == '-' || p.s[p.pos] == '+') {
 		p.pos++
 	}
@@ -97,7 +104,7 @@ func (p *parser) integer() (Tuple, error) {
 		p.pos = start
 		return Tuple{}, p.fail("expected an integer or '('")
 	}
-	text := p.s[start:p.pos]
+	text := p.s[sign:p.pos]
 	v, err := strconv.Atoi(text)
 	if err != nil || v < -limit || v > limit {
 		p.pos = start
@@ -135,7 +142,7 @@ func (p *parser) layout() (Layout, error) {
 // wrap prefixes a construction error with the input and the offset of the layout.
 func (p *parser) wrap(start int, err error) error {
 	e := err.(*Error)
-	return &Error{Code: e.Code, Op: "parse", Msg: fmt.Sprintf("%q: at offset %d: %s", p.s, start, e.Msg)}
+	return &Error{Code: e.Code, Op: "parse", Msg: fmt.Sprintf("%s: at offset %d: %s", excerpt(p.s), start, e.Msg)}
 }
 
 func (p *parser) end() error {
@@ -182,4 +189,17 @@ func ParseTuple(s string) (Tuple, error) {
 		return Tuple{}, err
 	}
 	return t, nil
+}
+
+// excerptLimit bounds how much of an input an error message quotes.
+const excerptLimit = 80
+
+// excerpt quotes text for an error message, shortened in the middle when it
+// is long (the offset in the message still counts from the start).
+func excerpt(text string) string {
+	if len(text) <= excerptLimit {
+		return strconv.Quote(text)
+	}
+	head, tail := text[:excerptLimit/2], text[len(text)-excerptLimit/2:]
+	return fmt.Sprintf("%s…%s (%d bytes)", strconv.Quote(head), strconv.Quote(tail), len(text))
 }
