@@ -59,6 +59,11 @@ type parser struct {
 	src  string
 	pos  int
 	seen map[string]int // axis name → offset of its first use
+	// leafProduct is the product of the sizes of the leaves parsed so far in
+	// the current space; the leaf that makes it exceed MaxSize is the one an
+	// overflow error points at (a group's size is a product of leaves, so
+	// any overflow of a group or of the space shows up here first).
+	leafProduct int
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -115,12 +120,15 @@ func (p *parser) space() (Space, error) {
 	if err := p.expect('(', "opening the axis list"); err != nil {
 		return Space{}, err
 	}
+	p.leafProduct = 1
 	axes, err := p.axisList()
 	if err != nil {
 		return Space{}, err
 	}
 	s, err := New(name, axes...)
 	if err != nil {
+		// The parser checks every rule New checks, each at its own token;
+		// this is a safety net that points at the whole space.
 		return Space{}, &SyntaxError{Offset: start, Msg: strings.TrimPrefix(err.Error(), "indexspace: ")}
 	}
 	return s, nil
@@ -153,11 +161,16 @@ func (p *parser) axis() (Axis, error) {
 	return p.axisDepth(0)
 }
 
+// axisDepth parses one axis and checks the rules New checks, each reported
+// at the offset of the offending token: a duplicate name at the name, a zero
+// or too large size at the size, an empty group at its '(', and an overflow
+// of the size at the name of the leaf whose size makes the product of the
+// leaves exceed MaxSize.
 func (p *parser) axisDepth(depth int) (Axis, error) {
+	p.skip()
 	if depth > maxDepth {
 		return Axis{}, p.errorf("groups nested deeper than %d", maxDepth)
 	}
-	p.skip()
 	at := p.pos
 	name, ok := p.ident()
 	if !ok {
@@ -174,10 +187,11 @@ func (p *parser) axisDepth(depth int) (Axis, error) {
 		return Axis{}, err
 	}
 	p.skip()
+	open := p.pos
 	if p.accept('(') {
 		var fs []Axis
 		if p.accept(')') {
-			return Axis{}, p.errorf("group %q has no factors", name)
+			return Axis{}, &SyntaxError{Offset: open, Msg: fmt.Sprintf("group %q has no factors", name)}
 		}
 		for {
 			f, err := p.axisDepth(depth + 1)
@@ -203,9 +217,16 @@ func (p *parser) axisDepth(depth int) (Axis, error) {
 	digits := p.src[start:p.pos]
 	n, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil || n > MaxSize {
-		p.pos = start
-		return Axis{}, p.errorf("size %s of axis %q exceeds the limit %d", digits, name, MaxSize)
+		return Axis{}, &SyntaxError{Offset: start, Msg: fmt.Sprintf("size %s of axis %q exceeds the limit %d", digits, name, MaxSize)}
 	}
+	if n < 1 {
+		return Axis{}, &SyntaxError{Offset: start, Msg: fmt.Sprintf("axis %q has size %s; sizes must be positive", name, digits)}
+	}
+	product, ok := mulSize(p.leafProduct, int(n))
+	if !ok {
+		return Axis{}, &SyntaxError{Offset: at, Msg: fmt.Sprintf("size of space overflows (limit %d) at axis %q", MaxSize, name)}
+	}
+	p.leafProduct = product
 	return Leaf(name, int(n)), nil
 }
 

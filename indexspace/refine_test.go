@@ -22,6 +22,14 @@ func TestPrimeRefine(t *testing.T) {
 		{"seed (4,3)", "(c:4, d:3)", "(c:(c_0:2, c_1:2), d:3)"},
 		{"prime and unit leaves stay", "s(p:7, u:1)", "s(p:7, u:1)"},
 		{"inside a group", "(g:(x:12, y:5))", "(g:(x:(x_0:2, x_1:2, x_2:3), y:5))"},
+		// Regression: the invented names clashed with existing axes
+		// ("axis name "a_0" is used twice").
+		{"factor name a_0 taken", "t(a:6, a_0:2)", "t(a:(a__0:2, a__1:3), a_0:2)"},
+		{"factor name a_1 taken", "t(a:6, a_1:2)", "t(a:(a__0:2, a__1:3), a_1:2)"},
+		{"taken name before the leaf", "(a_0:4, a:4)", "(a_0:(a_0_0:2, a_0_1:2), a:(a__0:2, a__1:2))"},
+		{"group name taken", "(a_1:(b:9), a:4)", "(a_1:(b:(b_0:3, b_1:3)), a:(a__0:2, a__1:2))"},
+		{"doubled separator taken too", "(a:4, a_0:1, a__1:1)", "(a:(a___0:2, a___1:2), a_0:1, a__1:1)"},
+		{"names invented for an earlier leaf", "(a_:4, a:4, a_0:1)", "(a_:(a__0:2, a__1:2), a:(a___0:2, a___1:2), a_0:1)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -34,10 +42,29 @@ func TestPrimeRefine(t *testing.T) {
 				t.Errorf("PrimeRefine(%s) = %s, want %s", s, r, tc.want)
 			}
 			checkRefines(t, s, r)
+			checkFresh(t, r, s)
 		})
 	}
-	if _, err := MustParse("(a:4, a_0:2)").PrimeRefine(); err == nil {
-		t.Errorf("PrimeRefine with a name clash succeeded")
+}
+
+// checkFresh checks that every axis name of r that is not an axis name of
+// of[0] (an invented name) is used nowhere in the spaces of; New has checked
+// that r uses no name twice.
+func checkFresh(t *testing.T, r Space, of ...Space) {
+	t.Helper()
+	old := map[string]bool{}
+	for _, s := range of {
+		for _, n := range s.Names() {
+			old[n] = true
+		}
+	}
+	for _, n := range r.Names() {
+		if _, ok := of[0].Lookup(n); ok {
+			continue
+		}
+		if old[n] {
+			t.Errorf("invented name %s of %s is an axis of %v", n, r, of)
+		}
 	}
 }
 
@@ -68,6 +95,10 @@ func TestCommonRefinement(t *testing.T) {
 		{"interleaved splits", "(a:2, b:12)", "(c:8, d:3)", "(a:2, b:(b_0:4, b_1:3))", "(c:(c_0:2, c_1:4), d:3)"},
 		{"one leaf against many", "(n:24)", "(p:2, q:3, r:4)", "(n:(n_0:2, n_1:3, n_2:4))", "(p:2, q:3, r:4)"},
 		{"size-one leaves", "(a:1, b:4)", "(c:2, d:1, e:2)", "(a:1, b:(b_0:2, b_1:2))", "(c:2, d:1, e:2)"},
+		// Regression: the invented names clashed with existing axes.
+		{"factor name taken in the same space", "t(a:6, a_1:2)", "s(x:3, y:4)", "t(a:(a__0:3, a__1:2), a_1:2)", "s(x:3, y:(y_0:2, y_1:2))"},
+		{"factor name taken in the other space", "(a:6, b:2)", "(a_0:3, d:4)", "(a:(a__0:3, a__1:2), b:2)", "(a_0:3, d:(d_0:2, d_1:2))"},
+		{"both sides split a leaf of one name", "(x:6, y:2)", "(p:3, x:4)", "(x:(x_0:3, x_1:2), y:2)", "(p:3, x:(x_0:2, x_1:2))"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,6 +115,8 @@ func TestCommonRefinement(t *testing.T) {
 			}
 			checkRefines(t, a, ra)
 			checkRefines(t, b, rb)
+			checkFresh(t, ra, a, b)
+			checkFresh(t, rb, b, a)
 		})
 	}
 }

@@ -2,6 +2,8 @@ package indexspace
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -39,34 +41,65 @@ func TestParseString(t *testing.T) {
 	}
 }
 
+// TestParseErrors checks that every error is a *SyntaxError at the offset
+// of the offending token (the caret the CLI draws) saying what is wrong.
 func TestParseErrors(t *testing.T) {
-	tests := []struct{ name, in, wantSub string }{
-		{"empty text", "", "expected '('"},
-		{"missing size", "(m:)", "expected a size"},
-		{"zero size", "(m:0)", "sizes must be positive"},
-		{"duplicate leaf", "(m:2, m:3)", `offset 6: axis name "m" is used twice (first at offset 1)`},
-		{"group name reused by factor", "(n:(n:2))", `offset 4: axis name "n" is used twice (first at offset 1)`},
-		{"leaf name reused in a group", "(m:2, n:(m:2))", `offset 9: axis name "m" is used twice (first at offset 1)`},
-		{"empty group", "(n:())", "no factors"},
-		{"trailing text", "(m:2) x", "after the space"},
-		{"overflow", "(a:4294967296, b:4294967296)", "overflows"},
-		{"huge literal", "(a:99999999999999999999999)", "exceeds the limit"},
-		{"missing colon", "(m 4)", "expected ':'"},
-		{"missing comma", "(m:4 n:2)", "expected ','"},
-		{"bad name", "(1m:4)", "expected an axis name"},
-		{"unclosed", "(m:4", "expected ','"},
+	tests := []struct {
+		name, in string
+		offset   int // where the error points, found by strings.Index of its token
+		want     string
+	}{
+		{"empty text", "", 0, "expected '(' opening the axis list, found end of text"},
+		{"missing size", "(m:)", strings.Index("(m:)", ")"), "expected a size or '(' after \"m\":, found ')'"},
+		// Regression: validation errors pointed at offset 0 (the space).
+		{"zero size at the size", "t(a:0)", strings.Index("t(a:0)", "0"), `axis "a" has size 0; sizes must be positive`},
+		{"zero size after spaces", "t(b:2, a:  00)", strings.Index("t(b:2, a:  00)", "00"), `axis "a" has size 00; sizes must be positive`},
+		{"overflow at the axis that overflows", "t(a:4294967296, b:4294967296)", strings.Index("t(a:4294967296, b:4294967296)", "b"),
+			`size of space overflows (limit 4611686018427387903) at axis "b"`},
+		{"overflow inside a group", "(a:4294967296, g:(c:1, b:4294967296))", strings.Index("(a:4294967296, g:(c:1, b:4294967296))", "b"),
+			`size of space overflows (limit 4611686018427387903) at axis "b"`},
+		{"overflow of a group alone", "(g:(c:4294967296, d:4294967296), e:1)", strings.Index("(g:(c:4294967296, d:4294967296), e:1)", "d"),
+			`size of space overflows (limit 4611686018427387903) at axis "d"`},
+		{"empty group at its parenthesis", "(n: ( ))", strings.Index("(n: ( ))", "( )"), `group "n" has no factors`},
+		{"duplicate leaf", "(m:2, m:3)", 6, `axis name "m" is used twice (first at offset 1)`},
+		{"group name reused by factor", "(n:(n:2))", 4, `axis name "n" is used twice (first at offset 1)`},
+		{"leaf name reused in a group", "(m:2, n:(m:2))", 9, `axis name "m" is used twice (first at offset 1)`},
+		{"trailing text", "(m:2) x", 6, `unexpected 'x' after the space`},
+		{"huge literal", "(a:99999999999999999999999)", 3, "size 99999999999999999999999 of axis \"a\" exceeds the limit 4611686018427387903"},
+		{"literal above MaxSize", "(a:4611686018427387904)", 3, "size 4611686018427387904 of axis \"a\" exceeds the limit 4611686018427387903"},
+		{"missing colon", "(m 4)", 3, `expected ':' after axis name "m", found '4'`},
+		{"missing comma", "(m:4 n:2)", 5, `expected ',' or ')' after an axis, found 'n'`},
+		{"bad name", "(1m:4)", 1, `expected an axis name, found '1'`},
+		{"unclosed", "(m:4", 4, `expected ',' or ')' after an axis, found end of text`},
+		{"nested too deep", "(" + nest(70), strings.Index("("+nest(70), "g65:"), "groups nested deeper than 64"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(tc.in)
-			if err == nil {
-				t.Fatalf("Parse(%q) succeeded, want error containing %q", tc.in, tc.wantSub)
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Parse(%q) = %v, want a *SyntaxError", tc.in, err)
 			}
-			if !strings.Contains(err.Error(), tc.wantSub) {
-				t.Errorf("Parse(%q) error %q, want it to contain %q", tc.in, err, tc.wantSub)
+			if se.Offset != tc.offset || se.Msg != tc.want {
+				t.Errorf("Parse(%q) error at offset %d: %s\nwant offset %d: %s", tc.in, se.Offset, se.Msg, tc.offset, tc.want)
+			}
+			if want := fmt.Sprintf("indexspace: offset %d: %s", tc.offset, tc.want); err.Error() != want {
+				t.Errorf("Error() = %q, want %q", err, want)
 			}
 		})
 	}
+}
+
+// nest returns n groups g0:(g1:(...(x:2)...)) nested in one another, with
+// one more ')' closing the space.
+func nest(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "g%d:(", i)
+	}
+	b.WriteString("x:2")
+	b.WriteString(strings.Repeat(")", n+1))
+	return b.String()
 }
 
 // TestFlatCoord checks Flat and Coord are inverse over the whole domain and
@@ -175,6 +208,10 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		s, err := Parse(text)
 		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Offset < 0 || se.Offset > len(text) {
+				t.Fatalf("Parse(%q): error %v is not a *SyntaxError with an offset in [0, %d]", text, err, len(text))
+			}
 			return
 		}
 		back, err := Parse(s.String())
