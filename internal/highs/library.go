@@ -72,15 +72,17 @@ type Step struct {
 	Err    error  // why the step did not give a usable library; nil for the one that did
 }
 
+// String is "source: path: outcome", or "source: outcome" when the step had
+// no path to try (an unset variable, say).
 func (s Step) String() string {
-	path := s.Path
-	if path == "" {
-		path = "-"
-	}
+	outcome := "ok"
 	if s.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", s.Source, path, s.Err)
+		outcome = s.Err.Error()
 	}
-	return fmt.Sprintf("%s: %s: ok", s.Source, path)
+	if s.Path == "" {
+		return fmt.Sprintf("%s: %s", s.Source, outcome)
+	}
+	return fmt.Sprintf("%s: %s: %s", s.Source, s.Path, outcome)
 }
 
 // LoadError is returned by Load when no step gave a usable library. It lists

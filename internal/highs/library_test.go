@@ -42,7 +42,7 @@ func TestLoadSteps(t *testing.T) {
 			files: map[string]string{"home/lib/libhighs.so": "->$LIB"},
 			want: []string{
 				"CKL_HIGHS_LIBRARY: $TMP/nope/libhighs.so: no such file",
-				"other steps: -: not tried because CKL_HIGHS_LIBRARY is set",
+				"other steps: not tried because CKL_HIGHS_LIBRARY is set",
 			},
 		},
 		{
@@ -51,7 +51,7 @@ func TestLoadSteps(t *testing.T) {
 			files: map[string]string{"libhighs.so": "This text file is not a shared library, whatever its name says: dlopen must refuse it.\n"},
 			want: []string{
 				"CKL_HIGHS_LIBRARY: $TMP/libhighs.so: cannot load: $TMP/libhighs.so: invalid ELF header",
-				"other steps: -: not tried because CKL_HIGHS_LIBRARY is set",
+				"other steps: not tried because CKL_HIGHS_LIBRARY is set",
 			},
 		},
 		{
@@ -60,14 +60,14 @@ func TestLoadSteps(t *testing.T) {
 			files: map[string]string{"lib/libhighs.so": "->$LIB"},
 			want: []string{
 				"CKL_HIGHS_LIBRARY: $TMP/lib: not a regular file",
-				"other steps: -: not tried because CKL_HIGHS_LIBRARY is set",
+				"other steps: not tried because CKL_HIGHS_LIBRARY is set",
 			},
 		},
 		{
 			name:  "HiGHS_HOME holds lib/libhighs.so",
 			env:   map[string]string{"HiGHS_HOME": "$TMP/home"},
 			files: map[string]string{"home/lib/libhighs.so": "->$LIB"},
-			want:  []string{"CKL_HIGHS_LIBRARY: -: not set", "HiGHS_HOME: $TMP/home/lib/libhighs.so: ok"},
+			want:  []string{"CKL_HIGHS_LIBRARY: not set", "HiGHS_HOME: $TMP/home/lib/libhighs.so: ok"},
 			found: "HiGHS_HOME",
 		},
 		{
@@ -80,7 +80,7 @@ func TestLoadSteps(t *testing.T) {
 			},
 			dir: "mod/sub/dir",
 			want: []string{
-				"CKL_HIGHS_LIBRARY: -: not set",
+				"CKL_HIGHS_LIBRARY: not set",
 				"HiGHS_HOME: $TMP/empty/lib/libhighs.so: no such file",
 				"project install (module above $TMP/mod/sub/dir): $TMP/mod/.highs/v/libhighs.so: ok",
 			},
@@ -94,8 +94,8 @@ func TestLoadSteps(t *testing.T) {
 			},
 			dir: "mod/sub/dir",
 			want: []string{
-				"CKL_HIGHS_LIBRARY: -: not set",
-				"HiGHS_HOME: -: not set",
+				"CKL_HIGHS_LIBRARY: not set",
+				"HiGHS_HOME: not set",
 				"project install (module above $TMP/mod/sub/dir): $TMP/mod/.highs/highsbox-1.15.1/highsbox/highs_dist/lib/libhighs.so: ok",
 			},
 			found: "project install (module above $TMP/mod/sub/dir)",
@@ -105,9 +105,9 @@ func TestLoadSteps(t *testing.T) {
 			files:  map[string]string{"py/lib/libhighs.so": "->$LIB", "bin/python3": "#!/bin/sh\necho $TMP/py/lib\n"},
 			python: "bin/python3",
 			want: []string{
-				"CKL_HIGHS_LIBRARY: -: not set",
-				"HiGHS_HOME: -: not set",
-				"project install (module above $TMP/sub/dir): -: no go.mod in $TMP/sub/dir or above",
+				"CKL_HIGHS_LIBRARY: not set",
+				"HiGHS_HOME: not set",
+				"project install (module above $TMP/sub/dir): no go.mod in $TMP/sub/dir or above",
 				"python highsbox: $TMP/py/lib/libhighs.so: ok",
 			},
 			found: "python highsbox",
@@ -123,10 +123,10 @@ func TestLoadSteps(t *testing.T) {
 			dir:    "mod/sub/dir",
 			system: []string{"libz.so.1", "libhighs-nonexistent.so"},
 			want: []string{
-				"CKL_HIGHS_LIBRARY: -: not set",
-				"HiGHS_HOME: -: not set",
+				"CKL_HIGHS_LIBRARY: not set",
+				"HiGHS_HOME: not set",
 				"project install (module above $TMP/mod/sub/dir): $TMP/mod/.highs: recorded library $TMP/mod/.highs/gone/libhighs.so: no such file",
-				"python highsbox: -: $TMP/bin/python3: ModuleNotFoundError: No module named highsbox",
+				"python highsbox: $TMP/bin/python3: ModuleNotFoundError: No module named highsbox",
 				"system: libz.so.1: not a usable HiGHS library: symbol Highs_versionMajor not found",
 				"system: libhighs-nonexistent.so: cannot load: libhighs-nonexistent.so: cannot open shared object file: No such file or directory",
 			},
@@ -221,7 +221,7 @@ func TestLoadErrorText(t *testing.T) {
 	})
 	want := `highs: no usable HiGHS library (1.15.x expected, at least 1.10); searched:
   CKL_HIGHS_LIBRARY: /nonexistent/libhighs.so: no such file
-  other steps: -: not tried because CKL_HIGHS_LIBRARY is set
+  other steps: not tried because CKL_HIGHS_LIBRARY is set
 install HiGHS with ` + "`make setup`" + ` at the cklplan module root, or set CKL_HIGHS_LIBRARY to a libhighs.so`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error\n%v\nwant\n%s", err, want)
