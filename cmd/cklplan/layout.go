@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -297,46 +296,11 @@ type batchError struct {
 const codeBadRequest = "bad_request"
 
 func layoutBatch(stdin io.Reader, stdout io.Writer) error {
-	r := bufio.NewReader(stdin)
-	w := bufio.NewWriter(stdout)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		resp := answer(bytes.TrimSpace(line))
+	return serveBatch(stdin, stdout, answer, func(resp *batchResponse, n int) {
 		if resp.Error != nil {
-			// Every error says which line it answers, as DESIGN §8 asks.
-			resp.Error.Message = fmt.Sprintf("line %d: %s", n, resp.Error.Message)
+			resp.Error.Message = atLine(resp.Error.Message, n)
 		}
-		out, merr := json.Marshal(resp)
-		if merr != nil {
-			return merr
-		}
-		w.Write(out)
-		w.WriteByte('\n')
-		if err == io.EOF {
-			break
-		}
-		if ferr := flushIfIdle(r, w); ferr != nil {
-			return ferr
-		}
-	}
-	return w.Flush()
-}
-
-// flushIfIdle flushes the answers written so far when no further request is
-// waiting in r, before the next read may block: a program that drives
-// --batch through a pipe, one request at a time, gets each answer at once,
-// while a file of requests is still answered in large writes.
-func flushIfIdle(r *bufio.Reader, w *bufio.Writer) error {
-	if r.Buffered() > 0 {
-		return nil
-	}
-	return w.Flush()
+	})
 }
 
 func badRequest(format string, args ...any) batchResponse {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -90,34 +89,11 @@ var mapBatchOps = map[string]int{
 }
 
 func mapBatch(stdin io.Reader, stdout io.Writer) error {
-	r := bufio.NewReader(stdin)
-	w := bufio.NewWriter(stdout)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		resp := mapAnswer(bytes.TrimSpace(line))
+	return serveBatch(stdin, stdout, mapAnswer, func(resp *mapResponse, n int) {
 		if resp.Error != nil {
-			// Every error says which line it answers, as DESIGN §8 asks.
-			resp.Error.Message = fmt.Sprintf("line %d: %s", n, resp.Error.Message)
+			resp.Error.Message = atLine(resp.Error.Message, n)
 		}
-		if eerr := enc.Encode(resp); eerr != nil {
-			return eerr
-		}
-		if err == io.EOF {
-			break
-		}
-		if ferr := flushIfIdle(r, w); ferr != nil {
-			return ferr
-		}
-	}
-	return w.Flush()
+	})
 }
 
 func mapBadRequest(format string, args ...any) mapResponse {
