@@ -188,25 +188,31 @@ func excerpt(text string, offset int) (string, int) {
 // parseMapArg parses a map given on the command line ("-": stdin), in its
 // text form or, when it starts with "{", its JSON form.
 func parseMapArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexmap.Map, bool) {
+	return parseArg(cmd, arg, stdin, stderr, indexmap.Parse)
+}
+
+// parseArg parses a value given on the command line ("-": stdin): in its
+// text form with parse or, when it starts with "{", its JSON form. It reports
+// a failure on stderr, with a caret under the offset for the text form.
+func parseArg[T any](cmd, arg string, stdin io.Reader, stderr io.Writer, parse func(string) (T, error)) (T, bool) {
+	var v T
 	text, err := argOrStdin(arg, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
-		return indexmap.Map{}, false
+		return v, false
 	}
-	var m indexmap.Map
 	if strings.HasPrefix(text, "{") {
-		err = jsonFormError(json.Unmarshal([]byte(text), &m))
+		err = jsonFormError(json.Unmarshal([]byte(text), &v))
+		text = "" // offsets are into a JSON field, not into text: no caret
 	} else {
-		m, err = indexmap.Parse(text)
+		v, err = parse(text)
 	}
 	if err != nil {
-		if strings.HasPrefix(text, "{") {
-			text = "" // offsets are into a JSON field, not into text: no caret
-		}
 		reportError(stderr, cmd, text, err)
-		return indexmap.Map{}, false
+		var zero T
+		return zero, false
 	}
-	return m, true
+	return v, true
 }
 
 // mapTableLimit bounds the points "map show --table" prints.

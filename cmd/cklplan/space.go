@@ -54,25 +54,7 @@ func runSpace(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // parseSpaceArg parses a space given on the command line ("-": stdin), in its
 // text form or, when it starts with "{", its JSON form.
 func parseSpaceArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexspace.Space, bool) {
-	text, err := argOrStdin(arg, stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
-		return indexspace.Space{}, false
-	}
-	var s indexspace.Space
-	if strings.HasPrefix(text, "{") {
-		err = jsonFormError(json.Unmarshal([]byte(text), &s))
-	} else {
-		s, err = indexspace.Parse(text)
-	}
-	if err != nil {
-		if strings.HasPrefix(text, "{") {
-			text = "" // offsets are into a JSON field, not into text: no caret
-		}
-		reportError(stderr, cmd, text, err)
-		return indexspace.Space{}, false
-	}
-	return s, true
+	return parseArg(cmd, arg, stdin, stderr, indexspace.Parse)
 }
 
 // An axisRow is one axis of a space as "space show" prints it.
