@@ -35,10 +35,36 @@
 //	       flat order kept), or a *RefinementConflict naming the two axes whose
 //	       boundaries do not divide one another ((6,2) and (4,3) have none)
 //
-// JSON: {"name": "tile", "axes": [{"name": "m", "size": 16}, {"name": "n",
-// "axes": [{"name": "n0", "size": 2}, {"name": "n1", "size": 4}]}]}; decoding
-// also accepts the text form as a JSON string.
+// # Names invented by refinement
 //
-// Errors: syntax errors are *SyntaxError with a byte offset; every other error
-// names the axis and the violated rule.
+// Refinement splits a leaf a into a group a:(a_0:…, a_1:…, …), keeping the
+// leaf's name for the group. The factor names are a + sep + j with sep the
+// shortest run of underscores ("_", "__", "___", …) for which none of them is
+// already taken: by an axis of the space refined (for CommonRefinement, of
+// either space) or by a factor invented earlier, in text order, for another
+// leaf. So (a:6, a_0:2) refines to (a:(a__0:2, a__1:3), a_0:2). The names
+// depend only on the spaces, never on map order or earlier calls.
+//
+// # JSON form
+//
+//	{"name": "tile", "axes": [{"name": "m", "size": 16}, {"name": "n",
+//	 "axes": [{"name": "n0", "size": 2}, {"name": "n1", "size": 4}]}]}
+//
+// "axes" is required and "name" optional for the space; an axis requires
+// "name" and exactly one of "size" (a leaf: an integer written with digits)
+// and "axes" (a group). Decoding also accepts the text form as a JSON string,
+// and null as no change.
+//
+// # Errors
+//
+// Every error from the text parser is a *SyntaxError whose Offset is the byte
+// of the offending token: a malformed token, a repeated name (at the second
+// use), a zero or too large size (at the size), an empty group (at its '('),
+// and an overflowing product (at the name of the leaf whose size makes the
+// product of the leaves so far exceed MaxSize). Errors from the JSON form are
+// JSONErrors: every problem with the JSON path of the offending value, e.g.
+//
+//	indexspace: axes[1].axes[0].size: want a positive integer, got "4"
+//
+// Errors from New name the axis and the violated rule.
 package indexspace

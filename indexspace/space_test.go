@@ -188,17 +188,71 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`"tile(m:16, n:(n0:2, n1:4))"`), &fromText); err != nil || !fromText.Equal(s) {
 		t.Errorf("Unmarshal text = %v, %v", fromText, err)
 	}
-	for name, bad := range map[string]string{
-		"size and axes": `{"axes":[{"name":"m","size":2,"axes":[{"name":"x","size":2}]}]}`,
-		"zero size":     `{"axes":[{"name":"m"}]}`,
-		"unknown field": `{"axes":[],"bogus":1}`,
-		"empty group":   `{"axes":[{"name":"g","axes":[]}]}`,
-	} {
-		var sp Space
-		if err := json.Unmarshal([]byte(bad), &sp); err == nil {
-			t.Errorf("%s: Unmarshal(%s) succeeded", name, bad)
-		}
+}
+
+// TestUnmarshalJSONErrors checks that a JSON form breaking a rule is
+// reported with the JSON path of every offending value, in document order,
+// and never with a Go type name.
+func TestUnmarshalJSONErrors(t *testing.T) {
+	const maxSize = "4611686018427387903"
+	tests := []struct{ name, in, want string }{
+		// Regressions: "size 0" with no path, and a Go type name
+		// (jsonAxis.axes.size) with no index.
+		{"missing size", `{"name":"t","axes":[{"name":"a"}]}`, `axes[0]: missing "size" (for a leaf) or "axes" (for a group)`},
+		{"size as a string", `{"name":"t","axes":[{"name":"a","size":"4"}]}`, `axes[0].size: want a positive integer, got "4"`},
+		{"zero size", `{"axes":[{"name":"m","size":0}]}`, `axes[0].size: want a positive integer, got 0`},
+		{"negative size", `{"axes": [{"name": "m", "size": -4}]}`, `axes[0].size: want a positive integer, got -4`},
+		{"fractional size", `{"axes":[{"name":"m","size":2.5}]}`, `axes[0].size: want a positive integer, got 2.5`},
+		{"size in exponent form", `{"axes":[{"name":"m","size":1e3}]}`, `axes[0].size: want a positive integer, got 1e3`},
+		{"size above MaxSize", `{"axes":[{"name":"m","size":99999999999999999999}]}`, `axes[0].size: size 99999999999999999999 of axis "m" exceeds the limit ` + maxSize},
+		{"missing name", `{"axes":[{"size":2}]}`, `axes[0]: missing "name"`},
+		{"name not a string", `{"axes":[{"name":7,"size":2}]}`, `axes[0].name: want a string, got 7`},
+		{"name not an identifier", `{"axes":[{"name":"1m","size":2}]}`, `axes[0].name: want an identifier (a letter or '_', then letters, digits, '_'), got "1m"`},
+		{"space name not an identifier", `{"name":"a b","axes":[]}`, `name: want an identifier (a letter or '_', then letters, digits, '_'), got "a b"`},
+		{"missing axes", `{"name":"t"}`, `missing "axes"`},
+		{"axes not an array", `{"axes":{"name":"m","size":2}}`, `axes: want an array of axes, got {"name":"m","size":2}`},
+		{"axes null", `{"axes":null}`, `axes: want an array of axes, got null`},
+		{"axis not an object", `{"axes":[{"name":"m","size":2}, 3]}`, `axes[1]: want an axis object ({"name": ..., "size": ...} or {"name": ..., "axes": [...]}), got 3`},
+		{"size and axes", `{"axes":[{"name":"m","size":2,"axes":[{"name":"x","size":2}]}]}`, `axes[0]: has both "size" and "axes" (a leaf has a size, a group has axes)`},
+		{"empty group", `{"axes":[{"name":"g","axes":[]}]}`, `axes[0].axes: group "g" has no factors`},
+		{"unknown field of the space", `{"axes":[],"bogus":1}`, `bogus: unknown field (want "name", "axes")`},
+		{"unknown field of an axis", `{"axes":[{"name":"m","size":2,"Size":3}]}`, `axes[0].Size: unknown field (want "name", "size", "axes")`},
+		{"odd field name quoted", `{"axes":[],"a b":1}`, `"a b": unknown field (want "name", "axes")`},
+		{"duplicate name in a group", `{"axes":[{"name":"m","size":2},{"name":"g","axes":[{"name":"m","size":3}]}]}`,
+			`axes[1].axes[0].name: axis name "m" is used twice (first at axes[0].name)`},
+		{"overflow at the leaf", `{"axes":[{"name":"a","size":4294967296},{"name":"g","axes":[{"name":"c","size":1},{"name":"b","size":4294967296}]}]}`,
+			`axes[1].axes[1].size: size of space overflows (limit ` + maxSize + `) at axis "b"`},
+		{"every problem, in order", `{"axes":[{"name":"a"},{"name":"b","size":"x"},{"size":0}]}`,
+			`axes[0]: missing "size" (for a leaf) or "axes" (for a group); axes[1].size: want a positive integer, got "x"; axes[2]: missing "name"; axes[2].size: want a positive integer, got 0`},
+		{"not an object", `[]`, `want a space object or its text form as a string, got []`},
+		{"long value cut", `{"axes":"` + strings.Repeat("x", 60) + `"}`, `axes: want an array of axes, got "` + strings.Repeat("x", 39) + `...`},
+		{"nested too deep", `{"axes":[` + jsonNest(70) + `]}`, strings.Repeat("axes[0].", 65) + `axes: groups nested deeper than 64`},
 	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var s Space
+			err := json.Unmarshal([]byte(tc.in), &s)
+			var je JSONErrors
+			if !errors.As(err, &je) {
+				t.Fatalf("Unmarshal(%s) = %v, want JSONErrors", tc.in, err)
+			}
+			if got, want := err.Error(), "indexspace: "+tc.want; got != want {
+				t.Errorf("Unmarshal(%s) error\n%s\nwant\n%s", tc.in, got, want)
+			}
+		})
+	}
+}
+
+// jsonNest returns n groups {"name":"g0","axes":[{"name":"g1",...}]} nested
+// in one another around the leaf x:2.
+func jsonNest(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"name":"g%d","axes":[`, i)
+	}
+	b.WriteString(`{"name":"x","size":2}`)
+	b.WriteString(strings.Repeat("]}", n))
+	return b.String()
 }
 
 func FuzzParse(f *testing.F) {
@@ -234,6 +288,9 @@ func FuzzUnmarshalJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var s Space
 		if err := json.Unmarshal(data, &s); err != nil {
+			if msg := err.Error(); strings.Contains(msg, "Go ") || strings.Contains(msg, "jsonAxis") || strings.Contains(msg, "jsonSpace") {
+				t.Fatalf("Unmarshal(%s): error %q names a Go type", data, msg)
+			}
 			return
 		}
 		out, err := json.Marshal(s)
