@@ -48,10 +48,15 @@
 //     mma.m16n8k16.{a,b}.{f16,bf16}, mma.m16n8k16.c.{f32,f16}, ldmatrix.x4,
 //     ldmatrix.x4.trans and wgmma.m64nNk16.c.f32 for N in 8, 16, …, 256.
 //   - TileAtom(atom, Tiling): an atom × a warp grid × repetitions covering a
-//     CTA tile (CuTe's TiledMMA idea).
+//     CTA tile (CuTe's TiledMMA idea). Each warp axis goes along a tile axis
+//     of the atom or is AlongReplicated (its warps hold copies); an Along that
+//     is neither is an error, never an implied replication.
 //   - NewBlocked(Blocked): Triton's blocked encoding (sizePerThread,
 //     threadsPerWarp, warpsPerCTA, order).
-//   - DecodeJSON: any of these as JSON (see MarshalJSON for the forms).
+//   - DecodeJSON: any of these as JSON (see MarshalJSON for the forms). Its
+//     errors name the JSON path at fault and say what is wrong in the form's
+//     terms: $.blocked.axes[1], $.tiled.warps[0].along, "want an integer,
+//     have the string "8"".
 //
 // # Queries and renderings
 //

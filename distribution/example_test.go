@@ -47,7 +47,7 @@ func ExampleTileAtom() {
 	atom, _ := distribution.Builtin("mma.m16n8k16.a.f16")
 	a, err := distribution.TileAtom(atom, distribution.Tiling{
 		Name:   "cta.a",
-		Warps:  []distribution.GridAxis{{Name: "warp_m", Size: 2, Along: "m"}, {Name: "warp_n", Size: 2, Along: "n"}},
+		Warps:  []distribution.GridAxis{{Name: "warp_m", Size: 2, Along: "m"}, {Name: "warp_n", Size: 2, Along: distribution.AlongReplicated}},
 		Repeat: map[string]int{"m": 2},
 	})
 	if err != nil {

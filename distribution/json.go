@@ -2,6 +2,7 @@ package distribution
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/indexmap"
 )
 
 // The JSON form of a distribution is one object holding exactly one of four
@@ -18,7 +21,7 @@ import (
 //
 //	{"name": "cta.a", "tiled": {"atom": "mma.m16n8k16.a.f16",
 //	  "warps": [{"name": "warp_m", "size": 2, "along": "m"},
-//	            {"name": "warp_n", "size": 2, "along": "n"}],
+//	            {"name": "warp_n", "size": 2, "along": "replicated"}],
 //	  "repeat": {"m": 2}, "warp_contiguous": true}}
 //
 //	{"name": "ld", "blocked": {"axes": ["m", "n"], "shape": [64, 64],
@@ -34,7 +37,9 @@ import (
 //
 // The last, explicit form is what MarshalJSON writes; "storage" and
 // "value_prefix" may be left out, an executor's "replicated" defaults to false.
-// A tiled atom is a built-in name or a nested object of this form.
+// A tiled atom is a built-in name or a nested object of this form. A warp
+// axis goes "along" a tile axis of the atom, or is "replicated" (its warps
+// hold copies): replication is written out, never inferred.
 
 type axisJSON struct {
 	Name string `json:"name"`
@@ -48,33 +53,8 @@ type executorJSON struct {
 	Replicated bool   `json:"replicated,omitempty"`
 }
 
-type gridJSON struct {
-	Name  string `json:"name"`
-	Size  int    `json:"size"`
-	Along string `json:"along"`
-}
-
-type tiledJSON struct {
-	Atom           json.RawMessage `json:"atom"`
-	Warps          []gridJSON      `json:"warps,omitempty"`
-	Repeat         map[string]int  `json:"repeat,omitempty"`
-	WarpContiguous bool            `json:"warp_contiguous,omitempty"`
-}
-
-type blockedJSON struct {
-	Axes           []string `json:"axes,omitempty"`
-	Shape          []int    `json:"shape"`
-	SizePerThread  []int    `json:"size_per_thread"`
-	ThreadsPerWarp []int    `json:"threads_per_warp"`
-	WarpsPerCTA    []int    `json:"warps_per_cta"`
-	Order          []int    `json:"order"`
-}
-
 type distJSON struct {
 	Name        string            `json:"name,omitempty"`
-	Builtin     string            `json:"builtin,omitempty"`
-	Tiled       *tiledJSON        `json:"tiled,omitempty"`
-	Blocked     *blockedJSON      `json:"blocked,omitempty"`
 	Executors   []executorJSON    `json:"executors,omitempty"`
 	Locals      []axisJSON        `json:"locals,omitempty"`
 	Tile        []axisJSON        `json:"tile,omitempty"`
@@ -112,122 +92,305 @@ func (d *Distribution) String() string {
 }
 
 // DecodeJSON reads a distribution in any of the JSON forms. Errors name the
-// JSON path at fault.
+// JSON path at fault and say what is wrong in the form's own terms
+// ($.blocked.size_per_thread[1]: want an integer, have the string "8").
 func DecodeJSON(data []byte) (*Distribution, error) {
-	return decodeJSON(data, "$", 0)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("$: the input is empty: want a JSON distribution object")
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("$: malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("$: trailing data after the distribution object")
+	}
+	return decodeValue(v, "$", 0)
+}
+
+// formText is an error of the Go API as the JSON form states it: without
+// the package prefix.
+func formText(err error) string {
+	return strings.TrimPrefix(err.Error(), "distribution: ")
+}
+
+// builtinJSON looks up a built-in atom named at path, suggesting the atoms
+// that differ from name only in its last dotted part.
+func builtinJSON(name, path string) (*Distribution, error) {
+	if d, err := Builtin(name); err == nil {
+		return d, nil
+	}
+	msg := fmt.Sprintf("%s: no built-in atom %q", path, name)
+	if i := strings.LastIndex(name, "."); i > 0 {
+		var near []string
+		for _, n := range BuiltinNames() {
+			if strings.HasPrefix(n, name[:i+1]) {
+				near = append(near, n)
+			}
+		}
+		if len(near) > 0 {
+			msg += " (did you mean " + strings.Join(near, ", ") + "?)"
+		}
+	}
+	return nil, errors.New(msg)
 }
 
 // maxNesting bounds how deeply tiled atoms may nest.
 const maxNesting = 8
 
-func decodeJSON(data []byte, path string, depth int) (*Distribution, error) {
+// The fields of each object of the JSON forms.
+var (
+	distFields     = []string{"name", "builtin", "tiled", "blocked", "executors", "locals", "tile", "ownership", "storage", "value_prefix"}
+	explicitFields = []string{"executors", "locals", "tile", "ownership", "storage", "value_prefix"}
+	tiledFields    = []string{"atom", "warps", "repeat", "warp_contiguous"}
+	warpFields     = []string{"name", "size", "along"}
+	blockedFields  = []string{"axes", "shape", "size_per_thread", "threads_per_warp", "warps_per_cta", "order"}
+	executorFields = []string{"name", "size", "level", "replicated"}
+	axisFields     = []string{"name", "size"}
+)
+
+func decodeValue(v any, path string, depth int) (*Distribution, error) {
 	if depth > maxNesting {
 		return nil, fmt.Errorf("%s: tiled atoms nested more than %d deep", path, maxNesting)
 	}
-	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] == '"' {
-		var name string
-		if err := json.Unmarshal(data, &name); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		d, err := Builtin(name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		return d, nil
+	if name, ok := v.(string); ok {
+		return builtinJSON(name, path)
 	}
-	var j distJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	o, err := asObject(v, path, "a distribution object or a built-in atom name", distFields)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%s: trailing data after the distribution object", path)
-	}
-	forms := 0
 	var which []string
-	explicit := j.Executors != nil || j.Locals != nil || j.Tile != nil || j.Ownership != nil || j.Storage != "" || j.ValuePrefix != ""
-	for _, f := range []struct {
-		name    string
-		present bool
-	}{{"builtin", j.Builtin != ""}, {"tiled", j.Tiled != nil}, {"blocked", j.Blocked != nil}, {"explicit", explicit}} {
-		if f.present {
-			forms++
-			which = append(which, f.name)
+	for _, f := range []string{"builtin", "tiled", "blocked"} {
+		if o.has(f) {
+			which = append(which, f)
 		}
 	}
-	if forms != 1 {
-		return nil, fmt.Errorf(`%s: want exactly one of "builtin", "tiled", "blocked" or the explicit fields (executors, locals, tile, ownership); have %d %v`, path, forms, which)
+	if slices.ContainsFunc(explicitFields, o.has) {
+		which = append(which, "explicit")
 	}
-	rename := func(d *Distribution) *Distribution {
-		if j.Name != "" {
-			return d.WithName(j.Name)
-		}
-		return d
+	if len(which) != 1 {
+		return nil, fmt.Errorf(`%s: want exactly one of "builtin", "tiled", "blocked" or the explicit fields (executors, locals, tile, ownership); have %d %v`, path, len(which), which)
 	}
-	switch {
-	case j.Builtin != "":
-		d, err := Builtin(j.Builtin)
-		if err != nil {
-			return nil, fmt.Errorf("%s.builtin: %v", path, err)
-		}
-		return rename(d), nil
-	case j.Tiled != nil:
-		if len(j.Tiled.Atom) == 0 {
-			return nil, fmt.Errorf("%s.tiled.atom: missing", path)
-		}
-		atom, err := decodeJSON(j.Tiled.Atom, path+".tiled.atom", depth+1)
+	name, err := o.str("name", false)
+	if err != nil {
+		return nil, err
+	}
+	switch which[0] {
+	case "builtin":
+		b, err := o.str("builtin", true)
 		if err != nil {
 			return nil, err
 		}
-		t := Tiling{Name: j.Name, Repeat: j.Tiled.Repeat, WarpContiguous: j.Tiled.WarpContiguous}
-		for _, g := range j.Tiled.Warps {
-			t.Warps = append(t.Warps, GridAxis(g))
-		}
-		d, err := TileAtom(atom, t)
+		d, err := builtinJSON(b, o.sub("builtin"))
 		if err != nil {
-			return nil, fmt.Errorf("%s.tiled: %v", path, err)
+			return nil, err
+		}
+		if name != "" {
+			d = d.WithName(name)
 		}
 		return d, nil
-	case j.Blocked != nil:
-		b := j.Blocked
-		d, err := NewBlocked(Blocked{Name: j.Name, Axes: b.Axes, Shape: b.Shape, SizePerThread: b.SizePerThread,
-			ThreadsPerWarp: b.ThreadsPerWarp, WarpsPerCTA: b.WarpsPerCTA, Order: b.Order})
+	case "tiled":
+		return decodeTiled(o, name, depth)
+	case "blocked":
+		return decodeBlocked(o, name)
+	}
+	return decodeExplicit(o, name)
+}
+
+func decodeTiled(parent *object, name string, depth int) (*Distribution, error) {
+	o, err := parent.obj("tiled", tiledFields)
+	if err != nil {
+		return nil, err
+	}
+	if !o.has("atom") {
+		return nil, fmt.Errorf("%s.atom: missing: want a built-in atom name or a distribution object", o.path)
+	}
+	atom, err := decodeValue(o.m["atom"], o.path+".atom", depth+1)
+	if err != nil {
+		return nil, err
+	}
+	t := Tiling{Name: name}
+	if t.WarpContiguous, err = o.boolean("warp_contiguous"); err != nil {
+		return nil, err
+	}
+	if o.has("repeat") {
+		r, err := o.obj("repeat", nil)
 		if err != nil {
-			return nil, fmt.Errorf("%s.blocked: %v", path, err)
+			return nil, err
 		}
-		return d, nil
+		t.Repeat = map[string]int{}
+		for _, k := range slices.Sorted(maps.Keys(r.m)) {
+			if t.Repeat[k], err = r.integer(k, true); err != nil {
+				return nil, err
+			}
+		}
 	}
-	spec := Spec{Name: j.Name, Storage: j.Storage, ValuePrefix: j.ValuePrefix}
-	for i, e := range j.Executors {
-		l, err := ParseLevel(e.Level)
+	warps, err := o.objects("warps", warpFields)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warps {
+		var g GridAxis
+		if g.Name, err = w.str("name", true); err != nil {
+			return nil, err
+		}
+		if g.Size, err = w.integer("size", true); err != nil {
+			return nil, err
+		}
+		if g.Along, err = w.str("along", true); err != nil {
+			return nil, err
+		}
+		t.Warps = append(t.Warps, g)
+	}
+	if p := checkTiling(atom.Spec(), t); p != nil {
+		return nil, p.jsonError(o.path)
+	}
+	d, err := TileAtom(atom, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", o.path, formText(err))
+	}
+	return d, nil
+}
+
+func decodeBlocked(parent *object, name string) (*Distribution, error) {
+	o, err := parent.obj("blocked", blockedFields)
+	if err != nil {
+		return nil, err
+	}
+	b := Blocked{Name: name}
+	if b.Axes, err = o.strs("axes"); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		key string
+		v   *[]int
+	}{{"shape", &b.Shape}, {"size_per_thread", &b.SizePerThread}, {"threads_per_warp", &b.ThreadsPerWarp}, {"warps_per_cta", &b.WarpsPerCTA}, {"order", &b.Order}} {
+		if !o.has(f.key) {
+			return nil, fmt.Errorf("%s.%s: missing: want an array of integers, one per dimension", o.path, f.key)
+		}
+		if *f.v, err = o.ints(f.key); err != nil {
+			return nil, err
+		}
+	}
+	if p := checkBlocked(b); p != nil {
+		return nil, p.jsonError(o.path)
+	}
+	d, err := NewBlocked(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", o.path, formText(err))
+	}
+	return d, nil
+}
+
+func decodeExplicit(o *object, name string) (*Distribution, error) {
+	spec := Spec{Name: name}
+	var err error
+	if spec.Storage, err = o.str("storage", false); err != nil {
+		return nil, err
+	}
+	if spec.ValuePrefix, err = o.str("value_prefix", false); err != nil {
+		return nil, err
+	}
+	if spec.Storage != "" {
+		if _, err := indexmap.ParseExpr(spec.Storage); err != nil {
+			return nil, fmt.Errorf("%s: %q: %s", o.sub("storage"), spec.Storage, trimPkg(err))
+		}
+	}
+	// Executor and local axes share one namespace, tile axes have their own.
+	names := map[string]string{}
+	claim := func(a *object, namespace map[string]string) (string, int, error) {
+		n, err := a.str("name", true)
 		if err != nil {
-			return nil, fmt.Errorf("%s.executors[%d].level: %v", path, i, strings.TrimPrefix(err.Error(), "distribution: "))
+			return "", 0, err
 		}
-		spec.Executors = append(spec.Executors, ExecutorAxis{e.Name, e.Size, l, e.Replicated})
-	}
-	for _, a := range j.Locals {
-		spec.Locals = append(spec.Locals, Axis(a))
-	}
-	seen := map[string]bool{}
-	for i, a := range j.Tile {
-		spec.Tile = append(spec.Tile, Axis(a))
-		text, ok := j.Ownership[a.Name]
-		if !ok {
-			return nil, fmt.Errorf("%s.ownership: no expression for tile axis %q (tile[%d])", path, a.Name, i)
+		if n == "" {
+			return "", 0, fmt.Errorf("%s.name: the axis has no name", a.path)
 		}
-		seen[a.Name] = true
+		if prev, dup := namespace[n]; dup {
+			return "", 0, fmt.Errorf("%s.name: %q is already the name of %s", a.path, n, prev)
+		}
+		namespace[n] = strings.TrimPrefix(a.path, o.path+".")
+		size, err := a.integer("size", true)
+		if err != nil {
+			return "", 0, err
+		}
+		if size <= 0 {
+			return "", 0, fmt.Errorf("%s.size: %d is not a positive size", a.path, size)
+		}
+		return n, size, nil
+	}
+	execs, err := o.objects("executors", executorFields)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range execs {
+		n, size, err := claim(e, names)
+		if err != nil {
+			return nil, err
+		}
+		text, err := e.str("level", true)
+		if err != nil {
+			return nil, err
+		}
+		l, err := ParseLevel(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s.level: %s", e.path, formText(err))
+		}
+		rep, err := e.boolean("replicated")
+		if err != nil {
+			return nil, err
+		}
+		spec.Executors = append(spec.Executors, ExecutorAxis{n, size, l, rep})
+	}
+	locals, err := o.objects("locals", axisFields)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range locals {
+		n, size, err := claim(a, names)
+		if err != nil {
+			return nil, err
+		}
+		spec.Locals = append(spec.Locals, Axis{n, size})
+	}
+	tile, err := o.objects("tile", axisFields)
+	if err != nil {
+		return nil, err
+	}
+	own, err := o.obj("ownership", nil)
+	if err != nil {
+		return nil, err
+	}
+	tileAxes := map[string]string{}
+	for i, a := range tile {
+		n, size, err := claim(a, tileAxes)
+		if err != nil {
+			return nil, err
+		}
+		spec.Tile = append(spec.Tile, Axis{n, size})
+		if !own.has(n) {
+			return nil, fmt.Errorf("%s: no expression for tile axis %q (tile[%d])", own.path, n, i)
+		}
+		text, err := own.str(n, true)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := indexmap.ParseExpr(text); err != nil {
+			return nil, fmt.Errorf("%s: %q: %s", own.sub(n), text, trimPkg(err))
+		}
 		spec.Ownership = append(spec.Ownership, text)
 	}
-	for _, k := range slices.Sorted(maps.Keys(j.Ownership)) {
-		if !seen[k] {
-			return nil, fmt.Errorf("%s.ownership.%s: not a tile axis", path, k)
+	for _, k := range slices.Sorted(maps.Keys(own.m)) {
+		if _, ok := tileAxes[k]; !ok {
+			return nil, fmt.Errorf("%s: not a tile axis of %s", own.sub(k), tileNames(spec.Tile))
 		}
 	}
 	d, err := New(spec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", o.path, err)
 	}
 	return d, nil
 }

@@ -93,18 +93,18 @@ func TestJSONErrors(t *testing.T) {
 	}{
 		{"two forms", `{"builtin": "ldmatrix.x4", "tile": [{"name": "m", "size": 1}]}`, `$: want exactly one of "builtin", "tiled", "blocked" or the explicit fields`},
 		{"no form", `{"name": "x"}`, "have 0"},
-		{"unknown builtin", `{"builtin": "mma.m8n8k4"}`, `$.builtin: distribution: no built-in atom "mma.m8n8k4"`},
-		{"unknown field", `{"builtin": "ldmatrix.x4", "colour": 1}`, "$: "},
+		{"unknown builtin", `{"builtin": "mma.m8n8k4"}`, `$.builtin: no built-in atom "mma.m8n8k4"`},
+		{"unknown field", `{"builtin": "ldmatrix.x4", "colour": 1}`, "$.colour: unknown field (want name, builtin, tiled, blocked, executors, locals, tile, ownership, storage, value_prefix)"},
 		{"bad level", `{"executors": [{"name": "t", "size": 32, "level": "thread"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t"}}`, `$.executors[0].level: unknown executor level "thread"`},
 		{"missing expression", `{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {}}`, `$.ownership: no expression for tile axis "m" (tile[0])`},
 		{"extra expression", `{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t", "q": "0"}}`, `$.ownership.q: not a tile axis`},
 		{"invalid distribution", `{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t / 2"}}`, `owned twice: element (m=0) is owned by t=0 and by t=1`},
-		{"nested error path", `{"tiled": {"atom": {"builtin": "nope"}}}`, `$.tiled.atom.builtin: distribution: no built-in atom "nope"`},
-		{"tiling error", `{"tiled": {"atom": "mma.m16n8k16.c.f32", "repeat": {"q": 2}}}`, `$.tiled: distribution: tiling`},
+		{"nested error path", `{"tiled": {"atom": {"builtin": "nope"}}}`, `$.tiled.atom.builtin: no built-in atom "nope"`},
+		{"tiling error", `{"tiled": {"atom": "mma.m16n8k16.c.f32", "repeat": {"q": 2}}}`, `$.tiled.repeat.q: "q" is not a tile axis of the atom (m, n)`},
 		{"missing atom", `{"tiled": {}}`, `$.tiled.atom: missing`},
-		{"blocked error", `{"blocked": {"shape": [4]}}`, `$.blocked: distribution: blocked "blocked": sizePerThread has 0 entries`},
+		{"blocked error", `{"blocked": {"shape": [4]}}`, `$.blocked.size_per_thread: missing: want an array of integers, one per dimension`},
 		{"trailing data", `{"builtin": "ldmatrix.x4"} {}`, "trailing data"},
-		{"not an object", `[1]`, "$: "},
+		{"not an object", `[1]`, "$: want a distribution object or a built-in atom name, have an array"},
 		{"deep nesting", strings.Repeat(`{"tiled": {"atom": `, 10) + `"ldmatrix.x4"` + strings.Repeat("}}", 10), "nested more than 8 deep"},
 	}
 	for _, tc := range tests {
@@ -211,4 +211,118 @@ func FuzzNew(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Every error of the JSON form names the JSON path at fault and says what is
+// wrong in JSON's terms (no Go type or field names, no derived axis names).
+func TestJSONErrorsSayWhere(t *testing.T) {
+	const blocked = `"shape": [64, 64], "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]`
+	tests := []struct {
+		name, text, want string
+	}{
+		// Regression: an along that names no tile axis was silently a
+		// replicated warp axis.
+		{"along a misspelt axis is not replication",
+			`{"name": "x", "tiled": {"atom": "mma.m16n8k16.c.f32", "warps": [{"name": "warp_m", "size": 2, "along": "q"}]}}`,
+			`$.tiled.warps[0].along: "q" is not a tile axis of the atom (m, n); to replicate the tile over these warps, write "along": "replicated"`},
+		{"along an axis of the CTA the atom lacks",
+			`{"tiled": {"atom": "mma.m16n8k16.a.f16", "warps": [{"name": "warp_m", "size": 2, "along": "m"}, {"name": "warp_n", "size": 2, "along": "n"}]}}`,
+			`$.tiled.warps[1].along: "n" is not a tile axis of the atom (m, k); to replicate the tile over these warps, write "along": "replicated"`},
+		{"along missing",
+			`{"tiled": {"atom": "mma.m16n8k16.c.f32", "warps": [{"name": "warp_m", "size": 2}]}}`,
+			`$.tiled.warps[0].along: missing: want a string`},
+		{"warp named like an atom axis",
+			`{"tiled": {"atom": "mma.m16n8k16.c.f32", "warps": [{"name": "lane", "size": 2, "along": "m"}]}}`,
+			`$.tiled.warps[0].name: "lane" is already the name of an executor axis of the atom`},
+		{"warp count zero",
+			`{"tiled": {"atom": "mma.m16n8k16.c.f32", "warps": [{"name": "w", "size": 0, "along": "m"}]}}`,
+			`$.tiled.warps[0].size: 0 warps, not in 1..4194304`},
+		{"repeat count a string",
+			`{"tiled": {"atom": "mma.m16n8k16.c.f32", "repeat": {"m": "2"}}}`,
+			`$.tiled.repeat.m: want an integer, have the string "2"`},
+		{"unknown warp field",
+			`{"tiled": {"atom": "mma.m16n8k16.c.f32", "warps": [{"name": "w", "size": 2, "along": "m", "replicated": true}]}}`,
+			`$.tiled.warps[0].replicated: unknown field (want name, size, along)`},
+		// Regression: a repeated blocked axis was reported by the derived
+		// executor axis name, "lane_m" used twice (executor and executor).
+		{"blocked axis named twice",
+			`{"name": "x", "blocked": {"axes": ["m", "m"], ` + blocked + `}}`,
+			`$.blocked.axes[1]: "m" is used twice (axes[0] and axes[1])`},
+		{"blocked axis named like a derived axis",
+			`{"blocked": {"axes": ["m", "elem_m"], ` + blocked + `}}`,
+			`$.blocked.axes[1]: "elem_m" is also the name of an axis derived from axes[0] "m"`},
+		// Regression: a type error was reported at $ with Go type names.
+		{"integer written as a string",
+			`{"name": "x", "blocked": {"axes": ["m", "n"], "shape": [64, 64], "size_per_thread": [1, "8"], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
+			`$.blocked.size_per_thread[1]: want an integer, have the string "8"`},
+		{"fractional integer",
+			`{"blocked": {"shape": [64, 64.5], "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
+			`$.blocked.shape[1]: want an integer, have the number 64.5`},
+		{"integer too large",
+			`{"blocked": {"shape": [64, 99999999999999999999], "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
+			`$.blocked.shape[1]: 99999999999999999999 is too large for an integer`},
+		{"array written as a number",
+			`{"blocked": {"shape": 64, "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
+			`$.blocked.shape: want an array of integers, have the number 64`},
+		{"blocked rank mismatch",
+			`{"blocked": {"shape": [64, 64], "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4], "order": [1, 0]}}`,
+			`$.blocked.warps_per_cta: 1 entries, want 2 (one per dimension of shape)`},
+		{"blocked not a power of two",
+			`{"blocked": {"shape": [48, 64], "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
+			`$.blocked.shape[0]: 48 is not a positive power of two`},
+		{"blocked threads",
+			`{"blocked": {"shape": [64, 64], "size_per_thread": [1, 8], "threads_per_warp": [4, 4], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
+			`$.blocked.threads_per_warp: [4, 4] has 16 threads in all, want 32 (one warp)`},
+		{"blocked order",
+			`{"blocked": {"shape": [64, 64], "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [0, 0]}}`,
+			`$.blocked.order: [0, 0] is not a permutation of 0..1`},
+		{"explicit executor named twice",
+			`{"executors": [{"name": "t", "size": 32, "level": "lane"}, {"name": "t", "size": 2, "level": "lane"}], "tile": [{"name": "m", "size": 64}], "ownership": {"m": "t"}}`,
+			`$.executors[1].name: "t" is already the name of executors[0]`},
+		{"explicit local named like an executor",
+			`{"executors": [{"name": "t", "size": 32, "level": "lane"}], "locals": [{"name": "t", "size": 2}], "tile": [{"name": "m", "size": 64}], "ownership": {"m": "t"}}`,
+			`$.locals[0].name: "t" is already the name of executors[0]`},
+		{"explicit size zero",
+			`{"executors": [{"name": "t", "size": 0, "level": "lane"}], "tile": [{"name": "m", "size": 64}], "ownership": {"m": "t"}}`,
+			`$.executors[0].size: 0 is not a positive size`},
+		{"explicit replicated not a boolean",
+			`{"executors": [{"name": "t", "size": 32, "level": "lane", "replicated": "yes"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t"}}`,
+			`$.executors[0].replicated: want true or false, have the string "yes"`},
+		{"explicit ownership not a string",
+			`{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": 3}}`,
+			`$.ownership.m: want a string, have the number 3`},
+		{"explicit null size",
+			`{"executors": [{"name": "t", "size": null, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t"}}`,
+			`$.executors[0].size: want an integer, have null`},
+		{"odd key quoted in the path",
+			`{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t", "a b": "0"}}`,
+			`$.ownership["a b"]: not a tile axis of (m)`},
+		// Regression: empty input read as "$: EOF".
+		{"empty input", ``, `$: the input is empty: want a JSON distribution object`},
+		{"blank input", " \n\t", `$: the input is empty: want a JSON distribution object`},
+		{"malformed", `{"builtin": }`, `$: malformed JSON: `},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := DecodeJSON([]byte(tc.text))
+			if err == nil {
+				t.Fatalf("DecodeJSON succeeded, want %q", tc.want)
+			}
+			got := err.Error()
+			if strings.HasSuffix(tc.want, " ") {
+				if !strings.HasPrefix(got, tc.want) {
+					t.Errorf("DecodeJSON:\n got %s\nwant %s…", got, tc.want)
+				}
+				return
+			}
+			if got != tc.want {
+				t.Errorf("DecodeJSON:\n got %s\nwant %s", got, tc.want)
+			}
+			for _, goWord := range []string{"cannot unmarshal", "distJSON", "SizePerThread", "Warps[", "lane_m"} {
+				if strings.Contains(got, goWord) {
+					t.Errorf("error speaks Go, not the JSON form: %s", got)
+				}
+			}
+		})
+	}
 }

@@ -7,14 +7,19 @@ import (
 )
 
 // A GridAxis is one warp-level axis of a tiling: Size copies of the atom side
-// by side along the tile axis Along. An axis along a tile axis the atom does not
-// have (warp_n for the A operand, whose tile is (m, k)) holds copies of the
-// same elements: it is replicated.
+// by side along the tile axis Along. Along is AlongReplicated for an axis whose
+// warps hold copies of the same elements (warp_n for the A operand, whose tile
+// is (m, k)): replication is always written out, so a misspelt tile axis is an
+// error rather than a replicated axis.
 type GridAxis struct {
 	Name  string
 	Size  int
-	Along string
+	Along string // a tile axis of the atom, or AlongReplicated
 }
+
+// AlongReplicated is the Along of a warp axis whose warps hold copies of the
+// tile; in JSON, "along": "replicated".
+const AlongReplicated = "replicated"
 
 // A Tiling covers a CTA tile with an instruction atom, the TiledMMA idea: the
 // atom, repeated over a grid of warps, then repeated in registers.
@@ -58,13 +63,8 @@ func TileAtom(atom *Distribution, t Tiling) (*Distribution, error) {
 	for i, a := range as.Tile {
 		tileIndex[a.Name] = i
 	}
-	for ax, r := range t.Repeat {
-		if _, ok := tileIndex[ax]; !ok {
-			return fail("repeat names %q, not a tile axis of %s", ax, axesString(as.Tile))
-		}
-		if r <= 0 || r > maxPoints {
-			return fail("repeat %s=%d is not in 1..%d", ax, r, maxPoints)
-		}
+	if p := checkTiling(as, t); p != nil {
+		return fail("%s", p.goText())
 	}
 	spec := Spec{Name: name, ValuePrefix: as.ValuePrefix}
 	for _, e := range as.Executors {
@@ -78,14 +78,11 @@ func TileAtom(atom *Distribution, t Tiling) (*Distribution, error) {
 		warpsAlong[i] = 1
 	}
 	for _, g := range t.Warps {
-		if g.Size <= 0 || g.Size > maxPoints {
-			return fail("warp axis %q has size %d, not in 1..%d", g.Name, g.Size, maxPoints)
-		}
-		i, along := tileIndex[g.Along]
-		spec.Executors = append(spec.Executors, ExecutorAxis{Name: g.Name, Size: g.Size, Level: LevelWarp, Replicated: !along})
-		if !along {
+		spec.Executors = append(spec.Executors, ExecutorAxis{Name: g.Name, Size: g.Size, Level: LevelWarp, Replicated: g.Along == AlongReplicated})
+		if g.Along == AlongReplicated {
 			continue
 		}
+		i := tileIndex[g.Along]
 		if warpTerm[i] == "" {
 			warpTerm[i] = g.Name
 		} else {
@@ -179,48 +176,15 @@ func NewBlocked(b Blocked) (*Distribution, error) {
 	fail := func(format string, args ...any) (*Distribution, error) {
 		return nil, fmt.Errorf("distribution: blocked %q: %s", name, fmt.Sprintf(format, args...))
 	}
+	if p := checkBlocked(b); p != nil {
+		return fail("%s", p.goText())
+	}
 	rank := len(b.Shape)
-	if rank == 0 {
-		return fail("no dimensions")
-	}
-	for _, f := range []struct {
-		what string
-		v    []int
-	}{{"sizePerThread", b.SizePerThread}, {"threadsPerWarp", b.ThreadsPerWarp}, {"warpsPerCTA", b.WarpsPerCTA}, {"order", b.Order}} {
-		if len(f.v) != rank {
-			return fail("%s has %d entries for %d dimensions", f.what, len(f.v), rank)
-		}
-	}
 	axes := b.Axes
 	if len(axes) == 0 {
 		for d := range rank {
 			axes = append(axes, fmt.Sprintf("d%d", d))
 		}
-	}
-	if len(axes) != rank {
-		return fail("%d axis names for %d dimensions", len(axes), rank)
-	}
-	perm := slices.Clone(b.Order)
-	slices.Sort(perm)
-	for d := range rank {
-		if perm[d] != d {
-			return fail("order %v is not a permutation of 0..%d", b.Order, rank-1)
-		}
-	}
-	lanes := 1
-	for d := range rank {
-		for _, f := range []struct {
-			what string
-			v    int
-		}{{"shape", b.Shape[d]}, {"sizePerThread", b.SizePerThread[d]}, {"threadsPerWarp", b.ThreadsPerWarp[d]}, {"warpsPerCTA", b.WarpsPerCTA[d]}} {
-			if !isPow2(f.v) {
-				return fail("%s[%d] = %d is not a positive power of two", f.what, d, f.v)
-			}
-		}
-		lanes *= b.ThreadsPerWarp[d]
-	}
-	if lanes != 32 {
-		return fail("threadsPerWarp %v has %d threads, not 32", b.ThreadsPerWarp, lanes)
 	}
 	spec := Spec{Name: name}
 	for _, a := range axes {
@@ -235,9 +199,6 @@ func NewBlocked(b Blocked) (*Distribution, error) {
 		a, shape := axes[d], b.Shape[d]
 		s, t, w := b.SizePerThread[d], b.ThreadsPerWarp[d], b.WarpsPerCTA[d]
 		spec.Tile[d].Size = shape
-		if s > shape {
-			return fail("sizePerThread[%d] = %d exceeds the shape %d: a thread would hold an element twice", d, s, shape)
-		}
 		// split returns the used part of an axis of the given size whose
 		// copies start `step` apart, and the replicated remainder.
 		room := shape / s // positions left for lanes × warps × repetitions

@@ -13,8 +13,12 @@ import (
 // mma.m16n8k16: each warp repeats the atom 2× along m and 4× along n.
 func cta64(t testing.TB, contiguous bool) (a, b, c *Distribution) {
 	t.Helper()
-	warps := []GridAxis{{Name: "warp_m", Size: 2, Along: "m"}, {Name: "warp_n", Size: 2, Along: "n"}}
-	tile := func(atom string, repeat map[string]int) *Distribution {
+	// The warp grid is (m, n); an operand without one of them holds copies
+	// along that warp axis.
+	warps := func(m, n string) []GridAxis {
+		return []GridAxis{{Name: "warp_m", Size: 2, Along: m}, {Name: "warp_n", Size: 2, Along: n}}
+	}
+	tile := func(atom string, warps []GridAxis, repeat map[string]int) *Distribution {
 		at, err := Builtin(atom)
 		if err != nil {
 			t.Fatal(err)
@@ -25,9 +29,9 @@ func cta64(t testing.TB, contiguous bool) (a, b, c *Distribution) {
 		}
 		return d
 	}
-	return tile("mma.m16n8k16.a.f16", map[string]int{"m": 2}),
-		tile("mma.m16n8k16.b.f16", map[string]int{"n": 4}),
-		tile("mma.m16n8k16.c.f32", map[string]int{"m": 2, "n": 4})
+	return tile("mma.m16n8k16.a.f16", warps("m", AlongReplicated), map[string]int{"m": 2}),
+		tile("mma.m16n8k16.b.f16", warps(AlongReplicated, "n"), map[string]int{"n": 4}),
+		tile("mma.m16n8k16.c.f32", warps("m", "n"), map[string]int{"m": 2, "n": 4})
 }
 
 func TestTiledCTA64Shapes(t *testing.T) {
@@ -193,12 +197,18 @@ func TestTileAtomErrors(t *testing.T) {
 		tiling Tiling
 		substr string
 	}{
-		{"unknown repeat axis", Tiling{Repeat: map[string]int{"k": 2}}, `repeat names "k", not a tile axis of (m:16, n:8)`},
-		{"zero repeat", Tiling{Repeat: map[string]int{"m": 0}}, "repeat m=0 is not in 1..4194304"},
-		{"zero warps", Tiling{Warps: []GridAxis{{"warp_m", 0, "m"}}}, `warp axis "warp_m" has size 0`},
-		{"huge repeat", Tiling{Repeat: map[string]int{"m": 1 << 62}}, "is not in 1..4194304"},
+		{"unknown repeat axis", Tiling{Repeat: map[string]int{"k": 2}}, `Repeat["k"]: "k" is not a tile axis of the atom (m, n)`},
+		{"zero repeat", Tiling{Repeat: map[string]int{"m": 0}}, `Repeat["m"]: 0 repetitions, not in 1..4194304`},
+		{"zero warps", Tiling{Warps: []GridAxis{{"warp_m", 0, "m"}}}, "Warps[0].Size: 0 warps, not in 1..4194304"},
+		{"huge repeat", Tiling{Repeat: map[string]int{"m": 1 << 62}}, "not in 1..4194304"},
 		{"huge product", Tiling{Warps: []GridAxis{{"w1", 1 << 21, "m"}, {"w2", 1 << 21, "m"}}}, "tile axis m would have more than 4194304 elements"},
-		{"clashing names", Tiling{Warps: []GridAxis{{"lane", 2, "m"}}}, `axis name "lane" used twice`},
+		{"clashing names", Tiling{Warps: []GridAxis{{"lane", 2, "m"}}}, `Warps[0].Name: "lane" is already the name of an executor axis of the atom`},
+		{"warp names twice", Tiling{Warps: []GridAxis{{"w", 2, "m"}, {"w", 2, "n"}}}, `Warps[1].Name: "w" is already the name of warp axis 0`},
+		{"warp named like a repetition", Tiling{Warps: []GridAxis{{"rep_m", 2, "n"}}, Repeat: map[string]int{"m": 2}}, `Warps[0].Name: "rep_m" is already the name of the repetition axis along m`},
+		{"along a misspelt axis is not replication", Tiling{Warps: []GridAxis{{"warp_m", 2, "q"}}},
+			`Warps[0].Along: "q" is not a tile axis of the atom (m, n); to replicate the tile over these warps, use AlongReplicated`},
+		{"along an axis the atom lacks", Tiling{Warps: []GridAxis{{"warp_k", 2, "k"}}}, `Warps[0].Along: "k" is not a tile axis of the atom (m, n)`},
+		{"along left out", Tiling{Warps: []GridAxis{{"warp_m", 2, ""}}}, `Warps[0].Along: missing: name a tile axis of the atom (m, n), or "replicated"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := TileAtom(c, tc.tiling)
@@ -301,12 +311,16 @@ func TestBlockedErrors(t *testing.T) {
 		edit   func(b *Blocked)
 		substr string
 	}{
-		{"threads not 32", func(b *Blocked) { b.ThreadsPerWarp = []int{4, 4} }, "has 16 threads, not 32"},
-		{"bad order", func(b *Blocked) { b.Order = []int{1, 1} }, "order [1 1] is not a permutation"},
-		{"rank mismatch", func(b *Blocked) { b.WarpsPerCTA = []int{4} }, "warpsPerCTA has 1 entries for 2 dimensions"},
-		{"not a power of two", func(b *Blocked) { b.Shape = []int{48, 64} }, "shape[0] = 48 is not a positive power of two"},
-		{"thread holds an element twice", func(b *Blocked) { b.Shape = []int{64, 4} }, "sizePerThread[1] = 8 exceeds the shape 4"},
-		{"no dimensions", func(b *Blocked) { *b = Blocked{} }, "no dimensions"},
+		{"threads not 32", func(b *Blocked) { b.ThreadsPerWarp = []int{4, 4} }, "ThreadsPerWarp: [4, 4] has 16 threads in all, want 32 (one warp)"},
+		{"bad order", func(b *Blocked) { b.Order = []int{1, 1} }, "Order: [1, 1] is not a permutation of 0..1"},
+		{"rank mismatch", func(b *Blocked) { b.WarpsPerCTA = []int{4} }, "WarpsPerCTA: 1 entries, want 2 (one per dimension of shape)"},
+		{"not a power of two", func(b *Blocked) { b.Shape = []int{48, 64} }, "Shape[0]: 48 is not a positive power of two"},
+		{"thread holds an element twice", func(b *Blocked) { b.Shape = []int{64, 4} }, "SizePerThread[1]: 8 exceeds the extent 4 of shape[1]"},
+		{"no dimensions", func(b *Blocked) { *b = Blocked{} }, "Shape: no dimensions"},
+		{"axis named twice", func(b *Blocked) { b.Axes = []string{"m", "m"} }, `Axes[1]: "m" is used twice (axes[0] and axes[1])`},
+		{"axis without a name", func(b *Blocked) { b.Axes = []string{"m", ""} }, "Axes[1]: the axis has no name"},
+		{"axis named like a derived axis", func(b *Blocked) { b.Axes = []string{"m", "lane_m"} }, `Axes[1]: "lane_m" is also the name of an axis derived from axes[0] "m"`},
+		{"axis count", func(b *Blocked) { b.Axes = []string{"m"} }, "Axes: 1 axis names, want 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := base
