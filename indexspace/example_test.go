@@ -1,6 +1,8 @@
 package indexspace_test
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/cklplan/cklplan/indexspace"
@@ -39,4 +41,45 @@ func ExampleCommonRefinement() {
 	// (c:3, d:(d_0:2, d_1:2))
 	// indexspace: (a:6, b:2) and (c:4, d:3) have no common refinement: a splits the flat index at 2 and c at 3, and 2 does not divide 3
 	// (c:(c_0:2, c_1:2), d:3)
+}
+
+// Refinement names the factors of leaf a "a_0", "a_1", ... and doubles the
+// separator when one of those names is already taken.
+func ExampleSpace_PrimeRefine() {
+	for _, text := range []string{"t(a:6, b:4)", "t(a:6, a_0:2)"} {
+		r, err := indexspace.MustParse(text).PrimeRefine()
+		fmt.Println(r, err)
+	}
+	// Output:
+	// t(a:(a_0:2, a_1:3), b:(b_0:2, b_1:2)) <nil>
+	// t(a:(a__0:2, a__1:3), a_0:2) <nil>
+}
+
+// Errors in the JSON form name the JSON path of each offending value.
+func ExampleJSONErrors() {
+	var s indexspace.Space
+	err := json.Unmarshal([]byte(`{"name": "t", "axes": [{"name": "a", "size": "4"}, {"name": "b"}]}`), &s)
+	fmt.Println(err)
+	var je indexspace.JSONErrors
+	if errors.As(err, &je) {
+		fmt.Println(je[0].Path)
+	}
+	// Output:
+	// indexspace: axes[0].size: want a positive integer, got "4"; axes[1]: missing "size" (for a leaf) or "axes" (for a group)
+	// axes[0].size
+}
+
+// A syntax or validation error in the text form carries the byte offset of
+// the offending token.
+func ExampleSyntaxError() {
+	text := "t(a:4294967296, b:4294967296)"
+	_, err := indexspace.Parse(text)
+	fmt.Println(err)
+	var se *indexspace.SyntaxError
+	if errors.As(err, &se) {
+		fmt.Println(text[se.Offset:])
+	}
+	// Output:
+	// indexspace: offset 16: size of space overflows (limit 4611686018427387903) at axis "b"
+	// b:4294967296)
 }

@@ -178,3 +178,39 @@ func shapeSpace(prefix string, sizes []int) Space {
 	}
 	return MustNew("", axes...)
 }
+
+// TestRefineNamesFresh refines every space whose three leaves take their
+// names from a pool of names that look like invented ones, alone and against
+// a space with the same names in reverse order: refinement must succeed and
+// every invented name must be fresh.
+func TestRefineNamesFresh(t *testing.T) {
+	pool := []string{"a", "a_", "a_0", "a_1", "a__0", "b"}
+	for _, x := range pool {
+		for _, y := range pool {
+			for _, z := range pool {
+				if x == y || y == z || x == z {
+					continue
+				}
+				s := MustNew("", Leaf(x, 4), Leaf(y, 6), Leaf(z, 4))
+				r, err := s.PrimeRefine()
+				if err != nil {
+					t.Fatalf("PrimeRefine(%s): %v", s, err)
+				}
+				checkRefines(t, s, r)
+				checkFresh(t, r, s)
+				u := MustNew("", Leaf(z, 2), Leaf(y, 12), Leaf(x, 4))
+				rs, ru, err := CommonRefinement(s, u)
+				if err != nil {
+					t.Fatalf("CommonRefinement(%s, %s): %v", s, u, err)
+				}
+				checkRefines(t, s, rs)
+				checkRefines(t, u, ru)
+				checkFresh(t, rs, s, u)
+				checkFresh(t, ru, u, s)
+				if !slices.Equal(nonUnit(rs), nonUnit(ru)) {
+					t.Fatalf("%s, %s: leaves differ: %s %s", s, u, rs, ru)
+				}
+			}
+		}
+	}
+}
