@@ -20,20 +20,6 @@ func (s Space) PrimeRefine() (Space, error) {
 	return s.splitLeaves(func(l LeafAxis) []int { return primeFactors(l.Size) }, newNameSet(s))
 }
 
-func primeFactors(n int) []int {
-	var out []int
-	for p := 2; p*p <= n; p++ {
-		for n%p == 0 {
-			out = append(out, p)
-			n /= p
-		}
-	}
-	if n > 1 {
-		out = append(out, n)
-	}
-	return out
-}
-
 // splitLeaves replaces each leaf l by a group of factors of sizes split(l)
 // (slowest first) when split returns two or more sizes, naming the factors
 // by factorNames with taken holding every name not to be used; the names it
