@@ -294,11 +294,6 @@ func decodeExplicit(o *object, name string) (*Distribution, error) {
 	if spec.ValuePrefix, err = o.str("value_prefix", false); err != nil {
 		return nil, err
 	}
-	if spec.Storage != "" {
-		if _, err := indexmap.ParseExpr(spec.Storage); err != nil {
-			return nil, fmt.Errorf("%s: %q: %s", o.sub("storage"), spec.Storage, trimPkg(err))
-		}
-	}
 	// Executor and local axes share one namespace, tile axes have their own.
 	names := map[string]string{}
 	claim := func(a *object, namespace map[string]string) (string, int, error) {
@@ -343,6 +338,11 @@ func decodeExplicit(o *object, name string) (*Distribution, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(spec.Executors) > 0 {
+			if last := spec.Executors[len(spec.Executors)-1]; l < last.Level {
+				return nil, fmt.Errorf("%s.level: a %s axis after the %s axis %q; order the executors block, warp, lane", e.path, l, last.Level, last.Name)
+			}
+		}
 		spec.Executors = append(spec.Executors, ExecutorAxis{n, size, l, rep})
 	}
 	locals, err := o.objects("locals", axisFields)
@@ -356,9 +356,45 @@ func decodeExplicit(o *object, name string) (*Distribution, error) {
 		}
 		spec.Locals = append(spec.Locals, Axis{n, size})
 	}
+	// Expressions may name only the executor and local axes (storage: only
+	// the local axes), and ownership no replicated axis.
+	checkVars := func(path, text, declared string, allowed func(name, decl string) string) error {
+		e, err := indexmap.ParseExpr(text)
+		if err != nil {
+			return fmt.Errorf("%s: %q: %s", path, text, trimPkg(err))
+		}
+		for _, v := range indexmap.Vars(e) {
+			decl, ok := names[v]
+			if !ok {
+				return fmt.Errorf("%s: %q: %q is not %s", path, text, v, declared)
+			}
+			if why := allowed(v, decl); why != "" {
+				return fmt.Errorf("%s: %q: %s", path, text, why)
+			}
+		}
+		return nil
+	}
+	if o.has("storage") {
+		err := checkVars(o.sub("storage"), spec.Storage, "a local axis", func(v, decl string) string {
+			if strings.HasPrefix(decl, "executors[") {
+				return fmt.Sprintf("%q is an executor axis (%s): a register slot depends on the local axes only", v, decl)
+			}
+			return ""
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	tile, err := o.objects("tile", axisFields)
 	if err != nil {
 		return nil, err
+	}
+	if len(tile) == 0 {
+		return nil, fmt.Errorf("%s: no tile axes: want at least one", o.sub("tile"))
+	}
+	replicated := map[string]bool{}
+	for _, e := range spec.Executors {
+		replicated[e.Name] = e.Replicated
 	}
 	own, err := o.obj("ownership", nil)
 	if err != nil {
@@ -378,8 +414,14 @@ func decodeExplicit(o *object, name string) (*Distribution, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := indexmap.ParseExpr(text); err != nil {
-			return nil, fmt.Errorf("%s: %q: %s", own.sub(n), text, trimPkg(err))
+		err = checkVars(own.sub(n), text, "an executor or local axis", func(v, decl string) string {
+			if replicated[v] {
+				return fmt.Sprintf("%q is a replicated executor axis (%s): copies cannot own different elements", v, decl)
+			}
+			return ""
+		})
+		if err != nil {
+			return nil, err
 		}
 		spec.Ownership = append(spec.Ownership, text)
 	}
