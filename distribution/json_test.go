@@ -159,12 +159,18 @@ func FuzzDecodeJSON(f *testing.F) {
 		`{"blocked": {"shape": [16, 16], "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
 		`{"executors": [{"name": "t", "size": 4, "level": "lane"}], "locals": [{"name": "v", "size": 2}], "tile": [{"name": "m", "size": 8}], "ownership": {"m": "t * 2 + v"}, "storage": "1 - v"}`,
 		`{"executors": [{"name": "t", "size": 4, "level": "lane", "replicated": true}], "tile": [{"name": "m", "size": 1}], "ownership": {"m": "t ^ t"}}`,
+		`{"tiled": {"atom": "mma.m16n8k16.a.f16", "warps": [{"name": "w", "size": 2, "along": "replicated"}], "repeat": {"k": 2}}}`,
+		`{"blocked": {"axes": ["m", "n"], "shape": [64, 64], "size_per_thread": [1, "8"], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := DecodeJSON(data)
 		if err != nil {
+			// Every error says where, as a JSON path.
+			if !strings.HasPrefix(err.Error(), "$") {
+				t.Fatalf("error without a JSON path: %v", err)
+			}
 			return
 		}
 		out, err := json.Marshal(d)
