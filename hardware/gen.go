@@ -24,25 +24,29 @@ type table struct {
 // 2× along m and 4× along n per warp, for A (m:64, k:16), B (k:16, n:64) and
 // C (m:64, n:64).
 func CTA64(warpContiguous bool) (a, b, c *distribution.Distribution, err error) {
-	warps := []distribution.GridAxis{{Name: "warp_m", Size: 2, Along: "m"}, {Name: "warp_n", Size: 2, Along: "n"}}
+	// The warp grid is (m, n); A (m, k) holds copies along warp_n, B (k, n)
+	// along warp_m.
+	warps := func(m, n string) []distribution.GridAxis {
+		return []distribution.GridAxis{{Name: "warp_m", Size: 2, Along: m}, {Name: "warp_n", Size: 2, Along: n}}
+	}
 	suffix := ""
 	if warpContiguous {
 		suffix = ".contiguous"
 	}
-	tile := func(atom string, repeat map[string]int) (*distribution.Distribution, error) {
+	tile := func(atom string, warps []distribution.GridAxis, repeat map[string]int) (*distribution.Distribution, error) {
 		at, err := distribution.Builtin(atom)
 		if err != nil {
 			return nil, err
 		}
 		return distribution.TileAtom(at, distribution.Tiling{Name: "cta64." + atom + suffix, Warps: warps, Repeat: repeat, WarpContiguous: warpContiguous})
 	}
-	if a, err = tile("mma.m16n8k16.a.f16", map[string]int{"m": 2}); err != nil {
+	if a, err = tile("mma.m16n8k16.a.f16", warps("m", distribution.AlongReplicated), map[string]int{"m": 2}); err != nil {
 		return
 	}
-	if b, err = tile("mma.m16n8k16.b.f16", map[string]int{"n": 4}); err != nil {
+	if b, err = tile("mma.m16n8k16.b.f16", warps(distribution.AlongReplicated, "n"), map[string]int{"n": 4}); err != nil {
 		return
 	}
-	c, err = tile("mma.m16n8k16.c.f32", map[string]int{"m": 2, "n": 4})
+	c, err = tile("mma.m16n8k16.c.f32", warps("m", "n"), map[string]int{"m": 2, "n": 4})
 	return
 }
 
