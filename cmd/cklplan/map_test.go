@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
 )
@@ -215,33 +213,6 @@ func FuzzMapBatch(f *testing.F) {
 		if code := runMap([]string{"--batch"}, strings.NewReader(in), &out, &bytes.Buffer{}); code != exitOK {
 			t.Fatalf("exit %d", code)
 		}
-		want := strings.Count(in, "\n")
-		if in != "" && !strings.HasSuffix(in, "\n") {
-			want++
-		}
-		var lines []string
-		if out.Len() > 0 {
-			lines = strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-		}
-		if len(lines) != want {
-			t.Fatalf("%d input lines, %d output lines:\n%s", want, len(lines), out.String())
-		}
-		for i, l := range lines {
-			var resp map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(l), &resp); err != nil {
-				t.Fatalf("output line %q is not a JSON object: %v", l, err)
-			}
-			if e, ok := resp["error"]; ok {
-				var msg struct{ Message string }
-				if err := json.Unmarshal(e, &msg); err != nil || !strings.HasPrefix(msg.Message, "line "+strconv.Itoa(i+1)+": ") {
-					t.Fatalf("output line %d: the error message does not start with its line number: %s", i+1, l)
-				}
-			}
-			_, hasResult := resp["result"]
-			_, hasError := resp["error"]
-			if hasResult == hasError {
-				t.Fatalf("output line %q has neither or both of result and error", l)
-			}
-		}
+		checkBatchAnswers(t, in, out.String())
 	})
 }
