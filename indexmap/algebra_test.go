@@ -34,6 +34,44 @@ func flatImages(t *testing.T, m Map) []int {
 	return out
 }
 
+// A cuteComposite is A ∘ B for layouts A and B imported from CuTe notation
+// (A logical → physical, B logical → logical), and its emitted form.
+type cuteComposite struct {
+	la, lb   cute.Layout
+	a, b, r  Map
+	e        Map
+	forms    []Form
+	flatVals []int
+}
+
+// composeCute imports a and b, composes them, checks R(i) = A(B(i)) at every
+// point, and checks that Emit keeps every value.
+func composeCute(t *testing.T, a, b string) cuteComposite {
+	t.Helper()
+	c := cuteComposite{la: cute.MustParse(a), lb: cute.MustParse(b)}
+	var err error
+	if c.a, err = FromCute(c.la, Logical, Physical); err != nil {
+		t.Fatal(err)
+	}
+	if c.b, err = FromCute(c.lb, Logical, Logical); err != nil {
+		t.Fatal(err)
+	}
+	if c.r, err = Compose(c.a, c.b); err != nil {
+		t.Fatal(err)
+	}
+	c.flatVals = flatImages(t, c.r)
+	for i, got := range c.flatVals {
+		if want := c.la.Eval(c.lb.Eval(i)); got != want {
+			t.Fatalf("%s ∘ %s: R(%d) = %d, A(B(%d)) = %d", a, b, i, got, i, want)
+		}
+	}
+	c.e, c.forms = c.r.Emit()
+	if !slices.Equal(flatImages(t, c.e), c.flatVals) {
+		t.Fatalf("%s ∘ %s: Emit changed values: %s", a, b, c.e)
+	}
+	return c
+}
+
 // TestComposeByDefinition checks R(i) = A(B(i)) at every point, with A and B
 // imported from CuTe, and that a composite that is a layout is emitted as one
 // weighted sum that ToCute names as CuTe's composition.
@@ -48,29 +86,8 @@ func TestComposeByDefinition(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			la, lb := cute.MustParse(tc.a), cute.MustParse(tc.b)
-			a, err := FromCute(la, Logical, Physical)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := FromCute(lb, Logical, Logical)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Compose(a, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := flatImages(t, r)
-			for i := range got {
-				if want := la.Eval(lb.Eval(i)); got[i] != want {
-					t.Fatalf("R(%d) = %d, A(B(%d)) = %d", i, got[i], i, want)
-				}
-			}
-			e, forms := r.Emit()
-			if !slices.Equal(flatImages(t, e), got) {
-				t.Fatalf("Emit changed values: %s", e)
-			}
+			c := composeCute(t, tc.a, tc.b)
+			la, lb, r, e, forms := c.la, c.lb, c.r, c.e, c.forms
 			if forms[0] != AsLayout {
 				if _, affine := AffineOf(e.Result(0), e.Domain().Space); !affine {
 					t.Fatalf("composite %s not emitted as a layout: %s", r, e)

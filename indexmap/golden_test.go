@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/cklplan/cklplan/cute"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -46,29 +44,8 @@ func runGolden(t *testing.T, c string) string {
 	fmt.Fprintf(&b, "%s\n", c)
 	switch op {
 	case "compose-cute":
-		la, lb := cute.MustParse(args[0]), cute.MustParse(args[1])
-		a, err := FromCute(la, Logical, Physical)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bm, err := FromCute(lb, Logical, Logical)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Compose(a, bm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := flatImages(t, r)
-		for i := range got {
-			if want := la.Eval(lb.Eval(i)); got[i] != want {
-				t.Fatalf("%s: R(%d) = %d, A(B(%d)) = %d", c, i, got[i], i, want)
-			}
-		}
-		e, forms := r.Emit()
-		if !slices.Equal(flatImages(t, e), got) {
-			t.Fatalf("%s: Emit changed values", c)
-		}
+		cc := composeCute(t, args[0], args[1])
+		a, bm, r, e, forms := cc.a, cc.b, cc.r, cc.e, cc.forms
 		fmt.Fprintf(&b, "  A: %s\n  B: %s\n  A∘B: %s\n  emitted (%v): %s\n", a, bm, r, forms[0], e)
 		if l, err := ToCute(e); err == nil {
 			fmt.Fprintf(&b, "  CuTe: %s\n", l)
