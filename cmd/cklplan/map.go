@@ -512,21 +512,29 @@ func runMapRestrict(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 }
 
 func runMapInverse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map inverse", "MAP", stdout, stderr)
+	return runMapUnary("map inverse", args, stdin, stdout, stderr, func(m indexmap.Map) (fmt.Stringer, error) {
+		return m.Inverse()
+	})
+}
+
+// runMapUnary runs a map subcommand that takes one MAP, computes one value
+// from it and prints that value.
+func runMapUnary(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer, f func(indexmap.Map) (fmt.Stringer, error)) int {
+	fl := newFlagSet(cmd, "MAP", stdout, stderr)
 	pos, code := parseFlags(fl, args, 1, 1)
 	if code >= 0 {
 		return code
 	}
-	m, ok := parseMapArg("map inverse", pos[0], stdin, stderr)
+	m, ok := parseMapArg(cmd, pos[0], stdin, stderr)
 	if !ok {
 		return exitFail
 	}
-	inv, err := m.Inverse()
+	v, err := f(m)
 	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map inverse: %v\n", err)
+		fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
 		return exitFail
 	}
-	fmt.Fprintln(stdout, inv)
+	fmt.Fprintln(stdout, v)
 	return exitOK
 }
 
@@ -587,20 +595,7 @@ func runMapFromCute(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 }
 
 func runMapToCute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map to-cute", "MAP", stdout, stderr)
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	m, ok := parseMapArg("map to-cute", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	l, err := indexmap.ToCute(m)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map to-cute: %v\n", err)
-		return exitFail
-	}
-	fmt.Fprintln(stdout, l)
-	return exitOK
+	return runMapUnary("map to-cute", args, stdin, stdout, stderr, func(m indexmap.Map) (fmt.Stringer, error) {
+		return indexmap.ToCute(m)
+	})
 }
