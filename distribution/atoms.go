@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cklplan/cklplan/storage"
 )
 
 // The fragment layouts below are facts from the PTX ISA ("Matrix Fragments for
@@ -21,8 +23,9 @@ var (
 )
 
 // mmaA is the A operand (m:16, k:16) of mma.m16n8k16 for 16-bit types: a0…a7.
-func mmaA(name string) Spec {
+func mmaA(name string, e storage.ElementType) Spec {
 	return Spec{
+		Element:   e,
 		Name:      name,
 		Executors: warpLane,
 		Locals:    []Axis{{"v", 8}},
@@ -36,8 +39,9 @@ func mmaA(name string) Spec {
 }
 
 // mmaB is the B operand (k:16, n:8) of mma.m16n8k16 for 16-bit types: b0…b3.
-func mmaB(name string) Spec {
+func mmaB(name string, e storage.ElementType) Spec {
 	return Spec{
+		Element:   e,
 		Name:      name,
 		Executors: warpLane,
 		Locals:    []Axis{{"v", 4}},
@@ -53,8 +57,9 @@ func mmaB(name string) Spec {
 // mmaC is the C/D accumulator (m:16, n:8) of mma.m16n8k16: c0…c3 (the same
 // positions for f32 and f16 accumulators; f16 packs c0,c1 and c2,c3 into one
 // register each).
-func mmaC(name string) Spec {
+func mmaC(name string, e storage.ElementType) Spec {
 	return Spec{
+		Element:   e,
 		Name:      name,
 		Executors: warpLane,
 		Locals:    []Axis{{"v", 4}},
@@ -76,6 +81,7 @@ func mmaC(name string) Spec {
 // 2*(l%4) and 2*(l%4)+1; with .trans, each matrix arrives transposed.
 func ldmatrixX4(trans bool) Spec {
 	s := Spec{
+		Element:     storage.F16,
 		Name:        "ldmatrix.x4",
 		Executors:   warpLane,
 		Locals:      []Axis{{"v", 8}},
@@ -101,6 +107,7 @@ func ldmatrixX4(trans bool) Spec {
 // j is laid out as the mma.m16n8k16 accumulator, in values 4j…4j+3.
 func wgmmaC(n int) Spec {
 	return Spec{
+		Element:   storage.F32,
 		Name:      fmt.Sprintf("wgmma.m64n%dk16.c.f32", n),
 		Executors: warpgroup,
 		Locals:    []Axis{{"v", n / 2}},
@@ -116,12 +123,12 @@ func wgmmaC(n int) Spec {
 // builtinSpecs returns the spec of every built-in atom by name.
 func builtinSpecs() map[string]Spec {
 	m := map[string]Spec{
-		"mma.m16n8k16.a.f16":  mmaA("mma.m16n8k16.a.f16"),
-		"mma.m16n8k16.a.bf16": mmaA("mma.m16n8k16.a.bf16"),
-		"mma.m16n8k16.b.f16":  mmaB("mma.m16n8k16.b.f16"),
-		"mma.m16n8k16.b.bf16": mmaB("mma.m16n8k16.b.bf16"),
-		"mma.m16n8k16.c.f32":  mmaC("mma.m16n8k16.c.f32"),
-		"mma.m16n8k16.c.f16":  mmaC("mma.m16n8k16.c.f16"),
+		"mma.m16n8k16.a.f16":  mmaA("mma.m16n8k16.a.f16", storage.F16),
+		"mma.m16n8k16.a.bf16": mmaA("mma.m16n8k16.a.bf16", storage.BF16),
+		"mma.m16n8k16.b.f16":  mmaB("mma.m16n8k16.b.f16", storage.F16),
+		"mma.m16n8k16.b.bf16": mmaB("mma.m16n8k16.b.bf16", storage.BF16),
+		"mma.m16n8k16.c.f32":  mmaC("mma.m16n8k16.c.f32", storage.F32),
+		"mma.m16n8k16.c.f16":  mmaC("mma.m16n8k16.c.f16", storage.F16),
 		"ldmatrix.x4":         ldmatrixX4(false),
 		"ldmatrix.x4.trans":   ldmatrixX4(true),
 	}

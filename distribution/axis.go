@@ -3,6 +3,8 @@ package distribution
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cklplan/cklplan/storage"
 )
 
 // A Level is the hardware level an executor axis indexes. The levels are listed
@@ -106,4 +108,17 @@ func flatten(coords, sizes []int) int {
 		i = i*sizes[d] + c
 	}
 	return i
+}
+
+// ParseElement reads an element type by storage's name ("f16", "bf16",
+// "f8e4m3", "i8", "u4", …) or by the PTX ISA's spelling of the signed
+// integers ("s8" is i8, "s4" is i4, "s16", "s32", "s64").
+func ParseElement(s string) (storage.ElementType, error) {
+	if rest, ok := strings.CutPrefix(s, "s"); ok {
+		switch rest {
+		case "4", "8", "16", "32", "64":
+			s = "i" + rest
+		}
+	}
+	return storage.ParseElementType(s)
 }

@@ -3,6 +3,8 @@ package distribution
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cklplan/cklplan/storage"
 )
 
 // A Spec declares a distribution as data: its spaces and the index-map text of
@@ -28,6 +30,16 @@ type Spec struct {
 	// ValuePrefix names values in tables ("a" draws value 3 as "a3"). Empty
 	// means "v".
 	ValuePrefix string
+	// Element is the type of every tile element; the zero value means f32.
+	// Values pack into 32-bit registers in slot order: the value in slot s
+	// of a b-bit type sits in register ⌊s·b/32⌋ from bit s·b mod 32 (a
+	// 64-bit value takes registers 2s and 2s+1).
+	Element storage.ElementType
+	// BlocksPerCluster groups the blocks into thread-block clusters of this
+	// many consecutive blocks (the cluster of flat block b is
+	// b / BlocksPerCluster); it must divide the number of blocks. Zero
+	// means 1: every block alone.
+	BlocksPerCluster int
 }
 
 // A Distribution says which executor (block, warp, lane) owns which element of
@@ -209,6 +221,18 @@ func (d *Distribution) checkShape() error {
 	for _, a := range s.Executors {
 		d.levelSizes[a.Level] *= a.Size
 	}
+	if s.Element == storage.InvalidElement {
+		s.Element = storage.F32
+	}
+	if !s.Element.Valid() {
+		return fmt.Errorf("distribution %q: element type %v is not one of the declared types", s.Name, s.Element)
+	}
+	if s.BlocksPerCluster == 0 {
+		s.BlocksPerCluster = 1
+	}
+	if blocks := d.levelSizes[LevelBlock]; s.BlocksPerCluster < 0 || blocks%s.BlocksPerCluster != 0 {
+		return fmt.Errorf("distribution %q: %d blocks per cluster does not divide the %d blocks", s.Name, s.BlocksPerCluster, blocks)
+	}
 	return nil
 }
 
@@ -269,6 +293,56 @@ func (d *Distribution) LevelSize(l Level) int {
 		return 0
 	}
 	return d.levelSizes[l]
+}
+
+// Element returns the type of the tile's elements.
+func (d *Distribution) Element() storage.ElementType { return d.spec.Element }
+
+// BlocksPerCluster returns how many consecutive blocks form one thread-block
+// cluster (1: none share shared memory).
+func (d *Distribution) BlocksPerCluster() int { return d.spec.BlocksPerCluster }
+
+// NumRegisters returns how many 32-bit registers each executor's values
+// take, packed in slot order.
+func (d *Distribution) NumRegisters() int {
+	return (d.nLocal*d.spec.Element.Bits() + 31) / 32
+}
+
+// Register returns where the value in register slot s sits: the 32-bit
+// register ⌊s·b/32⌋ and the bit s·b mod 32 it starts at, for a b-bit
+// element type. A slot outside 0..NumValues()-1 is a caller error and
+// panics.
+func (d *Distribution) Register(slot int) (reg, bit int) {
+	if slot < 0 || slot >= d.nLocal {
+		panic(fmt.Sprintf("distribution %q: register slot %d outside 0..%d", d.spec.Name, slot, d.nLocal-1))
+	}
+	b := d.spec.Element.Bits()
+	return slot * b / 32, slot * b % 32
+}
+
+// WithElement returns a copy of d whose elements are of type e, in the same
+// register slots.
+func (d *Distribution) WithElement(e storage.ElementType) (*Distribution, error) {
+	if !e.Valid() {
+		return nil, fmt.Errorf("distribution %q: element type %v is not one of the declared types", d.spec.Name, e)
+	}
+	c := *d
+	c.spec = cloneSpec(d.spec)
+	c.spec.Element = e
+	c.fp = c.fingerprint()
+	return &c, nil
+}
+
+// withClusters returns a copy of d whose blocks form clusters of n.
+func (d *Distribution) withClusters(n int) (*Distribution, error) {
+	if blocks := d.levelSizes[LevelBlock]; n <= 0 || blocks%n != 0 {
+		return nil, fmt.Errorf("%d blocks per cluster does not divide the %d blocks", n, blocks)
+	}
+	c := *d
+	c.spec = cloneSpec(d.spec)
+	c.spec.BlocksPerCluster = n
+	c.fp = c.fingerprint()
+	return &c, nil
 }
 
 // WithName returns a copy of d under another name. The fingerprint does not

@@ -22,6 +22,23 @@
 // Replication is declared per executor axis: a replicated axis holds copies
 // (warp_n for the A operand of a warp grid over (m, n)).
 //
+// Every element has one type (Spec.Element, f32 when not given; the atoms
+// have their instruction's: mma.m16n8k16.c.f16 is f16). Values pack into
+// 32-bit registers in register-slot order: the value in slot s of a b-bit
+// type sits in register ⌊s·b/32⌋ from bit s·b mod 32, so two f16 values
+// share a register and a move of whole registers is a rename (Register,
+// NumRegisters).
+//
+// Blocks may form thread-block clusters (Spec.BlocksPerCluster, 1 when not
+// given): flat block b is in cluster b / BlocksPerCluster, which must divide
+// the number of blocks. Blocks of one cluster reach each other's shared
+// memory; other blocks meet only through global memory.
+//
+// Two distributions of a producer and its consumer relate their tiles by
+// name, or through an explicit Rename ("n=k": the producer's n is the
+// consumer's k). MatchTiles checks that the renamed tiles have the same axes
+// and sizes (in any order) and names every axis that differs.
+//
 // # Invariants
 //
 // New and every constructor tabulate both maps and return a *ValidityError,
@@ -36,8 +53,9 @@
 //     index is the (block, warp, lane) order.
 //
 // Distributions are immutable. Their Fingerprint depends only on the tile
-// axes, the number of blocks, warps and lanes, and which tile element every
-// (block, warp, lane, register slot) holds: equal distributions written
+// axes, the element type, the number of blocks, warps and lanes, the blocks
+// per cluster, and which tile element every (block, warp, lane, register
+// slot) holds: equal distributions written
 // differently (other local axes, reordered terms, a lane split in two axes)
 // have equal fingerprints.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/storage"
 )
 
 // The seed's hand-written A operand declaration is the built-in atom.
@@ -15,6 +16,7 @@ func ExampleNew() {
 		Tile:      []distribution.Axis{{Name: "m", Size: 16}, {Name: "k", Size: 16}},
 		Ownership: []string{"lane / 4 + rowHalf * 8", "lane % 4 * 2 + pair + kHalf * 8"},
 		Storage:   "kHalf * 4 + rowHalf * 2 + pair",
+		Element:   storage.F16,
 	})
 	if err != nil {
 		fmt.Println(err)

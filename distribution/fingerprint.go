@@ -9,8 +9,9 @@ import (
 
 // A Fingerprint identifies a distribution up to how it is written: two
 // distributions have equal fingerprints exactly when they have the same tile
-// axes (names and sizes), span the same number of blocks, warps and lanes, and
-// every (block, warp, lane, register slot) holds the same tile element. Names of
+// axes (names and sizes), the same element type, span the same number of
+// blocks, warps and lanes in the same clusters, and every (block, warp,
+// lane, register slot) holds the same tile element. Names of
 // the distribution, of its local axes and of its executor axes, the split of a
 // level into several axes, and the text of the maps do not matter.
 type Fingerprint [sha256.Size]byte
@@ -32,11 +33,11 @@ func (d *Distribution) Equal(o *Distribution) bool { return d.fp == o.fp }
 // (block, warp, lane) order.
 func (d *Distribution) fingerprint() Fingerprint {
 	h := sha256.New()
-	fmt.Fprintf(h, "cklplan.distribution.v1\ntile")
+	fmt.Fprintf(h, "cklplan.distribution.v2\ntile")
 	for _, a := range d.spec.Tile {
 		fmt.Fprintf(h, " %q:%d", a.Name, a.Size)
 	}
-	fmt.Fprintf(h, "\nlevels %d %d %d\n", d.levelSizes[LevelBlock], d.levelSizes[LevelWarp], d.levelSizes[LevelLane])
+	fmt.Fprintf(h, "\nelement %s\nlevels %d %d %d\ncluster %d\n", d.spec.Element, d.levelSizes[LevelBlock], d.levelSizes[LevelWarp], d.levelSizes[LevelLane], d.spec.BlocksPerCluster)
 	buf := make([]byte, 4*d.nLocal)
 	for e := 0; e < d.nExec; e++ {
 		for s := 0; s < d.nLocal; s++ {

@@ -1,7 +1,10 @@
 package distribution
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/cklplan/cklplan/storage"
 )
 
 func TestFingerprintEqualWhenWrittenDifferently(t *testing.T) {
@@ -29,6 +32,7 @@ func TestFingerprintEqualWhenWrittenDifferently(t *testing.T) {
 					"lane % 4 * 2 + pair + kHalf * 8",
 				},
 				Storage: "kHalf * 4 + rowHalf * 2 + pair",
+				Element: storage.F16,
 			},
 			equal: "mma.m16n8k16.a.f16",
 		},
@@ -57,6 +61,7 @@ func TestFingerprintEqualWhenWrittenDifferently(t *testing.T) {
 				Tile:      []Axis{{"m", 16}, {"n", 8}},
 				Ownership: []string{"lane / 4 + 8 * ((3 - w) / 2)", "lane % 4 * 2 + (3 - w) % 2"},
 				Storage:   "3 - w",
+				Element:   storage.F16,
 			},
 			equal: "mma.m16n8k16.c.f16",
 		},
@@ -105,6 +110,36 @@ func TestFingerprintDiffers(t *testing.T) {
 	if a.WithName("other").Fingerprint() != a.Fingerprint() {
 		t.Error("the name changed the fingerprint")
 	}
+	// The accumulators of f32 and f16 hold the same positions, in registers
+	// of other widths: they differ.
+	c32, _ := Builtin("mma.m16n8k16.c.f32")
+	c16, _ := Builtin("mma.m16n8k16.c.f16")
+	if slices.Equal(c32.Table(), c16.Table()) == false {
+		t.Fatal("the f32 and f16 accumulators own different positions")
+	}
+	if c32.Equal(c16) {
+		t.Error("mma.m16n8k16.c.f32 equals mma.m16n8k16.c.f16")
+	}
+	if back, _ := c16.WithElement(storage.F32); !back.Equal(c32) {
+		t.Error("the f16 accumulator as f32 differs from the f32 accumulator")
+	}
+	// Clusters are part of the identity.
+	two := blockPair(t, 1)
+	if two.Equal(blockPair(t, 2)) {
+		t.Error("two blocks alone equal two blocks in one cluster")
+	}
+}
+
+// blockPair is two blocks of one lane each holding one f32 value of a tile
+// (b:2), in clusters of n blocks.
+func blockPair(t *testing.T, n int) *Distribution {
+	t.Helper()
+	d, err := New(Spec{Name: "pair", Executors: []ExecutorAxis{{Name: "block", Size: 2, Level: LevelBlock}},
+		Tile: []Axis{{"b", 2}}, Ownership: []string{"block"}, BlocksPerCluster: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func TestQueries(t *testing.T) {

@@ -55,6 +55,8 @@ type executorJSON struct {
 
 type distJSON struct {
 	Name        string            `json:"name,omitempty"`
+	Element     string            `json:"element"`
+	Clusters    int               `json:"blocks_per_cluster,omitempty"`
 	Executors   []executorJSON    `json:"executors,omitempty"`
 	Locals      []axisJSON        `json:"locals,omitempty"`
 	Tile        []axisJSON        `json:"tile,omitempty"`
@@ -67,7 +69,10 @@ type distJSON struct {
 // canonical form. DecodeJSON reads it back to an equal distribution.
 func (d *Distribution) MarshalJSON() ([]byte, error) {
 	s := d.spec
-	j := distJSON{Name: s.Name, Storage: s.Storage, ValuePrefix: s.ValuePrefix, Ownership: map[string]string{}}
+	j := distJSON{Name: s.Name, Storage: s.Storage, ValuePrefix: s.ValuePrefix, Ownership: map[string]string{}, Element: s.Element.String()}
+	if s.BlocksPerCluster > 1 {
+		j.Clusters = s.BlocksPerCluster
+	}
 	for _, a := range s.Executors {
 		j.Executors = append(j.Executors, executorJSON{a.Name, a.Size, a.Level.String(), a.Replicated})
 	}
@@ -142,7 +147,7 @@ const maxNesting = 8
 
 // The fields of each object of the JSON forms.
 var (
-	distFields     = []string{"name", "builtin", "tiled", "blocked", "executors", "locals", "tile", "ownership", "storage", "value_prefix"}
+	distFields     = []string{"name", "element", "blocks_per_cluster", "builtin", "tiled", "blocked", "executors", "locals", "tile", "ownership", "storage", "value_prefix"}
 	explicitFields = []string{"executors", "locals", "tile", "ownership", "storage", "value_prefix"}
 	tiledFields    = []string{"atom", "warps", "repeat", "warp_contiguous"}
 	warpFields     = []string{"name", "size", "along"}
@@ -178,7 +183,39 @@ func decodeValue(v any, path string, depth int) (*Distribution, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch which[0] {
+	d, err := decodeForm(o, which[0], name, depth)
+	if err != nil {
+		return nil, err
+	}
+	// The element type and the clusters apply to every form: they override
+	// what a built-in or tiled atom has.
+	if o.has("element") {
+		text, err := o.str("element", true)
+		if err != nil {
+			return nil, err
+		}
+		e, err := ParseElement(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s", o.sub("element"), strings.TrimPrefix(err.Error(), "storage: "))
+		}
+		if d, err = d.WithElement(e); err != nil {
+			return nil, fmt.Errorf("%s: %s", o.sub("element"), err)
+		}
+	}
+	if o.has("blocks_per_cluster") {
+		n, err := o.integer("blocks_per_cluster", true)
+		if err != nil {
+			return nil, err
+		}
+		if d, err = d.withClusters(n); err != nil {
+			return nil, fmt.Errorf("%s: %s", o.sub("blocks_per_cluster"), err)
+		}
+	}
+	return d, nil
+}
+
+func decodeForm(o *object, which, name string, depth int) (*Distribution, error) {
+	switch which {
 	case "builtin":
 		b, err := o.str("builtin", true)
 		if err != nil {

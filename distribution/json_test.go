@@ -94,7 +94,7 @@ func TestJSONErrors(t *testing.T) {
 		{"two forms", `{"builtin": "ldmatrix.x4", "tile": [{"name": "m", "size": 1}]}`, `$: want exactly one of "builtin", "tiled", "blocked" or the explicit fields`},
 		{"no form", `{"name": "x"}`, "have 0"},
 		{"unknown builtin", `{"builtin": "mma.m8n8k4"}`, `$.builtin: no built-in atom "mma.m8n8k4"`},
-		{"unknown field", `{"builtin": "ldmatrix.x4", "colour": 1}`, "$.colour: unknown field (want name, builtin, tiled, blocked, executors, locals, tile, ownership, storage, value_prefix)"},
+		{"unknown field", `{"builtin": "ldmatrix.x4", "colour": 1}`, "$.colour: unknown field (want name, element, blocks_per_cluster, builtin, tiled, blocked, executors, locals, tile, ownership, storage, value_prefix)"},
 		{"bad level", `{"executors": [{"name": "t", "size": 32, "level": "thread"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t"}}`, `$.executors[0].level: unknown executor level "thread"`},
 		{"missing expression", `{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {}}`, `$.ownership: no expression for tile axis "m" (tile[0])`},
 		{"extra expression", `{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t", "q": "0"}}`, `$.ownership.q: not a tile axis`},

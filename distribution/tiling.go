@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cklplan/cklplan/storage"
 )
 
 // A GridAxis is one warp-level axis of a tiling: Size copies of the atom side
@@ -66,7 +68,7 @@ func TileAtom(atom *Distribution, t Tiling) (*Distribution, error) {
 	if p := checkTiling(as, t); p != nil {
 		return fail("%s", p.goText())
 	}
-	spec := Spec{Name: name, ValuePrefix: as.ValuePrefix}
+	spec := Spec{Name: name, ValuePrefix: as.ValuePrefix, Element: as.Element, BlocksPerCluster: as.BlocksPerCluster}
 	for _, e := range as.Executors {
 		if e.Level == LevelBlock {
 			spec.Executors = append(spec.Executors, e)
@@ -161,6 +163,8 @@ type Blocked struct {
 	ThreadsPerWarp []int
 	WarpsPerCTA    []int
 	Order          []int // dimensions, fastest-varying first
+	// Element is the type of the tile's elements; the zero value means f32.
+	Element storage.ElementType
 }
 
 // NewBlocked returns the distribution of a blocked encoding. The executor axes
@@ -186,7 +190,7 @@ func NewBlocked(b Blocked) (*Distribution, error) {
 			axes = append(axes, fmt.Sprintf("d%d", d))
 		}
 	}
-	spec := Spec{Name: name}
+	spec := Spec{Name: name, Element: b.Element}
 	for _, a := range axes {
 		spec.Tile = append(spec.Tile, Axis{a, 0})
 	}

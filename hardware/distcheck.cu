@@ -55,7 +55,7 @@ static bool verdict(long bad, const char** word) {
 // mma.m16n8k16.a.f16: tile [m:16 k:16], executors [lane:32@lane], values [v:8]
 //   m = lane / 4 + 8 * (v / 2 % 2)
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 4)
-//   sha256:0685db1346999578c8e26f4f88ab2744da87d7c1038129386094c05e398609b3
+//   sha256:ff40b69a3293065b303491cf8e9eafaa9b9f74d4fca0699a8608398025004c58
 static const int32_t T_mma_a_f16[256] = {
   0, 1, 128, 129, 8, 9, 136, 137,
   2, 3, 130, 131, 10, 11, 138, 139,
@@ -93,7 +93,7 @@ static const int32_t T_mma_a_f16[256] = {
 // mma.m16n8k16.a.bf16: tile [m:16 k:16], executors [lane:32@lane], values [v:8]
 //   m = lane / 4 + 8 * (v / 2 % 2)
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 4)
-//   sha256:0685db1346999578c8e26f4f88ab2744da87d7c1038129386094c05e398609b3
+//   sha256:d8a81c923cc97d212e35012f06fe38c04145e17c80412e060302bf4ea34ca1d9
 static const int32_t T_mma_a_bf16[256] = {
   0, 1, 128, 129, 8, 9, 136, 137,
   2, 3, 130, 131, 10, 11, 138, 139,
@@ -131,7 +131,7 @@ static const int32_t T_mma_a_bf16[256] = {
 // mma.m16n8k16.b.f16: tile [k:16 n:8], executors [lane:32@lane], values [v:4]
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 2)
 //   n = lane / 4
-//   sha256:7c375c98e55af5742cd0f2ed048719d22e9ba76a0e0d43fccc8f0d4e006d2745
+//   sha256:d3e98bf4fc28365e45b99f71b570fb1ca00691b9feb3d8ca83b679522b9483e7
 static const int32_t T_mma_b_f16[128] = {
   0, 8, 64, 72,
   16, 24, 80, 88,
@@ -169,7 +169,7 @@ static const int32_t T_mma_b_f16[128] = {
 // mma.m16n8k16.b.bf16: tile [k:16 n:8], executors [lane:32@lane], values [v:4]
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 2)
 //   n = lane / 4
-//   sha256:7c375c98e55af5742cd0f2ed048719d22e9ba76a0e0d43fccc8f0d4e006d2745
+//   sha256:c4b609254723a67a2820b1d9a041e386662f1662931768a3a9209088530ea60b
 static const int32_t T_mma_b_bf16[128] = {
   0, 8, 64, 72,
   16, 24, 80, 88,
@@ -207,7 +207,7 @@ static const int32_t T_mma_b_bf16[128] = {
 // mma.m16n8k16.c.f32: tile [m:16 n:8], executors [lane:32@lane], values [v:4]
 //   m = lane / 4 + 8 * (v / 2)
 //   n = lane % 4 * 2 + v % 2
-//   sha256:947fb7bac1a4b360976595a2231dfeb72e948f744150016f413e07d375959442
+//   sha256:cb518c391451646c9587e28a346ba22ebd34fd62e4cbde0a7cc0211c02e1f47b
 static const int32_t T_mma_c_f32[128] = {
   0, 1, 64, 65,
   2, 3, 66, 67,
@@ -245,7 +245,7 @@ static const int32_t T_mma_c_f32[128] = {
 // mma.m16n8k16.c.f16: tile [m:16 n:8], executors [lane:32@lane], values [v:4]
 //   m = lane / 4 + 8 * (v / 2)
 //   n = lane % 4 * 2 + v % 2
-//   sha256:947fb7bac1a4b360976595a2231dfeb72e948f744150016f413e07d375959442
+//   sha256:59eae71596950c3daa438d9fe641a92d2b424b5c5757bfaf693b8e4de68142ba
 static const int32_t T_mma_c_f16[128] = {
   0, 1, 64, 65,
   2, 3, 66, 67,
@@ -283,7 +283,7 @@ static const int32_t T_mma_c_f16[128] = {
 // ldmatrix.x4: tile [row:16 col:16], executors [lane:32@lane], values [v:8]
 //   row = lane / 4 + 8 * (v / 2 % 2)
 //   col = lane % 4 * 2 + v % 2 + 8 * (v / 4)
-//   sha256:f8ec18a8a6073e60232d12e3aa372291146d74a05b47db4085a2cc707231f2a6
+//   sha256:97758aaed60bd55db15d55cefc726efef169c2e447d231e3c367080727b116b6
 static const int32_t T_ldmatrix_x4[256] = {
   0, 1, 128, 129, 8, 9, 136, 137,
   2, 3, 130, 131, 10, 11, 138, 139,
@@ -321,7 +321,7 @@ static const int32_t T_ldmatrix_x4[256] = {
 // ldmatrix.x4.trans: tile [row:16 col:16], executors [lane:32@lane], values [v:8]
 //   row = lane % 4 * 2 + v % 2 + 8 * (v / 2 % 2)
 //   col = lane / 4 + 8 * (v / 4)
-//   sha256:751f965a55226793cad1b8084cd6f203241b3a29475ba82dd15cb42cfc531f13
+//   sha256:7fa84c8ff7bc986f5733bcd2cbd9a882a3a088c79a0e2b97331b2a0a63ffdac6
 static const int32_t T_ldmatrix_x4_trans[256] = {
   0, 16, 128, 144, 8, 24, 136, 152,
   32, 48, 160, 176, 40, 56, 168, 184,
@@ -359,7 +359,7 @@ static const int32_t T_ldmatrix_x4_trans[256] = {
 // cta64.mma.m16n8k16.a.f16: tile [m:64 k:16], executors [warp_m:2@warp warp_n:2@warp* lane:32@lane], values [rep_m:2 v:8]
 //   m = lane / 4 + 8 * (v / 2 % 2) + 16 * warp_m + 32 * rep_m
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 4)
-//   sha256:4944d1280e42bf3269c56bf23d67a1b0252e7f78e5ed9325b13243875b8d89e4
+//   sha256:8b33eb4ebac776ae50f6a054790f7080c1ac53e3f66921813360228ec9cccd87
 static const int32_t T_cta64_a[2048] = {
   0, 1, 128, 129, 8, 9, 136, 137, 512, 513, 640, 641, 520, 521, 648, 649,
   2, 3, 130, 131, 10, 11, 138, 139, 514, 515, 642, 643, 522, 523, 650, 651,
@@ -493,7 +493,7 @@ static const int32_t T_cta64_a[2048] = {
 // cta64.mma.m16n8k16.b.f16: tile [k:16 n:64], executors [warp_m:2@warp* warp_n:2@warp lane:32@lane], values [rep_n:4 v:4]
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 2)
 //   n = lane / 4 + 8 * warp_n + 16 * rep_n
-//   sha256:635e5521d35070d98493ccc1cc1082544123ff7c92e8a4ec77581c39c7cec54f
+//   sha256:c24206d1c427a24df37fa08b6a99fdb2df1c77a7f593f8fc849a8640bfb42ff9
 static const int32_t T_cta64_b[2048] = {
   0, 64, 512, 576, 16, 80, 528, 592, 32, 96, 544, 608, 48, 112, 560, 624,
   128, 192, 640, 704, 144, 208, 656, 720, 160, 224, 672, 736, 176, 240, 688, 752,
@@ -627,7 +627,7 @@ static const int32_t T_cta64_b[2048] = {
 // cta64.mma.m16n8k16.c.f32: tile [m:64 n:64], executors [warp_m:2@warp warp_n:2@warp lane:32@lane], values [rep_m:2 rep_n:4 v:4]
 //   m = lane / 4 + 8 * (v / 2) + 16 * warp_m + 32 * rep_m
 //   n = lane % 4 * 2 + v % 2 + 8 * warp_n + 16 * rep_n
-//   sha256:f1087b978deb953be5f6325784deb842507c0ae45560ac8cddf8d6fca1de11bc
+//   sha256:5b86f7f95db3a33ae3d061ac5d35b9f029be3abc3dd23850f75bfe4993b02529
 static const int32_t T_cta64_c[4096] = {
   0, 1, 512, 513, 16, 17, 528, 529, 32, 33, 544, 545, 48, 49, 560, 561, 2048, 2049, 2560, 2561, 2064, 2065, 2576, 2577, 2080, 2081, 2592, 2593, 2096, 2097, 2608, 2609,
   2, 3, 514, 515, 18, 19, 530, 531, 34, 35, 546, 547, 50, 51, 562, 563, 2050, 2051, 2562, 2563, 2066, 2067, 2578, 2579, 2082, 2083, 2594, 2595, 2098, 2099, 2610, 2611,
@@ -761,7 +761,7 @@ static const int32_t T_cta64_c[4096] = {
 // cta64.mma.m16n8k16.a.f16.contiguous: tile [m:64 k:16], executors [warp_m:2@warp warp_n:2@warp* lane:32@lane], values [rep_m:2 v:8]
 //   m = lane / 4 + 8 * (v / 2 % 2) + 32 * warp_m + 16 * rep_m
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 4)
-//   sha256:87a2b19af21bf3814cf5a6ddd9425ef072e6a274b7c0dac092de76dd691288b5
+//   sha256:7dd3fe50712b08f274511c1b6e4318136a0951aa2f723785f55a66486286d32c
 static const int32_t T_cta64_a_contiguous[2048] = {
   0, 1, 128, 129, 8, 9, 136, 137, 256, 257, 384, 385, 264, 265, 392, 393,
   2, 3, 130, 131, 10, 11, 138, 139, 258, 259, 386, 387, 266, 267, 394, 395,
@@ -895,7 +895,7 @@ static const int32_t T_cta64_a_contiguous[2048] = {
 // cta64.mma.m16n8k16.b.f16.contiguous: tile [k:16 n:64], executors [warp_m:2@warp* warp_n:2@warp lane:32@lane], values [rep_n:4 v:4]
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 2)
 //   n = lane / 4 + 32 * warp_n + 8 * rep_n
-//   sha256:f6aa3e522130457d3737fcf70e0b7ba2778e64a7098932d88e78090a5fb159f0
+//   sha256:a8e13fb6b76819fa3f6680e763848cb6b3b187415490c3a643f1eaedbde91fc5
 static const int32_t T_cta64_b_contiguous[2048] = {
   0, 64, 512, 576, 8, 72, 520, 584, 16, 80, 528, 592, 24, 88, 536, 600,
   128, 192, 640, 704, 136, 200, 648, 712, 144, 208, 656, 720, 152, 216, 664, 728,
@@ -1029,7 +1029,7 @@ static const int32_t T_cta64_b_contiguous[2048] = {
 // cta64.mma.m16n8k16.c.f32.contiguous: tile [m:64 n:64], executors [warp_m:2@warp warp_n:2@warp lane:32@lane], values [rep_m:2 rep_n:4 v:4]
 //   m = lane / 4 + 8 * (v / 2) + 32 * warp_m + 16 * rep_m
 //   n = lane % 4 * 2 + v % 2 + 32 * warp_n + 8 * rep_n
-//   sha256:08ff7f7a00ed1dbcb7e2b8d7af654428d360fe084a7c57b6b671eb123e5b1bbd
+//   sha256:b60f576ad740cfc7190327e488af2a4eb926a5c6094e76a2d73c07007609c12c
 static const int32_t T_cta64_c_contiguous[4096] = {
   0, 1, 512, 513, 8, 9, 520, 521, 16, 17, 528, 529, 24, 25, 536, 537, 1024, 1025, 1536, 1537, 1032, 1033, 1544, 1545, 1040, 1041, 1552, 1553, 1048, 1049, 1560, 1561,
   2, 3, 514, 515, 10, 11, 522, 523, 18, 19, 530, 531, 26, 27, 538, 539, 1026, 1027, 1538, 1539, 1034, 1035, 1546, 1547, 1042, 1043, 1554, 1555, 1050, 1051, 1562, 1563,
@@ -1164,7 +1164,7 @@ static const int32_t T_cta64_c_contiguous[4096] = {
 // wgmma.m64n8k16.c.f32: tile [m:64 n:8], executors [warp:4@warp lane:32@lane], values [v:4]
 //   m = 16 * warp + lane / 4 + 8 * (v / 2 % 2)
 //   n = 8 * (v / 4) + lane % 4 * 2 + v % 2
-//   sha256:de4532b201eeeaa76eaa1526e05c88ab93f783d8fdcf8ca5af5a36090cbf56c4
+//   sha256:97695dddc3b97f03cb422c9d923ee5c2a4612b15555693be1f110c74a3a458e8
 static const int32_t T_wgmma_m64n8k16_c_f32[512] = {
   0, 1, 64, 65,
   2, 3, 66, 67,
@@ -1300,7 +1300,7 @@ static const int32_t T_wgmma_m64n8k16_c_f32[512] = {
 // wgmma.m64n16k16.c.f32: tile [m:64 n:16], executors [warp:4@warp lane:32@lane], values [v:8]
 //   m = 16 * warp + lane / 4 + 8 * (v / 2 % 2)
 //   n = 8 * (v / 4) + lane % 4 * 2 + v % 2
-//   sha256:76d6614b87f354734cbd4650da65d48554acc553d3f210f86596fd46f921a2fe
+//   sha256:a3dc0fd28a7673ebe65459289397bad070c43a7e1a2f6f00f588b96d3f0ef43c
 static const int32_t T_wgmma_m64n16k16_c_f32[1024] = {
   0, 1, 128, 129, 8, 9, 136, 137,
   2, 3, 130, 131, 10, 11, 138, 139,
@@ -1436,7 +1436,7 @@ static const int32_t T_wgmma_m64n16k16_c_f32[1024] = {
 // wgmma.m64n24k16.c.f32: tile [m:64 n:24], executors [warp:4@warp lane:32@lane], values [v:12]
 //   m = 16 * warp + lane / 4 + 8 * (v / 2 % 2)
 //   n = 8 * (v / 4) + lane % 4 * 2 + v % 2
-//   sha256:d793152945075814f4c3d4fbd89b71c5827225a2d2fba32f3b3fe919182d6454
+//   sha256:fc9ad0480683cf0ae557ee2ad300351a3182d411b15099bf3d48adb4a4fcd9d9
 static const int32_t T_wgmma_m64n24k16_c_f32[1536] = {
   0, 1, 192, 193, 8, 9, 200, 201, 16, 17, 208, 209,
   2, 3, 194, 195, 10, 11, 202, 203, 18, 19, 210, 211,
@@ -1572,7 +1572,7 @@ static const int32_t T_wgmma_m64n24k16_c_f32[1536] = {
 // wgmma.m64n64k16.c.f32: tile [m:64 n:64], executors [warp:4@warp lane:32@lane], values [v:32]
 //   m = 16 * warp + lane / 4 + 8 * (v / 2 % 2)
 //   n = 8 * (v / 4) + lane % 4 * 2 + v % 2
-//   sha256:8620b84ee2f13ffe398b909e7a21e8aff8c705a035e9514155a948877dcb0ded
+//   sha256:9a399e696f72c4c6b0ff1c64958b8889ae37c451826fd9ec09c1abaedf79152f
 static const int32_t T_wgmma_m64n64k16_c_f32[4096] = {
   0, 1, 512, 513, 8, 9, 520, 521, 16, 17, 528, 529, 24, 25, 536, 537, 32, 33, 544, 545, 40, 41, 552, 553, 48, 49, 560, 561, 56, 57, 568, 569,
   2, 3, 514, 515, 10, 11, 522, 523, 18, 19, 530, 531, 26, 27, 538, 539, 34, 35, 546, 547, 42, 43, 554, 555, 50, 51, 562, 563, 58, 59, 570, 571,
@@ -1708,7 +1708,7 @@ static const int32_t T_wgmma_m64n64k16_c_f32[4096] = {
 // wgmma.m64n128k16.c.f32: tile [m:64 n:128], executors [warp:4@warp lane:32@lane], values [v:64]
 //   m = 16 * warp + lane / 4 + 8 * (v / 2 % 2)
 //   n = 8 * (v / 4) + lane % 4 * 2 + v % 2
-//   sha256:4c659dbb6fc32c65b94f7ead426ce6d18eeb34c8ef34e4891e8f87159fa0f419
+//   sha256:2cca8a3c8d53a0d53943c8b6e4dc9f79bf40e0b22c80525d2213787011cf0598
 static const int32_t T_wgmma_m64n128k16_c_f32[8192] = {
   0, 1, 1024, 1025, 8, 9, 1032, 1033, 16, 17, 1040, 1041, 24, 25, 1048, 1049, 32, 33, 1056, 1057, 40, 41, 1064, 1065, 48, 49, 1072, 1073, 56, 57, 1080, 1081, 64, 65, 1088, 1089, 72, 73, 1096, 1097, 80, 81, 1104, 1105, 88, 89, 1112, 1113, 96, 97, 1120, 1121, 104, 105, 1128, 1129, 112, 113, 1136, 1137, 120, 121, 1144, 1145,
   2, 3, 1026, 1027, 10, 11, 1034, 1035, 18, 19, 1042, 1043, 26, 27, 1050, 1051, 34, 35, 1058, 1059, 42, 43, 1066, 1067, 50, 51, 1074, 1075, 58, 59, 1082, 1083, 66, 67, 1090, 1091, 74, 75, 1098, 1099, 82, 83, 1106, 1107, 90, 91, 1114, 1115, 98, 99, 1122, 1123, 106, 107, 1130, 1131, 114, 115, 1138, 1139, 122, 123, 1146, 1147,
@@ -1844,7 +1844,7 @@ static const int32_t T_wgmma_m64n128k16_c_f32[8192] = {
 // wgmma.m64n256k16.c.f32: tile [m:64 n:256], executors [warp:4@warp lane:32@lane], values [v:128]
 //   m = 16 * warp + lane / 4 + 8 * (v / 2 % 2)
 //   n = 8 * (v / 4) + lane % 4 * 2 + v % 2
-//   sha256:73ffb933ccac9069dd9fae5e22963ff6c49575ac4f539b7d60ceb8853b3ef229
+//   sha256:70e6b66f59f33fc5e1e124793281f5b681b71dc9e29d679ffe892a5c5804e089
 static const int32_t T_wgmma_m64n256k16_c_f32[16384] = {
   0, 1, 2048, 2049, 8, 9, 2056, 2057, 16, 17, 2064, 2065, 24, 25, 2072, 2073, 32, 33, 2080, 2081, 40, 41, 2088, 2089, 48, 49, 2096, 2097, 56, 57, 2104, 2105, 64, 65, 2112, 2113, 72, 73, 2120, 2121, 80, 81, 2128, 2129, 88, 89, 2136, 2137, 96, 97, 2144, 2145, 104, 105, 2152, 2153, 112, 113, 2160, 2161, 120, 121, 2168, 2169, 128, 129, 2176, 2177, 136, 137, 2184, 2185, 144, 145, 2192, 2193, 152, 153, 2200, 2201, 160, 161, 2208, 2209, 168, 169, 2216, 2217, 176, 177, 2224, 2225, 184, 185, 2232, 2233, 192, 193, 2240, 2241, 200, 201, 2248, 2249, 208, 209, 2256, 2257, 216, 217, 2264, 2265, 224, 225, 2272, 2273, 232, 233, 2280, 2281, 240, 241, 2288, 2289, 248, 249, 2296, 2297,
   2, 3, 2050, 2051, 10, 11, 2058, 2059, 18, 19, 2066, 2067, 26, 27, 2074, 2075, 34, 35, 2082, 2083, 42, 43, 2090, 2091, 50, 51, 2098, 2099, 58, 59, 2106, 2107, 66, 67, 2114, 2115, 74, 75, 2122, 2123, 82, 83, 2130, 2131, 90, 91, 2138, 2139, 98, 99, 2146, 2147, 106, 107, 2154, 2155, 114, 115, 2162, 2163, 122, 123, 2170, 2171, 130, 131, 2178, 2179, 138, 139, 2186, 2187, 146, 147, 2194, 2195, 154, 155, 2202, 2203, 162, 163, 2210, 2211, 170, 171, 2218, 2219, 178, 179, 2226, 2227, 186, 187, 2234, 2235, 194, 195, 2242, 2243, 202, 203, 2250, 2251, 210, 211, 2258, 2259, 218, 219, 2266, 2267, 226, 227, 2274, 2275, 234, 235, 2282, 2283, 242, 243, 2290, 2291, 250, 251, 2298, 2299,
@@ -1979,7 +1979,7 @@ static const int32_t T_wgmma_m64n256k16_c_f32[16384] = {
 // wrong.a.halves: tile [m:16 k:16], executors [lane:32@lane], values [v:8]
 //   m = lane / 4 + 8 * (v / 4)
 //   k = lane % 4 * 2 + v % 2 + 8 * (v / 2 % 2)
-//   sha256:6e3859068fc92749c3b34e4a66a4b4a77f7bea0202cf52a36e8c0b104ff1ab2e
+//   sha256:005531114bcc8191500698a647f7fa063f1d53c8937aa364b707b653cbbcb976
 static const int32_t T_wrong_a_halves[256] = {
   0, 1, 8, 9, 128, 129, 136, 137,
   2, 3, 10, 11, 130, 131, 138, 139,
@@ -2017,7 +2017,7 @@ static const int32_t T_wrong_a_halves[256] = {
 // wrong.b.k_order: tile [k:16 n:8], executors [lane:32@lane], values [v:4]
 //   k = lane % 4 * 4 + v
 //   n = lane / 4
-//   sha256:b32c8a6fd5d4a6c00d5f2309dded3ea31c5e16e9af037d17016baf74f0203ab3
+//   sha256:81d9aef20287fb1ab503355509583b0a7fdd5e4a27b10d663bd726ba72df47d2
 static const int32_t T_wrong_b_k_order[128] = {
   0, 8, 16, 24,
   32, 40, 48, 56,
@@ -2055,7 +2055,7 @@ static const int32_t T_wrong_b_k_order[128] = {
 // wrong.c.transposed_values: tile [m:16 n:8], executors [lane:32@lane], values [v:4]
 //   m = lane / 4 + 8 * (v % 2)
 //   n = lane % 4 * 2 + v / 2
-//   sha256:cb3853b3f5c577e50a6970853449cf3ad45c5f1336551d2cb7b3ff222d1a18a3
+//   sha256:b058ba5a108c9dd92175ab803f12f6a51e72b76f72c221bff0f19f61a726ced6
 static const int32_t T_wrong_c_transposed_values[128] = {
   0, 64, 1, 65,
   2, 66, 3, 67,
@@ -2094,7 +2094,7 @@ static const int32_t T_wrong_c_transposed_values[128] = {
 // wrong.wgmma.m64n64k16.warps_reversed: tile [m:64 n:64], executors [warp:4@warp lane:32@lane], values [v:32]
 //   m = 16 * (3 - warp) + lane / 4 + 8 * (v / 2 % 2)
 //   n = 8 * (v / 4) + lane % 4 * 2 + v % 2
-//   sha256:9a456e7ea8366c6ffd3dff969e5bc208686cb10fa15c3c562d31988c04563b8a
+//   sha256:627c8b2046cf8424e410c5b7167c91a951c5a3e6c5928fa657d10fad0befa947
 static const int32_t T_wrong_wgmma_m64n64k16_warps_reversed[4096] = {
   3072, 3073, 3584, 3585, 3080, 3081, 3592, 3593, 3088, 3089, 3600, 3601, 3096, 3097, 3608, 3609, 3104, 3105, 3616, 3617, 3112, 3113, 3624, 3625, 3120, 3121, 3632, 3633, 3128, 3129, 3640, 3641,
   3074, 3075, 3586, 3587, 3082, 3083, 3594, 3595, 3090, 3091, 3602, 3603, 3098, 3099, 3610, 3611, 3106, 3107, 3618, 3619, 3114, 3115, 3626, 3627, 3122, 3123, 3634, 3635, 3130, 3131, 3642, 3643,
