@@ -98,7 +98,7 @@ func build(spec Spec, own ownershipFunc, store storageFunc) (*Distribution, erro
 		if store != nil {
 			var err error
 			if s, err = store(local); err != nil {
-				return nil, fmt.Errorf("distribution %q: storage at %s: %v", spec.Name, d.localString(local), err)
+				return nil, fmt.Errorf("distribution %q: storage at %s: %w", spec.Name, d.localString(local), err)
 			}
 		}
 		d.slotOf[l] = int32(s)
@@ -127,7 +127,7 @@ func build(spec Spec, own ownershipFunc, store storageFunc) (*Distribution, erro
 			tile[j] = 0
 		}
 		if err := own(point, tile); err != nil {
-			return nil, fmt.Errorf("distribution %q: ownership at %s: %v", spec.Name, d.pointString(point), err)
+			return nil, fmt.Errorf("distribution %q: ownership at %s: %w", spec.Name, d.pointString(point), err)
 		}
 		inside := true
 		for j, c := range tile {
@@ -186,7 +186,7 @@ func (d *Distribution) checkShape() error {
 	}
 	var err error
 	if d.nExec, err = product("executor", names, d.execSizes); err != nil {
-		return fmt.Errorf("distribution %q: %v", s.Name, err)
+		return fmt.Errorf("distribution %q: %w", s.Name, err)
 	}
 	names = names[:0]
 	for _, a := range s.Locals {
@@ -197,7 +197,7 @@ func (d *Distribution) checkShape() error {
 		d.localSizes = append(d.localSizes, a.Size)
 	}
 	if d.nLocal, err = product("local", names, d.localSizes); err != nil {
-		return fmt.Errorf("distribution %q: %v", s.Name, err)
+		return fmt.Errorf("distribution %q: %w", s.Name, err)
 	}
 	names = names[:0]
 	tileSeen := map[string]bool{}
@@ -213,7 +213,7 @@ func (d *Distribution) checkShape() error {
 		return fmt.Errorf("distribution %q: the tile has no axes", s.Name)
 	}
 	if d.nTile, err = product("tile", names, d.tileSizes); err != nil {
-		return fmt.Errorf("distribution %q: %v", s.Name, err)
+		return fmt.Errorf("distribution %q: %w", s.Name, err)
 	}
 	for l := LevelBlock; l <= LevelLane; l++ {
 		d.levelSizes[l] = 1

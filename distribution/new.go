@@ -37,21 +37,21 @@ func New(spec Spec) (*Distribution, error) {
 	}
 	dom, err := indexspace.New("", domAxes...)
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: executor × local space: %v", spec.Name, err)
+		return nil, fmt.Errorf("distribution %q: executor × local space: %w", spec.Name, err)
 	}
 	localSpace, err := indexspace.New("", localAxes...)
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: local space: %v", spec.Name, err)
+		return nil, fmt.Errorf("distribution %q: local space: %w", spec.Name, err)
 	}
 	tileSpace, err := indexspace.New("", tileAxes...)
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: tile space: %v", spec.Name, err)
+		return nil, fmt.Errorf("distribution %q: tile space: %w", spec.Name, err)
 	}
 
 	results := make([]indexmap.Expr, len(spec.Ownership))
 	for i, text := range spec.Ownership {
 		if results[i], err = indexmap.ParseExpr(text); err != nil {
-			return nil, fmt.Errorf("distribution %q: ownership of %s %q: %v", spec.Name, spec.Tile[i].Name, text, err)
+			return nil, fmt.Errorf("distribution %q: ownership of %s %q: %w", spec.Name, spec.Tile[i].Name, text, err)
 		}
 	}
 	own, err := indexmap.New(indexmap.Spec{
@@ -60,11 +60,11 @@ func New(spec Spec) (*Distribution, error) {
 		Results:  results,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: ownership: %v", spec.Name, trimPkg(err))
+		return nil, fmt.Errorf("distribution %q: ownership: %w", spec.Name, err)
 	}
 	ownTable, err := tabulate(own)
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: ownership: %v", spec.Name, trimPkg(err))
+		return nil, fmt.Errorf("distribution %q: ownership: %w", spec.Name, err)
 	}
 
 	storageText := spec.Storage
@@ -73,12 +73,12 @@ func New(spec Spec) (*Distribution, error) {
 	}
 	slotExpr, err := indexmap.ParseExpr(storageText)
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: storage %q: %v", spec.Name, spec.Storage, err)
+		return nil, fmt.Errorf("distribution %q: storage %q: %w", spec.Name, spec.Storage, err)
 	}
 	nLocal := max(localSpace.Size(), 1)
 	slotSpace, err := indexspace.New("", indexspace.Leaf("reg", nLocal))
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: register space: %v", spec.Name, err)
+		return nil, fmt.Errorf("distribution %q: register space: %w", spec.Name, err)
 	}
 	store, err := indexmap.New(indexmap.Spec{
 		Domain:   indexmap.Side{Space: localSpace},
@@ -86,11 +86,11 @@ func New(spec Spec) (*Distribution, error) {
 		Results:  []indexmap.Expr{slotExpr},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: storage: %v", spec.Name, trimPkg(err))
+		return nil, fmt.Errorf("distribution %q: storage: %w", spec.Name, err)
 	}
 	storeTable, err := tabulate(store)
 	if err != nil {
-		return nil, fmt.Errorf("distribution %q: storage: %v", spec.Name, trimPkg(err))
+		return nil, fmt.Errorf("distribution %q: storage: %w", spec.Name, err)
 	}
 
 	canon := cloneSpec(spec)
@@ -174,11 +174,11 @@ func (d *Distribution) typedMaps() *typedMaps {
 	}
 	t.once.Do(func() {
 		if t.own, t.err = indexmap.New(t.ownership); t.err != nil {
-			t.err = fmt.Errorf("ownership: %v", trimPkg(t.err))
+			t.err = fmt.Errorf("ownership: %w", t.err)
 			return
 		}
 		if t.store, t.err = indexmap.New(t.storage); t.err != nil {
-			t.err = fmt.Errorf("storage: %v", trimPkg(t.err))
+			t.err = fmt.Errorf("storage: %w", t.err)
 		}
 	})
 	if t.err != nil {

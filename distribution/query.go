@@ -29,7 +29,7 @@ type Held struct {
 // coordinates, in executor order (more than one only along replicated axes).
 func (d *Distribution) Owners(tile ...int) ([]Owner, error) {
 	if err := checkCoords("tile", d.spec.Tile, tile); err != nil {
-		return nil, fmt.Errorf("distribution %q: %v", d.spec.Name, err)
+		return nil, fmt.Errorf("distribution %q: %w", d.spec.Name, err)
 	}
 	t := flatten(tile, d.tileSizes)
 	var out []Owner
@@ -53,7 +53,7 @@ func (d *Distribution) Holds(executor ...int) ([]Held, error) {
 		axes[i] = Axis{a.Name, a.Size}
 	}
 	if err := checkCoords("executor", axes, executor); err != nil {
-		return nil, fmt.Errorf("distribution %q: %v", d.spec.Name, err)
+		return nil, fmt.Errorf("distribution %q: %w", d.spec.Name, err)
 	}
 	e := flatten(executor, d.execSizes)
 	out := make([]Held, d.nLocal)
@@ -74,7 +74,7 @@ func (d *Distribution) At(executor []int, value int) ([]int, error) {
 		axes[i] = Axis{a.Name, a.Size}
 	}
 	if err := checkCoords("executor", axes, executor); err != nil {
-		return nil, fmt.Errorf("distribution %q: %v", d.spec.Name, err)
+		return nil, fmt.Errorf("distribution %q: %w", d.spec.Name, err)
 	}
 	if value < 0 || value >= d.nLocal {
 		return nil, fmt.Errorf("distribution %q: value %d outside 0..%d", d.spec.Name, value, d.nLocal-1)

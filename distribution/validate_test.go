@@ -133,7 +133,7 @@ func TestMalformedSpecs(t *testing.T) {
 		edit   func(s *Spec)
 		substr string
 	}{
-		{"unknown axis", func(s *Spec) { s.Ownership[0] = "lane / 4 + 8 * (w / 2)" }, `ownership: result m:`},
+		{"unknown axis", func(s *Spec) { s.Ownership[0] = "lane / 4 + 8 * (w / 2)" }, `ownership: indexmap: result m:`},
 		{"syntax", func(s *Spec) { s.Ownership[1] = "lane % 4 * " }, `ownership of n "lane % 4 * ": indexmap: offset`},
 		{"too few expressions", func(s *Spec) { s.Ownership = s.Ownership[:1] }, "1 ownership expressions for 2 tile axes (m:16, n:8)"},
 		{"duplicate axis", func(s *Spec) { s.Locals = []Axis{{"lane", 4}} }, `axis name "lane" used twice (executor and local)`},

@@ -1,12 +1,10 @@
 package indexmap
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"strings"
+	json "github.com/goccy/go-json"
 
 	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 type jsonSide struct {
@@ -14,6 +12,7 @@ type jsonSide struct {
 	Space indexspace.Space `json:"space"`
 }
 
+// jsonMap is the object form, for marshalling.
 type jsonMap struct {
 	Domain    jsonSide `json:"domain"`
 	Codomain  jsonSide `json:"codomain"`
@@ -47,62 +46,106 @@ func (m Map) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes the object form written by MarshalJSON, or a JSON
-// string holding the text form. Errors name the field.
+// string holding the text form. Every problem is reported (jsonv.Problems,
+// sorted), each at its JSON path with a code: $.results[1] for an expression
+// that does not parse (errors.As finds its *SyntaxError), $.domain.kind for
+// an unknown kind, $.x for an unknown field.
 func (m *Map) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] == '"' {
-		var text string
-		if err := json.Unmarshal(data, &text); err != nil {
-			return fmt.Errorf("indexmap: %v", err)
-		}
-		n, err := Parse(text)
-		if err != nil {
-			return err
-		}
-		*m = n
-		return nil
-	}
-	var j jsonMap
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
-		return fmt.Errorf("indexmap: %v", err)
-	}
-	var spec Spec
-	var err error
-	// An absent kind is untyped.
-	if j.Domain.Kind == "" {
-		j.Domain.Kind = Untyped.String()
-	}
-	if j.Codomain.Kind == "" {
-		j.Codomain.Kind = Untyped.String()
-	}
-	if spec.Domain.Kind, err = ParseKind(j.Domain.Kind); err != nil {
-		return fmt.Errorf("indexmap: domain.kind: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
-	}
-	if spec.Codomain.Kind, err = ParseKind(j.Codomain.Kind); err != nil {
-		return fmt.Errorf("indexmap: codomain.kind: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
-	}
-	spec.Domain.Space, spec.Codomain.Space = j.Domain.Space, j.Codomain.Space
-	for i, text := range j.Results {
-		e, err := ParseExpr(text)
-		if err != nil {
-			return fmt.Errorf("indexmap: results[%d]: %s", i, strings.TrimPrefix(err.Error(), "indexmap: "))
-		}
-		spec.Results = append(spec.Results, e)
-	}
-	if j.Guard != "" {
-		if spec.Guard, err = ParseGuard(j.Guard); err != nil {
-			return fmt.Errorf("indexmap: guard: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
-		}
-	}
-	spec.Broadcast = j.Broadcast
-	n, err := New(spec)
+	v, err := jsonv.Parse(data, jsonv.Limits{})
 	if err != nil {
+		return err
+	}
+	var d jsonv.Decoder
+	n, _ := DecodeJSON(&d, v, jsonv.Root)
+	if err := d.Err(); err != nil {
 		return err
 	}
 	*m = n
 	return nil
+}
+
+// DecodeJSON decodes a map in either JSON form from the value v at path p of
+// a larger document, recording every problem in d. It reports whether the
+// map is valid. The object form must have "domain", "codomain" and
+// "results"; an empty object is not a map.
+func DecodeJSON(d *jsonv.Decoder, v *jsonv.Value, p jsonv.Path) (Map, bool) {
+	if v.Kind == jsonv.String {
+		n, err := Parse(v.Str())
+		if err != nil {
+			d.Wrap(p, jsonv.Invalid, err)
+			return Map{}, false
+		}
+		return n, true
+	}
+	if v.Kind != jsonv.Object {
+		d.Report(p, jsonv.Type, "want a map object or its text form as a string, have %s", v.Describe())
+		return Map{}, false
+	}
+	before := d.ErrorCount()
+	o := d.Object(v, p, "domain", "codomain", "results", "guard", "broadcast")
+	var spec Spec
+	spec.Domain = decodeSide(d, o, "domain")
+	spec.Codomain = decodeSide(d, o, "codomain")
+	if rv, rp := o.Require("results", "an array of expressions"); rv != nil {
+		elems, _ := d.Array(rv, rp)
+		for i, ev := range elems {
+			if text, ok := d.String(ev, rp.Index(i)); ok {
+				e, err := ParseExpr(text)
+				if err != nil {
+					d.Wrap(rp.Index(i), jsonv.Invalid, err)
+					continue
+				}
+				spec.Results = append(spec.Results, e)
+			}
+		}
+	}
+	if gv, gp := o.Field("guard"); gv != nil {
+		if text, ok := d.String(gv, gp); ok && text != "" {
+			g, err := ParseGuard(text)
+			if err != nil {
+				d.Wrap(gp, jsonv.Invalid, err)
+			}
+			spec.Guard = g
+		}
+	}
+	if bv, bp := o.Field("broadcast"); bv != nil {
+		spec.Broadcast, _ = d.Strings(bv, bp)
+	}
+	o.End()
+	if d.ErrorCount() > before {
+		return Map{}, false
+	}
+	n, err := New(spec)
+	if err != nil {
+		d.Wrap(p, jsonv.Invalid, err)
+		return Map{}, false
+	}
+	return n, true
+}
+
+// decodeSide decodes the domain or codomain {"kind": ..., "space": ...}; an
+// absent kind is untyped.
+func decodeSide(d *jsonv.Decoder, o *jsonv.ObjectReader, name string) Side {
+	v, p := o.Require(name, `an object {"kind": ..., "space": ...}`)
+	if v == nil {
+		return Side{}
+	}
+	so := d.Object(v, p, "kind", "space")
+	var side Side
+	if kv, kp := so.Field("kind"); kv != nil {
+		if text, ok := d.String(kv, kp); ok {
+			k, err := ParseKind(text)
+			if err != nil {
+				d.Wrap(kp, jsonv.Invalid, err)
+			}
+			side.Kind = k
+		}
+	}
+	if sv, sp := so.Require("space", "a space"); sv != nil {
+		side.Space, _ = indexspace.DecodeJSON(d, sv, sp)
+	}
+	so.End()
+	return side
 }
 
 // MarshalText and UnmarshalText let an Expr-holding type use the text form;

@@ -293,7 +293,7 @@ func (m Map) Eval(coord []int) ([]int, bool, error) {
 // as the reference for the compiled evaluator.
 func (m Map) evalTree(coord []int) ([]int, bool, error) {
 	if _, err := m.dom.Space.Flat(coord); err != nil {
-		return nil, false, fmt.Errorf("indexmap: %s", strings.TrimPrefix(err.Error(), "indexspace: "))
+		return nil, false, fmt.Errorf("indexmap: %w", err)
 	}
 	env := m.env(coord)
 	out := make([]int, len(m.results))

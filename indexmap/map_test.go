@@ -1,11 +1,15 @@
 package indexmap
 
 import (
-	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
+	json "github.com/goccy/go-json"
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 // mmaA is the A-operand fragment of mma.m16n8k16 (row-major 16×16 tile over
@@ -200,4 +204,48 @@ func FuzzParseGuard(f *testing.F) {
 			t.Fatalf("guard round trip of %q: %q, %v", text, back, err)
 		}
 	})
+}
+
+// TestJSONEveryProblem decodes a map form with several mistakes and checks
+// every problem, its path and its code; a syntax error in an expression keeps
+// its type under the JSON path.
+func TestJSONEveryProblem(t *testing.T) {
+	in := `{
+  "domain": {"kind": "reg", "space": {"axes": [{"name": "m", "size": "2"}]}},
+  "codomain": {"space": "(a:2)", "colour": 1},
+  "results": ["m +", 3],
+  "guard": "m",
+  "results": []
+}`
+	var m Map
+	err := json.Unmarshal([]byte(in), &m)
+	var ps jsonv.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("Unmarshal: %v, want jsonv.Problems", err)
+	}
+	type row struct{ Path, Code string }
+	var got []row
+	for _, p := range ps {
+		got = append(got, row{p.Path.String(), string(p.Code)})
+	}
+	want := []row{
+		{"$.codomain.colour", "unknown_field"},
+		{"$.domain.kind", "invalid"},
+		{"$.domain.space.axes[0].size", "type"},
+		{"$.guard", "invalid"},
+		{"$.results", "duplicate_key"},
+		{"$.results[0]", "invalid"},
+		{"$.results[1]", "type"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\nerror:\n%v", diff, err)
+	}
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Errorf("errors.As found no *SyntaxError in %v", err)
+	}
+	// An empty object is not a map.
+	if err := json.Unmarshal([]byte(`{}`), &m); err == nil || !strings.Contains(err.Error(), `$: missing "domain"`) {
+		t.Errorf("Unmarshal({}) = %v, want missing fields", err)
+	}
 }

@@ -62,9 +62,10 @@
 // use), a zero or too large size (at the size), an empty group (at its '('),
 // and an overflowing product (at the name of the leaf whose size makes the
 // product of the leaves so far exceed MaxSize). Errors from the JSON form are
-// JSONErrors: every problem with the JSON path of the offending value, e.g.
+// JSONErrors: every problem, sorted, with a stable code and the JSON path of
+// the offending value, e.g.
 //
-//	indexspace: axes[1].axes[0].size: want a positive integer, got "4"
+//	$.axes[1].axes[0].size: want a positive integer, got "4"
 //
 // Errors from New name the axis and the violated rule.
 package indexspace

@@ -1,9 +1,9 @@
 package indexspace_test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/goccy/go-json"
 
 	"github.com/cklplan/cklplan/indexspace"
 )
@@ -62,11 +62,12 @@ func ExampleJSONErrors() {
 	fmt.Println(err)
 	var je indexspace.JSONErrors
 	if errors.As(err, &je) {
-		fmt.Println(je[0].Path)
+		fmt.Println(je[0].Path, je[0].Code)
 	}
 	// Output:
-	// indexspace: axes[0].size: want a positive integer, got "4"; axes[1]: missing "size" (for a leaf) or "axes" (for a group)
-	// axes[0].size
+	// $.axes[0].size: want a positive integer, got "4"
+	// $.axes[1]: missing "size" (for a leaf) or "axes" (for a group)
+	// $.axes[0].size type
 }
 
 // A syntax or validation error in the text form carries the byte offset of

@@ -1,13 +1,13 @@
 package indexspace
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 // jsonAxis is the JSON form of an axis: {"name": "m", "size": 16} for a leaf,
@@ -41,254 +41,205 @@ func toJSONAxes(axes []Axis) []jsonAxis {
 	return out
 }
 
-// A JSONError is one problem of a JSON form: the JSON path of the offending
-// value ("axes[0].size", "axes[1].axes[0].name"; "" for the whole document)
-// and what is wrong with it.
-type JSONError struct {
-	Path string
-	Msg  string
-}
-
-func (e JSONError) Error() string { return "indexspace: " + e.where() }
-
-func (e JSONError) where() string {
-	if e.Path == "" {
-		return e.Msg
-	}
-	return e.Path + ": " + e.Msg
-}
-
-// JSONErrors lists every problem UnmarshalJSON found in a JSON form, in the
-// order of the document's axes (within an object: unknown fields, then
-// "name", "size", "axes").
-type JSONErrors []JSONError
-
-func (e JSONErrors) Error() string {
-	parts := make([]string, len(e))
-	for i, x := range e {
-		parts[i] = x.where()
-	}
-	return "indexspace: " + strings.Join(parts, "; ")
-}
+// JSONErrors is the error UnmarshalJSON returns for a form that breaks a
+// rule: every problem, sorted by JSON path, each with a stable code
+// (jsonv.Missing, jsonv.Type, …) and the path of the offending value, e.g.
+//
+//	$.axes[0].size: want a positive integer, got "4"
+type JSONErrors = jsonv.Problems
 
 // UnmarshalJSON decodes the object form written by MarshalJSON, or a JSON
 // string holding the text form ("tile(m:16, n:(n0:2, n1:4))"); JSON null
 // leaves s unchanged. The object must have "axes" and may have "name"; an
 // axis must have "name" and exactly one of "size" (a leaf) and "axes" (a
-// group). A form that breaks a rule is reported as JSONErrors naming the
-// JSON path of every offending value, e.g.
-//
-//	indexspace: axes[0].size: want a positive integer, got "4"
-//
-// and a text form that does not parse as a *SyntaxError.
+// group). Unknown fields and repeated keys are errors. A form that breaks a
+// rule is reported as JSONErrors; a text form that does not parse is
+// reported at the root, and errors.As finds its *SyntaxError.
 func (s *Space) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	switch {
-	case bytes.Equal(data, []byte("null")):
-		return nil
-	case len(data) > 0 && data[0] == '"':
-		var text string
-		if err := json.Unmarshal(data, &text); err != nil {
-			return fmt.Errorf("indexspace: %w", err)
-		}
-		t, err := Parse(text)
-		if err != nil {
-			return err
-		}
-		*s = t
-		return nil
-	case len(data) == 0 || data[0] != '{':
-		return JSONErrors{{Msg: "want a space object or its text form as a string, got " + describe(data)}}
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return fmt.Errorf("indexspace: %w", err)
-	}
-	d := &jsonDecoder{seen: map[string]string{}, product: 1}
-	d.unknown("", fields, "name", "axes")
-	name := ""
-	if raw, ok := fields["name"]; ok {
-		name, _ = d.ident("name", raw, true)
-	}
-	var axes []Axis
-	if raw, ok := fields["axes"]; ok {
-		axes = d.axes("axes", raw, 0)
-	} else {
-		d.errorf("", `missing "axes"`)
-	}
-	if len(d.errs) > 0 {
-		return d.errs
-	}
-	t, err := New(name, axes...)
+	v, err := jsonv.Parse(data, jsonv.Limits{})
 	if err != nil {
-		return err // not reached: the decoder checks every rule New checks
+		return err
+	}
+	if v.Kind == jsonv.Null {
+		return nil
+	}
+	var d jsonv.Decoder
+	t, _ := DecodeJSON(&d, v, jsonv.Root)
+	if err := d.Err(); err != nil {
+		return err
 	}
 	*s = t
 	return nil
 }
 
+// DecodeJSON decodes a space in either JSON form from the value v at path p
+// of a larger document, recording every problem in d. It reports whether the
+// space is valid.
+func DecodeJSON(d *jsonv.Decoder, v *jsonv.Value, p jsonv.Path) (Space, bool) {
+	if v.Kind == jsonv.String {
+		t, err := Parse(v.Str())
+		if err != nil {
+			d.Wrap(p, jsonv.Invalid, err)
+			return Space{}, false
+		}
+		return t, true
+	}
+	if v.Kind != jsonv.Object {
+		d.Report(p, jsonv.Type, "want a space object or its text form as a string, got %s", describe(v))
+		return Space{}, false
+	}
+	before := d.ErrorCount()
+	sd := &jsonDecoder{d: d, seen: map[string]string{}, product: 1}
+	o := d.Object(v, p, "name", "axes")
+	name := ""
+	if raw, rp := o.Field("name"); raw != nil {
+		name, _ = sd.ident(rp, raw, true)
+	}
+	var axes []Axis
+	if raw, rp := o.Field("axes"); raw != nil {
+		axes = sd.axes(rp, raw, 0)
+	} else {
+		d.Report(p, jsonv.Missing, `missing "axes"`)
+	}
+	o.End()
+	if d.ErrorCount() > before {
+		return Space{}, false
+	}
+	t, err := New(name, axes...)
+	if err != nil {
+		d.Wrap(p, jsonv.Invalid, err) // not reached: the decoder checks every rule New checks
+		return Space{}, false
+	}
+	return t, true
+}
+
 // A jsonDecoder checks a JSON form field by field, collecting every problem
 // with its path.
 type jsonDecoder struct {
-	errs       JSONErrors
+	d          *jsonv.Decoder
 	seen       map[string]string // axis name → path of its first use
 	product    int               // product of the leaf sizes so far
 	overflowed bool
 }
 
-func (d *jsonDecoder) errorf(path, format string, args ...any) {
-	d.errs = append(d.errs, JSONError{Path: path, Msg: fmt.Sprintf(format, args...)})
-}
-
-// field returns the path of field key of the object at path.
-func field(path, key string) string {
-	if !isIdent(key) {
-		key = strconv.Quote(key)
-	}
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// unknown reports the fields of an object other than the allowed ones.
-func (d *jsonDecoder) unknown(path string, fields map[string]json.RawMessage, allowed ...string) {
-	var keys []string
-	for k := range fields {
-		if !slices.Contains(allowed, k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	want := `"` + strings.Join(allowed, `", "`) + `"`
-	for _, k := range keys {
-		d.errorf(field(path, k), "unknown field (want %s)", want)
-	}
-}
-
 // ident decodes a name: a JSON string holding an identifier ("" too when
 // empty is true).
-func (d *jsonDecoder) ident(path string, raw json.RawMessage, empty bool) (string, bool) {
-	var name string
-	if kind(raw) != '"' || json.Unmarshal(raw, &name) != nil {
-		d.errorf(path, "want a string, got %s", describe(raw))
+func (sd *jsonDecoder) ident(p jsonv.Path, v *jsonv.Value, empty bool) (string, bool) {
+	if v.Kind != jsonv.String {
+		sd.d.Report(p, jsonv.Type, "want a string, got %s", describe(v))
 		return "", false
 	}
+	name := v.Str()
 	if !isIdent(name) && !(empty && name == "") {
-		d.errorf(path, "want an identifier (a letter or '_', then letters, digits, '_'), got %s", describe(raw))
+		sd.d.Report(p, jsonv.Invalid, "want an identifier (a letter or '_', then letters, digits, '_'), got %s", describe(v))
 		return "", false
 	}
 	return name, true
 }
 
-// axes decodes the array of axes at path.
-func (d *jsonDecoder) axes(path string, raw json.RawMessage, depth int) []Axis {
+// axes decodes the array of axes at p.
+func (sd *jsonDecoder) axes(p jsonv.Path, v *jsonv.Value, depth int) []Axis {
 	if depth > maxDepth {
-		d.errorf(path, "groups nested deeper than %d", maxDepth)
+		sd.d.Report(p, jsonv.Limit, "groups nested deeper than %d", maxDepth)
 		return nil
 	}
-	var elems []json.RawMessage
-	if kind(raw) != '[' || json.Unmarshal(raw, &elems) != nil {
-		d.errorf(path, "want an array of axes, got %s", describe(raw))
+	if v.Kind != jsonv.Array {
+		sd.d.Report(p, jsonv.Type, "want an array of axes, got %s", describe(v))
 		return nil
 	}
-	out := make([]Axis, 0, len(elems))
-	for i, e := range elems {
-		out = append(out, d.axis(fmt.Sprintf("%s[%d]", path, i), e, depth))
+	out := make([]Axis, 0, len(v.Elems()))
+	for i, e := range v.Elems() {
+		out = append(out, sd.axis(p.Index(i), e, depth))
 	}
 	return out
 }
 
-// axis decodes the axis object at path.
-func (d *jsonDecoder) axis(path string, raw json.RawMessage, depth int) Axis {
-	var fields map[string]json.RawMessage
-	if kind(raw) != '{' || json.Unmarshal(raw, &fields) != nil {
-		d.errorf(path, `want an axis object ({"name": ..., "size": ...} or {"name": ..., "axes": [...]}), got %s`, describe(raw))
+// axis decodes the axis object at p.
+func (sd *jsonDecoder) axis(p jsonv.Path, v *jsonv.Value, depth int) Axis {
+	if v.Kind != jsonv.Object {
+		sd.d.Report(p, jsonv.Type, `want an axis object ({"name": ..., "size": ...} or {"name": ..., "axes": [...]}), got %s`, describe(v))
 		return Axis{}
 	}
-	d.unknown(path, fields, "name", "size", "axes")
+	o := sd.d.Object(v, p, "name", "size", "axes")
+	defer o.End()
 	name := ""
-	if rawName, ok := fields["name"]; !ok {
-		d.errorf(path, `missing "name"`)
-	} else if n, ok := d.ident(field(path, "name"), rawName, false); ok {
-		if first, dup := d.seen[n]; dup {
-			d.errorf(field(path, "name"), "axis name %q is used twice (first at %s)", n, first)
+	if rawName, np := o.Field("name"); rawName == nil {
+		sd.d.Report(p, jsonv.Missing, `missing "name"`)
+	} else if n, ok := sd.ident(np, rawName, false); ok {
+		if first, dup := sd.seen[n]; dup {
+			sd.d.Report(np, jsonv.DuplicateName, "axis name %q is used twice (first at %s)", n, first)
 		} else {
-			d.seen[n] = field(path, "name")
+			sd.seen[n] = np.String()
 		}
 		name = n
 	}
-	rawSize, leaf := fields["size"]
-	rawAxes, group := fields["axes"]
+	rawSize, sp := o.Field("size")
+	rawAxes, ap := o.Field("axes")
 	switch {
-	case leaf && group:
-		d.errorf(path, `has both "size" and "axes" (a leaf has a size, a group has axes)`)
+	case rawSize != nil && rawAxes != nil:
+		sd.d.Report(p, jsonv.Invalid, `has both "size" and "axes" (a leaf has a size, a group has axes)`)
 		return Axis{}
-	case leaf:
-		return Leaf(name, d.size(field(path, "size"), rawSize, name))
-	case group:
-		fs := d.axes(field(path, "axes"), rawAxes, depth+1)
+	case rawSize != nil:
+		return Leaf(name, sd.size(sp, rawSize, name))
+	case rawAxes != nil:
+		fs := sd.axes(ap, rawAxes, depth+1)
 		if fs != nil && len(fs) == 0 {
-			d.errorf(field(path, "axes"), "group %q has no factors", name)
+			sd.d.Report(ap, jsonv.Invalid, "group %q has no factors", name)
 		}
 		return Group(name, fs...)
 	default:
-		d.errorf(path, `missing "size" (for a leaf) or "axes" (for a group)`)
+		sd.d.Report(p, jsonv.Missing, `missing "size" (for a leaf) or "axes" (for a group)`)
 		return Axis{}
 	}
 }
 
-// size decodes the size of leaf name at path: an integer in [1, MaxSize]
+// size decodes the size of leaf name at p: an integer in [1, MaxSize]
 // written with digits only.
-func (d *jsonDecoder) size(path string, raw json.RawMessage, name string) int {
-	text := string(bytes.TrimSpace(raw))
+func (sd *jsonDecoder) size(p jsonv.Path, v *jsonv.Value, name string) int {
+	text := v.Num()
 	digits := strings.TrimPrefix(text, "-")
-	if digits == "" || strings.Trim(digits, "0123456789") != "" {
-		d.errorf(path, "want a positive integer, got %s", describe(raw))
+	if v.Kind != jsonv.Number || strings.Trim(digits, "0123456789") != "" {
+		sd.d.Report(p, jsonv.Type, "want a positive integer, got %s", describe(v))
 		return 0
 	}
 	n, err := strconv.ParseInt(text, 10, 64)
 	switch {
 	case err == nil && n < 1 || err != nil && text[0] == '-':
-		d.errorf(path, "want a positive integer, got %s", describe(raw))
+		sd.d.Report(p, jsonv.Range, "want a positive integer, got %s", describe(v))
 		return 0
 	case err != nil || n > MaxSize:
-		d.errorf(path, "size %s of axis %q exceeds the limit %d", text, name, MaxSize)
+		sd.d.Report(p, jsonv.Range, "size %s of axis %q exceeds the limit %d", text, name, MaxSize)
 		return 0
 	}
-	if !d.overflowed {
+	if !sd.overflowed {
 		var ok bool
-		if d.product, ok = mulSize(d.product, int(n)); !ok {
-			d.overflowed = true
-			d.errorf(path, "size of space overflows (limit %d) at axis %q", MaxSize, name)
+		if sd.product, ok = mulSize(sd.product, int(n)); !ok {
+			sd.overflowed = true
+			sd.d.Report(p, jsonv.Range, "size of space overflows (limit %d) at axis %q", MaxSize, name)
 		}
 	}
 	return int(n)
 }
 
-// kind returns the first byte of a JSON value: '{', '[', '"', 't', 'f', 'n'
-// or the start of a number.
-func kind(raw json.RawMessage) byte {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return 0
-	}
-	return raw[0]
-}
-
-// describe returns a JSON value as it appears in an error: compacted and
+// describe returns a JSON value as it appears in an error: its JSON text,
 // cut to about 40 bytes.
-func describe(raw []byte) string {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		b.Reset()
-		b.Write(bytes.TrimSpace(raw))
-	}
-	if b.Len() == 0 {
-		return "nothing"
+func describe(v *jsonv.Value) string {
+	var text string
+	switch v.Kind {
+	case jsonv.Null:
+		text = "null"
+	case jsonv.Bool:
+		text = strconv.FormatBool(v.Bool())
+	case jsonv.Number:
+		text = v.Num()
+	case jsonv.String:
+		b, _ := json.Marshal(v.Str())
+		text = string(b)
+	default:
+		b, _ := json.Marshal(compact(v))
+		text = string(b)
 	}
 	const max = 40
-	text := b.String()
 	if len(text) <= max {
 		return text
 	}
@@ -297,4 +248,39 @@ func describe(raw []byte) string {
 		cut--
 	}
 	return text[:cut] + "..."
+}
+
+// compact turns a value into Go values that marshal back to its JSON text
+// (members in document order, numbers as written).
+func compact(v *jsonv.Value) any {
+	switch v.Kind {
+	case jsonv.Null:
+		return nil
+	case jsonv.Bool:
+		return v.Bool()
+	case jsonv.Number:
+		return json.RawMessage(v.Num())
+	case jsonv.String:
+		return v.Str()
+	case jsonv.Array:
+		out := make([]any, len(v.Elems()))
+		for i, e := range v.Elems() {
+			out[i] = compact(e)
+		}
+		return out
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, m := range v.Members() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.Key)
+		e, _ := json.Marshal(compact(m.Value))
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(e)
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String())
 }

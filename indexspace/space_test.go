@@ -1,9 +1,9 @@
 package indexspace
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"strings"
 	"testing"
 )
@@ -198,35 +198,36 @@ func TestUnmarshalJSONErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		// Regressions: "size 0" with no path, and a Go type name
 		// (jsonAxis.axes.size) with no index.
-		{"missing size", `{"name":"t","axes":[{"name":"a"}]}`, `axes[0]: missing "size" (for a leaf) or "axes" (for a group)`},
-		{"size as a string", `{"name":"t","axes":[{"name":"a","size":"4"}]}`, `axes[0].size: want a positive integer, got "4"`},
-		{"zero size", `{"axes":[{"name":"m","size":0}]}`, `axes[0].size: want a positive integer, got 0`},
-		{"negative size", `{"axes": [{"name": "m", "size": -4}]}`, `axes[0].size: want a positive integer, got -4`},
-		{"fractional size", `{"axes":[{"name":"m","size":2.5}]}`, `axes[0].size: want a positive integer, got 2.5`},
-		{"size in exponent form", `{"axes":[{"name":"m","size":1e3}]}`, `axes[0].size: want a positive integer, got 1e3`},
-		{"size above MaxSize", `{"axes":[{"name":"m","size":99999999999999999999}]}`, `axes[0].size: size 99999999999999999999 of axis "m" exceeds the limit ` + maxSize},
-		{"missing name", `{"axes":[{"size":2}]}`, `axes[0]: missing "name"`},
-		{"name not a string", `{"axes":[{"name":7,"size":2}]}`, `axes[0].name: want a string, got 7`},
-		{"name not an identifier", `{"axes":[{"name":"1m","size":2}]}`, `axes[0].name: want an identifier (a letter or '_', then letters, digits, '_'), got "1m"`},
-		{"space name not an identifier", `{"name":"a b","axes":[]}`, `name: want an identifier (a letter or '_', then letters, digits, '_'), got "a b"`},
-		{"missing axes", `{"name":"t"}`, `missing "axes"`},
-		{"axes not an array", `{"axes":{"name":"m","size":2}}`, `axes: want an array of axes, got {"name":"m","size":2}`},
-		{"axes null", `{"axes":null}`, `axes: want an array of axes, got null`},
-		{"axis not an object", `{"axes":[{"name":"m","size":2}, 3]}`, `axes[1]: want an axis object ({"name": ..., "size": ...} or {"name": ..., "axes": [...]}), got 3`},
-		{"size and axes", `{"axes":[{"name":"m","size":2,"axes":[{"name":"x","size":2}]}]}`, `axes[0]: has both "size" and "axes" (a leaf has a size, a group has axes)`},
-		{"empty group", `{"axes":[{"name":"g","axes":[]}]}`, `axes[0].axes: group "g" has no factors`},
-		{"unknown field of the space", `{"axes":[],"bogus":1}`, `bogus: unknown field (want "name", "axes")`},
-		{"unknown field of an axis", `{"axes":[{"name":"m","size":2,"Size":3}]}`, `axes[0].Size: unknown field (want "name", "size", "axes")`},
-		{"odd field name quoted", `{"axes":[],"a b":1}`, `"a b": unknown field (want "name", "axes")`},
+		{"missing size", `{"name":"t","axes":[{"name":"a"}]}`, `$.axes[0]: missing "size" (for a leaf) or "axes" (for a group)`},
+		{"size as a string", `{"name":"t","axes":[{"name":"a","size":"4"}]}`, `$.axes[0].size: want a positive integer, got "4"`},
+		{"zero size", `{"axes":[{"name":"m","size":0}]}`, `$.axes[0].size: want a positive integer, got 0`},
+		{"negative size", `{"axes": [{"name": "m", "size": -4}]}`, `$.axes[0].size: want a positive integer, got -4`},
+		{"fractional size", `{"axes":[{"name":"m","size":2.5}]}`, `$.axes[0].size: want a positive integer, got 2.5`},
+		{"size in exponent form", `{"axes":[{"name":"m","size":1e3}]}`, `$.axes[0].size: want a positive integer, got 1e3`},
+		{"size above MaxSize", `{"axes":[{"name":"m","size":99999999999999999999}]}`, `$.axes[0].size: size 99999999999999999999 of axis "m" exceeds the limit ` + maxSize},
+		{"missing name", `{"axes":[{"size":2}]}`, `$.axes[0]: missing "name"`},
+		{"name not a string", `{"axes":[{"name":7,"size":2}]}`, `$.axes[0].name: want a string, got 7`},
+		{"name not an identifier", `{"axes":[{"name":"1m","size":2}]}`, `$.axes[0].name: want an identifier (a letter or '_', then letters, digits, '_'), got "1m"`},
+		{"space name not an identifier", `{"name":"a b","axes":[]}`, `$.name: want an identifier (a letter or '_', then letters, digits, '_'), got "a b"`},
+		{"missing axes", `{"name":"t"}`, `$: missing "axes"`},
+		{"axes not an array", `{"axes":{"name":"m","size":2}}`, `$.axes: want an array of axes, got {"name":"m","size":2}`},
+		{"axes null", `{"axes":null}`, `$.axes: want an array of axes, got null`},
+		{"axis not an object", `{"axes":[{"name":"m","size":2}, 3]}`, `$.axes[1]: want an axis object ({"name": ..., "size": ...} or {"name": ..., "axes": [...]}), got 3`},
+		{"size and axes", `{"axes":[{"name":"m","size":2,"axes":[{"name":"x","size":2}]}]}`, `$.axes[0]: has both "size" and "axes" (a leaf has a size, a group has axes)`},
+		{"empty group", `{"axes":[{"name":"g","axes":[]}]}`, `$.axes[0].axes: group "g" has no factors`},
+		{"unknown field of the space", `{"axes":[],"bogus":1}`, `$.bogus: unknown field "bogus" (want "name", "axes")`},
+		{"unknown field of an axis", `{"axes":[{"name":"m","size":2,"Size":3}]}`, `$.axes[0].Size: unknown field "Size" (want "name", "size", "axes")`},
+		{"odd field name quoted", `{"axes":[],"a b":1}`, `$["a b"]: unknown field "a b" (want "name", "axes")`},
 		{"duplicate name in a group", `{"axes":[{"name":"m","size":2},{"name":"g","axes":[{"name":"m","size":3}]}]}`,
-			`axes[1].axes[0].name: axis name "m" is used twice (first at axes[0].name)`},
+			`$.axes[1].axes[0].name: axis name "m" is used twice (first at $.axes[0].name)`},
 		{"overflow at the leaf", `{"axes":[{"name":"a","size":4294967296},{"name":"g","axes":[{"name":"c","size":1},{"name":"b","size":4294967296}]}]}`,
-			`axes[1].axes[1].size: size of space overflows (limit ` + maxSize + `) at axis "b"`},
+			`$.axes[1].axes[1].size: size of space overflows (limit ` + maxSize + `) at axis "b"`},
 		{"every problem, in order", `{"axes":[{"name":"a"},{"name":"b","size":"x"},{"size":0}]}`,
-			`axes[0]: missing "size" (for a leaf) or "axes" (for a group); axes[1].size: want a positive integer, got "x"; axes[2]: missing "name"; axes[2].size: want a positive integer, got 0`},
-		{"not an object", `[]`, `want a space object or its text form as a string, got []`},
-		{"long value cut", `{"axes":"` + strings.Repeat("x", 60) + `"}`, `axes: want an array of axes, got "` + strings.Repeat("x", 39) + `...`},
-		{"nested too deep", `{"axes":[` + jsonNest(70) + `]}`, strings.Repeat("axes[0].", 65) + `axes: groups nested deeper than 64`},
+			"$.axes[0]: missing \"size\" (for a leaf) or \"axes\" (for a group)\n$.axes[1].size: want a positive integer, got \"x\"\n$.axes[2]: missing \"name\"\n$.axes[2].size: want a positive integer, got 0"},
+		{"repeated key", `{"axes":[],"name":"t","axes":[{"name":"m","size":2}]}`, `$.axes: key "axes" is repeated (first at byte 1)`},
+		{"not an object", `[]`, `$: want a space object or its text form as a string, got []`},
+		{"long value cut", `{"axes":"` + strings.Repeat("x", 60) + `"}`, `$.axes: want an array of axes, got "` + strings.Repeat("x", 39) + `...`},
+		{"nested too deep", `{"axes":[` + jsonNest(70) + `]}`, "$." + strings.Repeat("axes[0].", 65) + `axes: groups nested deeper than 64`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -236,7 +237,7 @@ func TestUnmarshalJSONErrors(t *testing.T) {
 			if !errors.As(err, &je) {
 				t.Fatalf("Unmarshal(%s) = %v, want JSONErrors", tc.in, err)
 			}
-			if got, want := err.Error(), "indexspace: "+tc.want; got != want {
+			if got, want := err.Error(), tc.want; got != want {
 				t.Errorf("Unmarshal(%s) error\n%s\nwant\n%s", tc.in, got, want)
 			}
 		})

@@ -3,7 +3,6 @@ package storage
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
@@ -79,7 +78,7 @@ func Strided(tile indexspace.Space, stride []int, cfg Config) (Layout, error) {
 		Broadcast: cfg.Broadcast,
 	})
 	if err != nil {
-		return Layout{}, fmt.Errorf("storage: address map: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
+		return Layout{}, fmt.Errorf("storage: address map: %w", err)
 	}
 	cfg.Broadcast = nil
 	return New(m, cfg)

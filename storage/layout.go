@@ -87,7 +87,7 @@ func New(offset indexmap.Map, cfg Config) (Layout, error) {
 		}
 		m, err := indexmap.New(spec)
 		if err != nil {
-			return Layout{}, fmt.Errorf("storage: broadcast: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
+			return Layout{}, fmt.Errorf("storage: broadcast: %w", err)
 		}
 		offset = m
 	}
@@ -103,7 +103,7 @@ func New(offset indexmap.Map, cfg Config) (Layout, error) {
 	}
 	address, err := indexmap.CompileExpr(offset.Result(0), l.tile)
 	if err != nil {
-		return Layout{}, fmt.Errorf("storage: the address map: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
+		return Layout{}, fmt.Errorf("storage: the address map: %w", err)
 	}
 	l.address = address
 	l.aff, l.isAffine = address.Affine()
@@ -236,12 +236,12 @@ func (l Layout) Address() (indexmap.Map, error) {
 	size := (cod.Size + p - 1) / p * p
 	sp, err := indexspace.New(spec.Codomain.Space.Name(), indexspace.Leaf(cod.Name, size))
 	if err != nil {
-		return indexmap.Map{}, fmt.Errorf("storage: the swizzled address space: %s", strings.TrimPrefix(err.Error(), "indexspace: "))
+		return indexmap.Map{}, fmt.Errorf("storage: the swizzled address space: %w", err)
 	}
 	spec.Codomain.Space = sp
 	m, err := indexmap.New(spec)
 	if err != nil {
-		return indexmap.Map{}, fmt.Errorf("storage: the swizzled address map: %s", strings.TrimPrefix(err.Error(), "indexmap: "))
+		return indexmap.Map{}, fmt.Errorf("storage: the swizzled address map: %w", err)
 	}
 	return m, nil
 }
@@ -291,7 +291,7 @@ func (l Layout) BitOffset(c []int) (int, error) {
 		return 0, fmt.Errorf("storage: BitOffset of the zero Layout")
 	}
 	if _, err := l.tile.Flat(c); err != nil {
-		return 0, fmt.Errorf("storage: %s", strings.TrimPrefix(err.Error(), "indexspace: "))
+		return 0, fmt.Errorf("storage: %w", err)
 	}
 	return l.bitPos(c), nil
 }

@@ -350,7 +350,7 @@ func TestNewConfigErrors(t *testing.T) {
 		{"no element", Config{Memory: Shared}, "element type ElementType(0): want one of the declared types"},
 		{"bad unit", Config{Memory: Shared, Element: F32, Unit: 9}, "address unit AddressUnit(9)"},
 		{"bad swizzle", Config{Memory: Shared, Element: F32, Swizzle: Swizzle{B: 2, M: 4, S: 1}}, "S = 1 < B = 2"},
-		{"unknown broadcast axis", Config{Memory: Shared, Element: F32, Broadcast: []string{"q"}}, `broadcast: broadcast axis "q" is not an axis`},
+		{"unknown broadcast axis", Config{Memory: Shared, Element: F32, Broadcast: []string{"q"}}, `broadcast: indexmap: broadcast axis "q" is not an axis`},
 		{"negative alignment", Config{Memory: Shared, Element: F32, BaseAlign: -4}, "base alignment -4 bytes"},
 	}
 	for _, tt := range tests {

@@ -105,12 +105,12 @@ func (sw Swizzle) Map(name string, size int) (indexmap.Map, error) {
 	}
 	sp, err := indexspace.New("", indexspace.Leaf(name, size))
 	if err != nil {
-		return indexmap.Map{}, fmt.Errorf("storage: %v: %s", sw, strings.TrimPrefix(err.Error(), "indexspace: "))
+		return indexmap.Map{}, fmt.Errorf("storage: %v: %w", sw, err)
 	}
 	side := indexmap.Side{Kind: indexmap.Physical, Space: sp}
 	m, err := indexmap.New(indexmap.Spec{Domain: side, Codomain: side, Results: []indexmap.Expr{sw.expr(indexmap.V(name))}})
 	if err != nil {
-		return indexmap.Map{}, fmt.Errorf("storage: %v: %s", sw, strings.TrimPrefix(err.Error(), "indexmap: "))
+		return indexmap.Map{}, fmt.Errorf("storage: %v: %w", sw, err)
 	}
 	return m, nil
 }

@@ -1,10 +1,15 @@
 package storage
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	json "github.com/goccy/go-json"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cklplan/cklplan/indexmap"
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 // TestTextRoundTrip parses text forms, checks the canonical String, and
@@ -133,19 +138,19 @@ func TestJSONRoundTrip(t *testing.T) {
 func TestJSONErrors(t *testing.T) {
 	const m = `"logical(k:4) -> physical(a:4) = (k)"`
 	tests := []struct{ name, in, err string }{
-		{"not an object", `[1]`, "storage: json:"},
-		{"unknown field", `{"memory":"shared","element":"f32","map":` + m + `,"stride":1}`, `unknown field "stride"`},
-		{"missing memory", `{"element":"f32","map":` + m + `}`, "storage: json: memory: missing"},
-		{"bad memory", `{"memory":"smem","element":"f32","map":` + m + `}`, `storage: json: memory: unknown memory space "smem"`},
-		{"missing element", `{"memory":"shared","map":` + m + `}`, "storage: json: element: missing"},
-		{"bad element", `{"memory":"shared","element":"f7","map":` + m + `}`, `storage: json: element: unknown element type "f7"`},
-		{"bad unit", `{"memory":"shared","element":"f32","unit":"bits","map":` + m + `}`, `storage: json: unit: unknown address unit "bits"`},
-		{"negative align", `{"memory":"shared","element":"f32","align":-1,"map":` + m + `}`, "storage: json: align: -1"},
-		{"bad swizzle", `{"memory":"shared","element":"f32","swizzle":"Sw","map":` + m + `}`, `storage: json: swizzle: swizzle "Sw"`},
-		{"missing map", `{"memory":"shared","element":"f32"}`, "storage: json: map: missing"},
-		{"null map", `{"memory":"shared","element":"f32","map":null}`, "storage: json: map: missing"},
-		{"bad map", `{"memory":"shared","element":"f32","map":"logical(k:4) -> "}`, "storage: json: map:"},
-		{"aliasing map", `{"memory":"shared","element":"f32","map":"logical(k:4) -> physical(a:4) = (k / 2)"}`, "storage: json: elements (k=0) and (k=1) overlap || storage: json: map: logical -> physical map: a map into physical must be alias-free except along declared broadcast axes: points (k=0) and (k=1)"},
+		{"not an object", `[1]`, "$: want a storage layout object or its text form as a string, have an array"},
+		{"unknown field", `{"memory":"shared","element":"f32","map":` + m + `,"stride":1}`, `$.stride: unknown field "stride"`},
+		{"missing memory", `{"element":"f32","map":` + m + `}`, `$: missing "memory": want a string`},
+		{"bad memory", `{"memory":"smem","element":"f32","map":` + m + `}`, `$.memory: storage: unknown memory space "smem"`},
+		{"missing element", `{"memory":"shared","map":` + m + `}`, `$: missing "element": want a string`},
+		{"bad element", `{"memory":"shared","element":"f7","map":` + m + `}`, `$.element: storage: unknown element type "f7"`},
+		{"bad unit", `{"memory":"shared","element":"f32","unit":"bits","map":` + m + `}`, `$.unit: storage: unknown address unit "bits"`},
+		{"negative align", `{"memory":"shared","element":"f32","align":-1,"map":` + m + `}`, "$.align: want a positive number of bytes, have -1"},
+		{"bad swizzle", `{"memory":"shared","element":"f32","swizzle":"Sw","map":` + m + `}`, `$.swizzle: storage: swizzle "Sw"`},
+		{"missing map", `{"memory":"shared","element":"f32"}`, `$: missing "map": want an index map`},
+		{"null map", `{"memory":"shared","element":"f32","map":null}`, "$.map: want a map object or its text form as a string, have null"},
+		{"bad map", `{"memory":"shared","element":"f32","map":"logical(k:4) -> "}`, "$.map: indexmap: offset 16:"},
+		{"aliasing map", `{"memory":"shared","element":"f32","map":"logical(k:4) -> physical(a:4) = (k / 2)"}`, "$.map: indexmap: logical -> physical map: a map into physical must be alias-free except along declared broadcast axes: points (k=0) and (k=1)"},
 		{"bad text", `"shared f32"`, "storage: offset 10: expected ':'"},
 	}
 	for _, tt := range tests {
@@ -156,6 +161,42 @@ func TestJSONErrors(t *testing.T) {
 				t.Fatalf("Unmarshal(%s) = %v, want error containing %q", tt.in, err, tt.err)
 			}
 		})
+	}
+}
+
+// TestJSONEveryProblem decodes a layout form with several mistakes and
+// checks every problem, its path and its code; the index map's own problems
+// appear under $.map, and errors.As finds an indexmap error inside.
+func TestJSONEveryProblem(t *testing.T) {
+	in := `{"memory": "smem", "unit": "bits", "align": 0, "swizzle": 3, "element": "f16",
+	        "map": {"domain": {"kind": "logical", "space": "(k:4)"}, "codomain": {"kind": "physical", "space": "(a:4)"}, "results": ["k +"]},
+	        "memory": "shared", "stride": 1}`
+	var l Layout
+	err := json.Unmarshal([]byte(in), &l)
+	var ps jsonv.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("Unmarshal: %v, want jsonv.Problems", err)
+	}
+	type row struct{ Path, Code string }
+	var got []row
+	for _, p := range ps {
+		got = append(got, row{p.Path.String(), string(p.Code)})
+	}
+	want := []row{
+		{"$.align", "range"},
+		{"$.map.results[0]", "invalid"},
+		{"$.memory", "duplicate_key"},
+		{"$.memory", "invalid"},
+		{"$.stride", "unknown_field"},
+		{"$.swizzle", "type"},
+		{"$.unit", "invalid"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\nerror:\n%v", diff, err)
+	}
+	var se *indexmap.SyntaxError
+	if !errors.As(err, &se) {
+		t.Errorf("errors.As found no *indexmap.SyntaxError in %v", err)
 	}
 }
 

@@ -1,7 +1,7 @@
 package highs_test
 
 import (
-	"encoding/json"
+	json "github.com/goccy/go-json"
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs"

@@ -62,6 +62,11 @@ func (d *Decoder) add(pr *Problem) {
 	}
 }
 
+// ErrorCount is the number of problems recorded that are not warnings: a
+// decoder of a part compares it before and after to learn whether the part
+// was valid.
+func (d *Decoder) ErrorCount() int { return d.errors }
+
 // Failed reports whether any problem that is not a warning was recorded.
 func (d *Decoder) Failed() bool { return d.errors > 0 }
 
