@@ -1,0 +1,128 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/cklplan/cklplan/internal/highs/highstest"
+)
+
+// differentialProblems is how many seeded random problems the differential
+// tests compare with exhaustive search.
+const differentialProblems = 1000
+
+func near(a, b float64) bool {
+	if math.IsInf(a, 1) || math.IsInf(b, 1) {
+		return math.IsInf(a, 1) && math.IsInf(b, 1)
+	}
+	return math.Abs(a-b) <= 1e-6*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// checkAgainst compares a Solve result with exhaustive search: the same
+// optimum (or both infeasible), a plan that costs it, and, when regrets were
+// computed, every rejected alternative's regret equal to the exhaustive one.
+func checkAgainst(t *testing.T, name string, p *Problem, ex exhaustiveResult, sol *Solution, err error, regrets bool) {
+	t.Helper()
+	if math.IsInf(ex.opt, 1) {
+		if !errors.Is(err, ErrInfeasible) {
+			t.Fatalf("%s: exhaustive search finds no plan; Solve: %v, %v", name, sol, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s: exhaustive optimum %v (plan %v); Solve: %v", name, ex.opt, ex.choices, err)
+	}
+	if sol.Status != Optimal || !near(sol.Objective, ex.opt) {
+		t.Fatalf("%s: Solve: %v %v, exhaustive optimum %v (plan %v)", name, sol.Status, sol.Objective, ex.opt, ex.choices)
+	}
+	choices := make([]int, len(sol.Choices))
+	for v, c := range sol.Choices {
+		choices[v] = c.Alternative
+	}
+	ev, err := p.Evaluate(choices)
+	if err != nil || !ev.Feasible() || !near(ev.Cost, ex.opt) {
+		t.Fatalf("%s: the plan %v evaluates to %+v, %v; optimum %v", name, choices, ev, err, ex.opt)
+	}
+	if sol.Bound > sol.Objective+1e-6*math.Max(1, math.Abs(sol.Objective)) {
+		t.Fatalf("%s: bound %v above the objective %v", name, sol.Bound, sol.Objective)
+	}
+	if !regrets {
+		return
+	}
+	want := 0
+	for v, node := range p.Nodes {
+		for a, alt := range node.Alternatives {
+			if alt.Removed == "" && a != choices[v] {
+				want++
+			}
+		}
+	}
+	if len(sol.Regrets) != want {
+		t.Fatalf("%s: %d regrets, want one per rejected alternative (%d)", name, len(sol.Regrets), want)
+	}
+	for _, r := range sol.Regrets {
+		exact := ex.best[r.Node][r.Alternative] - ex.opt
+		if !near(r.Regret, exact) || !r.Exact || r.Tie != near(exact, 0) {
+			t.Fatalf("%s: node %d alternative %d: regret %+v, exhaustive %v", name, r.Node, r.Alternative, r, exact)
+		}
+	}
+}
+
+// TestDifferential compares the reduced path, with regrets, against
+// exhaustive search on seeded random problems; the NoReduce path must find
+// the same optimum (and, on every tenth problem, the same regrets), and so
+// must the reduction with a tiny table limit and without dominance pruning.
+func TestDifferential(t *testing.T) {
+	highstest.Library(t)
+	ctx := context.Background()
+	stats := map[string]int{}
+	for seed := range uint64(differentialProblems) {
+		p := randomProblem(seed, 10)
+		ex := exhaustive(p)
+		name := fmt.Sprintf("seed %d", seed)
+		sol, err := Solve(ctx, p, Options{})
+		checkAgainst(t, name+" reduced", p, ex, sol, err, true)
+		if err == nil {
+			stats["feasible"]++
+			switch {
+			case sol.Model.CoreNodes == 0:
+				stats["core empty"]++
+			case sol.Model.Eliminated > 0:
+				stats["core and eliminated"]++
+			}
+			if sol.RegretSolves > 0 {
+				stats["re-solves"]++
+			}
+			for _, r := range sol.Regrets {
+				if r.Tie {
+					stats["ties"]++
+				}
+				if math.IsInf(r.Regret, 1) {
+					stats["infinite regrets"]++
+				}
+				if r.DominatedBy >= 0 {
+					stats["dominated"]++
+				}
+			}
+		}
+		sol, err = Solve(ctx, p, Options{NoReduce: true, NoRegrets: seed%10 != 0})
+		checkAgainst(t, name+" NoReduce", p, ex, sol, err, seed%10 == 0)
+		if seed%4 == 0 {
+			sol, err = Solve(ctx, p, Options{MaxTable: 8, KeepDominated: true})
+			checkAgainst(t, name+" MaxTable 8, KeepDominated", p, ex, sol, err, true)
+		}
+	}
+	t.Logf("%d problems: %v", differentialProblems, stats)
+	// The generator must exercise every path; these fail if it drifts.
+	for _, k := range []string{"feasible", "core empty", "core and eliminated", "re-solves", "ties", "infinite regrets", "dominated"} {
+		if stats[k] == 0 {
+			t.Errorf("no problem exercised %q", k)
+		}
+	}
+	if stats["feasible"] == differentialProblems {
+		t.Errorf("no infeasible problem")
+	}
+}

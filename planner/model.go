@@ -1,0 +1,251 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// A Problem is the abstract planning problem: choose one alternative per
+// node, minimizing execution plus conversion cost under the budgets.
+//
+// It is plain data, indexed by position: a Group names its producer and
+// consumers by index into Nodes, a Use names its budget by index into
+// Budgets, and a Group's label slices are parallel to the alternatives of the
+// node they label. Solve validates it (every fault named by its path, such as
+// groups[2].consumers[0].targets) and never changes it.
+type Problem struct {
+	Nodes   []Node
+	Groups  []Group
+	Budgets []Budget
+}
+
+// A Node is one invocation: the alternatives it may be realized by.
+type Node struct {
+	Name         string
+	Alternatives []Alternative
+}
+
+// An Alternative is one way to realize a node.
+type Alternative struct {
+	// ID names the alternative, unique within its node.
+	ID string
+	// Cost is the execution cost in nanoseconds; finite.
+	Cost float64
+	// Uses are the resources the alternative takes from budgets.
+	Uses []Use
+	// Removed, when not empty, excludes the alternative before solving and
+	// says why (a pin, a missing feature). Solution.Removed lists it.
+	Removed string
+}
+
+// A Use is an amount of one budget's resource.
+type Use struct {
+	Budget int     // index into Problem.Budgets
+	Amount float64 // finite, ≥ 0
+}
+
+// A Budget is a resource row: the uses of the chosen alternatives and of the
+// conversions they need add up to at most Capacity.
+type Budget struct {
+	Name     string
+	Capacity float64 // finite
+}
+
+// A Group is the cost term of one producer port: the producer's alternatives
+// leave its output in a source distribution (a label), each consumer's
+// alternatives want it in a target distribution, and converting source s to
+// target t costs Pairs' (s, t) entry. A pair that Pairs does not list, or
+// lists with an infinite cost, cannot be converted: no plan may need it.
+//
+// One conversion serves every consumer that needs the same target, so the
+// group costs Σ_{t ∈ T} C[s][t] where s is the producer's source and T the
+// set of targets the consumers need (fan-out sharing). A group with one
+// consumer is an ordinary edge. An identity conversion is a pair (s, s) of
+// cost 0, listed like any other.
+type Group struct {
+	Name      string
+	Producer  int      // index into Problem.Nodes
+	Sources   []string // one label per producer alternative
+	Consumers []Consumer
+	Pairs     []Pair
+}
+
+// A Consumer is one consumer of a group's producer port.
+type Consumer struct {
+	Node    int      // index into Problem.Nodes
+	Targets []string // one label per consumer alternative
+}
+
+// A Pair is one convertible (source, target) pair of a group.
+type Pair struct {
+	Source, Target string
+	// Cost is the conversion's cost in nanoseconds: ≥ 0, or +Inf for a pair
+	// that cannot be converted.
+	Cost float64
+	// Uses are the resources the conversion takes (the scratch of a
+	// shared-memory conversion), counted once per chosen (source, target)
+	// pair of the group however many consumers share it.
+	Uses []Use
+}
+
+// A Fault is one thing wrong with a Problem: Path names the value
+// (nodes[3].alternatives[1].cost) and What says what is wrong with it.
+type Fault struct {
+	Path string
+	What string
+}
+
+func (f Fault) String() string { return f.Path + ": " + f.What }
+
+// An InvalidError lists every fault of a Problem, in the order of their
+// paths in the Problem (nodes, then groups, then budgets).
+type InvalidError struct {
+	Faults []Fault
+}
+
+// maxFaultsShown bounds the faults Error prints; all stay in Faults.
+const maxFaultsShown = 8
+
+func (e *InvalidError) Error() string {
+	var b strings.Builder
+	b.WriteString("planner: invalid problem:")
+	for i, f := range e.Faults {
+		if i == maxFaultsShown {
+			fmt.Fprintf(&b, "\n\t… and %d more", len(e.Faults)-i)
+			break
+		}
+		b.WriteString("\n\t" + f.String())
+	}
+	return b.String()
+}
+
+// Validate checks the Problem's structure: indices in range, label slices
+// parallel to alternatives, finite costs and amounts, unique alternative ids
+// and pairs. It returns an *InvalidError listing every fault, or nil. A
+// Problem that validates may still be infeasible; that is Solve's answer.
+func (p *Problem) Validate() error {
+	var faults []Fault
+	add := func(path, format string, args ...any) {
+		faults = append(faults, Fault{path, fmt.Sprintf(format, args...)})
+	}
+	checkUses := func(path string, uses []Use) {
+		seen := map[int]bool{}
+		for k, u := range uses {
+			up := fmt.Sprintf("%s.uses[%d]", path, k)
+			switch {
+			case u.Budget < 0 || u.Budget >= len(p.Budgets):
+				add(up+".budget", "budget %d out of range [0, %d)", u.Budget, len(p.Budgets))
+			case seen[u.Budget]:
+				add(up+".budget", "budget %d (%s) used twice", u.Budget, p.Budgets[u.Budget].Name)
+			}
+			if u.Budget >= 0 {
+				seen[u.Budget] = true
+			}
+			if math.IsNaN(u.Amount) || math.IsInf(u.Amount, 0) || u.Amount < 0 {
+				add(up+".amount", "%v is not a finite non-negative number", u.Amount)
+			}
+		}
+	}
+	if len(p.Nodes) == 0 {
+		add("nodes", "no nodes")
+	}
+	for i, n := range p.Nodes {
+		path := fmt.Sprintf("nodes[%d]", i)
+		if len(n.Alternatives) == 0 {
+			add(path+".alternatives", "node %q has no alternatives", n.Name)
+		}
+		ids := map[string]int{}
+		for a, alt := range n.Alternatives {
+			ap := fmt.Sprintf("%s.alternatives[%d]", path, a)
+			if alt.ID == "" {
+				add(ap+".id", "empty")
+			} else if prev, dup := ids[alt.ID]; dup {
+				add(ap+".id", "%q repeats alternatives[%d]", alt.ID, prev)
+			} else {
+				ids[alt.ID] = a
+			}
+			if math.IsNaN(alt.Cost) || math.IsInf(alt.Cost, 0) {
+				add(ap+".cost", "%v is not finite", alt.Cost)
+			}
+			checkUses(ap, alt.Uses)
+		}
+	}
+	nodeOK := func(v int) bool { return v >= 0 && v < len(p.Nodes) }
+	for g, gr := range p.Groups {
+		path := fmt.Sprintf("groups[%d]", g)
+		if !nodeOK(gr.Producer) {
+			add(path+".producer", "node %d out of range [0, %d)", gr.Producer, len(p.Nodes))
+		} else if n := len(p.Nodes[gr.Producer].Alternatives); len(gr.Sources) != n {
+			add(path+".sources", "%d labels for the %d alternatives of producer %q", len(gr.Sources), n, p.Nodes[gr.Producer].Name)
+		}
+		if len(gr.Consumers) == 0 {
+			add(path+".consumers", "no consumers")
+		}
+		for c, con := range gr.Consumers {
+			cp := fmt.Sprintf("%s.consumers[%d]", path, c)
+			if !nodeOK(con.Node) {
+				add(cp+".node", "node %d out of range [0, %d)", con.Node, len(p.Nodes))
+			} else if n := len(p.Nodes[con.Node].Alternatives); len(con.Targets) != n {
+				add(cp+".targets", "%d labels for the %d alternatives of consumer %q", len(con.Targets), n, p.Nodes[con.Node].Name)
+			}
+		}
+		seen := map[[2]string]int{}
+		for k, pr := range gr.Pairs {
+			pp := fmt.Sprintf("%s.pairs[%d]", path, k)
+			key := [2]string{pr.Source, pr.Target}
+			if prev, dup := seen[key]; dup {
+				add(pp, "pair (%q, %q) repeats pairs[%d]", pr.Source, pr.Target, prev)
+			} else {
+				seen[key] = k
+			}
+			if math.IsNaN(pr.Cost) || pr.Cost < 0 || math.IsInf(pr.Cost, -1) {
+				add(pp+".cost", "%v is neither a finite non-negative number nor +Inf", pr.Cost)
+			}
+			checkUses(pp, pr.Uses)
+		}
+	}
+	for b, bu := range p.Budgets {
+		if math.IsNaN(bu.Capacity) || math.IsInf(bu.Capacity, 0) {
+			add(fmt.Sprintf("budgets[%d].capacity", b), "%v is not finite", bu.Capacity)
+		}
+	}
+	if faults != nil {
+		return &InvalidError{faults}
+	}
+	return nil
+}
+
+// Pin removes every alternative of node v but the one with the given id,
+// recording reason on each removed one. It reports whether the id exists.
+func (p *Problem) Pin(v int, id, reason string) bool {
+	if v < 0 || v >= len(p.Nodes) || !slices.ContainsFunc(p.Nodes[v].Alternatives, func(a Alternative) bool { return a.ID == id }) {
+		return false
+	}
+	alts := p.Nodes[v].Alternatives
+	for a := range alts {
+		if alts[a].ID != id && alts[a].Removed == "" {
+			alts[a].Removed = reason
+		}
+	}
+	return true
+}
+
+// Forbid removes the alternative of node v with the given id, recording the
+// reason. It reports whether the id exists.
+func (p *Problem) Forbid(v int, id, reason string) bool {
+	if v < 0 || v >= len(p.Nodes) {
+		return false
+	}
+	alts := p.Nodes[v].Alternatives
+	for a := range alts {
+		if alts[a].ID == id {
+			if alts[a].Removed == "" {
+				alts[a].Removed = reason
+			}
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,202 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/cklplan/cklplan/internal/highs/highstest"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func validProblem() *Problem {
+	return &Problem{
+		Nodes: []Node{
+			{Name: "p", Alternatives: []Alternative{{ID: "x", Cost: 1}, {ID: "y", Cost: 2, Uses: []Use{{Budget: 0, Amount: 3}}}}},
+			{Name: "c", Alternatives: []Alternative{{ID: "x", Cost: 1}}},
+		},
+		Groups: []Group{{Name: "p.out", Producer: 0, Sources: []string{"r", "c"},
+			Consumers: []Consumer{{Node: 1, Targets: []string{"r"}}},
+			Pairs:     []Pair{{Source: "r", Target: "r"}, {Source: "c", Target: "r", Cost: 2}}}},
+		Budgets: []Budget{{Name: "smem", Capacity: 4}},
+	}
+}
+
+// TestValidate: each fault is reported at its path, and every fault of a
+// problem is reported.
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		break_ func(p *Problem)
+		paths  []string
+	}{
+		{"no nodes", func(p *Problem) { p.Nodes, p.Groups = nil, nil }, []string{"nodes"}},
+		{"no alternatives", func(p *Problem) { p.Nodes[1].Alternatives = nil }, []string{"nodes[1].alternatives", "groups[0].consumers[0].targets"}},
+		{"empty and repeated ids", func(p *Problem) {
+			p.Nodes[0].Alternatives[0].ID = ""
+			p.Nodes[0].Alternatives = append(p.Nodes[0].Alternatives, Alternative{ID: "y"})
+		},
+			[]string{"nodes[0].alternatives[0].id", "nodes[0].alternatives[2].id", "groups[0].sources"}},
+		{"NaN and infinite cost", func(p *Problem) {
+			p.Nodes[0].Alternatives[0].Cost = math.NaN()
+			p.Nodes[1].Alternatives[0].Cost = math.Inf(1)
+		},
+			[]string{"nodes[0].alternatives[0].cost", "nodes[1].alternatives[0].cost"}},
+		{"bad use", func(p *Problem) {
+			p.Nodes[0].Alternatives[1].Uses = []Use{{Budget: 1, Amount: 1}, {Budget: 0, Amount: -1}, {Budget: 0, Amount: 1}}
+		}, []string{"nodes[0].alternatives[1].uses[0].budget", "nodes[0].alternatives[1].uses[1].amount", "nodes[0].alternatives[1].uses[2].budget"}},
+		{"producer out of range", func(p *Problem) { p.Groups[0].Producer = 2 }, []string{"groups[0].producer"}},
+		{"consumer out of range and no consumers", func(p *Problem) {
+			p.Groups = append(p.Groups, Group{Producer: 1, Sources: []string{"r"}})
+			p.Groups[0].Consumers[0].Node = -1
+		}, []string{"groups[0].consumers[0].node", "groups[1].consumers"}},
+		{"repeated pair, negative and NaN costs", func(p *Problem) {
+			p.Groups[0].Pairs = append(p.Groups[0].Pairs, Pair{Source: "r", Target: "r"}, Pair{Source: "a", Target: "b", Cost: -1}, Pair{Source: "b", Target: "b", Cost: math.NaN()})
+		}, []string{"groups[0].pairs[2]", "groups[0].pairs[3].cost", "groups[0].pairs[4].cost"}},
+		{"infinite capacity", func(p *Problem) { p.Budgets[0].Capacity = math.Inf(1) }, []string{"budgets[0].capacity"}},
+	}
+	if err := validProblem().Validate(); err != nil {
+		t.Fatalf("valid problem: %v", err)
+	}
+	for _, tc := range tests {
+		p := validProblem()
+		tc.break_(p)
+		err := p.Validate()
+		var inv *InvalidError
+		if !errors.As(err, &inv) {
+			t.Fatalf("%s: %v, want an *InvalidError", tc.name, err)
+		}
+		var paths []string
+		for _, f := range inv.Faults {
+			paths = append(paths, f.Path)
+		}
+		if diff := cmp.Diff(tc.paths, paths); diff != "" {
+			t.Errorf("%s: fault paths (-want +got):\n%s\n%v", tc.name, diff, err)
+		}
+		if _, err := Solve(context.Background(), p, Options{}); !errors.As(err, &inv) {
+			t.Errorf("%s: Solve: %v, want the *InvalidError", tc.name, err)
+		}
+	}
+}
+
+func TestStatusText(t *testing.T) {
+	for s := Optimal; s <= Interrupted; s++ {
+		text, err := s.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Status
+		if err := back.UnmarshalText(text); err != nil || back != s {
+			t.Errorf("%v: round trip gives %v, %v", s, back, err)
+		}
+	}
+	if _, err := Status(7).MarshalText(); err == nil {
+		t.Error("Status(7) marshals")
+	}
+	if _, err := ParseStatus("optimal-ish"); err == nil {
+		t.Error("ParseStatus accepts an unknown name")
+	}
+}
+
+// TestDeterministic: solving the same problem twice, serially or on many
+// workers, gives the same Solution (SolveTime aside).
+func TestDeterministic(t *testing.T) {
+	highstest.Library(t)
+	ignore := cmpopts.IgnoreFields(Solution{}, "SolveTime")
+	for seed := range uint64(40) {
+		p := randomProblem(seed, 10)
+		for _, opt := range []Options{{}, {NoReduce: true}} {
+			a, errA := Solve(context.Background(), p, opt)
+			opt.Workers = 1
+			b, errB := Solve(context.Background(), p, opt)
+			if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
+				t.Fatalf("seed %d: errors differ: %v, %v", seed, errA, errB)
+			}
+			if diff := cmp.Diff(a, b, ignore, cmpopts.EquateNaNs()); diff != "" {
+				t.Fatalf("seed %d NoReduce=%v: solutions differ (-first +second):\n%s", seed, opt.NoReduce, diff)
+			}
+		}
+	}
+}
+
+// TestInfeasibleEvidence: a budget two nodes cannot share is named with
+// both nodes' choice rows; a node whose alternatives were all removed is
+// named without a solve.
+func TestInfeasibleEvidence(t *testing.T) {
+	highstest.Library(t)
+	p := &Problem{
+		Nodes: []Node{
+			{Name: "a", Alternatives: []Alternative{{ID: "big", Uses: []Use{{Budget: 1, Amount: 3}}}, {ID: "huge", Uses: []Use{{Budget: 1, Amount: 5}}}}},
+			{Name: "b", Alternatives: []Alternative{{ID: "big", Uses: []Use{{Budget: 1, Amount: 3}}}}},
+			{Name: "free", Alternatives: []Alternative{{ID: "x"}}},
+		},
+		Budgets: []Budget{{Name: "regs", Capacity: 100}, {Name: "smem", Capacity: 5}},
+	}
+	for _, opt := range []Options{{}, {NoReduce: true}} {
+		_, err := Solve(context.Background(), p, opt)
+		var inf *InfeasibleError
+		if !errors.As(err, &inf) || !errors.Is(err, ErrInfeasible) {
+			t.Fatalf("%v, want an *InfeasibleError", err)
+		}
+		if !slices.Equal(inf.Budgets, []int{1}) || !slices.Equal(inf.Nodes, []int{0, 1}) {
+			t.Errorf("evidence %+v, want budget 1 and nodes 0, 1", inf)
+		}
+	}
+	p.Forbid(2, "x", "the target lacks the feature")
+	_, err := Solve(context.Background(), p, Options{})
+	var inf *InfeasibleError
+	if !errors.As(err, &inf) || !slices.Equal(inf.Empty, []int{2}) {
+		t.Errorf("%v, want node 2 without alternatives", err)
+	}
+}
+
+// TestExplainSubset: regrets asked for some nodes equal those of a full
+// run, for those nodes only.
+func TestExplainSubset(t *testing.T) {
+	highstest.Library(t)
+	for seed := range uint64(60) {
+		p := randomProblem(seed, 10)
+		all, err := Solve(context.Background(), p, Options{})
+		if err != nil {
+			continue
+		}
+		explain := []int{len(p.Nodes) - 1, 0}
+		some, err := Solve(context.Background(), p, Options{Explain: explain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Regret
+		for _, r := range all.Regrets {
+			if slices.Contains(explain, r.Node) {
+				want = append(want, r)
+			}
+		}
+		if diff := cmp.Diff(want, some.Regrets); diff != "" {
+			t.Fatalf("seed %d: regrets of %v (-all +explain):\n%s", seed, explain, diff)
+		}
+	}
+}
+
+func TestEvaluateErrors(t *testing.T) {
+	p := validProblem()
+	if _, err := p.Evaluate([]int{0}); err == nil {
+		t.Error("one choice for two nodes accepted")
+	}
+	if _, err := p.Evaluate([]int{0, 1}); err == nil {
+		t.Error("choice out of range accepted")
+	}
+	ev, err := p.Evaluate([]int{1, 0})
+	if err != nil || !ev.Feasible() || ev.Cost != 2+1+2 || ev.BudgetUse[0] != 3 {
+		t.Errorf("Evaluate([1 0]) = %+v, %v", ev, err)
+	}
+	p.Budgets[0].Capacity = 2
+	if ev, _ := p.Evaluate([]int{1, 0}); ev.Feasible() {
+		t.Error("a plan over budget is feasible")
+	}
+	if _, err := Solve(context.Background(), p, Options{Explain: []int{5}}); err == nil {
+		t.Error("Explain naming node 5 of 2 accepted")
+	}
+}

@@ -1,0 +1,81 @@
+package planner
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// Options control Solve. The zero value reduces the problem, solves the core
+// to proven optimality (gaps 1e-9 relative, 1e-6 ns absolute) with no time
+// limit, prunes dominated alternatives and computes every node's regrets.
+type Options struct {
+	// NoReduce hands the whole problem to HiGHS, without the structural
+	// reduction. Regrets then all come from re-solves.
+	NoReduce bool
+	// MaxTable bounds the entries of a bucket the reduction may form; 0
+	// means DefaultMaxTable.
+	MaxTable int
+	// TimeLimit bounds each HiGHS solve; 0 means none. A main solve stopped by
+	// it returns the best plan with its proven gap (Status TimeLimit).
+	TimeLimit time.Duration
+	// RelativeGap and AbsoluteGap are HiGHS's MIP gaps; 0 means 1e-9 and 1e-6.
+	RelativeGap, AbsoluteGap float64
+	// NoRegrets skips the regrets.
+	NoRegrets bool
+	// Explain lists the nodes whose regrets are computed; nil means every
+	// node. Regrets of core nodes cost one re-solve per alternative.
+	Explain []int
+	// Workers bounds the re-solves run in parallel; 0 means GOMAXPROCS.
+	Workers int
+	// KeepDominated keeps dominated alternatives in the model.
+	KeepDominated bool
+}
+
+func (o *Options) relativeGap() float64 {
+	if o.RelativeGap == 0 {
+		return 1e-9
+	}
+	return o.RelativeGap
+}
+
+func (o *Options) absoluteGap() float64 {
+	if o.AbsoluteGap == 0 {
+		return 1e-6
+	}
+	return o.AbsoluteGap
+}
+
+func (o *Options) maxTable() int {
+	if o.MaxTable == 0 {
+		return DefaultMaxTable
+	}
+	return o.MaxTable
+}
+
+func (o *Options) workers() int {
+	if o.Workers == 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return o.Workers
+}
+
+// validate checks the options against the problem's size.
+func (o *Options) validate(nodes int) error {
+	switch {
+	case o.MaxTable < 0:
+		return fmt.Errorf("planner: Options.MaxTable %d is negative", o.MaxTable)
+	case o.TimeLimit < 0:
+		return fmt.Errorf("planner: Options.TimeLimit %v is negative", o.TimeLimit)
+	case o.RelativeGap < 0 || o.AbsoluteGap < 0:
+		return fmt.Errorf("planner: Options gaps %v, %v: negative", o.RelativeGap, o.AbsoluteGap)
+	case o.Workers < 0:
+		return fmt.Errorf("planner: Options.Workers %d is negative", o.Workers)
+	}
+	for i, v := range o.Explain {
+		if v < 0 || v >= nodes {
+			return fmt.Errorf("planner: Options.Explain[%d]: node %d out of range [0, %d)", i, v, nodes)
+		}
+	}
+	return nil
+}

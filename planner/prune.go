@@ -1,0 +1,252 @@
+package planner
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// A Removal is an alternative excluded before solving.
+type Removal struct {
+	Node        int
+	Alternative int // index into the node's Alternatives
+	ID          string
+	// Reason is the caller's reason (Alternative.Removed), or, for a
+	// dominated alternative, "dominated by ID".
+	Reason string
+	// DominatedBy is the index of the alternative that dominates this one, or
+	// -1 for a removal by the caller.
+	DominatedBy int
+}
+
+// instance is a validated Problem after the candidate stage: each node's
+// domain is its active alternatives (not removed, not dominated), in
+// ascending index order, and every group's labels are interned per domain
+// position. Tables, terms and the MILP speak domain positions; Solution
+// speaks alternative indices.
+type instance struct {
+	p        *Problem
+	domain   [][]int     // node → active alternative indices, ascending
+	unary    [][]float64 // node → execution cost per domain position
+	groups   []cgroup
+	touched  []bool // node takes part in a budget row: it stays in the core
+	removed  []Removal
+	dominant map[[2]int]int // (node, pruned alternative) → dominating alternative
+	empty    []int          // nodes left without an alternative, ascending
+}
+
+// cgroup is a Group over domain positions.
+type cgroup struct {
+	producer  int
+	src       []int // producer domain position → source label
+	consumers []ccons
+	sources   []string  // source labels, sorted
+	targets   []string  // target labels, sorted
+	cost      []float64 // cost[s*len(targets)+t]; +Inf: not convertible
+	uses      [][]Use   // uses[s*len(targets)+t], nil when none
+	hasUses   bool
+}
+
+type ccons struct {
+	node int
+	tgt  []int // consumer domain position → target label
+}
+
+func (g *cgroup) pair(s, t int) int { return s*len(g.targets) + t }
+
+// newInstance builds the candidate stage of a valid Problem: caller removals,
+// then dominance pruning unless keepDominated.
+func newInstance(p *Problem, keepDominated bool) *instance {
+	in := &instance{
+		p:        p,
+		domain:   make([][]int, len(p.Nodes)),
+		unary:    make([][]float64, len(p.Nodes)),
+		touched:  make([]bool, len(p.Nodes)),
+		dominant: map[[2]int]int{},
+	}
+	// ports[v] lists the label slices of v: a producer's sources and a
+	// consumer's targets, in group order.
+	ports := make([][][]string, len(p.Nodes))
+	for _, g := range p.Groups {
+		ports[g.Producer] = append(ports[g.Producer], g.Sources)
+		for _, c := range g.Consumers {
+			ports[c.Node] = append(ports[c.Node], c.Targets)
+		}
+	}
+	for v, n := range p.Nodes {
+		var live []int
+		for a, alt := range n.Alternatives {
+			if alt.Removed != "" {
+				in.removed = append(in.removed, Removal{Node: v, Alternative: a, ID: alt.ID, Reason: alt.Removed, DominatedBy: -1})
+				continue
+			}
+			live = append(live, a)
+			if uses(alt.Uses) {
+				in.touched[v] = true
+			}
+		}
+		if !keepDominated {
+			live = in.prune(v, live, ports[v])
+		}
+		if len(live) == 0 {
+			in.empty = append(in.empty, v)
+		}
+		in.domain[v] = live
+		in.unary[v] = make([]float64, len(live))
+		for k, a := range live {
+			in.unary[v][k] = n.Alternatives[a].Cost
+		}
+	}
+	slices.SortFunc(in.removed, func(x, y Removal) int {
+		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Alternative, y.Alternative))
+	})
+	in.groups = make([]cgroup, len(p.Groups))
+	for gi, g := range p.Groups {
+		in.groups[gi] = in.compileGroup(g)
+		if in.groups[gi].hasUses {
+			in.touched[g.Producer] = true
+			for _, c := range g.Consumers {
+				in.touched[c.Node] = true
+			}
+		}
+	}
+	return in
+}
+
+// uses reports whether any amount is positive.
+func uses(us []Use) bool {
+	return slices.ContainsFunc(us, func(u Use) bool { return u.Amount > 0 })
+}
+
+// prune removes dominated alternatives of node v: b is dominated by a when
+// they carry the same label on every port of v and the same resource uses,
+// and a costs less, or the same with a lower index. Within each class of
+// alternatives that agree on labels and uses, only the cheapest (lowest
+// index on ties) survives, and a plan using a dominated b costs exactly
+// cost(b) − cost(a) more than the same plan with a, with the same resources:
+// pruning keeps the optimum and makes b's regret exact by that shift.
+func (in *instance) prune(v int, live []int, ports [][]string) []int {
+	alts := in.p.Nodes[v].Alternatives
+	same := func(a, b int) bool {
+		for _, labels := range ports {
+			if labels[a] != labels[b] {
+				return false
+			}
+		}
+		return sameUses(alts[a].Uses, alts[b].Uses)
+	}
+	// rep[k] is the cheapest (lowest index on ties) alternative of live[k]'s class.
+	rep := make([]int, len(live))
+	for k, a := range live {
+		rep[k] = a
+		for j := range k {
+			if rep[j] == live[j] && same(live[j], a) {
+				if alts[a].Cost < alts[live[j]].Cost {
+					// a is cheaper than the class's representative so far: it takes over.
+					for i := range k {
+						if rep[i] == live[j] {
+							rep[i] = a
+						}
+					}
+				} else {
+					rep[k] = live[j]
+				}
+				break
+			}
+		}
+	}
+	var kept []int
+	for k, a := range live {
+		if d := rep[k]; d != a {
+			in.removed = append(in.removed, Removal{Node: v, Alternative: a, ID: alts[a].ID,
+				Reason: "dominated by " + alts[d].ID, DominatedBy: d})
+			in.dominant[[2]int{v, a}] = d
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}
+
+// sameUses reports whether two use lists take the same amount of every
+// budget (a missing budget takes 0).
+func sameUses(x, y []Use) bool {
+	amount := func(us []Use, b int) float64 {
+		for _, u := range us {
+			if u.Budget == b {
+				return u.Amount
+			}
+		}
+		return 0
+	}
+	for _, u := range x {
+		if amount(y, u.Budget) != u.Amount {
+			return false
+		}
+	}
+	for _, u := range y {
+		if amount(x, u.Budget) != u.Amount {
+			return false
+		}
+	}
+	return true
+}
+
+// compileGroup interns a group's labels over the domains.
+func (in *instance) compileGroup(g Group) cgroup {
+	cg := cgroup{producer: g.Producer}
+	srcSet := map[string]bool{}
+	for _, a := range in.domain[g.Producer] {
+		srcSet[g.Sources[a]] = true
+	}
+	tgtSet := map[string]bool{}
+	for _, c := range g.Consumers {
+		for _, a := range in.domain[c.Node] {
+			tgtSet[c.Targets[a]] = true
+		}
+	}
+	cg.sources = sortedKeys(srcSet)
+	cg.targets = sortedKeys(tgtSet)
+	index := func(labels []string, l string) int {
+		i, _ := slices.BinarySearch(labels, l)
+		return i
+	}
+	cg.src = make([]int, len(in.domain[g.Producer]))
+	for k, a := range in.domain[g.Producer] {
+		cg.src[k] = index(cg.sources, g.Sources[a])
+	}
+	for _, c := range g.Consumers {
+		cc := ccons{node: c.Node, tgt: make([]int, len(in.domain[c.Node]))}
+		for k, a := range in.domain[c.Node] {
+			cc.tgt[k] = index(cg.targets, c.Targets[a])
+		}
+		cg.consumers = append(cg.consumers, cc)
+	}
+	ns, nt := len(cg.sources), len(cg.targets)
+	cg.cost = make([]float64, ns*nt)
+	for i := range cg.cost {
+		cg.cost[i] = math.Inf(1)
+	}
+	cg.uses = make([][]Use, ns*nt)
+	for _, pr := range g.Pairs {
+		if !srcSet[pr.Source] || !tgtSet[pr.Target] {
+			continue
+		}
+		i := cg.pair(index(cg.sources, pr.Source), index(cg.targets, pr.Target))
+		cg.cost[i] = pr.Cost
+		if !math.IsInf(pr.Cost, 1) && uses(pr.Uses) {
+			cg.uses[i] = pr.Uses
+			cg.hasUses = true
+		}
+	}
+	return cg
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

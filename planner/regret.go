@@ -1,0 +1,370 @@
+package planner
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cklplan/cklplan/internal/highs"
+)
+
+// Exact regrets from min-marginals.
+//
+// The min-marginal of node v at alternative a is the best total cost of a
+// plan with x_v = a; its regret is that minus the optimum. For the core, a
+// re-solve of the core with the choice fixed gives it. For an eliminated node
+// the junction-tree distribute pass gives it: with MMS_i(S_i), the
+// min-marginal over bucket i's separator, the min-marginal over the bucket is
+//
+//	MM_i(x_v, S_i) = B_i(x_v, S_i) + MMS_i(S_i) − m_i(S_i)
+//
+// (+Inf where m_i is: then B_i is too), and a child bucket j, whose message
+// went into bucket i, gets MMS_j(S_j) = min over the rest of bucket i of MM_i
+// (S_j ⊆ {v} ∪ S_i). Buckets whose message went to the core get MMS by
+// re-solving the core with the separator's choices fixed, one solve per
+// assignment; a separator that is empty gets the optimum. Re-solves run in
+// parallel, each warm-started from the optimum with the fixed choices put in.
+//
+// Every value is carried as an interval [lo, hi]: a re-solve stopped by a
+// time limit gives its dual bound and incumbent, and min and + keep
+// intervals. Without limits lo == hi and the regrets are exact.
+
+type regrets struct {
+	ctx  context.Context
+	r    *reduction
+	cm   *coreModel // nil when the core is empty
+	lib  *highs.Library
+	opt  *Options
+	asg  []int   // the optimal plan, node → domain position
+	opt0 float64 // the optimum
+
+	queries []query
+	index   map[string]int
+
+	out    []Regret
+	solves int
+}
+
+// A query asks for the best plan with some core nodes' choices fixed.
+type query struct {
+	nodes, vals []int
+	lo, hi      float64
+}
+
+type interval struct{ lo, hi []float64 }
+
+func (rg *regrets) compute() error {
+	in := rg.r.in
+	n := len(in.p.Nodes)
+	explain := make([]bool, n)
+	if rg.opt.Explain == nil {
+		for v := range explain {
+			explain[v] = true
+		}
+	} else {
+		for _, v := range rg.opt.Explain {
+			explain[v] = true
+		}
+	}
+	order := rg.r.order
+	needed := make([]bool, len(order))
+	for i := range order {
+		if explain[order[i].node] {
+			needed[i] = true
+		}
+		if needed[i] && order[i].parent >= 0 {
+			needed[order[i].parent] = true
+		}
+	}
+	// Queries: a core node's every other choice; every assignment of a
+	// needed root bucket's separator.
+	rg.index = map[string]int{}
+	coreQ := map[[2]int]int{}
+	for _, v := range rg.r.core {
+		if !explain[v] {
+			continue
+		}
+		for k := range in.domain[v] {
+			coreQ[[2]int{v, k}] = rg.ask([]int{v}, []int{k})
+		}
+	}
+	rootQ := map[int][]int{} // bucket → query per separator assignment
+	scr := make([]int, n)
+	for i := range order {
+		b := &order[i]
+		if !needed[i] || b.parent >= 0 || len(b.sep) == 0 {
+			continue
+		}
+		qs := make([]int, len(b.msg))
+		o := in.newOdometer(b.sep, scr)
+		for e := range qs {
+			vals := make([]int, len(b.sep))
+			for j, u := range b.sep {
+				vals[j] = scr[u]
+			}
+			qs[e] = rg.ask(b.sep, vals)
+			o.next()
+		}
+		rootQ[i] = qs
+	}
+	if err := rg.solveQueries(); err != nil {
+		return err
+	}
+
+	// The distribute pass, from the last bucket down.
+	children := make([][]int, len(order))
+	for j := range order {
+		if needed[j] && order[j].parent >= 0 {
+			children[order[j].parent] = append(children[order[j].parent], j)
+		}
+	}
+	mms := make([]interval, len(order))
+	nodeMM := map[int]interval{}
+	sc := in.newScratch()
+	for i := len(order) - 1; i >= 0; i-- {
+		if !needed[i] {
+			continue
+		}
+		b := &order[i]
+		cur := mms[i]
+		switch {
+		case b.parent >= 0:
+		case len(b.sep) == 0:
+			cur = interval{[]float64{rg.opt0}, []float64{rg.opt0}}
+		default:
+			cur = interval{make([]float64, len(b.msg)), make([]float64, len(b.msg))}
+			for e, q := range rootQ[i] {
+				cur.lo[e], cur.hi[e] = rg.queries[q].lo, rg.queries[q].hi
+			}
+		}
+		mms[i] = interval{}
+		dv := len(b.unary)
+		node := interval{filled(dv, inf), filled(dv, inf)}
+		kids := make([]interval, len(children[i]))
+		for c, j := range children[i] {
+			size := len(order[j].msg)
+			kids[c] = interval{filled(size, inf), filled(size, inf)}
+		}
+		o := in.newOdometer(b.sep, sc.asg)
+		for e := range b.msg {
+			for k := range dv {
+				sc.asg[b.node] = k
+				val := rg.r.bucketValue(b, sc)
+				lo := combine(val, cur.lo[e], b.msg[e])
+				hi := combine(val, cur.hi[e], b.msg[e])
+				node.lo[k] = math.Min(node.lo[k], lo)
+				node.hi[k] = math.Min(node.hi[k], hi)
+				for c, j := range children[i] {
+					x := in.index(order[j].sep, sc.asg)
+					kids[c].lo[x] = math.Min(kids[c].lo[x], lo)
+					kids[c].hi[x] = math.Min(kids[c].hi[x], hi)
+				}
+			}
+			o.next()
+		}
+		for c, j := range children[i] {
+			mms[j] = kids[c]
+		}
+		if explain[b.node] {
+			nodeMM[b.node] = node
+		}
+	}
+
+	// The regrets, by node and alternative.
+	tol := objectiveTolerance(rg.opt0)
+	for v, nd := range in.p.Nodes {
+		if !explain[v] {
+			continue
+		}
+		pos := map[int]int{} // alternative → domain position
+		for k, a := range in.domain[v] {
+			pos[a] = k
+		}
+		value := func(k int) (lo, hi float64) {
+			if k == rg.asg[v] {
+				return rg.opt0, rg.opt0
+			}
+			if rg.r.pos[v] >= 0 {
+				return nodeMM[v].lo[k], nodeMM[v].hi[k]
+			}
+			q := rg.queries[coreQ[[2]int{v, k}]]
+			return q.lo, q.hi
+		}
+		chosen := in.domain[v][rg.asg[v]]
+		for a, alt := range nd.Alternatives {
+			if a == chosen || alt.Removed != "" {
+				continue
+			}
+			reg := Regret{Node: v, Alternative: a, ID: alt.ID, DominatedBy: -1}
+			var lo, hi float64
+			if d, ok := in.dominant[[2]int{v, a}]; ok {
+				reg.DominatedBy = d
+				lo, hi = value(pos[d])
+				shift := alt.Cost - nd.Alternatives[d].Cost
+				lo, hi = lo+shift, hi+shift
+			} else {
+				lo, hi = value(pos[a])
+			}
+			reg.Regret = math.Max(0, hi-rg.opt0)
+			reg.Lower = math.Max(0, math.Min(lo-rg.opt0, reg.Regret))
+			if reg.Regret <= tol {
+				reg.Regret, reg.Lower, reg.Tie = 0, 0, true
+			}
+			reg.Exact = reg.Lower == reg.Regret || (lo == hi)
+			if reg.Exact {
+				reg.Lower = reg.Regret
+			}
+			rg.out = append(rg.out, reg)
+		}
+	}
+	return nil
+}
+
+func filled(n int, v float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// combine is val + mms − msg, +Inf where any is.
+func combine(val, mms, msg float64) float64 {
+	if math.IsInf(val, 1) || math.IsInf(mms, 1) || math.IsInf(msg, 1) {
+		return inf
+	}
+	return val + mms - msg
+}
+
+// ask registers a query and returns its index; the optimum's own
+// restriction is answered at once.
+func (rg *regrets) ask(nodes, vals []int) int {
+	var b strings.Builder
+	same := true
+	for j, v := range nodes {
+		b.WriteString(strconv.Itoa(v))
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(vals[j]))
+		b.WriteByte(',')
+		if rg.asg[v] != vals[j] {
+			same = false
+		}
+	}
+	key := b.String()
+	if q, ok := rg.index[key]; ok {
+		return q
+	}
+	q := query{nodes: nodes, vals: vals, lo: math.NaN(), hi: math.NaN()}
+	if same {
+		q.lo, q.hi = rg.opt0, rg.opt0
+	}
+	rg.queries = append(rg.queries, q)
+	rg.index[key] = len(rg.queries) - 1
+	return len(rg.queries) - 1
+}
+
+// solveQueries answers the open queries by re-solving the core, in
+// parallel on at most Options.Workers HiGHS instances.
+func (rg *regrets) solveQueries() error {
+	var open []int
+	for q := range rg.queries {
+		if math.IsNaN(rg.queries[q].hi) {
+			open = append(open, q)
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	rg.solves = len(open)
+	workers := min(rg.opt.workers(), len(open))
+	jobs := make(chan int)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = rg.worker(jobs)
+		}()
+	}
+	for _, q := range open {
+		jobs <- q
+	}
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixedOut reports whether a query fixes a choice whose column is fixed to
+// 0 (its unary cost is +Inf): no plan makes it.
+func (rg *regrets) fixedOut(q *query) bool {
+	for j, v := range q.nodes {
+		if rg.cm.model.Columns[rg.cm.xcol[v]+q.vals[j]].Upper == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// worker answers queries on its own HiGHS instance and copy of the columns;
+// after an error it drains the jobs without solving.
+func (rg *regrets) worker(jobs <-chan int) error {
+	s, err := rg.lib.NewSolver()
+	if err != nil {
+		for range jobs {
+		}
+		return err
+	}
+	defer s.Close()
+	m := rg.cm.model
+	m.Columns = slices.Clone(m.Columns)
+	point := make([]int, len(rg.asg))
+	base := rg.opt.solverOptions()
+	for qi := range jobs {
+		if err != nil {
+			continue
+		}
+		q := &rg.queries[qi]
+		if rg.fixedOut(q) {
+			q.lo, q.hi = inf, inf
+			continue
+		}
+		copy(point, rg.asg)
+		for j, v := range q.nodes {
+			point[v] = q.vals[j]
+			m.Columns[rg.cm.xcol[v]+q.vals[j]].Lower = 1
+		}
+		opt := base
+		opt.Start = rg.cm.point(rg.r, point)
+		var res *highs.Result
+		res, err = s.Solve(rg.ctx, &m, opt)
+		for j, v := range q.nodes {
+			m.Columns[rg.cm.xcol[v]+q.vals[j]].Lower = 0
+		}
+		if err != nil {
+			continue
+		}
+		switch {
+		case res.Status == highs.Optimal:
+			q.lo, q.hi = res.Objective, res.Objective
+		case res.Status == highs.Infeasible:
+			q.lo, q.hi = inf, inf
+		case res.Status.HasSolution():
+			q.lo, q.hi = math.Max(rg.opt0, res.DualBound), res.Objective
+		default:
+			q.lo, q.hi = rg.opt0, inf
+			if !math.IsNaN(res.DualBound) {
+				q.lo = math.Max(rg.opt0, res.DualBound)
+			}
+		}
+	}
+	return err
+}

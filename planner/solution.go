@@ -1,0 +1,201 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Status is how far a returned plan is proven.
+type Status int
+
+const (
+	// Optimal: the plan is optimal within the gaps.
+	Optimal Status = iota
+	// TimeLimit: a HiGHS time limit stopped the solve; the plan is the best
+	// found and Solution.Gap bounds how far from optimal it may be.
+	TimeLimit
+	// Interrupted: the context stopped the solve; the plan is the best found.
+	Interrupted
+)
+
+var statusNames = [...]string{Optimal: "optimal", TimeLimit: "time limit", Interrupted: "interrupted"}
+
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// ParseStatus is the inverse of Status.String.
+func ParseStatus(s string) (Status, error) {
+	for st, name := range statusNames {
+		if name == s {
+			return Status(st), nil
+		}
+	}
+	return 0, fmt.Errorf("planner: unknown status %q", s)
+}
+
+// MarshalText writes the status as its String.
+func (s Status) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(statusNames) {
+		return nil, fmt.Errorf("planner: cannot marshal %v", s)
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads a status written by MarshalText.
+func (s *Status) UnmarshalText(text []byte) error {
+	st, err := ParseStatus(string(text))
+	if err == nil {
+		*s = st
+	}
+	return err
+}
+
+// A Solution is a plan and what is proven about it. It is plain data.
+type Solution struct {
+	Status Status
+	// Objective is the plan's cost as the verifier recomputed it from the
+	// Problem (it agrees with the solver's objective within 1e-6 relative).
+	Objective float64
+	// Bound is the proven lower bound on the optimum; Gap is (Objective −
+	// Bound) / |Objective| (0 when Objective is 0 and Bound is too).
+	Bound, Gap float64
+	// MILPNodes is HiGHS's branch-and-bound node count (0 without a MILP).
+	MILPNodes int64
+	// SolveTime is Solve's wall-clock time, regrets included.
+	SolveTime time.Duration
+	// Model is the size of the model before and after the reduction.
+	Model ModelStats
+	// Choices has one entry per node, in node order.
+	Choices []Choice
+	// Execution and Conversion split Objective.
+	Execution, Conversion float64
+	// Groups has one entry per group: the chosen labels and conversions,
+	// with the sharing of fan-outs.
+	Groups []GroupChoice
+	// BudgetUse is each budget's use by the plan.
+	BudgetUse []float64
+	// Removed lists the alternatives excluded before solving (by the caller,
+	// or dominated), by node then alternative.
+	Removed []Removal
+	// Regrets lists, for every explained node (Options.Explain) and every
+	// alternative it did not choose, the regret; by node then alternative.
+	// Nil when not computed (Options.NoRegrets, or a plan not proven
+	// optimal).
+	Regrets []Regret
+	// RegretSolves is the number of HiGHS re-solves the regrets took.
+	RegretSolves int
+	// Local is the plan that takes each node's locally cheapest alternative.
+	Local LocalChoice
+}
+
+// A Choice is one node's chosen alternative.
+type Choice struct {
+	Node        int
+	Alternative int // index into the node's Alternatives
+	ID          string
+	Cost        float64 // execution cost
+	// Eliminated says the reduction chose it (by back-substitution), not the
+	// MILP.
+	Eliminated bool
+}
+
+// A Regret is how much more the best plan using a rejected alternative costs
+// than the optimum.
+type Regret struct {
+	Node        int
+	Alternative int
+	ID          string
+	// Regret is the best plan using the alternative minus the optimum; +Inf
+	// when no feasible plan uses it.
+	Regret float64
+	// Lower is a proven lower bound on Regret; equal to it when Exact.
+	Lower float64
+	// Exact is false only where a re-solve stopped at a time limit.
+	Exact bool
+	// Tie: a plan using it is as cheap as the optimum (within 1e-6
+	// relative); Regret is then 0.
+	Tie bool
+	// DominatedBy is the alternative that dominates this pruned one (its
+	// regret is that alternative's plus the cost difference), or -1.
+	DominatedBy int
+}
+
+// A LocalChoice is the baseline of choosing locally: each node takes its
+// cheapest alternative by execution cost (the lowest index on ties) among
+// those not removed by the caller, then the conversions are paid.
+type LocalChoice struct {
+	Choices []int // alternative index per node
+	// Cost is the plan's cost; +Inf when it needs a pair that cannot be
+	// converted.
+	Cost float64
+	// Violations say why the plan is infeasible; empty when it is feasible.
+	Violations []string
+}
+
+// Feasible reports whether the local plan breaks nothing.
+func (l LocalChoice) Feasible() bool { return len(l.Violations) == 0 }
+
+// ModelStats are the sizes of the problem and its models.
+type ModelStats struct {
+	Nodes        int // nodes of the problem
+	Alternatives int // alternatives left after removals and pruning
+	Eliminated   int // nodes the reduction eliminated
+	CoreNodes    int // nodes left to the MILP
+	// MaxBucket is the largest bucket the reduction formed, in entries.
+	MaxBucket int
+	// Full is the MILP of the whole problem; Core the one solved.
+	Full, Core ModelSize
+}
+
+// ModelSize is the size of a MILP.
+type ModelSize struct {
+	Columns, Rows, Nonzeros int
+}
+
+// ErrInfeasible is matched (errors.Is) by every error that says no plan
+// exists; the error's *InfeasibleError says why.
+var ErrInfeasible = errors.New("planner: no feasible plan")
+
+// ErrNoPlan is matched by the error of a solve stopped (time limit, context)
+// before any plan was found.
+var ErrNoPlan = errors.New("planner: stopped before a plan was found")
+
+// An InfeasibleError is the evidence that no plan exists: the nodes left
+// without alternatives, or an irreducible infeasible subset of the whole
+// problem's MILP rows (HiGHS's IIS of the LP relaxation), named after the
+// problem's budgets, nodes and groups. Every list is sorted ascending.
+type InfeasibleError struct {
+	Empty   []int // nodes whose every alternative was removed
+	Budgets []int // budgets in the conflict
+	Nodes   []int // nodes whose choice row is in the conflict
+	Groups  []int // groups whose conversion rows are in the conflict
+	// Rows names every row of the conflict, in model order.
+	Rows []string
+	// Note says why there is no conflict set, when there is none (an
+	// infeasibility of the integers only, or no HiGHS).
+	Note string
+}
+
+func (e *InfeasibleError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrInfeasible.Error())
+	if len(e.Empty) > 0 {
+		fmt.Fprintf(&b, ": nodes without alternatives %v", e.Empty)
+	}
+	if len(e.Rows) > 0 {
+		fmt.Fprintf(&b, ": conflicting constraints: %s", strings.Join(e.Rows, "; "))
+	}
+	if e.Note != "" {
+		b.WriteString(": " + e.Note)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrInfeasible) hold.
+func (e *InfeasibleError) Is(target error) bool { return target == ErrInfeasible }

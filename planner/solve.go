@@ -1,0 +1,289 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/cklplan/cklplan/internal/highs"
+)
+
+// loadHiGHS finds HiGHS; it is called only when a MILP must be solved.
+func loadHiGHS() (*highs.Library, error) {
+	lib, err := highs.Load(highs.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("planner: %w", err)
+	}
+	return lib, nil
+}
+
+// Solve plans p: it validates p, removes and prunes alternatives, reduces
+// the problem exactly, solves the core with HiGHS (no call when the core is
+// empty), back-substitutes, verifies the plan against p, computes the regrets
+// and the local-choice baseline.
+//
+// Errors: *InvalidError for a malformed p; *InfeasibleError (errors.Is
+// ErrInfeasible) when no plan exists; ErrNoPlan when a limit stopped the
+// solve before any plan; *VerifyError when the verifier disagrees with the
+// solver (a bug, never an outcome); HiGHS's load error when a MILP is needed
+// and HiGHS is missing.
+func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
+	start := time.Now()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opt.validate(len(p.Nodes)); err != nil {
+		return nil, err
+	}
+	in := newInstance(p, opt.KeepDominated)
+	if len(in.empty) > 0 {
+		return nil, &InfeasibleError{Empty: in.empty}
+	}
+	r := reduce(in, opt.maxTable(), !opt.NoReduce)
+	sol := &Solution{Removed: in.removed}
+	sol.Model = ModelStats{
+		Nodes:      len(p.Nodes),
+		Eliminated: len(r.order),
+		CoreNodes:  len(r.core),
+		MaxBucket:  r.maxSeen,
+		Full:       fullSize(in),
+	}
+	for _, d := range in.domain {
+		sol.Model.Alternatives += len(d)
+	}
+	if math.IsInf(r.offset, 1) {
+		return nil, infeasible(ctx, in, opt)
+	}
+
+	asg := make([]int, len(p.Nodes))
+	var cm *coreModel
+	var main *coreResult
+	var lib *highs.Library
+	solverObjective := r.offset
+	sol.Bound = r.offset
+	if len(r.core) > 0 {
+		var err error
+		if lib, err = loadHiGHS(); err != nil {
+			return nil, err
+		}
+		cm = buildCore(r)
+		sol.Model.Core = sizeOf(&cm.model)
+		main, err = cm.solve(ctx, lib, r, opt.solverOptions(), nil)
+		if err != nil {
+			return nil, err
+		}
+		switch main.status {
+		case highs.Optimal:
+			sol.Status = Optimal
+		case highs.TimeLimitFeasible:
+			sol.Status = TimeLimit
+		case highs.InterruptedFeasible:
+			sol.Status = Interrupted
+		case highs.Infeasible:
+			return nil, infeasible(ctx, in, opt)
+		case highs.TimeLimitNoSolution, highs.InterruptedNoSolution:
+			return nil, fmt.Errorf("%w (HiGHS: %v)", ErrNoPlan, main.status)
+		default:
+			return nil, fmt.Errorf("planner: HiGHS ended %v on the core", main.status)
+		}
+		copy(asg, main.asg)
+		solverObjective = main.objective
+		sol.Bound = main.bound
+		sol.MILPNodes = main.nodes
+	} else {
+		// Every row of the empty core's model is a budget with no uses.
+		for _, b := range p.Budgets {
+			if b.Capacity < -budgetTolerance(b.Capacity) {
+				return nil, infeasible(ctx, in, opt)
+			}
+		}
+	}
+	r.backSubstitute(asg)
+	choices := make([]int, len(p.Nodes))
+	for v, k := range asg {
+		choices[v] = in.domain[v][k]
+	}
+	ev, err := p.verify(choices, solverObjective)
+	if err != nil {
+		return nil, err
+	}
+	sol.Objective = ev.Cost
+	sol.Execution, sol.Conversion = ev.Execution, ev.Conversion
+	sol.Groups, sol.BudgetUse = ev.Groups, ev.BudgetUse
+	if sol.Status == Optimal {
+		sol.Bound = math.Min(sol.Bound, sol.Objective)
+	}
+	sol.Gap = gap(sol.Objective, sol.Bound)
+	for v, a := range choices {
+		alt := p.Nodes[v].Alternatives[a]
+		sol.Choices = append(sol.Choices, Choice{Node: v, Alternative: a, ID: alt.ID, Cost: alt.Cost, Eliminated: r.pos[v] >= 0})
+	}
+	sol.Local = localChoice(p)
+
+	if sol.Status == Optimal && !opt.NoRegrets {
+		rg := &regrets{r: r, cm: cm, lib: lib, opt: &opt, asg: asg, opt0: sol.Objective, ctx: ctx}
+		if err := rg.compute(); err != nil {
+			return nil, err
+		}
+		sol.Regrets, sol.RegretSolves = rg.out, rg.solves
+	}
+	sol.SolveTime = time.Since(start)
+	return sol, nil
+}
+
+func gap(obj, bound float64) float64 {
+	d := obj - bound
+	if d <= 0 {
+		return 0
+	}
+	if obj == 0 {
+		return math.Inf(1)
+	}
+	return d / math.Abs(obj)
+}
+
+// localChoice is the baseline: each node's cheapest alternative among those
+// the caller did not remove (lowest index on ties).
+func localChoice(p *Problem) LocalChoice {
+	lc := LocalChoice{Choices: make([]int, len(p.Nodes))}
+	for v, n := range p.Nodes {
+		best := -1
+		for a, alt := range n.Alternatives {
+			if alt.Removed == "" && (best < 0 || alt.Cost < n.Alternatives[best].Cost) {
+				best = a
+			}
+		}
+		lc.Choices[v] = best
+	}
+	ev, err := p.Evaluate(lc.Choices)
+	if err != nil {
+		// Only a node with no alternative left gives -1, and Solve rejects
+		// that before; keep the baseline's contract anyway.
+		lc.Cost, lc.Violations = math.Inf(1), []string{err.Error()}
+		return lc
+	}
+	lc.Cost, lc.Violations = ev.Cost, ev.Violations
+	return lc
+}
+
+// infeasible explains an infeasible problem by the IIS of the whole
+// problem's MILP.
+func infeasible(ctx context.Context, in *instance, opt Options) error {
+	e := &InfeasibleError{}
+	lib, err := loadHiGHS()
+	if err != nil {
+		e.Note = "no HiGHS to find the conflicting constraints: " + err.Error()
+		return e
+	}
+	full := buildCore(reduce(in, 0, false))
+	s, err := lib.NewSolver()
+	if err != nil {
+		return fmt.Errorf("planner: %w", err)
+	}
+	defer s.Close()
+	conf, err := s.Conflict(ctx, &full.model, highs.Options{TimeLimit: opt.TimeLimit, Threads: 1})
+	if errors.Is(err, highs.ErrNoConflict) {
+		e.Note = "the LP relaxation is feasible: no choice of one alternative per node avoids every forbidden conversion"
+		return e
+	}
+	if err != nil {
+		return fmt.Errorf("planner: explaining infeasibility: %w", err)
+	}
+	for _, cb := range conf.Rows {
+		ref := full.rows[cb.Index]
+		e.Rows = append(e.Rows, in.rowName(ref))
+		switch ref.kind {
+		case rowBudget:
+			e.Budgets = append(e.Budgets, ref.budget)
+		case rowChoice:
+			e.Nodes = append(e.Nodes, ref.node)
+		case rowSource, rowTarget, rowShare:
+			e.Groups = append(e.Groups, ref.group)
+		}
+	}
+	for _, l := range []*[]int{&e.Budgets, &e.Nodes, &e.Groups} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
+	return e
+}
+
+func sizeOf(m *highs.Model) ModelSize {
+	return ModelSize{Columns: len(m.Columns), Rows: len(m.Rows), Nonzeros: m.NumNonzeros()}
+}
+
+// fullSize counts the whole problem's MILP (as buildCore would build it with
+// nothing eliminated) without building it.
+func fullSize(in *instance) ModelSize {
+	var s ModelSize
+	for v, d := range in.domain {
+		s.Columns += len(d)
+		s.Rows++
+		s.Nonzeros += len(d)
+		for _, a := range d {
+			for _, u := range in.p.Nodes[v].Alternatives[a].Uses {
+				if u.Amount != 0 {
+					s.Nonzeros++
+				}
+			}
+		}
+	}
+	s.Rows += len(in.p.Budgets)
+	for gi := range in.groups {
+		g := &in.groups[gi]
+		fan := len(g.consumers) > 1
+		srcPresent := make([]bool, len(g.sources))
+		for _, k := range g.src {
+			srcPresent[k] = true
+		}
+		zs := make([]bool, len(g.cost))
+		for _, c := range g.consumers {
+			tgtPresent := make([]bool, len(g.targets))
+			for _, k := range c.tgt {
+				tgtPresent[k] = true
+			}
+			for sIdx := range g.sources {
+				if srcPresent[sIdx] {
+					s.Rows++
+				}
+			}
+			for t := range g.targets {
+				if tgtPresent[t] {
+					s.Rows++
+				}
+			}
+			s.Nonzeros += len(g.src) + len(c.tgt)
+			for sIdx := range g.sources {
+				for t := range g.targets {
+					p := g.pair(sIdx, t)
+					if !srcPresent[sIdx] || !tgtPresent[t] || math.IsInf(g.cost[p], 1) {
+						continue
+					}
+					s.Columns++
+					s.Nonzeros += 2
+					nUses := 0
+					for _, u := range g.uses[p] {
+						if u.Amount != 0 {
+							nUses++
+						}
+					}
+					if !fan {
+						s.Nonzeros += nUses
+						continue
+					}
+					if !zs[p] {
+						zs[p] = true
+						s.Columns++
+						s.Nonzeros += nUses
+					}
+					s.Rows++
+					s.Nonzeros += 2
+				}
+			}
+		}
+	}
+	return s
+}
