@@ -15,19 +15,19 @@ import (
 func TestBatchAnswersEachRequestAtOnce(t *testing.T) {
 	tests := []struct {
 		name     string
-		run      func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+		command  string
 		requests []string
 		answers  []string // a prefix of each answer line
 	}{
 		{
 			name:     "layout",
-			run:      runLayout,
+			command:  "layout",
 			requests: []string{`{"op": "eval", "args": ["(2,2):(1,4)"]}`, `{"op": "recognize", "values": [0, 1, 4, 5]}`, `not json`},
 			answers:  []string{`{"result":"(2,2):(1,4)","table":[0,1,4,5]}`, `{"result":"(2,2):(1,4)"`, `{"error":{"code":"bad_request","message":"line 3: `},
 		},
 		{
 			name:     "map",
-			run:      runMap,
+			command:  "map",
 			requests: []string{`{"op": "simplify", "args": ["(x:4, y:4) -> (a:4) = ((4 * x + y) / 4)"]}`, `{"op": "eval", "args": ["(a:4) -> (b:4) = (3 - a)"], "coord": [1]}`},
 			answers:  []string{`{"result":"(x:4, y:4) -> (a:4) = (x)"`, `{"result":[2],"valid":true}`},
 		},
@@ -38,7 +38,7 @@ func TestBatchAnswersEachRequestAtOnce(t *testing.T) {
 			outR, outW := io.Pipe()
 			done := make(chan int, 1)
 			go func() {
-				code := tt.run([]string{"--batch"}, inR, outW, io.Discard)
+				code := run([]string{tt.command, "--batch"}, inR, outW, io.Discard)
 				outW.Close()
 				done <- code
 			}()

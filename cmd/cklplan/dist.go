@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,58 +17,181 @@ import (
 	"github.com/cklplan/cklplan/hardware"
 )
 
-func init() {
-	register(command{name: "dist", summary: "distributions: show an instruction atom or a JSON file, list atoms, emit the CUDA check", run: runDist})
+var distCommand = &opTable[distRequest, *distRequest]{
+	name:    "dist",
+	summary: "distributions: show an instruction atom or a JSON file, list atoms, emit the CUDA check",
+	noun:    "subcommand",
+	flags: func(fs *flag.FlagSet, q *distRequest) {
+		fs.StringVar(&q.out, "o", "", "write to `file` instead of stdout")
+	},
+	ops: []*op[*distRequest]{
+		{name: "show", operands: "NAME|FILE|-", min: 1, max: 1, formats: []string{"picture", "text", "json", "spec"}, run: distShow,
+			doc: `draws a distribution: a built-in atom by NAME, or a JSON file (- reads
+stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …} or the
+explicit form. --format picture (the default) draws the tile with the
+owning thread and value in each cell: T5:a3 is value 3 of thread 5,
+threads numbered warp * lanes + lane within a block; B1. in front names
+the block; T5:a3+1 has 1 more owner along the replicated executor axes,
+which the header marks with *. --format text writes the axes and the
+ownership and storage maps as index maps; json lists every (executor,
+value) and its tile coordinates; spec writes the explicit JSON
+definition.`},
+		{name: "list", run: distList, doc: "lists the built-in atoms."},
+		{name: "cuda", flags: []string{"o"}, run: distCUDA,
+			doc: "writes the CUDA program that checks the atoms on a GPU (docs/hardware.md)."},
+	},
 }
 
-const distUsage = `usage: cklplan dist show NAME|FILE|- [--format table|json|spec]
-       cklplan dist list
-       cklplan dist cuda [-o FILE]
+// A distRequest names a distribution: a built-in atom, or the JSON read
+// from a file or stdin; out is the file "dist cuda" writes.
+type distRequest struct {
+	name string
+	data []byte // the JSON form, when name is no built-in atom
+	out  string
+}
 
-show   draws a distribution: a built-in atom by NAME, or a JSON file (- reads
-       stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …} or the
-       explicit form. --format table draws the tile with the owning thread and
-       value in each cell: T5:a3 is value 3 of thread 5, threads numbered
-       warp * lanes + lane within a block; B1. in front names the block;
-       T5:a3+1 has 1 more owner along the replicated executor axes, which
-       the header marks with *. --format json lists every (executor, value)
-       and its tile coordinates; spec writes the explicit JSON definition.
-list   lists the built-in atoms.
-cuda   writes the CUDA program that checks the atoms on a GPU (docs/hardware.md).
-`
-
-func runDist(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// setOperands resolves a built-in atom name, or reads "-" (stdin) or a JSON
+// file under the input cap.
+func (q *distRequest) setOperands(args []string, in *input) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, distUsage)
-		return exitUsage
+		return nil
 	}
-	switch args[0] {
-	case "show":
-		return runDistShow(args[1:], stdin, stdout, stderr)
-	case "list":
-		if _, code := parseFlags(newDistFlagSet("list", stdout, stderr), args[1:], 0, 0); code >= 0 {
-			return code
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		for _, name := range distribution.BuiltinNames() {
-			d, err := distribution.Builtin(name)
-			if err != nil {
-				fmt.Fprintf(stderr, "cklplan dist: %v\n", err)
-				return exitFail
-			}
-			fmt.Fprintf(tw, "%s\ttile %s\texecutors %s\tvalues %s\n", name, axesText(d.Tile()), axesText(d.Executors()), axesText(d.Locals()))
-		}
-		tw.Flush()
-		return exitOK
-	case "cuda":
-		return runDistCUDA(args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, distUsage)
-		return exitOK
+	arg := args[0]
+	q.name = arg
+	if _, err := distribution.Builtin(arg); err == nil {
+		return nil
 	}
-	fmt.Fprintf(stderr, "cklplan dist: unknown subcommand %q\n", args[0])
-	fmt.Fprint(stderr, distUsage)
-	return exitUsage
+	var err error
+	if arg == "-" {
+		q.name = "stdin"
+		q.data, err = in.lim.readAll(in.stdin, "stdin")
+		return err
+	}
+	f, err := os.Open(arg)
+	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\`) && !strings.HasSuffix(arg, ".json") {
+		return fmt.Errorf("%q is neither a built-in atom (cklplan dist list) nor a file", arg)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	q.data, err = in.lim.readAll(f, arg)
+	return err
+}
+
+func (*distRequest) setTail(string, []string) error     { return nil }
+func (*distRequest) decodeArgs([]json.RawMessage) error { return badRequest("dist takes no --batch") }
+func (*distRequest) decodeField(name string, _ json.RawMessage) error {
+	return badRequest("unknown field %q", name)
+}
+
+// distribution returns the distribution the request names.
+func (q *distRequest) distribution() (*distribution.Distribution, error) {
+	if q.data == nil {
+		return distribution.Builtin(q.name)
+	}
+	if len(bytes.TrimSpace(q.data)) == 0 {
+		return nil, fmt.Errorf("%s: empty input: want a JSON distribution object", q.name)
+	}
+	d, err := distribution.DecodeJSON(q.data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", q.name, err)
+	}
+	return d, nil
+}
+
+// A distShowResult is a distribution; its JSON is the tabulated ownership
+// (Distribution.EntriesJSON).
+type distShowResult struct {
+	d *distribution.Distribution
+}
+
+func distShow(q *distRequest, _ *env) (result, error) {
+	d, err := q.distribution()
+	if err != nil {
+		return nil, err
+	}
+	return distShowResult{d}, nil
+}
+
+func (r distShowResult) writeJSON(w io.Writer) error {
+	_, err := w.Write(r.d.EntriesJSON())
+	return err
+}
+
+func (r distShowResult) writeText(w io.Writer, format string) error {
+	d := r.d
+	switch format {
+	case "picture":
+		_, err := io.WriteString(w, d.Diagram())
+		return err
+	case "spec":
+		data, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", data)
+		return err
+	}
+	fmt.Fprintf(w, "%s: tile %s, executors %s, values %s\n", d.Name(), axesText(d.Tile()), axesText(d.Executors()), axesText(d.Locals()))
+	fmt.Fprintf(w, "ownership: %v\n", d.Ownership())
+	_, err := fmt.Fprintf(w, "storage: %v\n", d.Storage())
+	return err
+}
+
+// A distListResult lists the built-in atoms with their axes.
+type distListResult []distAtomJSON
+
+type distAtomJSON struct {
+	Name      string `json:"name"`
+	Tile      string `json:"tile"`
+	Executors string `json:"executors"`
+	Values    string `json:"values"`
+}
+
+func distList(*distRequest, *env) (result, error) {
+	var r distListResult
+	for _, name := range distribution.BuiltinNames() {
+		d, err := distribution.Builtin(name)
+		if err != nil {
+			return nil, err
+		}
+		r = append(r, distAtomJSON{name, axesText(d.Tile()), axesText(d.Executors()), axesText(d.Locals())})
+	}
+	return r, nil
+}
+
+func (r distListResult) writeText(w io.Writer, _ string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, a := range r {
+		fmt.Fprintf(tw, "%s\ttile %s\texecutors %s\tvalues %s\n", a.Name, a.Tile, a.Executors, a.Values)
+	}
+	return tw.Flush()
+}
+
+// A distCUDAResult is the generated check program, or the file it went to.
+type distCUDAResult struct {
+	Source string `json:"source,omitempty"`
+	File   string `json:"file,omitempty"`
+}
+
+func distCUDA(q *distRequest, _ *env) (result, error) {
+	src, err := hardware.Generate()
+	if err != nil {
+		return nil, err
+	}
+	if q.out == "" {
+		return distCUDAResult{Source: string(src)}, nil
+	}
+	if err := os.WriteFile(q.out, src, 0o644); err != nil {
+		return nil, err
+	}
+	return distCUDAResult{File: q.out}, nil
+}
+
+func (r distCUDAResult) writeText(w io.Writer, _ string) error {
+	_, err := io.WriteString(w, r.Source)
+	return err
 }
 
 // axesText writes axes as "dist show" heads its table: (m:16, k:16).
@@ -77,97 +201,4 @@ func axesText[T fmt.Stringer](axes []T) string {
 		parts[i] = a.String()
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// newDistFlagSet is the flag set of "dist SUB", whose usage is distUsage.
-func newDistFlagSet(sub string, stdout, stderr io.Writer) *cmdFlags {
-	fl := newFlagSet("dist "+sub, "", stdout, stderr)
-	fl.usage = func(w io.Writer) { fmt.Fprint(w, distUsage) }
-	return fl
-}
-
-func runDistShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newDistFlagSet("show", stdout, stderr)
-	format := fl.String("format", "table", "output `format`: table, json or spec")
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	switch *format {
-	case "table", "json", "spec":
-	default:
-		fmt.Fprintf(stderr, "cklplan dist show: unknown format %q (want table, json or spec)\n", *format)
-		return exitUsage
-	}
-	d, err := loadDistribution(pos[0], stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan dist show: %v\n", err)
-		return exitFail
-	}
-	switch *format {
-	case "table":
-		io.WriteString(stdout, d.Diagram())
-	case "json":
-		stdout.Write(d.EntriesJSON())
-	case "spec":
-		data, err := json.MarshalIndent(d, "", "  ")
-		if err != nil {
-			fmt.Fprintf(stderr, "cklplan dist show: %v\n", err)
-			return exitFail
-		}
-		fmt.Fprintf(stdout, "%s\n", data)
-	}
-	return exitOK
-}
-
-// loadDistribution resolves a built-in atom name, "-" (stdin) or a JSON file.
-func loadDistribution(arg string, stdin io.Reader) (*distribution.Distribution, error) {
-	if d, err := distribution.Builtin(arg); err == nil {
-		return d, nil
-	}
-	var data []byte
-	var err error
-	name := arg
-	if arg == "-" {
-		name = "stdin"
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(arg)
-		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\`) && !strings.HasSuffix(arg, ".json") {
-			return nil, fmt.Errorf("%q is neither a built-in atom (cklplan dist list) nor a file", arg)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty input: want a JSON distribution object", name)
-	}
-	d, err := distribution.DecodeJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return d, nil
-}
-
-func runDistCUDA(args []string, stdout, stderr io.Writer) int {
-	fl := newDistFlagSet("cuda", stdout, stderr)
-	out := fl.String("o", "", "write to `file` instead of stdout")
-	if _, code := parseFlags(fl, args, 0, 0); code >= 0 {
-		return code
-	}
-	src, err := hardware.Generate()
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan dist cuda: %v\n", err)
-		return exitFail
-	}
-	if *out == "" {
-		stdout.Write(src)
-		return exitOK
-	}
-	if err := os.WriteFile(*out, src, 0o644); err != nil {
-		fmt.Fprintf(stderr, "cklplan dist cuda: %v\n", err)
-		return exitFail
-	}
-	return exitOK
 }

@@ -11,24 +11,76 @@ import (
 	"github.com/cklplan/cklplan/internal/highs"
 )
 
-func init() {
-	register(command{name: "doctor", summary: "check that HiGHS is found and solves a known MILP", run: runDoctor})
+var doctorCommand = &opTable[noOperands, *noOperands]{
+	name:    "doctor",
+	summary: "check that HiGHS is found and solves a known MILP",
+	about:   "Checks that HiGHS is found and solves a small MILP to its known optimum.\nExit status: 0 all is well, 1 HiGHS missing or wrong, 2 usage.\n",
+	ops:     []*op[*noOperands]{{run: runDoctor}},
 }
 
-// runDoctor prints every HiGHS discovery step, the library found, its version
-// and HighsInt size, then solves a built-in knapsack whose optimum it computes
-// by enumeration. It exits 0 only if all of that succeeds.
-func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("doctor", "", stdout, stderr)
-	fl.usage = func(w io.Writer) {
-		fmt.Fprintln(w, "usage: cklplan doctor")
-		fmt.Fprintln(w, "\nChecks that HiGHS is found and solves a small MILP to its known optimum.")
-		fmt.Fprintln(w, "\nExit status: 0 all is well, 1 HiGHS missing or wrong, 2 usage.")
-	}
-	if _, code := parseFlags(fl, args, 0, 0); code >= 0 {
-		return code
-	}
+// A doctorResult is every HiGHS discovery step, the library found, its
+// version and HighsInt size, and the check solve; Problem says what failed.
+type doctorResult struct {
+	Steps          []string     `json:"steps"`
+	Library        string       `json:"library,omitempty"`
+	Version        string       `json:"version,omitempty"`
+	Tested         bool         `json:"tested_version"` // 1.15.x, the version the project tests
+	SizeofHighsInt int          `json:"sizeof_highs_int,omitempty"`
+	Check          *doctorSolve `json:"check,omitempty"`
+	Problem        string       `json:"problem,omitempty"`
+}
 
+// A doctorSolve is the check solve: the knapsack, its optimum by
+// enumeration, and what HiGHS returned.
+type doctorSolve struct {
+	Items     int     `json:"items"`
+	Optimum   float64 `json:"optimum"`
+	Choices   int     `json:"choices"`
+	Status    string  `json:"status"`
+	Objective float64 `json:"objective"`
+	DualBound float64 `json:"dual_bound"`
+	Nodes     int64   `json:"nodes"`
+}
+
+func (r *doctorResult) failure() error {
+	if r.Problem != "" {
+		return errors.New(r.Problem)
+	}
+	return nil
+}
+
+func (r *doctorResult) writeText(w io.Writer, _ string) error {
+	fmt.Fprintln(w, "HiGHS search:")
+	for i, s := range r.Steps {
+		fmt.Fprintf(w, "  %d. %s\n", i+1, s)
+	}
+	if r.Library == "" {
+		_, err := fmt.Fprintln(w, "HiGHS: not found")
+		return err
+	}
+	fmt.Fprintf(w, "HiGHS library: %s\n", r.Library)
+	if r.Tested {
+		fmt.Fprintf(w, "HiGHS version: %s\n", r.Version)
+	} else {
+		fmt.Fprintf(w, "HiGHS version: %s (accepted; cklplan is tested with 1.15.x)\n", r.Version)
+	}
+	fmt.Fprintf(w, "HighsInt: %d bytes, as the binding assumes\n", r.SizeofHighsInt)
+	c := r.Check
+	if c == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "check MILP: 0/1 knapsack of %d items; optimum %g by enumerating %d choices\n", c.Items, c.Optimum, c.Choices)
+	fmt.Fprintf(w, "HiGHS: %s, objective %g, dual bound %g, nodes %d\n", c.Status, c.Objective, c.DualBound, c.Nodes)
+	if r.Problem == "" {
+		fmt.Fprintln(w, "ok: HiGHS is ready")
+	}
+	return nil
+}
+
+// runDoctor finds HiGHS, then solves a built-in knapsack whose optimum it
+// computes by enumeration.
+func runDoctor(*noOperands, *env) (result, error) {
+	r := &doctorResult{Steps: []string{}}
 	lib, err := highs.Load(highs.Config{})
 	var steps []highs.Step
 	var le *highs.LoadError
@@ -38,22 +90,17 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, &le):
 		steps = le.Steps
 	}
-	fmt.Fprintln(stdout, "HiGHS search:")
-	for i, s := range steps {
-		fmt.Fprintf(stdout, "  %d. %s\n", i+1, s)
+	for _, s := range steps {
+		r.Steps = append(r.Steps, s.String())
 	}
 	if err != nil {
-		fmt.Fprintln(stdout, "HiGHS: not found")
-		fmt.Fprintf(stderr, "cklplan doctor: %v\n", err)
-		return exitFail
+		r.Problem = err.Error()
+		return r, nil
 	}
-	fmt.Fprintf(stdout, "HiGHS library: %s\n", lib.Path())
-	if v := lib.Version(); v.Major == 1 && v.Minor == 15 {
-		fmt.Fprintf(stdout, "HiGHS version: %s\n", v)
-	} else {
-		fmt.Fprintf(stdout, "HiGHS version: %s (accepted; cklplan is tested with 1.15.x)\n", v)
-	}
-	fmt.Fprintf(stdout, "HighsInt: %d bytes, as the binding assumes\n", lib.SizeofHighsInt())
+	r.Library = lib.Path()
+	v := lib.Version()
+	r.Version, r.Tested = v.String(), v.Major == 1 && v.Minor == 15
+	r.SizeofHighsInt = lib.SizeofHighsInt()
 
 	k := doctorCheck
 	want, choices := k.optimum()
@@ -61,19 +108,14 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	defer cancel()
 	res, err := lib.Solve(ctx, k.model(), highs.Options{RelativeGap: 1e-9, AbsoluteGap: 1e-9})
 	if err != nil {
-		fmt.Fprintf(stderr, "cklplan doctor: solving the check MILP: %v\n", err)
-		return exitFail
+		r.Problem = fmt.Sprintf("solving the check MILP: %v", err)
+		return r, nil
 	}
-	fmt.Fprintf(stdout, "check MILP: 0/1 knapsack of %d items; optimum %g by enumerating %d choices\n",
-		len(k.value), want, choices)
-	fmt.Fprintf(stdout, "HiGHS: %s, objective %g, dual bound %g, nodes %d\n", res.Status, res.Objective, res.DualBound, res.Nodes)
+	r.Check = &doctorSolve{len(k.value), want, choices, res.Status.String(), res.Objective, res.DualBound, res.Nodes}
 	if res.Status != highs.Optimal || math.Abs(res.Objective-want) > 1e-6*math.Max(1, want) {
-		fmt.Fprintf(stderr, "cklplan doctor: HiGHS returned %s with objective %g; the optimum is %g\n",
-			res.Status, res.Objective, want)
-		return exitFail
+		r.Problem = fmt.Sprintf("HiGHS returned %s with objective %g; the optimum is %g", res.Status, res.Objective, want)
 	}
-	fmt.Fprintln(stdout, "ok: HiGHS is ready")
-	return exitOK
+	return r, nil
 }
 
 // doctorKnapsack is a 0/1 knapsack: maximize Σ value·x subject to Σ weight·x ≤ capacity.

@@ -4,60 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
-	"strings"
 )
-
-// A cmdFlags is the flag set of one command or subcommand ("map show") with
-// its usage. Help asked for with -h goes to stdout and exits 0; a usage error
-// says what is wrong on stderr, then gives the usage there, and exits 2.
-type cmdFlags struct {
-	*flag.FlagSet
-	cmd            string
-	usage          func(w io.Writer)
-	stdout, stderr io.Writer
-}
-
-// newFlagSet returns the flag set of the subcommand cmd ("map show"), whose
-// usage line lists args.
-func newFlagSet(cmd, args string, stdout, stderr io.Writer) *cmdFlags {
-	fl := &cmdFlags{FlagSet: flag.NewFlagSet(cmd, flag.ContinueOnError), cmd: cmd, stdout: stdout, stderr: stderr}
-	// The flag package's own messages are discarded: parseFlags reports the
-	// error itself, then the usage, on the stream that fits.
-	fl.SetOutput(io.Discard)
-	fl.Usage = func() {}
-	fl.usage = func(w io.Writer) {
-		fmt.Fprintf(w, "usage: cklplan %s %s\n", cmd, args)
-		if fl.hasFlags() {
-			fmt.Fprintln(w, "\nflags:")
-			fl.printDefaults(w)
-		}
-		fmt.Fprintf(w, "\nRun 'cklplan %s -h' for the notation.\n", strings.Fields(cmd)[0])
-	}
-	return fl
-}
-
-func (fl *cmdFlags) hasFlags() bool {
-	var n int
-	fl.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
-}
-
-func (fl *cmdFlags) printDefaults(w io.Writer) {
-	fl.SetOutput(w)
-	fl.PrintDefaults()
-	fl.SetOutput(io.Discard)
-}
-
-// usageError reports a usage error on stderr, then the usage, and returns
-// the exit code for it.
-func (fl *cmdFlags) usageError(format string, args ...any) int {
-	fmt.Fprintf(fl.stderr, "cklplan %s: %s\n", fl.cmd, fmt.Sprintf(format, args...))
-	fl.usage(fl.stderr)
-	return exitUsage
-}
 
 // isNegativeInt reports whether arg is a negative decimal integer ("-1"),
 // which is a positional argument (a coordinate, a value), never a flag.
@@ -73,57 +22,47 @@ func isNegativeInt(arg string) bool {
 	return true
 }
 
-// parseFlags parses args with flags before, between or after the positional
+// scanFlags parses args with flags before, between or after the positional
 // arguments ("--" ends the flags; a negative integer such as "-1" is
-// positional) and checks that there are between least and most positional
-// arguments (most < 0: no limit). It returns the positional arguments and -1,
-// or the exit code when the command is to stop: 0 after -h (the usage went to
-// stdout), 2 on a usage error (reported on stderr).
-func parseFlags(fl *cmdFlags, args []string, least, most int) ([]string, int) {
+// positional) and returns the positional arguments. The error is
+// flag.ErrHelp after -h, with the positional arguments seen before it, or
+// what is wrong with a flag. At most one positional argument may be "-"
+// (stdin).
+//
+// Each flag.Parse call takes the arguments up to the next "--" or negative
+// integer and stops at the first positional one; the scan goes on after it,
+// so that it takes time linear in the number of arguments.
+func scanFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
-	for len(args) > 0 {
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
+	for i := 0; i < len(args); {
+		if args[i] == "--" {
+			pos = append(pos, args[i+1:]...)
 			break
 		}
-		if isNegativeInt(args[0]) {
-			pos = append(pos, args[0])
-			args = args[1:]
+		if isNegativeInt(args[i]) || args[i] == "-" || len(args[i]) == 0 || args[i][0] != '-' {
+			pos = append(pos, args[i])
+			i++
 			continue
 		}
-		// Let the flag package see the arguments up to the next "--" or
-		// negative integer; it stops at the first positional one.
-		end := slices.IndexFunc(args, func(a string) bool { return a == "--" || isNegativeInt(a) })
-		if end < 0 {
-			end = len(args)
+		end := i + 1
+		for end < len(args) && args[end] != "--" && !isNegativeInt(args[end]) && (len(args[end]) == 0 || args[end][0] == '-') && args[end] != "-" {
+			end++
 		}
-		if err := fl.Parse(args[:end]); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fl.usage(fl.stdout)
-				return nil, exitOK
-			}
-			return nil, fl.usageError("%v", err)
+		// A flag's value may stand in the next argument ("--format json"):
+		// give flag.Parse one argument more, and see how many it took.
+		if end < len(args) && args[end] != "--" && !isNegativeInt(args[end]) {
+			end++
 		}
-		rest := fl.Args()
-		if len(rest) > 0 {
-			pos = append(pos, rest[0])
-			rest = rest[1:]
+		if err := fs.Parse(args[i:end]); err != nil {
+			return pos, err
 		}
-		args = slices.Concat(rest, args[end:])
+		rest := fs.Args()
+		i = end - len(rest)
 	}
-	stdinArgs := 0
-	for _, p := range pos {
-		if p == "-" {
-			stdinArgs++
-		}
+	if n := len(slices.DeleteFunc(slices.Clone(pos), func(a string) bool { return a != "-" })); n > 1 {
+		return pos, errors.New(`only one argument may be "-" (stdin)`)
 	}
-	if stdinArgs > 1 {
-		return nil, fl.usageError("only one argument may be \"-\" (stdin)")
-	}
-	if len(pos) < least || (most >= 0 && len(pos) > most) {
-		return nil, fl.usageError("%s, got %d", arity(least, most), len(pos))
-	}
-	return pos, -1
+	return pos, nil
 }
 
 // arity says how many arguments a command takes.
@@ -144,20 +83,23 @@ func arity(least, most int) string {
 }
 
 // parseInts parses integers given on the command line; what names them in
-// errors ("coordinate 2"), numbered from 0.
-func parseInts(cmd, what string, args []string, stderr io.Writer) ([]int, bool) {
+// errors ("coordinate 2"), numbered from 0. An error is a malformed request.
+func parseInts(what string, args []string) ([]int, error) {
 	out := make([]int, len(args))
 	for i, a := range args {
 		v, err := strconv.Atoi(a)
 		if err != nil {
-			problem := "is not an integer"
-			if errors.Is(err, strconv.ErrRange) {
-				problem = "is out of the integer range"
-			}
-			fmt.Fprintf(stderr, "cklplan %s: %s %d, %q, %s\n", cmd, what, i, a, problem)
-			return nil, false
+			return nil, badRequest("%s %d, %q, %s", what, i, a, intProblem(err))
 		}
 		out[i] = v
 	}
-	return out, true
+	return out, nil
+}
+
+// intProblem says why strconv.Atoi refused an argument.
+func intProblem(err error) string {
+	if errors.Is(err, strconv.ErrRange) {
+		return "is out of the integer range"
+	}
+	return "is not an integer"
 }

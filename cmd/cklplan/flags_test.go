@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"flag"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -9,92 +12,96 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestParseFlags checks how a command line splits into flags and positional
-// arguments: flags anywhere before "--", negative integers positional, help
-// to stdout with exit 0, usage errors on stderr with exit 2 and a message
-// that says what is wrong.
-func TestParseFlags(t *testing.T) {
+// TestScanFlags checks how a command line splits into flags and positional
+// arguments: flags anywhere before "--", negative integers positional, -h
+// anywhere is help, and a flag error says what is wrong.
+func TestScanFlags(t *testing.T) {
 	tests := []struct {
-		name        string
-		args        []string
-		least, most int
-		wantPos     []string // nil with a code
-		wantCode    int      // -1: go on
-		wantFormat  string
-		wantStdout  string // a line the output must hold
-		wantStderr  string
+		name       string
+		args       []string
+		wantPos    []string
+		wantErr    string // "" none; "help" for flag.ErrHelp
+		wantFormat string
+		wantTable  bool
 	}{
-		{name: "flag first", args: []string{"--format", "json", "A"}, least: 1, most: 1, wantPos: []string{"A"}, wantCode: -1, wantFormat: "json"},
-		{name: "flag last", args: []string{"A", "--format=json"}, least: 1, most: 1, wantPos: []string{"A"}, wantCode: -1, wantFormat: "json"},
-		{name: "flag between", args: []string{"A", "-format", "json", "B"}, least: 2, most: 2, wantPos: []string{"A", "B"}, wantCode: -1, wantFormat: "json"},
-		{name: "negative integers are positional", args: []string{"A", "-1", "-20"}, least: 1, most: -1, wantPos: []string{"A", "-1", "-20"}, wantCode: -1, wantFormat: "text"},
-		{name: "flag after a negative integer", args: []string{"A", "-1", "--format", "json", "2"}, least: 1, most: -1, wantPos: []string{"A", "-1", "2"}, wantCode: -1, wantFormat: "json"},
-		{name: "double dash ends the flags", args: []string{"--", "--format", "-x"}, least: 0, most: -1, wantPos: []string{"--format", "-x"}, wantCode: -1, wantFormat: "text"},
-		{name: "stdin once", args: []string{"-", "A"}, least: 2, most: 2, wantPos: []string{"-", "A"}, wantCode: -1, wantFormat: "text"},
-		{name: "no arguments", args: nil, least: 0, most: 0, wantCode: -1, wantFormat: "text"},
+		{name: "flag first", args: []string{"--format", "json", "A"}, wantPos: []string{"A"}, wantFormat: "json"},
+		{name: "flag last", args: []string{"A", "--format=json"}, wantPos: []string{"A"}, wantFormat: "json"},
+		{name: "flag between", args: []string{"A", "-format", "json", "B"}, wantPos: []string{"A", "B"}, wantFormat: "json"},
+		{name: "bool flag before an argument", args: []string{"--table", "A", "B"}, wantPos: []string{"A", "B"}, wantFormat: "text", wantTable: true},
+		{name: "negative integers are positional", args: []string{"A", "-1", "-20"}, wantPos: []string{"A", "-1", "-20"}, wantFormat: "text"},
+		{name: "bool flag before a negative integer", args: []string{"A", "--table", "-1"}, wantPos: []string{"A", "-1"}, wantFormat: "text", wantTable: true},
+		{name: "flag after a negative integer", args: []string{"A", "-1", "--format", "json", "2"}, wantPos: []string{"A", "-1", "2"}, wantFormat: "json"},
+		{name: "double dash ends the flags", args: []string{"--", "--format", "-x"}, wantPos: []string{"--format", "-x"}, wantFormat: "text"},
+		{name: "stdin once", args: []string{"-", "A"}, wantPos: []string{"-", "A"}, wantFormat: "text"},
+		{name: "stdin as a flag value", args: []string{"--format", "-", "A"}, wantPos: []string{"A"}, wantFormat: "-"},
+		{name: "no arguments", args: nil, wantFormat: "text"},
 
-		{name: "help first", args: []string{"-h", "A"}, least: 1, most: 1, wantCode: exitOK, wantStdout: "usage: cklplan cmd sub ARGS"},
-		{name: "help last", args: []string{"A", "B", "--help"}, least: 1, most: 1, wantCode: exitOK, wantStdout: "usage: cklplan cmd sub ARGS"},
-		{name: "help after a negative integer", args: []string{"A", "-1", "-help"}, least: 1, most: 1, wantCode: exitOK, wantStdout: "usage: cklplan cmd sub ARGS"},
+		{name: "help first", args: []string{"-h", "A"}, wantErr: "help"},
+		{name: "help last", args: []string{"A", "B", "--help"}, wantPos: []string{"A", "B"}, wantErr: "help"},
+		{name: "help after a negative integer", args: []string{"A", "-1", "-help"}, wantPos: []string{"A", "-1"}, wantErr: "help"},
 
-		{name: "unknown flag", args: []string{"A", "--colour"}, least: 1, most: 1, wantCode: exitUsage, wantStderr: "cklplan cmd sub: flag provided but not defined: -colour"},
-		{name: "flag without its value", args: []string{"A", "--format"}, least: 1, most: 1, wantCode: exitUsage, wantStderr: "cklplan cmd sub: flag needs an argument: -format"},
-		{name: "too many", args: []string{"A", "B"}, least: 1, most: 1, wantCode: exitUsage, wantStderr: "cklplan cmd sub: takes 1 argument, got 2"},
-		{name: "too few", args: nil, least: 2, most: -1, wantCode: exitUsage, wantStderr: "cklplan cmd sub: takes at least 2 arguments, got 0"},
-		{name: "range", args: []string{"A", "B", "C"}, least: 1, most: 2, wantCode: exitUsage, wantStderr: "cklplan cmd sub: takes 1 to 2 arguments, got 3"},
-		{name: "none wanted", args: []string{"A"}, least: 0, most: 0, wantCode: exitUsage, wantStderr: "cklplan cmd sub: takes 0 arguments, got 1"},
-		{name: "stdin twice", args: []string{"-", "-"}, least: 2, most: 2, wantCode: exitUsage, wantStderr: `cklplan cmd sub: only one argument may be "-" (stdin)`},
+		{name: "unknown flag", args: []string{"A", "--colour"}, wantPos: []string{"A"}, wantErr: "flag provided but not defined: -colour"},
+		{name: "flag without its value", args: []string{"A", "--format"}, wantPos: []string{"A"}, wantErr: "flag needs an argument: -format"},
+		{name: "stdin twice", args: []string{"-", "-"}, wantPos: []string{"-", "-"}, wantErr: `only one argument may be "-" (stdin)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			fl := newFlagSet("cmd sub", "ARGS", &stdout, &stderr)
-			format := fl.String("format", "text", "output `format`")
-			pos, code := parseFlags(fl, tt.args, tt.least, tt.most)
-			if code != tt.wantCode {
-				t.Fatalf("code %d, want %d; stderr:\n%s", code, tt.wantCode, stderr.String())
+			fs := flag.NewFlagSet("cmd", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			format := fs.String("format", "text", "output `format`")
+			table := fs.Bool("table", false, "a table")
+			pos, err := scanFlags(fs, tt.args)
+			switch {
+			case tt.wantErr == "help" && !errors.Is(err, flag.ErrHelp):
+				t.Fatalf("error %v, want flag.ErrHelp", err)
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case tt.wantErr != "" && tt.wantErr != "help" && (err == nil || err.Error() != tt.wantErr):
+				t.Fatalf("error %v, want %q", err, tt.wantErr)
 			}
 			if diff := cmp.Diff(tt.wantPos, pos); diff != "" {
 				t.Errorf("positional arguments (-want +got):\n%s", diff)
 			}
-			if code < 0 && *format != tt.wantFormat {
-				t.Errorf("--format %q, want %q", *format, tt.wantFormat)
-			}
-			if !hasLine(stdout.String(), tt.wantStdout) {
-				t.Errorf("stdout lacks the line %q:\n%s", tt.wantStdout, stdout.String())
-			}
-			if !hasLine(stderr.String(), tt.wantStderr) {
-				t.Errorf("stderr lacks the line %q:\n%s", tt.wantStderr, stderr.String())
-			}
-			switch code {
-			case exitOK:
-				if stderr.Len() != 0 {
-					t.Errorf("help wrote to stderr:\n%s", stderr.String())
-				}
-			case exitUsage:
-				if stdout.Len() != 0 || !strings.Contains(stderr.String(), "usage: cklplan cmd sub ARGS") {
-					t.Errorf("a usage error writes the usage to stderr only; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-				}
-			default:
-				if stdout.Len() != 0 || stderr.Len() != 0 {
-					t.Errorf("parsing wrote output; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-				}
+			if err == nil && (*format != tt.wantFormat || *table != tt.wantTable) {
+				t.Errorf("--format %q --table %v, want %q %v", *format, *table, tt.wantFormat, tt.wantTable)
 			}
 		})
 	}
 }
 
-// hasLine reports whether text holds line as a whole line; "" is in any text.
-func hasLine(text, line string) bool {
-	if line == "" {
-		return true
-	}
-	for l := range strings.Lines(text) {
-		if strings.TrimSuffix(l, "\n") == line {
-			return true
+// TestUsageErrors checks that every usage error of every command says what
+// is wrong on stderr, then the usage there, writes nothing to stdout, and
+// exits 2; and that help asked for goes to stdout and exits 0.
+func TestUsageErrors(t *testing.T) {
+	for _, c := range commands() {
+		for _, tt := range []struct {
+			args []string
+			want int
+		}{
+			{[]string{"-h"}, exitOK},
+			{[]string{"--frobnicate"}, exitUsage},
+			{[]string{"--format", "xml"}, exitUsage},
+			{[]string{"frobnicate", "x", "y", "z"}, exitUsage},
+		} {
+			args := append([]string{c.name}, tt.args...)
+			var stdout, stderr bytes.Buffer
+			code := run(args, strings.NewReader(""), &stdout, &stderr)
+			if code != tt.want {
+				t.Errorf("cklplan %q: exit %d, want %d\nstderr:\n%s", args, code, tt.want, stderr.String())
+				continue
+			}
+			if code == exitOK {
+				if stderr.Len() != 0 || !strings.HasPrefix(stdout.String(), "usage: cklplan "+c.name) {
+					t.Errorf("cklplan %q: help is not the usage on stdout alone; stdout:\n%s\nstderr:\n%s", args, stdout.String(), stderr.String())
+				}
+				continue
+			}
+			first, rest, _ := strings.Cut(stderr.String(), "\n")
+			if stdout.Len() != 0 || !strings.HasPrefix(first, "cklplan "+c.name) || !strings.Contains(rest, "usage: cklplan "+c.name) {
+				t.Errorf("cklplan %q: a usage error says what is wrong, then the usage, on stderr alone; stdout:\n%s\nstderr:\n%s", args, stdout.String(), stderr.String())
+			}
 		}
 	}
-	return false
 }
 
 func TestIsNegativeInt(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -14,194 +13,236 @@ import (
 	"github.com/cklplan/cklplan/cute"
 )
 
-func init() {
-	register(command{name: "layout", summary: "CuTe layout algebra: compose, complement, divide, recognize, …", run: runLayout})
+var layoutCommand = &opTable[layoutRequest, *layoutRequest]{
+	name:    "layout",
+	summary: "CuTe layout algebra: compose, complement, divide, recognize, …",
+	noun:    "operation",
+	about: `Prints the result in CuTe notation (first mode fastest) and its table of
+values; --format json writes {"result": LAYOUT, "table": [...]}.
+A LAYOUT is shape:stride, e.g. (6,2):(8,2); a TILER is a layout, <3:4,8:2>, or
+a shape (3,8). An operand "-" is read from stdin.
+`,
+	ops: []*op[*layoutRequest]{
+		{name: "eval", operands: "LAYOUT", min: 1, max: 1, doc: "the layout and its values",
+			run: unary(func(l cute.Layout) (cute.Layout, error) { return l, nil })},
+		{name: "coalesce", operands: "LAYOUT", min: 1, max: 1, doc: "the layout with its modes merged where they can be",
+			run: unary(func(l cute.Layout) (cute.Layout, error) { return cute.Coalesce(l), nil })},
+		{name: "flatten", operands: "LAYOUT", min: 1, max: 1, doc: "the layout with its nested modes flattened",
+			run: unary(func(l cute.Layout) (cute.Layout, error) { return cute.Flatten(l), nil })},
+		{name: "composition", operands: "LAYOUT TILER", min: 2, max: 2, doc: "LAYOUT ∘ TILER", run: withTiler(cute.CompositionTiler)},
+		{name: "complement", operands: "LAYOUT [COTARGET]", min: 1, max: 2, doc: "the complement, up to COTARGET (a size or a shape)", run: complement},
+		{name: "logical_divide", operands: "LAYOUT TILER", min: 2, max: 2, doc: "the tiles of TILER's shape, then the rest", run: withTiler(cute.LogicalDivide)},
+		{name: "zipped_divide", operands: "LAYOUT TILER", min: 2, max: 2, doc: "logical_divide with the tile modes gathered first", run: withTiler(cute.ZippedDivide)},
+		{name: "logical_product", operands: "LAYOUT TILER", min: 2, max: 2, doc: "LAYOUT repeated as TILER lays it out", run: withTiler(cute.LogicalProduct)},
+		{name: "blocked_product", operands: "LAYOUT LAYOUT", min: 2, max: 2, doc: "the product with the blocks kept whole", run: binary(cute.BlockedProduct)},
+		{name: "raked_product", operands: "LAYOUT LAYOUT", min: 2, max: 2, doc: "the product with the blocks interleaved", run: binary(cute.RakedProduct)},
+		{name: "right_inverse", operands: "LAYOUT", min: 1, max: 1, doc: "a right inverse", run: unary(cute.RightInverse)},
+		{name: "left_inverse", operands: "LAYOUT", min: 1, max: 1, doc: "a left inverse", run: unary(cute.LeftInverse)},
+		{name: "recognize", tail: "values", tailArgs: "V0 V1 ...", tailMin: 1, tailMax: -1,
+			doc: "the layout whose values are V0 V1 ... (integers within ±2^60; V0 = 0);\n--batch answers \"result\": null when there is none", run: recognize},
+	},
+	batch: layoutBatchUsage,
 }
+
+const layoutBatchUsage = `usage: cklplan layout --batch < requests.jsonl
+
+--batch reads JSON Lines requests, {"op": OP, "args": [ARG, ...]} or
+{"op": "recognize", "values": [V0, ...]}, and writes one line per request:
+{"result": LAYOUT, "table": [...]} ("size" replaces "table" beyond 1048576
+values; a recognize that finds no layout gives "result": null), or
+{"error": {"code": ..., "message": "line N: ..."}}. Each answer is
+written as soon as no further request is waiting, so a program may drive it
+through a pipe one request at a time.
+`
 
 // tableLimit bounds the tables printed or written: a larger result is given
 // without its table.
 const tableLimit = 1 << 20
 
-// A layoutOp is one operation of "cklplan layout": its arguments are CuTe
-// notation (layouts, tilers, integers) as text.
-type layoutOp struct {
-	name     string
-	args     string // the usage of its arguments
-	min, max int    // how many arguments it takes
-	run      func(args []string) (cute.Layout, error)
+// A layoutRequest is the operands of a layout operation, as CuTe notation,
+// or the values to recognize.
+type layoutRequest struct {
+	args   []string
+	values []int
 }
 
-var layoutOps = []layoutOp{
-	{"eval", "LAYOUT", 1, 1, func(a []string) (cute.Layout, error) { return cute.Parse(a[0]) }},
-	{"coalesce", "LAYOUT", 1, 1, unary(func(l cute.Layout) (cute.Layout, error) { return cute.Coalesce(l), nil })},
-	{"flatten", "LAYOUT", 1, 1, unary(func(l cute.Layout) (cute.Layout, error) { return cute.Flatten(l), nil })},
-	{"composition", "LAYOUT TILER", 2, 2, withTiler(cute.CompositionTiler)},
-	{"complement", "LAYOUT [COTARGET]", 1, 2, complement},
-	{"logical_divide", "LAYOUT TILER", 2, 2, withTiler(cute.LogicalDivide)},
-	{"zipped_divide", "LAYOUT TILER", 2, 2, withTiler(cute.ZippedDivide)},
-	{"logical_product", "LAYOUT TILER", 2, 2, withTiler(cute.LogicalProduct)},
-	{"blocked_product", "LAYOUT LAYOUT", 2, 2, binary(cute.BlockedProduct)},
-	{"raked_product", "LAYOUT LAYOUT", 2, 2, binary(cute.RakedProduct)},
-	{"right_inverse", "LAYOUT", 1, 1, unary(cute.RightInverse)},
-	{"left_inverse", "LAYOUT", 1, 1, unary(cute.LeftInverse)},
+func (q *layoutRequest) setOperands(args []string, in *input) (err error) {
+	q.args, err = in.texts(args)
+	return err
 }
 
-func unary(f func(cute.Layout) (cute.Layout, error)) func([]string) (cute.Layout, error) {
-	return func(a []string) (cute.Layout, error) {
-		l, err := cute.Parse(a[0])
-		if err != nil {
-			return cute.Layout{}, err
+func (q *layoutRequest) setTail(_ string, args []string) (err error) {
+	q.values, err = parseInts("value", args)
+	return err
+}
+
+// decodeArgs takes a JSON string, or a JSON integer as its decimal text.
+func (q *layoutRequest) decodeArgs(raw []json.RawMessage) error {
+	q.args = make([]string, len(raw))
+	for i, r := range raw {
+		var v int64
+		switch {
+		case len(r) > 0 && r[0] == '"' && json.Unmarshal(r, &q.args[i]) == nil:
+		case json.Unmarshal(r, &v) == nil && !bytes.Equal(r, []byte("null")):
+			q.args[i] = strconv.FormatInt(v, 10)
+		default:
+			return badRequest("argument %d, %s, is neither a string nor an integer", i, r)
 		}
-		return f(l)
 	}
+	return nil
 }
 
-func binary(f func(a, b cute.Layout) (cute.Layout, error)) func([]string) (cute.Layout, error) {
-	return func(a []string) (cute.Layout, error) {
-		l, err := cute.Parse(a[0])
-		if err != nil {
-			return cute.Layout{}, err
-		}
-		m, err := cute.Parse(a[1])
-		if err != nil {
-			return cute.Layout{}, err
-		}
-		return f(l, m)
+func (q *layoutRequest) decodeField(name string, raw json.RawMessage) error {
+	if err := json.Unmarshal(raw, &q.values); err != nil || raw[0] != '[' {
+		return badRequest("%q, %s, is not a list of integers", name, raw)
 	}
-}
-
-func withTiler(f func(cute.Layout, cute.Tiler) (cute.Layout, error)) func([]string) (cute.Layout, error) {
-	return func(a []string) (cute.Layout, error) {
-		l, err := cute.Parse(a[0])
-		if err != nil {
-			return cute.Layout{}, err
-		}
-		t, err := cute.ParseTiler(a[1])
-		if err != nil {
-			return cute.Layout{}, err
-		}
-		return f(l, t)
+	if len(q.values) == 0 {
+		return badRequest("recognize needs a non-empty %q list", name)
 	}
+	return nil
 }
 
-func complement(a []string) (cute.Layout, error) {
-	l, err := cute.Parse(a[0])
+// operand parses operand i, which the usage names name, with parse.
+func operand[T any](q *layoutRequest, i int, name string, parse func(string) (T, error)) (T, error) {
+	v, err := parse(q.args[i])
 	if err != nil {
-		return cute.Layout{}, err
+		return v, &argError{index: i, name: name, err: err}
 	}
-	if len(a) == 1 {
-		return cute.Complement(l)
+	return v, nil
+}
+
+func unary(f func(cute.Layout) (cute.Layout, error)) func(*layoutRequest, *env) (result, error) {
+	return func(q *layoutRequest, _ *env) (result, error) {
+		l, err := operand(q, 0, "LAYOUT", cute.Parse)
+		if err != nil {
+			return nil, err
+		}
+		return layoutAnswer(f(l))
 	}
-	t, err := cute.ParseTuple(a[1])
+}
+
+func binary(f func(a, b cute.Layout) (cute.Layout, error)) func(*layoutRequest, *env) (result, error) {
+	return func(q *layoutRequest, _ *env) (result, error) {
+		a, err := operand(q, 0, "LAYOUT", cute.Parse)
+		if err != nil {
+			return nil, err
+		}
+		b, err := operand(q, 1, "LAYOUT", cute.Parse)
+		if err != nil {
+			return nil, err
+		}
+		return layoutAnswer(f(a, b))
+	}
+}
+
+func withTiler(f func(cute.Layout, cute.Tiler) (cute.Layout, error)) func(*layoutRequest, *env) (result, error) {
+	return func(q *layoutRequest, _ *env) (result, error) {
+		l, err := operand(q, 0, "LAYOUT", cute.Parse)
+		if err != nil {
+			return nil, err
+		}
+		t, err := operand(q, 1, "TILER", cute.ParseTiler)
+		if err != nil {
+			return nil, err
+		}
+		return layoutAnswer(f(l, t))
+	}
+}
+
+func complement(q *layoutRequest, _ *env) (result, error) {
+	l, err := operand(q, 0, "LAYOUT", cute.Parse)
 	if err != nil {
-		return cute.Layout{}, err
+		return nil, err
+	}
+	if len(q.args) == 1 {
+		return layoutAnswer(cute.Complement(l))
+	}
+	t, err := operand(q, 1, "COTARGET", cute.ParseTuple)
+	if err != nil {
+		return nil, err
 	}
 	// A shape cotarget stands for its size, as in CuTe.
 	m := 1
 	for _, n := range t.Leaves() {
 		if n < 1 || m > (1<<62)/n {
-			return cute.Layout{}, &cute.Error{Code: cute.CodeBadArgument, Op: "complement", Msg: fmt.Sprintf("cotarget %v is not a positive size below 2^62", t)}
+			return nil, &argError{index: 1, name: "COTARGET", err: &cute.Error{Code: cute.CodeBadArgument, Op: "complement", Msg: fmt.Sprintf("cotarget %v is not a positive size below 2^62", t)}}
 		}
 		m *= n
 	}
-	return cute.ComplementTo(l, m)
+	return layoutAnswer(cute.ComplementTo(l, m))
 }
 
-func findOp(name string) (layoutOp, bool) {
-	for _, op := range layoutOps {
-		if op.name == name {
-			return op, true
-		}
+func recognize(q *layoutRequest, _ *env) (result, error) {
+	l, ok := cute.Recognize(q.values)
+	if ok {
+		return layoutAnswer(l, nil)
 	}
-	return layoutOp{}, false
+	if i := beyondRecognizeLimit(q.values); i >= 0 {
+		return nil, &cute.Error{Code: cute.CodeOverflow, Op: "recognize", Msg: fmt.Sprintf("value %d, %d, is beyond ±2^60, the range recognize decides", i, q.values[i])}
+	}
+	return &layoutResult{values: q.values}, nil
 }
 
-func layoutUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: cklplan layout OP ARGS...")
-	fmt.Fprintln(w, "       cklplan layout recognize V0 V1 ...")
-	fmt.Fprintln(w, "       cklplan layout --batch < requests.jsonl")
-	fmt.Fprintln(w, "\nPrints the result in CuTe notation (first mode fastest) and its table of values.")
-	fmt.Fprintln(w, "A LAYOUT is shape:stride, e.g. (6,2):(8,2); a TILER is a layout, <3:4,8:2>, or a shape (3,8).")
-	fmt.Fprintln(w, "\noperations:")
-	for _, op := range layoutOps {
-		fmt.Fprintf(w, "  %-16s %s\n", op.name, op.args)
-	}
-	fmt.Fprintf(w, "  %-16s %s\n", "recognize", "V0 V1 ... (integers within ±2^60; V0 = 0)")
-	fmt.Fprintln(w, "\n--batch reads JSON Lines requests, {\"op\": OP, \"args\": [ARG, ...]} or")
-	fmt.Fprintln(w, "{\"op\": \"recognize\", \"values\": [V0, ...]}, and writes one line per request:")
-	fmt.Fprintf(w, "{\"result\": LAYOUT, \"table\": [...]} (\"size\" replaces \"table\" beyond %d\n", tableLimit)
-	fmt.Fprintln(w, "values; a recognize that finds no layout gives \"result\": null), or")
-	fmt.Fprintln(w, "{\"error\": {\"code\": ..., \"message\": \"line N: ...\"}}. Each answer is")
-	fmt.Fprintln(w, "written as soon as no further request is waiting, so a program may drive it")
-	fmt.Fprintln(w, "through a pipe one request at a time.")
-	fmt.Fprintln(w, "\nExit status: 0 ok, 1 a failed condition (the error names it), 2 usage.")
+// A layoutResult is a layout with its table of values ("size" instead
+// beyond tableLimit values), or, from recognize, no layout: "result": null.
+type layoutResult struct {
+	Result *string `json:"result"`
+	Table  []int   `json:"table,omitempty"`
+	// Size stands in for a table longer than tableLimit, so that a missing
+	// table is never mistaken for an empty one.
+	Size   int `json:"size,omitempty"`
+	layout cute.Layout
+	values []int // the values recognize found no layout for
 }
 
-func runLayout(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("layout", "", stdout, stderr)
-	batch := fl.Bool("batch", false, "read JSON Lines requests from stdin, write one JSON line per request")
-	fl.usage = layoutUsage
-	pos, code := parseFlags(fl, args, 0, -1)
-	if code >= 0 {
-		return code
-	}
-	if *batch {
-		if len(pos) != 0 {
-			return fl.usageError("--batch takes no arguments, got %d", len(pos))
-		}
-		if err := layoutBatch(stdin, stdout); err != nil {
-			fmt.Fprintf(stderr, "cklplan layout: %v\n", err)
-			return exitFail
-		}
-		return exitOK
-	}
-	if len(pos) == 0 {
-		return fl.usageError("no operation")
-	}
-	name, rest := pos[0], pos[1:]
-	if name == "recognize" {
-		values, ok := parseInts("layout recognize", "value", rest, stderr)
-		if !ok {
-			return exitUsage
-		}
-		if len(values) == 0 {
-			fmt.Fprintln(stderr, "cklplan layout recognize: takes at least 1 argument, got 0")
-			fmt.Fprintln(stderr, "usage: cklplan layout recognize V0 V1 ...")
-			return exitUsage
-		}
-		l, ok := cute.Recognize(values)
-		if !ok {
-			if i := beyondRecognizeLimit(values); i >= 0 {
-				fmt.Fprintf(stderr, "cklplan layout: recognize: value %d, %d, is beyond ±2^60, the range recognize decides [%s]\n", i, values[i], cute.CodeOverflow)
-				return exitFail
-			}
-			fmt.Fprintf(stderr, "cklplan layout: recognize: %v is not a layout%s\n", values, notLayoutReason(values))
-			return exitFail
-		}
-		printLayout(stdout, l)
-		return exitOK
-	}
-	op, ok := findOp(name)
-	if !ok {
-		return fl.usageError("unknown operation %q", name)
-	}
-	if len(rest) < op.min || len(rest) > op.max {
-		fmt.Fprintf(stderr, "cklplan layout %s: %s, got %d\n", op.name, arity(op.min, op.max), len(rest))
-		fmt.Fprintf(stderr, "usage: cklplan layout %s %s\n", op.name, op.args)
-		return exitUsage
-	}
-	l, err := op.run(rest)
+func layoutAnswer(l cute.Layout, err error) (result, error) {
 	if err != nil {
-		var e *cute.Error
-		if errors.As(err, &e) {
-			fmt.Fprintf(stderr, "cklplan layout: %v [%s]\n", err, e.Code)
-		} else {
-			fmt.Fprintf(stderr, "cklplan layout: %v\n", err)
-		}
-		return exitFail
+		return nil, err
 	}
-	printLayout(stdout, l)
-	return exitOK
+	text := l.String()
+	r := &layoutResult{Result: &text, layout: l}
+	if l.Size() <= tableLimit {
+		r.Table = l.Table()
+	} else {
+		r.Size = l.Size()
+	}
+	return r, nil
+}
+
+func (r *layoutResult) writeText(w io.Writer, _ string) error {
+	if r.Result != nil {
+		printLayout(w, r.layout, r.Table)
+	}
+	return nil
+}
+
+// failure says that recognize found no layout, naming a few of the values.
+func (r *layoutResult) failure() error {
+	if r.Result != nil {
+		return nil
+	}
+	why := ""
+	if r.values[0] != 0 {
+		why = " (every layout maps 0 to 0)"
+	}
+	return fmt.Errorf("%s is not a layout%s", valuesText(r.values), why)
+}
+
+// valuesText writes values as [0 1 2 4], or, for a long list, its first and
+// last few and how many there are.
+func valuesText(values []int) string {
+	const shown = 8
+	text := func(vs []int) string {
+		parts := make([]string, len(vs))
+		for i, v := range vs {
+			parts[i] = strconv.Itoa(v)
+		}
+		return strings.Join(parts, " ")
+	}
+	if len(values) <= 2*shown {
+		return "[" + text(values) + "]"
+	}
+	return fmt.Sprintf("[%s … %s] (%d values)", text(values[:shown]), text(values[len(values)-shown:]), len(values))
 }
 
 // recognizeLimit is the magnitude beyond which cute.Recognize decides
@@ -215,21 +256,13 @@ func beyondRecognizeLimit(values []int) int {
 	return slices.IndexFunc(values, func(v int) bool { return v < -recognizeLimit || v > recognizeLimit })
 }
 
-// notLayoutReason says why Recognize refuses values before its scan.
-func notLayoutReason(values []int) string {
-	if len(values) > 0 && values[0] != 0 {
-		return " (every layout maps 0 to 0)"
-	}
-	return ""
-}
-
-func printLayout(w io.Writer, l cute.Layout) {
+// printLayout writes l, its table of values, and a rank-2 layout's grid.
+func printLayout(w io.Writer, l cute.Layout, table []int) {
 	fmt.Fprintln(w, l)
 	if l.Size() > tableLimit {
 		fmt.Fprintf(w, "table: %d values, not printed (more than %d)\n", l.Size(), tableLimit)
 		return
 	}
-	table := l.Table()
 	var b strings.Builder
 	b.WriteString("table:")
 	for _, v := range table {
@@ -266,139 +299,4 @@ func printGrid(w io.Writer, rows, cols int, table []int) {
 		}
 		fmt.Fprintln(w, b.String())
 	}
-}
-
-// A batchRequest is one line of "cklplan layout --batch".
-type batchRequest struct {
-	Op     string            `json:"op"`
-	Args   []json.RawMessage `json:"args"`
-	Values []int             `json:"values"`
-}
-
-// A batchResponse is one output line: a result (null when recognize finds no
-// layout) with its table, or an error, with the composite's values as its
-// table when a composition is not a layout.
-type batchResponse struct {
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *batchError     `json:"error,omitempty"`
-	Table  []int           `json:"table,omitempty"`
-	// Size stands in for a table longer than tableLimit, so that a missing
-	// table is never mistaken for an empty one.
-	Size int `json:"size,omitempty"`
-}
-
-type batchError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// codeBadRequest marks a line that is not a well-formed request.
-const codeBadRequest = "bad_request"
-
-func layoutBatch(stdin io.Reader, stdout io.Writer) error {
-	return serveBatch(stdin, stdout, answer, func(resp *batchResponse, n int) {
-		if resp.Error != nil {
-			resp.Error.Message = atLine(resp.Error.Message, n)
-		}
-	})
-}
-
-func badRequest(format string, args ...any) batchResponse {
-	return batchResponse{Error: &batchError{Code: codeBadRequest, Message: fmt.Sprintf(format, args...)}}
-}
-
-// answer computes the response to one request line; the caller adds the
-// line number to an error.
-func answer(line []byte) (resp batchResponse) {
-	defer func() {
-		if p := recover(); p != nil {
-			resp = batchResponse{Error: &batchError{Code: string(cute.CodeInternal), Message: fmt.Sprintf("internal error: %v", p)}}
-		}
-	}()
-	if len(line) == 0 {
-		return badRequest("empty line")
-	}
-	var req batchRequest
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return badRequest("not a request object: %v", err)
-	}
-	if dec.More() {
-		return badRequest("text after the request object")
-	}
-	if req.Op == "recognize" {
-		if req.Args != nil {
-			return badRequest(`recognize takes "values", not "args"`)
-		}
-		if len(req.Values) == 0 {
-			return badRequest(`recognize needs a non-empty "values" list`)
-		}
-		l, ok := cute.Recognize(req.Values)
-		if !ok {
-			if i := beyondRecognizeLimit(req.Values); i >= 0 {
-				return batchResponse{Error: &batchError{Code: string(cute.CodeOverflow), Message: fmt.Sprintf("recognize: value %d, %d, is beyond ±2^60, the range recognize decides", i, req.Values[i])}}
-			}
-			return batchResponse{Result: json.RawMessage("null")}
-		}
-		return success(l)
-	}
-	if req.Values != nil {
-		return badRequest(`%q takes "args", not "values"`, req.Op)
-	}
-	op, ok := findOp(req.Op)
-	if !ok {
-		return badRequest("unknown operation %q", req.Op)
-	}
-	if len(req.Args) < op.min || len(req.Args) > op.max {
-		return badRequest("%s takes %s (%d to %d arguments), got %d", op.name, op.args, op.min, op.max, len(req.Args))
-	}
-	args := make([]string, len(req.Args))
-	for i, raw := range req.Args {
-		s, ok := argText(raw)
-		if !ok {
-			return badRequest("argument %d, %s, is neither a string nor an integer", i, raw)
-		}
-		args[i] = s
-	}
-	l, err := op.run(args)
-	if err != nil {
-		var e *cute.Error
-		if !errors.As(err, &e) {
-			return batchResponse{Error: &batchError{Code: string(cute.CodeInternal), Message: err.Error()}}
-		}
-		resp := batchResponse{Error: &batchError{Code: string(e.Code), Message: e.Error()}}
-		if len(e.Values) > 0 {
-			resp.Table = e.Values
-		}
-		return resp
-	}
-	return success(l)
-}
-
-// argText accepts a JSON string, or a JSON integer as its decimal text.
-func argText(raw json.RawMessage) (string, bool) {
-	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return "", false // Unmarshal would leave s empty and succeed
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, true
-	}
-	var v int64
-	if err := json.Unmarshal(raw, &v); err == nil {
-		return strconv.FormatInt(v, 10), true
-	}
-	return "", false
-}
-
-func success(l cute.Layout) batchResponse {
-	text, _ := json.Marshal(l.String())
-	resp := batchResponse{Result: text}
-	if l.Size() <= tableLimit {
-		resp.Table = l.Table()
-	} else {
-		resp.Size = l.Size()
-	}
-	return resp
 }

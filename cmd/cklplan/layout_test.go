@@ -26,7 +26,7 @@ func FuzzLayoutBatch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var out bytes.Buffer
-		if code := runLayout([]string{"--batch"}, strings.NewReader(in), &out, &bytes.Buffer{}); code != exitOK {
+		if code := run([]string{"layout", "--batch"}, strings.NewReader(in), &out, &bytes.Buffer{}); code != exitOK {
 			t.Fatalf("exit %d", code)
 		}
 		for _, l := range checkBatchAnswers(t, in, out.String()) {

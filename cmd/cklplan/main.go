@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 )
 
 // Exit codes.
@@ -21,21 +20,34 @@ const (
 	exitUsage = 2 // bad command line
 )
 
-// A command is one subcommand of cklplan. Each lives in its own file and adds
-// itself to commands with register.
+// A command is one entry of the command table.
 type command struct {
 	name    string
 	summary string
-	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	run     func(args []string, s streams) int
 }
 
-var commands = map[string]command{}
-
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("cklplan: command registered twice: " + c.name)
+// commands is the command table, in the order "cklplan help" lists it. A
+// command is an opTable (ops.go) in a file of its own; adding one is adding
+// its entry here.
+func commands() []command {
+	return []command{
+		distCommand.command(),
+		doctorCommand.command(),
+		layoutCommand.command(),
+		mapCommand.command(),
+		spaceCommand.command(),
+		versionCommand.command(),
 	}
-	commands[c.name] = c
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 func main() {
@@ -43,55 +55,52 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	s := streams{stdin, stdout, stderr}
 	if len(args) == 0 {
-		usage(stderr)
+		fmt.Fprintln(stderr, "cklplan: no command")
+		listCommands(stderr)
 		return exitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		usage(stdout)
+		listCommands(stdout)
 		return exitOK
 	case "help":
-		return help(args[1:], stdin, stdout, stderr)
+		return help(args[1:], s)
 	}
-	c, ok := commands[args[0]]
+	c, ok := lookup(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "cklplan: unknown command %q\n", args[0])
-		usage(stderr)
+		listCommands(stderr)
 		return exitUsage
 	}
-	return c.run(args[1:], stdin, stdout, stderr)
+	return c.run(args[1:], s)
 }
 
 // help lists the commands, or, given one, prints its usage as its -h does.
-func help(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func help(args []string, s streams) int {
 	switch len(args) {
 	case 0:
-		usage(stdout)
+		listCommands(s.stdout)
 		return exitOK
 	case 1:
-		if c, ok := commands[args[0]]; ok {
-			return c.run([]string{"-h"}, stdin, stdout, stderr)
+		if c, ok := lookup(args[0]); ok {
+			return c.run([]string{"-h"}, s)
 		}
-		fmt.Fprintf(stderr, "cklplan help: unknown command %q\n", args[0])
+		fmt.Fprintf(s.stderr, "cklplan help: unknown command %q\n", args[0])
 	default:
-		fmt.Fprintf(stderr, "cklplan help: takes at most 1 argument, got %d\n", len(args))
+		fmt.Fprintf(s.stderr, "cklplan help: takes at most 1 argument, got %d\n", len(args))
 	}
-	usage(stderr)
+	listCommands(s.stderr)
 	return exitUsage
 }
 
-func usage(w io.Writer) {
+func listCommands(w io.Writer) {
 	fmt.Fprintln(w, "usage: cklplan COMMAND [ARGS...]")
 	fmt.Fprintln(w, "       cklplan help [COMMAND]")
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nEach command prints its usage with -h. Exit status: 0 ok, 1 input failure, 2 usage.")
 }

@@ -2,138 +2,228 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
-	"github.com/cklplan/cklplan/indexspace"
 )
 
-func init() {
-	register(command{name: "map", summary: "guarded index maps: show, eval, simplify, compose, restrict, inverse, emit, CuTe", run: runMap})
-}
-
-const mapUsage = `usage: cklplan map show MAP [--table] [--format text|json]
-       cklplan map eval MAP COORD...
-       cklplan map simplify MAP [-v]
-       cklplan map compose OUTER INNER
-       cklplan map restrict MAP AXIS=VALUE...
-       cklplan map inverse MAP
-       cklplan map emit MAP
-       cklplan map from-cute LAYOUT [--domain KIND] [--codomain KIND]
-       cklplan map to-cute MAP
-       cklplan map --batch < requests.jsonl   (JSON Lines; "map --batch -h")
-
-A MAP is the indexmap text form (docs/algebra.md), e.g.
+var mapCommand = &opTable[mapRequest, *mapRequest]{
+	name:    "map",
+	summary: "guarded index maps: show, eval, simplify, compose, restrict, inverse, emit, CuTe",
+	noun:    "subcommand",
+	about: `A MAP is the indexmap text form (docs/algebra.md), e.g.
   'logical(m:4, k:8) -> physical(a:32) = (8 * m + k) if m < 3 broadcast(...)'
 kind space -> kind space = (one result per codomain leaf) [if GUARD]
 [broadcast(AXES)]; a kind is logical, thread-value or physical, or absent
 (untyped). A MAP may also be given in its JSON form ({"domain": ...}). "-"
-reads a MAP or LAYOUT from stdin (one argument at most).
+reads a MAP or LAYOUT from stdin (one argument at most). --format json writes
+the object that --batch answers with.
+`,
+	flags: func(fs *flag.FlagSet, q *mapRequest) {
+		fs.BoolVar(&q.table, "table", false, "print the image of every domain point")
+		fs.BoolVar(&q.verbose, "v", false, "list the rules that fired, in order")
+		fs.StringVar(&q.domain, "domain", "", "the domain's `kind`: logical, thread-value, physical or untyped (default untyped)")
+		fs.StringVar(&q.codomain, "codomain", "", "the codomain's `kind`: logical, thread-value, physical or untyped (default untyped)")
+	},
+	ops: []*op[*mapRequest]{
+		{name: "show", operands: "MAP", min: 1, max: 1, flags: []string{"table"}, fields: []string{"table"}, run: mapShow,
+			doc: `the canonical text, the kinds and spaces, and the decided
+properties (in range, injective, surjective, alias-free, dense
+bijection; the last two with the broadcast axes factored out) with
+the method that decided them (stride criterion or enumeration) and
+the witness of the first that fails; --table adds the image of
+every domain point.`},
+		{name: "eval", operands: "MAP", min: 1, max: 1, tail: "coord", tailArgs: "COORD...", tailMax: -1, run: mapEval,
+			doc: "the image of the point with the given leaf coordinates."},
+		{name: "simplify", operands: "MAP", min: 1, max: 1, flags: []string{"v"}, run: mapSimplify,
+			doc: `the map with its expressions simplified by the ordered rule table;
+-v lists the rules that fired, in order.`},
+		{name: "compose", operands: "OUTER INNER", min: 2, max: 2, run: mapCompose,
+			doc: "OUTER ∘ INNER: INNER applies first; the literal substitution."},
+		{name: "restrict", operands: "MAP", min: 1, max: 1, tail: "fixed", tailArgs: "AXIS=VALUE...", tailMin: 1, tailMax: -1, run: mapRestrict,
+			doc: `the map with the named domain axes fixed (maps into physical or
+untyped only), emitted as affine plus a constant where possible.`},
+		{name: "inverse", operands: "MAP", min: 1, max: 1, run: mapUnary(indexmap.Map.Inverse),
+			doc: "the inverse of a dense bijection (unguarded, no broadcast)."},
+		{name: "emit", operands: "MAP", min: 1, max: 1, run: mapEmit,
+			doc: `each result as code generation prints it: one weighted sum of
+digits when it is a layout, else the simplified composite; then the
+form of each result.`},
+		{name: "from-cute", operands: "LAYOUT", min: 1, max: 1, flags: []string{"domain", "codomain"}, fields: []string{"domain", "codomain"}, run: mapFromCute,
+			doc: `a CuTe layout (fastest mode first) as a map; modes are reversed,
+nested modes become groups, stride-0 modes declared broadcasts.`},
+		{name: "to-cute", operands: "MAP", min: 1, max: 1, run: mapUnary(func(m indexmap.Map) (cute.Layout, error) { return indexmap.ToCute(m) }),
+			doc: "the map as a CuTe layout."},
+	},
+	batch: mapBatchUsage,
+}
 
-show       the canonical text, the kinds and spaces, and the decided
-           properties (in range, injective, surjective, alias-free, dense
-           bijection; the last two with the broadcast axes factored out) with
-           the method that decided them (stride criterion or enumeration) and
-           the witness of the first that fails; --table adds the image of
-           every domain point; --format json writes one object.
-eval       the image of the point with the given leaf coordinates.
-simplify   the map with its expressions simplified by the ordered rule table;
-           -v lists the rules that fired, in order.
-compose    OUTER ∘ INNER: INNER applies first; the literal substitution.
-restrict   the map with the named domain axes fixed (maps into physical or
-           untyped only), emitted as affine plus a constant where possible.
-inverse    the inverse of a dense bijection (unguarded, no broadcast).
-emit       each result as code generation prints it: one weighted sum of
-           digits when it is a layout, else the simplified composite; then the
-           form of each result.
-from-cute  a CuTe layout (fastest mode first) as a map; modes are reversed,
-           nested modes become groups, stride-0 modes declared broadcasts.
-to-cute    the map as a CuTe layout.
+const mapBatchUsage = `usage: cklplan map --batch < requests.jsonl
 
-Exit status: 0 ok, 1 invalid input or a failed condition (the error says where
-and what), 2 usage.
+Reads one JSON request per line and writes one JSON line per request, in order;
+each answer is written as soon as no further request is waiting, so a program
+may drive it through a pipe one request at a time:
+
+  in:  {"op": "compose", "args": [OUTER, INNER]}
+  out: {"result": "logical(m1:3, m0:4) -> physical(x:43) = (...)"}
+  in:  {"op": "inverse", "args": ["(m:4) -> (a:8) = (2 * m)"]}
+  out: {"error": {"code": "failed", "message": "line 2: indexmap: inverse: not a bijection ..."}}
+
+ops and their fields ("args" holds the maps, as text or as JSON objects,
+or the CuTe layout as text); each answer is what "map OP --format json"
+writes:
+  show       args [MAP], table  -> result, map (its JSON form), properties
+                                   {method, in_range, ...}, or undecided (why,
+                                   e.g. a domain too large to enumerate)
+                                   instead of properties; with "table": true,
+                                   table (the image of every domain point)
+  eval       args [MAP], coord  -> result (the image), valid (whether the guard
+                                   holds; if not, the point has no image and
+                                   result holds the expressions' values there)
+  simplify   args [MAP]         -> result, rules (the rules that fired, in order)
+  compose    args [OUTER, INNER]-> result
+  restrict   args [MAP], fixed {"axis": value, ...} -> result
+  inverse    args [MAP]         -> result
+  emit       args [MAP]         -> result, forms (one per codomain leaf)
+  from-cute  args [LAYOUT], domain, codomain (kinds; default untyped) -> result
+  to-cute    args [MAP]         -> result (CuTe notation)
+
+Every error message starts with the number of the line it answers. Error
+codes: syntax (with "offset" into the argument "arg" when it is text), kind (a
+kind rule is broken; the message holds the witness), limit (a cap is reached),
+failed (any other failed condition), bad_request (a malformed line), and
+CuTe's codes for a LAYOUT.
 `
 
-var mapSubcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
-	"show":      runMapShow,
-	"eval":      runMapEval,
-	"simplify":  runMapSimplify,
-	"compose":   runMapCompose,
-	"restrict":  runMapRestrict,
-	"inverse":   runMapInverse,
-	"emit":      runMapEmit,
-	"from-cute": runMapFromCute,
-	"to-cute":   runMapToCute,
+// A mapRequest is a map operation's operands and fields.
+type mapRequest struct {
+	args             []mapArg
+	coord            []int
+	fixed            map[string]int
+	domain, codomain string
+	table, verbose   bool
 }
 
-func runMap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && (args[0] == "--batch" || args[0] == "-batch") {
+// A mapArg is an operand: a map's text form, or (isJSON) its JSON form.
+type mapArg struct {
+	text   string
+	isJSON bool
+}
+
+func (q *mapRequest) setOperands(args []string, in *input) error {
+	texts, err := in.texts(args)
+	q.args = make([]mapArg, len(texts))
+	for i, text := range texts {
+		q.args[i] = mapArg{text, strings.HasPrefix(text, "{")}
+	}
+	return err
+}
+
+func (q *mapRequest) setTail(tail string, args []string) (err error) {
+	if tail == "coord" {
+		q.coord, err = parseInts("coordinate", args)
+		return err
+	}
+	q.fixed = make(map[string]int, len(args))
+	for _, a := range args {
+		name, value, found := strings.Cut(a, "=")
+		v, err := strconv.Atoi(strings.TrimSpace(value))
+		name = strings.TrimSpace(name)
+		if !found || name == "" || err != nil {
+			return badRequest("%q is not AXIS=VALUE with an integer VALUE", a)
+		}
+		if _, dup := q.fixed[name]; dup {
+			return badRequest("axis %q is fixed twice", name)
+		}
+		q.fixed[name] = v
+	}
+	return nil
+}
+
+// decodeArgs takes a map's text as a JSON string, or its JSON object.
+func (q *mapRequest) decodeArgs(raw []json.RawMessage) error {
+	q.args = make([]mapArg, len(raw))
+	for i, r := range raw {
 		switch {
-		case slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }):
-			fmt.Fprint(stdout, mapBatchUsage)
-			return exitOK
-		case len(args) != 1:
-			fmt.Fprintln(stderr, "cklplan map: --batch takes no arguments")
-			fmt.Fprint(stderr, mapBatchUsage)
-			return exitUsage
+		case len(r) > 0 && r[0] == '"' && json.Unmarshal(r, &q.args[i].text) == nil:
+		case len(r) > 0 && r[0] == '{':
+			q.args[i] = mapArg{string(r), true}
+		default:
+			return badRequest("args[%d], %s, is neither a map's text nor its JSON object", i, r)
 		}
-		if err := mapBatch(stdin, stdout); err != nil {
-			fmt.Fprintf(stderr, "cklplan map --batch: %v\n", err)
-			return exitFail
-		}
-		return exitOK
 	}
-	return dispatch("map", mapUsage, mapSubcommands, args, stdin, stdout, stderr)
+	return nil
 }
 
-// dispatch runs the subcommand args[0] of the command name.
-func dispatch(name, usage string, subs map[string]func([]string, io.Reader, io.Writer, io.Writer) int, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return exitUsage
-	}
-	switch args[0] {
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	}
-	sub, ok := subs[args[0]]
-	if !ok {
-		names := make([]string, 0, len(subs))
-		for n := range subs {
-			names = append(names, n)
+func (q *mapRequest) decodeField(name string, raw json.RawMessage) error {
+	switch name {
+	case "coord":
+		if err := json.Unmarshal(raw, &q.coord); err != nil || raw[0] != '[' {
+			return badRequest("%q, %s, is not a list of integers", name, raw)
 		}
-		sort.Strings(names)
-		fmt.Fprintf(stderr, "cklplan %s: unknown subcommand %q (want one of %s)\n", name, args[0], strings.Join(names, ", "))
-		return exitUsage
+	case "fixed":
+		members, err := objectMembers(raw)
+		if err != nil {
+			return badRequest("%q is not an object of axes and integers: %v", name, err)
+		}
+		q.fixed = make(map[string]int, len(members))
+		for _, m := range members {
+			var v int
+			if err := json.Unmarshal(m.value, &v); err != nil {
+				return badRequest("%q: axis %q: %s is not an integer", name, m.key, m.value)
+			}
+			q.fixed[m.key] = v
+		}
+	case "domain", "codomain":
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil || raw[0] != '"' {
+			return badRequest("%q, %s, is not a kind's name", name, raw)
+		}
+		if name == "domain" {
+			q.domain = s
+		} else {
+			q.codomain = s
+		}
+	case "table":
+		if err := json.Unmarshal(raw, &q.table); err != nil || (raw[0] != 't' && raw[0] != 'f') {
+			return badRequest("%q, %s, is not true or false", name, raw)
+		}
+	default:
+		return badRequest("unknown field %q", name)
 	}
-	return sub(args[1:], stdin, stdout, stderr)
+	return nil
 }
 
-// argOrStdin returns arg, or all of stdin when arg is "-".
-func argOrStdin(arg string, stdin io.Reader) (string, error) {
-	if arg != "-" {
-		return arg, nil
+// mapOperand parses operand i as a map.
+func (q *mapRequest) mapOperand(i int) (indexmap.Map, error) {
+	return parseOperand(q.args, i, indexmap.Parse)
+}
+
+// parseOperand parses operand i in its text form with parse, or in its JSON
+// form. A syntax error in the text form points into it; the JSON form's
+// errors name their JSON path.
+func parseOperand[T any](args []mapArg, i int, parse func(string) (T, error)) (T, error) {
+	a := args[i]
+	var v T
+	var err error
+	if !a.isJSON {
+		if v, err = parse(a.text); err != nil {
+			return v, &argError{index: i, text: a.text, err: err}
+		}
+		return v, nil
 	}
-	data, err := io.ReadAll(stdin)
-	if err != nil {
-		return "", fmt.Errorf("reading stdin: %v", err)
+	if err = json.Unmarshal([]byte(a.text), &v); err != nil {
+		return v, &argError{index: i, err: jsonFormError(err)}
 	}
-	text := strings.TrimSpace(string(data))
-	if text == "" {
-		return "", errors.New(`stdin ("-") is empty`)
-	}
-	return text, nil
+	return v, nil
 }
 
 // jsonFormError says that err, from decoding an argument's JSON form, is a
@@ -142,116 +232,241 @@ func argOrStdin(arg string, stdin io.Reader) (string, error) {
 func jsonFormError(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("JSON form: %v (after %d bytes)", err, se.Offset)
+		return fmt.Errorf("JSON form: %w (after %d bytes)", err, se.Offset)
 	}
 	return err
 }
 
-// reportError writes err from parsing or checking text; a syntax error also
-// gets the text with a caret under the offset it names.
-func reportError(stderr io.Writer, cmd, text string, err error) {
-	fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
-	offset := -1
-	var me *indexmap.SyntaxError
-	var se *indexspace.SyntaxError
-	switch {
-	case errors.As(err, &me):
-		offset = me.Offset
-	case errors.As(err, &se):
-		offset = se.Offset
-	}
-	if text == "" || offset < 0 || offset > len(text) || !utf8.ValidString(text[:offset]) || strings.ContainsAny(text, "\n\r\t") {
-		return
-	}
-	line, column := excerpt(text, offset)
-	fmt.Fprintf(stderr, "  %s\n  %s^\n", line, strings.Repeat(" ", column))
+// A plainResult is a result that is one value, written as its text.
+type plainResult[T any] struct {
+	Result T `json:"result"`
 }
 
-// excerptRunes bounds how much of the text reportError shows on either side
-// of the offset, so that a long input gives a short excerpt, not all of it.
-const excerptRunes = 60
-
-// excerpt returns the part of text around the byte offset, with "…" where it
-// was cut, and the column (in runes) of the offset in that part.
-func excerpt(text string, offset int) (string, int) {
-	before, after := []rune(text[:offset]), []rune(text[offset:])
-	prefix, suffix := "", ""
-	if len(before) > excerptRunes {
-		before, prefix = before[len(before)-excerptRunes:], "…"
-	}
-	if len(after) > excerptRunes {
-		after, suffix = after[:excerptRunes], "…"
-	}
-	return prefix + string(before) + string(after) + suffix, utf8.RuneCountInString(prefix) + len(before)
+func (r plainResult[T]) writeText(w io.Writer, _ string) error {
+	_, err := fmt.Fprintln(w, r.Result)
+	return err
 }
 
-// parseMapArg parses a map given on the command line ("-": stdin), in its
-// text form or, when it starts with "{", its JSON form.
-func parseMapArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexmap.Map, bool) {
-	return parseArg(cmd, arg, stdin, stderr, indexmap.Parse)
-}
-
-// parseArg parses a value given on the command line ("-": stdin): in its
-// text form with parse or, when it starts with "{", its JSON form. It reports
-// a failure on stderr, with a caret under the offset for the text form.
-func parseArg[T any](cmd, arg string, stdin io.Reader, stderr io.Writer, parse func(string) (T, error)) (T, bool) {
-	var v T
-	text, err := argOrStdin(arg, stdin)
+// plain is the result v, or err.
+func plain[T any](v T, err error) (result, error) {
 	if err != nil {
-		fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
-		return v, false
+		return nil, err
 	}
-	if strings.HasPrefix(text, "{") {
-		err = jsonFormError(json.Unmarshal([]byte(text), &v))
-		text = "" // offsets are into a JSON field, not into text: no caret
-	} else {
-		v, err = parse(text)
-	}
+	return plainResult[T]{v}, nil
+}
+
+// stringOf is the result v written as its text, or err.
+func stringOf[T fmt.Stringer](v T, err error) (result, error) {
 	if err != nil {
-		reportError(stderr, cmd, text, err)
-		var zero T
-		return zero, false
+		return nil, err
 	}
-	return v, true
+	return plainResult[string]{v.String()}, nil
+}
+
+// mapUnary is an operation that computes one value from one map.
+func mapUnary[T fmt.Stringer](f func(indexmap.Map) (T, error)) func(*mapRequest, *env) (result, error) {
+	return func(q *mapRequest, _ *env) (result, error) {
+		m, err := q.mapOperand(0)
+		if err != nil {
+			return nil, err
+		}
+		return stringOf(f(m))
+	}
+}
+
+func mapCompose(q *mapRequest, _ *env) (result, error) {
+	outer, err := q.mapOperand(0)
+	if err != nil {
+		return nil, err
+	}
+	inner, err := q.mapOperand(1)
+	if err != nil {
+		return nil, err
+	}
+	return stringOf(indexmap.Compose(outer, inner))
+}
+
+func mapRestrict(q *mapRequest, _ *env) (result, error) {
+	m, err := q.mapOperand(0)
+	if err != nil {
+		return nil, err
+	}
+	return stringOf(m.Restrict(q.fixed))
+}
+
+func mapFromCute(q *mapRequest, _ *env) (result, error) {
+	var kinds [2]indexmap.Kind
+	for i, k := range []struct{ flag, text string }{{"domain", q.domain}, {"codomain", q.codomain}} {
+		if k.text == "" {
+			continue
+		}
+		kind, err := indexmap.ParseKind(k.text)
+		if err != nil {
+			return nil, badRequest("%s: %v", k.flag, err)
+		}
+		kinds[i] = kind
+	}
+	l, err := cute.Parse(q.args[0].text)
+	if err != nil {
+		return nil, &argError{index: 0, err: err}
+	}
+	return stringOf(indexmap.FromCute(l, kinds[0], kinds[1]))
+}
+
+// A simplifyResult is the simplified map and the rules that fired; the text
+// lists the rules with -v only.
+type simplifyResult struct {
+	Result  string   `json:"result"`
+	Rules   []string `json:"rules,omitempty"`
+	verbose bool
+}
+
+func mapSimplify(q *mapRequest, _ *env) (result, error) {
+	m, err := q.mapOperand(0)
+	if err != nil {
+		return nil, err
+	}
+	s, fired := m.SimplifyTrace()
+	return simplifyResult{s.String(), fired, q.verbose}, nil
+}
+
+func (r simplifyResult) writeText(w io.Writer, _ string) error {
+	fmt.Fprintln(w, r.Result)
+	if !r.verbose {
+		return nil
+	}
+	if len(r.Rules) == 0 {
+		fmt.Fprintln(w, "no rule fired")
+	}
+	for i, rule := range r.Rules {
+		fmt.Fprintf(w, "%d. %s\n", i+1, rule)
+	}
+	return nil
+}
+
+// An emitResult is the emitted map and the form of each result.
+type emitResult struct {
+	Result string   `json:"result"`
+	Forms  []string `json:"forms"`
+	leaves []string // the codomain leaves, in result order
+}
+
+func mapEmit(q *mapRequest, _ *env) (result, error) {
+	m, err := q.mapOperand(0)
+	if err != nil {
+		return nil, err
+	}
+	e, forms := m.Emit()
+	r := emitResult{Result: e.String(), Forms: make([]string, len(forms))}
+	cod := e.Codomain().Space
+	for i, f := range forms {
+		r.Forms[i] = f.String()
+		r.leaves = append(r.leaves, cod.Leaf(i).Name)
+	}
+	return r, nil
+}
+
+func (r emitResult) writeText(w io.Writer, _ string) error {
+	fmt.Fprintln(w, r.Result)
+	for i, f := range r.Forms {
+		fmt.Fprintf(w, "%s: %s\n", r.leaves[i], f)
+	}
+	return nil
+}
+
+// An evalResult is the image of a point, and whether the guard holds there;
+// where it does not, the point has no image, which a one-shot "map eval"
+// reports as a failure.
+type evalResult struct {
+	Result []int `json:"result"`
+	Valid  bool  `json:"valid"`
+	m      indexmap.Map
+	coord  []int
+}
+
+func mapEval(q *mapRequest, _ *env) (result, error) {
+	m, err := q.mapOperand(0)
+	if err != nil {
+		return nil, err
+	}
+	dom := m.Domain().Space
+	if len(q.coord) != dom.NumLeaves() {
+		return nil, fmt.Errorf("%d coordinates for the %d leaf axes of %v", len(q.coord), dom.NumLeaves(), dom)
+	}
+	image, valid, err := m.Eval(q.coord)
+	if err != nil {
+		return nil, err
+	}
+	return &evalResult{image, valid, m, q.coord}, nil
+}
+
+func (r *evalResult) writeText(w io.Writer, _ string) error {
+	if !r.Valid {
+		return nil
+	}
+	_, err := fmt.Fprintln(w, pointText(r.m.Codomain().Space, r.Result))
+	return err
+}
+
+func (r *evalResult) failure() error {
+	if r.Valid {
+		return nil
+	}
+	return fmt.Errorf("the guard %v does not hold at %s: the point has no image (the results there are %s)",
+		r.m.Guard(), pointText(r.m.Domain().Space, r.coord), pointText(r.m.Codomain().Space, r.Result))
 }
 
 // mapTableLimit bounds the points "map show --table" prints.
 const mapTableLimit = 1 << 16
 
-func runMapShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map show", "MAP [--table] [--format text|json]", stdout, stderr)
-	table := fl.Bool("table", false, "print the image of every domain point")
-	format := fl.String("format", "text", "output `format`: text or json")
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
+// A showResult is a map with its decided properties, or why they are not
+// decided, and with --table the image of every domain point.
+type showResult struct {
+	Result     string             `json:"result"`
+	Map        indexmap.Map       `json:"map"`
+	Properties *mapPropertiesJSON `json:"properties,omitempty"`
+	Undecided  string             `json:"undecided,omitempty"`
+	Table      [][]int            `json:"table,omitempty"` // per domain point; null where the guard fails
+	props      indexmap.Properties
+	tab        *indexmap.Table
+}
+
+func mapShow(q *mapRequest, _ *env) (result, error) {
+	m, err := q.mapOperand(0)
+	if err != nil {
+		return nil, err
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "cklplan map show: unknown format %q (want text or json)\n", *format)
-		return exitUsage
+	r := &showResult{Result: m.String(), Map: m}
+	// A map whose properties cannot be decided (a domain too large to
+	// enumerate) is shown with the reason.
+	if r.props, err = m.Decide(); err != nil {
+		r.Undecided = err.Error()
+	} else {
+		r.Properties = propertiesJSON(r.props)
 	}
-	m, ok := parseMapArg("map show", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	props, perr := m.Decide()
-	var tab indexmap.Table
-	if *table {
+	if q.table {
 		if n := m.Domain().Space.Size(); n > mapTableLimit {
-			fmt.Fprintf(stderr, "cklplan map show: --table: the domain has %d points, more than %d\n", n, mapTableLimit)
-			return exitFail
+			return nil, fmt.Errorf("--table: the domain has %d points, more than %d", n, mapTableLimit)
 		}
-		var err error
-		if tab, err = m.Tabulate(); err != nil {
-			fmt.Fprintf(stderr, "cklplan map show: %v\n", err)
-			return exitFail
+		tab, err := m.Tabulate()
+		if err != nil {
+			return nil, err
+		}
+		r.tab = &tab
+		r.Table = make([][]int, m.Domain().Space.Size())
+		for i := range r.Table {
+			if tab.Valid == nil || tab.Valid[i] {
+				r.Table[i] = tab.At(i)
+			}
 		}
 	}
-	if *format == "json" {
-		return writeJSON("map show", mapShowJSON(m, props, perr, tab, *table), stdout, stderr)
-	}
-	fmt.Fprintln(stdout, m)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	return r, nil
+}
+
+func (r *showResult) writeText(w io.Writer, _ string) error {
+	m := r.Map
+	fmt.Fprintln(w, m)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, side := range []struct {
 		name string
 		side indexmap.Side
@@ -265,10 +480,11 @@ func runMapShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(tw, "broadcast:\tnone")
 	}
 	tw.Flush()
-	if perr != nil {
-		fmt.Fprintf(stdout, "properties: not decided: %v\n", perr)
+	if r.Properties == nil {
+		fmt.Fprintf(w, "properties: not decided: %s\n", r.Undecided)
 	} else {
-		fmt.Fprintf(stdout, "properties, decided by %s:\n", methodText(props.Method, m.Domain().Space.Size()))
+		props := r.props
+		fmt.Fprintf(w, "properties, decided by %s:\n", methodText(props.Method, m.Domain().Space.Size()))
 		// Alias-free and dense bijection hold once the broadcast axes are
 		// factored out; say so, or "injective no, dense bijection yes"
 		// reads as a contradiction.
@@ -276,7 +492,7 @@ func runMapShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if b := m.Broadcast(); len(b) > 0 {
 			factored = " (" + strings.Join(b, ", ") + " factored out)"
 		}
-		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, p := range []struct {
 			name string
 			ok   bool
@@ -291,13 +507,13 @@ func runMapShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		tw.Flush()
 		if props.Witness != "" {
-			fmt.Fprintf(stdout, "witness: %s\n", props.Witness)
+			fmt.Fprintf(w, "witness: %s\n", props.Witness)
 		}
 	}
-	if *table {
-		printMapTable(stdout, m, tab)
+	if r.tab != nil {
+		printMapTable(w, m, *r.tab)
 	}
-	return exitOK
+	return nil
 }
 
 func methodText(m indexmap.Method, points int) string {
@@ -370,232 +586,4 @@ func propertiesJSON(p indexmap.Properties) *mapPropertiesJSON {
 		method = "enumeration"
 	}
 	return &mapPropertiesJSON{method, p.InRange, p.Injective, p.Surjective, p.AliasFree, p.DenseBijection, p.Witness}
-}
-
-// mapShowJSON is the object "map show --format json" writes.
-func mapShowJSON(m indexmap.Map, props indexmap.Properties, perr error, tab indexmap.Table, withTable bool) any {
-	out := struct {
-		Text       string             `json:"text"`
-		Map        indexmap.Map       `json:"map"`
-		Properties *mapPropertiesJSON `json:"properties,omitempty"`
-		Undecided  string             `json:"undecided,omitempty"`
-		Table      [][]int            `json:"table,omitempty"` // per domain point; null where the guard fails
-	}{Text: m.String(), Map: m}
-	if perr != nil {
-		out.Undecided = perr.Error()
-	} else {
-		out.Properties = propertiesJSON(props)
-	}
-	if withTable {
-		out.Table = make([][]int, m.Domain().Space.Size())
-		for i := range out.Table {
-			if tab.Valid == nil || tab.Valid[i] {
-				out.Table[i] = tab.At(i)
-			}
-		}
-	}
-	return out
-}
-
-func runMapEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map eval", "MAP COORD...", stdout, stderr)
-	pos, code := parseFlags(fl, args, 1, -1)
-	if code >= 0 {
-		return code
-	}
-	coord, ok := parseInts("map eval", "coordinate", pos[1:], stderr)
-	if !ok {
-		return exitUsage
-	}
-	m, ok := parseMapArg("map eval", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	dom, cod := m.Domain().Space, m.Codomain().Space
-	if len(coord) != dom.NumLeaves() {
-		fmt.Fprintf(stderr, "cklplan map eval: %d coordinates for the %d leaf axes of %v\n", len(coord), dom.NumLeaves(), dom)
-		return exitFail
-	}
-	image, valid, err := m.Eval(coord)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map eval: %v\n", err)
-		return exitFail
-	}
-	if !valid {
-		fmt.Fprintf(stderr, "cklplan map eval: the guard %v does not hold at %s: the point has no image (the results there are %s)\n",
-			m.Guard(), pointText(dom, coord), pointText(cod, image))
-		return exitFail
-	}
-	fmt.Fprintln(stdout, pointText(cod, image))
-	return exitOK
-}
-
-func runMapSimplify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map simplify", "MAP [-v]", stdout, stderr)
-	verbose := fl.Bool("v", false, "list the rules that fired, in order")
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	m, ok := parseMapArg("map simplify", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	s, fired := m.SimplifyTrace()
-	fmt.Fprintln(stdout, s)
-	if *verbose {
-		if len(fired) == 0 {
-			fmt.Fprintln(stdout, "no rule fired")
-		}
-		for i, r := range fired {
-			fmt.Fprintf(stdout, "%d. %s\n", i+1, r)
-		}
-	}
-	return exitOK
-}
-
-func runMapCompose(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map compose", "OUTER INNER", stdout, stderr)
-	pos, code := parseFlags(fl, args, 2, 2)
-	if code >= 0 {
-		return code
-	}
-	outer, ok := parseMapArg("map compose", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	inner, ok := parseMapArg("map compose", pos[1], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	r, err := indexmap.Compose(outer, inner)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map compose: %v\n", err)
-		return exitFail
-	}
-	fmt.Fprintln(stdout, r)
-	return exitOK
-}
-
-func runMapRestrict(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map restrict", "MAP AXIS=VALUE...", stdout, stderr)
-	pos, code := parseFlags(fl, args, 2, -1)
-	if code >= 0 {
-		return code
-	}
-	fixed := make(map[string]int, len(pos)-1)
-	for _, a := range pos[1:] {
-		name, value, found := strings.Cut(a, "=")
-		v, err := strconv.Atoi(strings.TrimSpace(value))
-		name = strings.TrimSpace(name)
-		if !found || name == "" || err != nil {
-			fmt.Fprintf(stderr, "cklplan map restrict: %q is not AXIS=VALUE with an integer VALUE\n", a)
-			return exitUsage
-		}
-		if _, dup := fixed[name]; dup {
-			fmt.Fprintf(stderr, "cklplan map restrict: axis %q is fixed twice\n", name)
-			return exitUsage
-		}
-		fixed[name] = v
-	}
-	m, ok := parseMapArg("map restrict", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	r, err := m.Restrict(fixed)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map restrict: %v\n", err)
-		return exitFail
-	}
-	fmt.Fprintln(stdout, r)
-	return exitOK
-}
-
-func runMapInverse(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runMapUnary("map inverse", args, stdin, stdout, stderr, func(m indexmap.Map) (fmt.Stringer, error) {
-		return m.Inverse()
-	})
-}
-
-// runMapUnary runs a map subcommand that takes one MAP, computes one value
-// from it and prints that value.
-func runMapUnary(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer, f func(indexmap.Map) (fmt.Stringer, error)) int {
-	fl := newFlagSet(cmd, "MAP", stdout, stderr)
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	m, ok := parseMapArg(cmd, pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	v, err := f(m)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
-		return exitFail
-	}
-	fmt.Fprintln(stdout, v)
-	return exitOK
-}
-
-func runMapEmit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map emit", "MAP", stdout, stderr)
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	m, ok := parseMapArg("map emit", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	e, forms := m.Emit()
-	fmt.Fprintln(stdout, e)
-	cod := e.Codomain().Space
-	for i, f := range forms {
-		fmt.Fprintf(stdout, "%s: %s\n", cod.Leaf(i).Name, f)
-	}
-	return exitOK
-}
-
-func runMapFromCute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("map from-cute", "LAYOUT [--domain KIND] [--codomain KIND]", stdout, stderr)
-	domain := fl.String("domain", "untyped", "the domain's `kind`: logical, thread-value, physical or untyped")
-	codomain := fl.String("codomain", "untyped", "the codomain's `kind`: logical, thread-value, physical or untyped")
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	dk, err := indexmap.ParseKind(*domain)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map from-cute: --domain: %v\n", err)
-		return exitUsage
-	}
-	ck, err := indexmap.ParseKind(*codomain)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map from-cute: --codomain: %v\n", err)
-		return exitUsage
-	}
-	text, err := argOrStdin(pos[0], stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map from-cute: %v\n", err)
-		return exitFail
-	}
-	l, err := cute.Parse(text)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map from-cute: %v\n", err)
-		return exitFail
-	}
-	m, err := indexmap.FromCute(l, dk, ck)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan map from-cute: %v\n", err)
-		return exitFail
-	}
-	fmt.Fprintln(stdout, m)
-	return exitOK
-}
-
-func runMapToCute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runMapUnary("map to-cute", args, stdin, stdout, stderr, func(m indexmap.Map) (fmt.Stringer, error) {
-		return indexmap.ToCute(m)
-	})
 }

@@ -210,7 +210,7 @@ func FuzzMapBatch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var out bytes.Buffer
-		if code := runMap([]string{"--batch"}, strings.NewReader(in), &out, &bytes.Buffer{}); code != exitOK {
+		if code := run([]string{"map", "--batch"}, strings.NewReader(in), &out, &bytes.Buffer{}); code != exitOK {
 			t.Fatalf("exit %d", code)
 		}
 		checkBatchAnswers(t, in, out.String())

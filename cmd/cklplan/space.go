@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,48 +12,64 @@ import (
 	"github.com/cklplan/cklplan/indexspace"
 )
 
-func init() {
-	register(command{name: "space", summary: "index spaces: show, prime and common refinement, coordinate ↔ flat index", run: runSpace})
-}
-
-const spaceUsage = `usage: cklplan space show SPACE [--format text|json]
-       cklplan space refine A [B]
-       cklplan space flat SPACE COORD...
-       cklplan space coord SPACE INDEX
-
-A SPACE is the indexspace text form, e.g. 'tile(m:16, n:(n0:2, n1:4))', or
+var spaceCommand = &opTable[spaceRequest, *spaceRequest]{
+	name:    "space",
+	summary: "index spaces: show, prime and common refinement, coordinate ↔ flat index",
+	noun:    "subcommand",
+	about: `A SPACE is the indexspace text form, e.g. 'tile(m:16, n:(n0:2, n1:4))', or
 its JSON form ({"name": ..., "axes": [...]}); "-" reads it from stdin.
 Points flatten row-major over the leaves, the last leaf fastest.
-
-show    the canonical text, the size, and every axis (groups and leaves) with
-        its range of values, the leaves it covers and its stride in the flat
-        index; --format json writes the same as one JSON object.
-refine  with A alone, A's prime-factor refinement ((6,2) -> ((2,3),2)); with
-        B, the coarsest common refinement of A and B (equal sizes, flat order
-        kept) as a refinement of each, and the leaves that correspond, or the
-        error naming the two axes whose boundaries conflict.
-flat    the flat index of the point with the given leaf coordinates.
-coord   the leaf coordinates of the point with the given flat index.
-
-Exit status: 0 ok, 1 invalid input (the error says where and what), 2 usage.
-`
-
-// spaceSubcommands maps each subcommand of "cklplan space" to its runner.
-var spaceSubcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
-	"show":   runSpaceShow,
-	"refine": runSpaceRefine,
-	"flat":   runSpaceFlat,
-	"coord":  runSpaceCoord,
+`,
+	ops: []*op[*spaceRequest]{
+		{name: "show", operands: "SPACE", min: 1, max: 1, run: spaceShow,
+			doc: `the canonical text, the size, and every axis (groups and leaves) with
+its range of values, the leaves it covers and its stride in the flat
+index.`},
+		{name: "refine", operands: "A [B]", min: 1, max: 2, run: spaceRefine,
+			doc: `with A alone, A's prime-factor refinement ((6,2) -> ((2,3),2)); with
+B, the coarsest common refinement of A and B (equal sizes, flat order
+kept) as a refinement of each, and the leaves that correspond, or the
+error naming the two axes whose boundaries conflict.`},
+		{name: "flat", operands: "SPACE", min: 1, max: 1, tail: "coord", tailArgs: "COORD...", tailMax: -1, run: spaceFlat,
+			doc: "the flat index of the point with the given leaf coordinates."},
+		{name: "coord", operands: "SPACE", min: 1, max: 1, tail: "index", tailArgs: "INDEX", tailMin: 1, tailMax: 1, run: spaceCoord,
+			doc: "the leaf coordinates of the point with the given flat index."},
+	},
 }
 
-func runSpace(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return dispatch("space", spaceUsage, spaceSubcommands, args, stdin, stdout, stderr)
+// A spaceRequest is a space operation's operands and the point it names.
+type spaceRequest struct {
+	args  []mapArg // text or JSON forms, as a map's
+	coord []int
+	index int
 }
 
-// parseSpaceArg parses a space given on the command line ("-": stdin), in its
-// text form or, when it starts with "{", its JSON form.
-func parseSpaceArg(cmd, arg string, stdin io.Reader, stderr io.Writer) (indexspace.Space, bool) {
-	return parseArg(cmd, arg, stdin, stderr, indexspace.Parse)
+func (q *spaceRequest) setOperands(args []string, in *input) error {
+	var m mapRequest
+	err := m.setOperands(args, in)
+	q.args = m.args
+	return err
+}
+
+func (q *spaceRequest) setTail(tail string, args []string) (err error) {
+	if tail == "coord" {
+		q.coord, err = parseInts("coordinate", args)
+		return err
+	}
+	if q.index, err = strconv.Atoi(args[0]); err != nil {
+		return badRequest("INDEX %q %s", args[0], intProblem(err))
+	}
+	return nil
+}
+
+func (*spaceRequest) decodeArgs([]json.RawMessage) error { return badRequest("space takes no --batch") }
+func (*spaceRequest) decodeField(name string, _ json.RawMessage) error {
+	return badRequest("unknown field %q", name)
+}
+
+// spaceOperand parses operand i as a space.
+func (q *spaceRequest) spaceOperand(i int) (indexspace.Space, error) {
+	return parseOperand(q.args, i, indexspace.Parse)
 }
 
 // An axisRow is one axis of a space as "space show" prints it.
@@ -81,99 +96,129 @@ func axisRows(s indexspace.Space) []axisRow {
 	return rows
 }
 
-func runSpaceShow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("space show", "SPACE [--format text|json]", stdout, stderr)
-	format := fl.String("format", "text", "output `format`: text or json")
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
+// A spaceShowResult is a space with every axis.
+type spaceShowResult struct {
+	Text  string           `json:"text"`
+	Size  int              `json:"size"`
+	Space indexspace.Space `json:"space"`
+	Axes  []axisRow        `json:"axes"`
+}
+
+func spaceShow(q *spaceRequest, _ *env) (result, error) {
+	s, err := q.spaceOperand(0)
+	if err != nil {
+		return nil, err
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "cklplan space show: unknown format %q (want text or json)\n", *format)
-		return exitUsage
-	}
-	s, ok := parseSpaceArg("space show", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	rows := axisRows(s)
-	if *format == "json" {
-		out := struct {
-			Text  string           `json:"text"`
-			Size  int              `json:"size"`
-			Space indexspace.Space `json:"space"`
-			Axes  []axisRow        `json:"axes"`
-		}{s.String(), s.Size(), s, rows}
-		return writeJSON("space show", out, stdout, stderr)
-	}
-	fmt.Fprintln(stdout, s)
+	return &spaceShowResult{s.String(), s.Size(), s, axisRows(s)}, nil
+}
+
+func (r *spaceShowResult) writeText(w io.Writer, _ string) error {
+	s := r.Space
+	fmt.Fprintln(w, s)
 	leaves := "leaves"
 	if s.NumLeaves() == 1 {
 		leaves = "leaf"
 	}
-	fmt.Fprintf(stdout, "size %d, %d %s, flat index row-major (last leaf fastest)\n", s.Size(), s.NumLeaves(), leaves)
-	if len(rows) == 0 {
-		return exitOK
+	fmt.Fprintf(w, "size %d, %d %s, flat index row-major (last leaf fastest)\n", s.Size(), s.NumLeaves(), leaves)
+	if len(r.Axes) == 0 {
+		return nil
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "axis\tkind\tsize\tvalues\tleaves\tstride")
-	for _, r := range rows {
+	for _, a := range r.Axes {
 		kind := "group"
-		if r.Leaf {
+		if a.Leaf {
 			kind = "leaf"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t[0, %d)\t%s\t%d\n", r.Name, kind, r.Size, r.Size, strings.Join(r.Leaves, " "), r.Stride)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t[0, %d)\t%s\t%d\n", a.Name, kind, a.Size, a.Size, strings.Join(a.Leaves, " "), a.Stride)
 	}
-	tw.Flush()
-	return exitOK
+	return tw.Flush()
 }
 
-func runSpaceRefine(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("space refine", "A [B]", stdout, stderr)
-	pos, code := parseFlags(fl, args, 1, 2)
-	if code >= 0 {
-		return code
+// A refineResult is a prime refinement, or a common refinement as a
+// refinement of each space with the leaves that correspond.
+type refineResult struct {
+	Result []string `json:"result"`
+	Leaves []string `json:"leaves,omitempty"` // A's leaf=B's leaf:size, in flat order
+}
+
+func spaceRefine(q *spaceRequest, _ *env) (result, error) {
+	a, err := q.spaceOperand(0)
+	if err != nil {
+		return nil, err
 	}
-	a, ok := parseSpaceArg("space refine", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	if len(pos) == 1 {
+	if len(q.args) == 1 {
 		r, err := a.PrimeRefine()
 		if err != nil {
-			fmt.Fprintf(stderr, "cklplan space refine: %v\n", err)
-			return exitFail
+			return nil, err
 		}
-		fmt.Fprintln(stdout, r)
-		return exitOK
+		return &refineResult{Result: []string{r.String()}}, nil
 	}
-	b, ok := parseSpaceArg("space refine", pos[1], stdin, stderr)
-	if !ok {
-		return exitFail
+	b, err := q.spaceOperand(1)
+	if err != nil {
+		return nil, err
 	}
 	ra, rb, err := indexspace.CommonRefinement(a, b)
 	if err != nil {
-		fmt.Fprintf(stderr, "cklplan space refine: %v\n", err)
-		return exitFail
+		return nil, err
 	}
-	fmt.Fprintln(stdout, ra)
-	fmt.Fprintln(stdout, rb)
 	// CommonRefinement promises that the leaves of size ≥ 2 correspond one
 	// to one, in flat order; show the pairs.
 	la, lb := nontrivialLeaves(ra), nontrivialLeaves(rb)
 	if len(la) != len(lb) {
-		fmt.Fprintf(stderr, "cklplan space refine: internal error: %d and %d leaves of size ≥ 2\n", len(la), len(lb))
-		return exitFail
+		return nil, fmt.Errorf("internal error: %d and %d leaves of size ≥ 2", len(la), len(lb))
 	}
 	pairs := make([]string, len(la))
 	for i := range la {
 		pairs[i] = fmt.Sprintf("%s=%s:%d", la[i].Name, lb[i].Name, la[i].Size)
 	}
+	return &refineResult{Result: []string{ra.String(), rb.String()}, Leaves: pairs}, nil
+}
+
+func (r *refineResult) writeText(w io.Writer, _ string) error {
+	for _, s := range r.Result {
+		fmt.Fprintln(w, s)
+	}
+	if len(r.Result) == 1 {
+		return nil
+	}
+	pairs := r.Leaves
 	if len(pairs) == 0 {
 		pairs = []string{"none (every leaf has size 1)"}
 	}
-	fmt.Fprintf(stdout, "leaves: %s\n", strings.Join(pairs, " "))
-	return exitOK
+	_, err := fmt.Fprintf(w, "leaves: %s\n", strings.Join(pairs, " "))
+	return err
+}
+
+func spaceFlat(q *spaceRequest, _ *env) (result, error) {
+	s, err := q.spaceOperand(0)
+	if err != nil {
+		return nil, err
+	}
+	return plain(s.Flat(q.coord))
+}
+
+// A coordResult is the leaf coordinates of a point.
+type coordResult struct {
+	Result []int `json:"result"`
+	space  indexspace.Space
+}
+
+func (r coordResult) writeText(w io.Writer, _ string) error {
+	_, err := fmt.Fprintln(w, pointText(r.space, r.Result))
+	return err
+}
+
+func spaceCoord(q *spaceRequest, _ *env) (result, error) {
+	s, err := q.spaceOperand(0)
+	if err != nil {
+		return nil, err
+	}
+	coord, err := s.Coord(q.index)
+	if err != nil {
+		return nil, err
+	}
+	return coordResult{coord, s}, nil
 }
 
 func nontrivialLeaves(s indexspace.Space) []indexspace.LeafAxis {
@@ -186,57 +231,6 @@ func nontrivialLeaves(s indexspace.Space) []indexspace.LeafAxis {
 	return out
 }
 
-func runSpaceFlat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("space flat", "SPACE COORD...", stdout, stderr)
-	pos, code := parseFlags(fl, args, 1, -1)
-	if code >= 0 {
-		return code
-	}
-	coord, ok := parseInts("space flat", "coordinate", pos[1:], stderr)
-	if !ok {
-		return exitUsage
-	}
-	s, ok := parseSpaceArg("space flat", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	flat, err := s.Flat(coord)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan space flat: %v\n", err)
-		return exitFail
-	}
-	fmt.Fprintln(stdout, flat)
-	return exitOK
-}
-
-func runSpaceCoord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("space coord", "SPACE INDEX", stdout, stderr)
-	pos, code := parseFlags(fl, args, 2, 2)
-	if code >= 0 {
-		return code
-	}
-	index, err := strconv.Atoi(pos[1])
-	if err != nil {
-		problem := "is not an integer"
-		if errors.Is(err, strconv.ErrRange) {
-			problem = "is out of the integer range"
-		}
-		fmt.Fprintf(stderr, "cklplan space coord: INDEX %q %s\n", pos[1], problem)
-		return exitUsage
-	}
-	s, ok := parseSpaceArg("space coord", pos[0], stdin, stderr)
-	if !ok {
-		return exitFail
-	}
-	coord, err := s.Coord(index)
-	if err != nil {
-		fmt.Fprintf(stderr, "cklplan space coord: %v\n", err)
-		return exitFail
-	}
-	fmt.Fprintln(stdout, pointText(s, coord))
-	return exitOK
-}
-
 // pointText writes a point of s as (name=value, ...) over its leaves.
 func pointText(s indexspace.Space, coord []int) string {
 	parts := make([]string, len(coord))
@@ -244,15 +238,4 @@ func pointText(s indexspace.Space, coord []int) string {
 		parts[i] = s.Leaf(i).Name + "=" + strconv.Itoa(c)
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-func writeJSON(cmd string, v any, stdout, stderr io.Writer) int {
-	// Map texts hold "->": keep them readable rather than HTML-safe.
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(stderr, "cklplan %s: %v\n", cmd, err)
-		return exitFail
-	}
-	return exitOK
 }

@@ -4,22 +4,39 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+
+	json "github.com/goccy/go-json"
 )
 
-func init() {
-	register(command{name: "version", summary: "print cklplan's version", run: runVersion})
+var versionCommand = &opTable[noOperands, *noOperands]{
+	name:    "version",
+	summary: "print cklplan's version",
+	ops: []*op[*noOperands]{{
+		run: func(*noOperands, *env) (result, error) {
+			v := "(devel)"
+			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+				v = bi.Main.Version
+			}
+			return versionResult{Version: v}, nil
+		},
+	}},
 }
 
-func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("version", "", stdout, stderr)
-	fl.usage = func(w io.Writer) { fmt.Fprintln(w, "usage: cklplan version") }
-	if _, code := parseFlags(fl, args, 0, 0); code >= 0 {
-		return code
-	}
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		v = bi.Main.Version
-	}
-	fmt.Fprintf(stdout, "cklplan %s\n", v)
-	return exitOK
+type versionResult struct {
+	Version string `json:"version"`
+}
+
+func (r versionResult) writeText(w io.Writer, _ string) error {
+	_, err := fmt.Fprintf(w, "cklplan %s\n", r.Version)
+	return err
+}
+
+// noOperands is the request of an operation that takes no operands.
+type noOperands struct{}
+
+func (*noOperands) setOperands([]string, *input) error { return nil }
+func (*noOperands) setTail(string, []string) error     { return nil }
+func (*noOperands) decodeArgs([]json.RawMessage) error { return nil }
+func (*noOperands) decodeField(name string, _ json.RawMessage) error {
+	return badRequest("unknown field %q", name)
 }
