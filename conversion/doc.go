@@ -1,28 +1,77 @@
-// Package conversion classifies a (source, target) distribution pair and
-// produces a movement witness.
+// Package conversion classifies a (source, destination) distribution pair,
+// chooses how to carry the conversion out, and produces a witness concrete
+// enough to lower.
 //
-// Model. With C = target⁻¹ ∘ source, mapping each source (block, warp, lane,
-// register) slot to the target slot that must hold the same tile element, a
-// conversion belongs to the lowest hardware level the movement must cross, in
-// this order:
+// # Model
 //
-//	identity               C is the identity: nothing moves
-//	register_permute       elements stay in their thread and change register
+// Both distributions cover the same tile, the source's axes renamed by
+// Options.Rename (distribution.MatchTiles names every axis that differs).
+// Threads are matched by their flat (block, warp, lane) indices. Every
+// destination place (thread, register slot) takes its element from the
+// nearest source place that holds it: the same thread, else the same warp,
+// the same block, the same cluster (both distributions must put the two
+// blocks in one cluster), else anywhere. The class is the highest level
+// any destination place must reach, in the order of Class:
+//
+//	identity               every destination register already holds its element (same slot, same type)
+//	register_permute       elements stay in their thread and change register or type
 //	warp_shuffle           elements stay in their warp and change lane
-//	shared_memory          elements cross warps of one CTA
-//	cluster_shared_memory  elements cross CTAs of one cluster (sm_90+)
-//	global_memory          elements cross CTAs without a cluster, or a kernel boundary
+//	shared_memory          elements cross warps of one block
+//	cluster_shared_memory  elements cross blocks of one thread-block cluster
+//	global_memory          elements cross blocks outside a cluster, or Options.KernelBoundary
 //
-// The class is a lower bound; the mechanism that realizes it is chosen by cost
-// and may sit higher (an intra-warp all-to-all can be cheaper through swizzled
-// shared memory than through shuffles). Replication on either side is part of
-// the movement: dropping copies is free, adding copies needs the level the
-// copies span.
+// Replication follows: dropping copies is free (a destination takes one of
+// them, the nearest), adding copies crosses the level they span.
 //
-// Invariants. The class is the lowest level crossed; a witness is concrete and
-// checkable: replaying it moves every element of the source to every slot of
-// the target that holds it.
+// # Mechanisms
 //
-// Status: the classes and witnesses are the subject of a later issue; the
-// distributions they are computed from live in package distribution.
+// The class is a lower bound; the mechanism is chosen by cost among those
+// at or above it: register moves, shuffles, shared memory, distributed
+// shared memory (push: the source stores into the destination block; pull:
+// the destination loads from the source block) and global memory. Each is
+// planned in full and costed by package costmodel (measurements override
+// its formulas); the cheapest wins (ties: the lower level) and the others
+// are listed as rejected, with their costs or why they cannot serve.
+//
+// # Witnesses
+//
+// A Witness gives, for every destination place, the source place
+// (Routes), and the schedule of its mechanism:
+//
+//   - registers (RegisterPlan): every destination register is assembled
+//     from pieces of the thread's own registers or of what it received.
+//     Values pack into 32-bit registers (distribution.Register): a whole
+//     register that moves is a rename and costs nothing; pieces from other
+//     registers need prmt; a type change is cvt (two values at once where
+//     PTX has the paired form). Lanes of one warp whose pieces differ run
+//     each pattern and select (selp).
+//   - shuffles (ShufflePlan): rounds of shfl.sync.idx with the register
+//     each lane offers and the lane each lane reads. The schedule is the
+//     best of a greedy offer-by-demand plan and first-fit plans in four
+//     request orders (ShufflePlan says how); its counts are exact for the
+//     plan emitted, and LowerBound says how far from optimal it can be. On
+//     the layouts Triton's transferWithinWarp handles, the plan uses no
+//     more shuffles than Triton's formulas (tested).
+//   - memory (MemoryPlan): warp-wide store and load instructions with the
+//     vector width, per lane the register slot and the address. Shared
+//     memory uses the layout storage.ChooseShared picks (padded or
+//     swizzled) for the vector widths that cost least, with the
+//     wavefronts of each access under storage's bank model; the scratch is
+//     the whole tile (one round) and costs two barriers per tile (publish,
+//     and free for the next tile). Distributed shared memory uses a
+//     row-major scratch per block and two cluster barriers; global memory a
+//     row-major buffer and one kernel boundary.
+//
+// A type change happens in registers: at the source before the move when
+// the destination type is narrower (fewer bytes travel), at the
+// destination after it otherwise, and within the assembly for register
+// moves. Conversions involving 64-bit types are not modelled.
+//
+// # Invariants
+//
+// The class is the lowest level crossed. Replay executes a witness bit by
+// bit from the source's ownership, using only its schedule, and checks that
+// every destination slot holds exactly its element; the tests replay every
+// mechanism of every pair of a corpus, and check that broken witnesses
+// fail.
 package conversion

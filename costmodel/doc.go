@@ -1,15 +1,55 @@
 // Package costmodel estimates execution and conversion costs on a hardware
 // target.
 //
-// Model. A cost is a float64 number of nanoseconds on the chosen target, a
-// total over the work an invocation covers (not per tile): a producer fused
-// into its consumer's tile loop is paid as often as it is recomputed, and a
-// conversion as often as its tiles move under the chosen pair.
+// # Model
 //
-// Invariants. Every estimate carries its origin: declared (given in the
-// input), measured (from an imported measurement table, which overrides the
-// formula) or formula (computed here, with the formula's inputs: bytes moved,
-// shuffle rounds, barriers, bank-conflict wavefronts from package storage).
+// A cost is a float64 number of nanoseconds on the chosen target, with its
+// Origin: declared (given in the input), measured (from an imported
+// measurement table, which overrides the formula) or formula (computed
+// here). Cost.Detail says which terms or which measurement produced it.
 //
-// Status: the cost tables are the subject of a later issue.
+// A Target is a table of figures (FigureKeys: SM count, clock, shared
+// memory per SM and per block, cluster size, issue and pipe throughputs,
+// memory bandwidth, tensor and FMA peaks, latencies of shuffles, shared
+// memory, barriers, distributed shared memory and global memory, and the
+// overhead of a kernel boundary), each with its source: a datasheet or
+// guide by title, a paper, or "assumed" with the reason. The built-in
+// targets sm80 (A100 SXM4 80 GB), sm90 (H100 SXM5) and h200 (H200 SXM) are
+// JSON data under targets/, read by DecodeTarget like any target file, so
+// that a calibration refits the h200 numbers without touching the formulas
+// (Target.With replaces one figure in Go).
+//
+// Conversions. A Movement counts what a conversion does per block of its
+// tile: ALU and cvt instructions, shuffles and their rounds, shared-memory
+// accesses and wavefronts, barriers, distributed-shared-memory accesses and
+// bytes, cluster barriers, global accesses and bytes, kernel boundaries.
+// Target.ConversionFormula turns it into
+//
+//   - cost_ns: the time the conversion adds per tile and per SM to a
+//     steady-state loop with every SM busy (throughput): the busiest of the
+//     issue slots and the pipes (ALU, cvt, shuffle, shared memory,
+//     distributed shared memory) plus the barriers, plus the SM's share of
+//     device-memory bandwidth and the whole of any kernel boundary;
+//   - latency_ns: one tile on an otherwise idle SM: the above plus the
+//     latency of each stage the movement has.
+//
+// ConversionFormula's comment gives the formula exactly.
+//
+// Executions. Target.Execution costs an alternative's Work: declared in
+// nanoseconds, or by a roofline max(flops / peak, bytes / bandwidth) with
+// the peak of its instruction kind (tensor_f16, fma_f32).
+//
+// Measurements. DecodeMeasurements reads a table of measured conversion
+// costs, per (source fingerprint, destination fingerprint, renaming) pair
+// and mechanism, or per mechanism and tile size in bytes (interpolated
+// linearly between the two nearest sizes, never extrapolated). A Model
+// (target and table) looks a conversion up before it applies the formula,
+// like a timing cache.
+//
+// # Invariants
+//
+// Every figure of a target is present, finite, positive (a few may be zero:
+// sm80 has no clusters) and sourced; decoding reports every problem at its
+// JSON path with a jsonv code. Every cost carries its origin. Costs grow
+// with every count of a Movement.
 package costmodel

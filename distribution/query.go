@@ -133,3 +133,14 @@ func (d *Distribution) levelIndex(e int) (idx [LevelLane + 1]int) {
 	}
 	return idx
 }
+
+// LevelIndex returns the flat block, warp and lane index of executor e (its
+// flat index over the executor axes). An e outside 0..NumExecutors()-1 is a
+// caller error and panics.
+func (d *Distribution) LevelIndex(e int) (block, warp, lane int) {
+	if e < 0 || e >= d.nExec {
+		panic(fmt.Sprintf("distribution %q: executor %d outside 0..%d", d.spec.Name, e, d.nExec-1))
+	}
+	lv := d.levelIndex(e)
+	return lv[LevelBlock], lv[LevelWarp], lv[LevelLane]
+}

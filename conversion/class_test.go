@@ -1,0 +1,61 @@
+package conversion
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestClassOrderAndNames(t *testing.T) {
+	want := []string{"identity", "register_permute", "warp_shuffle", "shared_memory", "cluster_shared_memory", "global_memory"}
+	cs := Classes()
+	if len(cs) != len(want) {
+		t.Fatalf("%d classes, want %d", len(cs), len(want))
+	}
+	for i, c := range cs {
+		if c.String() != want[i] || int(c) != i {
+			t.Errorf("class %d is %v, want %s", i, c, want[i])
+		}
+		back, err := ParseClass(c.String())
+		if err != nil || back != c {
+			t.Errorf("ParseClass(%q) = %v, %v", c, back, err)
+		}
+		data, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var u Class
+		if err := json.Unmarshal(data, &u); err != nil || u != c {
+			t.Errorf("%s does not round-trip through JSON: %v %v", data, u, err)
+		}
+		if i > 0 && !(cs[i-1] < c) {
+			t.Errorf("%v is not above %v", c, cs[i-1])
+		}
+	}
+	if _, err := Class(200).MarshalText(); err == nil {
+		t.Error("Class(200) marshals")
+	}
+	if Class(200).String() != "Class(200)" {
+		t.Errorf("Class(200) prints as %q", Class(200))
+	}
+	if _, err := ParseClass("shared"); err == nil {
+		t.Error(`ParseClass("shared") did not fail`)
+	}
+	if (Mechanism{Via: ClusterSharedMemory, Variant: "pull"}).String() != "cluster_shared_memory/pull" {
+		t.Error("mechanism text")
+	}
+}
+
+func FuzzParseClass(f *testing.F) {
+	for _, s := range []string{"identity", "warp_shuffle", "global_memory", "", "Identity", "shared"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseClass(s)
+		if err != nil {
+			return
+		}
+		if c.String() != s {
+			t.Fatalf("ParseClass(%q) = %v, which prints as %q", s, c, c.String())
+		}
+	})
+}

@@ -1,0 +1,397 @@
+package conversion
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cklplan/cklplan/costmodel"
+	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/storage"
+)
+
+// An item is one element a thread stores or loads: its register slot, the
+// element (flat destination tile index) and the memory it goes to or comes
+// from (a block's shared memory, or -1 for global memory).
+type item struct {
+	slot, elem, memory int
+}
+
+// A run is Vector items at consecutive slots from slot (a multiple of the
+// vector), holding consecutive elements along the last tile axis from an
+// aligned coordinate, in one memory.
+type run struct {
+	slot, elem, memory int
+}
+
+// memSide gathers what the threads of one side store or load.
+type memSide map[Thread][]item
+
+// maxVector is the widest power-of-two vector (at most 128 bits, at least a
+// byte) into which every thread's items split into runs.
+func (p *problem) maxVector(ms memSide, bits int) int {
+	lo := max(1, 8/bits)
+	best := lo
+	for v := lo * 2; v*bits <= 128; v *= 2 {
+		if !p.splits(ms, v) {
+			break
+		}
+		best = v
+	}
+	if !p.splits(ms, lo) {
+		return 0
+	}
+	return best
+}
+
+func (p *problem) splits(ms memSide, v int) bool {
+	last := p.tileAxes[len(p.tileAxes)-1].Size
+	for _, items := range ms {
+		bySlot := map[int]item{}
+		for _, it := range items {
+			bySlot[it.slot] = it
+		}
+		for _, it := range items {
+			s0 := it.slot - it.slot%v
+			first, ok := bySlot[s0]
+			if !ok || first.elem%last%v != 0 {
+				return false
+			}
+			at, ok := bySlot[s0+it.slot%v]
+			if !ok || at.elem != first.elem+it.slot%v || at.memory != first.memory {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// runsOf splits each thread's items into runs of v, in slot order.
+func runsOf(ms memSide, v int) map[Thread][]run {
+	out := map[Thread][]run{}
+	for t, items := range ms {
+		var rs []run
+		for _, it := range items {
+			if it.slot%v == 0 {
+				rs = append(rs, run(it))
+			}
+		}
+		slices.SortFunc(rs, func(a, b run) int { return a.slot - b.slot })
+		out[t] = rs
+	}
+	return out
+}
+
+// accesses turns runs into warp instructions: instruction k of a warp is
+// the k-th run of each of its lanes, at the address bitAt gives its first
+// element.
+func (p *problem) accesses(rs map[Thread][]run, v int, bitAt func(elem int) int64) []MemAccess {
+	type wk struct{ b, w int }
+	byWarp := map[wk][]Thread{}
+	for t := range rs {
+		k := wk{t.Block, t.Warp}
+		byWarp[k] = append(byWarp[k], t)
+	}
+	keys := make([]wk, 0, len(byWarp))
+	for k := range byWarp {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b wk) int { return cmp.Or(cmp.Compare(a.b, b.b), cmp.Compare(a.w, b.w)) })
+	var out []MemAccess
+	for _, k := range keys {
+		ts := byWarp[k]
+		slices.SortFunc(ts, func(a, b Thread) int { return a.Lane - b.Lane })
+		n := 0
+		for _, t := range ts {
+			n = max(n, len(rs[t]))
+		}
+		for i := range n {
+			a := MemAccess{Block: k.b, Warp: k.w, Vector: v}
+			for _, t := range ts {
+				if i < len(rs[t]) {
+					r := rs[t][i]
+					a.Lanes = append(a.Lanes, LaneAccess{Lane: t.Lane, Slot: r.slot, Temp: i, Memory: r.memory, Tile: p.coords(r.elem), Bit: bitAt(r.elem)})
+				}
+			}
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// memoryItems gathers the stores and loads of routes whose sources store
+// each element into memory store(route) and whose destinations load it from
+// there.
+func memoryItems(routes []Route, memory func(r Route) int) (stores, loads memSide) {
+	stores, loads = memSide{}, memSide{}
+	type sk struct {
+		t            Thread
+		slot, memory int
+	}
+	seen := map[sk]bool{}
+	for _, r := range routes {
+		m := memory(r)
+		k := sk{r.Src.Thread, r.Src.Slot, m}
+		if !seen[k] {
+			seen[k] = true
+			stores[r.Src.Thread] = append(stores[r.Src.Thread], item{r.Src.Slot, r.Element, m})
+		}
+		loads[r.Dst.Thread] = append(loads[r.Dst.Thread], item{r.Dst.Slot, r.Element, m})
+	}
+	return stores, loads
+}
+
+// tileSpace is the destination's tile as an index space.
+func (p *problem) tileSpace() (indexspace.Space, error) {
+	var axes []indexspace.Axis
+	for _, a := range p.tileAxes {
+		axes = append(axes, indexspace.Leaf(a.Name, a.Size))
+	}
+	return indexspace.New("", axes...)
+}
+
+func (p *problem) coords(elem int) []int {
+	sizes := make([]int, len(p.tileAxes))
+	for i, a := range p.tileAxes {
+		sizes[i] = a.Size
+	}
+	c := make([]int, len(sizes))
+	unflatten(elem, sizes, c)
+	return c
+}
+
+// memoryPlan lays stores and loads of vectors vs and vl over addresses
+// given by bitAt, and the register plan that assembles the loads.
+func (p *problem) memoryPlan(w *Witness, stores, loads memSide, vs, vl int, bitAt func(elem int) int64) (*MemoryPlan, *RegisterPlan) {
+	mb := p.movedBits()
+	mp := &MemoryPlan{StoreVector: vs, LoadVector: vl, Rounds: 1}
+	mp.Stores = p.accesses(runsOf(stores, vs), vs, bitAt)
+	lrs := runsOf(loads, vl)
+	mp.Loads = p.accesses(lrs, vl, bitAt)
+	for _, a := range mp.Stores {
+		mp.StoredBytes += len(a.Lanes) * vs * mb / 8
+	}
+	for _, a := range mp.Loads {
+		mp.LoadedBytes += len(a.Lanes) * vl * mb / 8
+	}
+	// The destination assembles its registers from the temporaries: the
+	// element at position i of the run loaded by its k-th load.
+	pos := map[Thread]map[int][2]int{} // thread → slot → (temp, index in run)
+	for t, rs := range lrs {
+		pos[t] = map[int][2]int{}
+		for k, r := range rs {
+			for i := range vl {
+				pos[t][r.slot+i] = [2]int{k, i}
+			}
+		}
+	}
+	routes := w.Routes
+	rp := p.registerPlan(routes, func(i int) []word {
+		r := routes[i]
+		at := pos[r.Dst.Thread][r.Dst.Slot]
+		bit := at[1] * mb
+		if mb > 32 {
+			return []word{{at[0], bit / 32, 0, 32}, {at[0], bit/32 + 1, 0, 32}}
+		}
+		return []word{{at[0], bit / 32, bit % 32, mb}}
+	})
+	p.sourceConversion(rp, routes)
+	// A store whose first element does not start a register shifts it down.
+	for _, a := range mp.Stores {
+		for _, la := range a.Lanes {
+			if la.Slot*mb%32 != 0 {
+				rp.SourceALU++
+				break
+			}
+		}
+	}
+	return mp, rp
+}
+
+// sharedPlan moves the tile through the shared memory of each block, with
+// the layout and vector widths that cost least.
+func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
+	w.Routes = p.memoryRoutes(func(t Thread) int { return t.Block })
+	for _, r := range w.Routes {
+		if r.Src.Block != r.Dst.Block {
+			return fmt.Sprintf("element %v moves from block %d to block %d", p.coords(r.Element), r.Src.Block, r.Dst.Block)
+		}
+	}
+	stores, loads := memoryItems(w.Routes, func(r Route) int { return r.Dst.Block })
+	mb := p.movedBits()
+	vsMax, vlMax := p.maxVector(stores, mb), p.maxVector(loads, mb)
+	if vsMax == 0 || vlMax == 0 {
+		return fmt.Sprintf("%d-bit elements cannot be stored a byte at a time", mb)
+	}
+	tile, err := p.tileSpace()
+	if err != nil {
+		return err.Error()
+	}
+	lo := max(1, 8/mb)
+	var best *Witness
+	bestCost := 0.0
+	var reasons []string
+	for vs := vsMax; vs >= lo; vs /= 2 {
+		for vl := vlMax; vl >= lo; vl /= 2 {
+			probe, _ := p.memoryPlan(w, stores, loads, vs, vl, func(int) int64 { return 0 })
+			var acc []storage.Access
+			for _, list := range []struct {
+				as []MemAccess
+				op storage.Op
+			}{{probe.Stores, storage.Store}, {probe.Loads, storage.Load}} {
+				for _, a := range list.as {
+					sa := storage.Access{Lanes: make([][]int, storage.WarpSize), Vector: a.Vector, Op: list.op}
+					for _, la := range a.Lanes {
+						if la.Lane < storage.WarpSize {
+							sa.Lanes[la.Lane] = la.Tile
+						}
+					}
+					acc = append(acc, sa)
+				}
+			}
+			chosen, all, err := storage.ChooseShared(tile, p.moved(), acc)
+			if err != nil {
+				reasons = append(reasons, fmt.Sprintf("vectors %d/%d: %s", vs, vl, firstLine(err)))
+				continue
+			}
+			if fp := chosen.Layout.Footprint(); fp > int(target.Get("shared_bytes_per_block")) {
+				reasons = append(reasons, fmt.Sprintf("%d bytes of scratch, more than the %g a block may have", fp, target.Get("shared_bytes_per_block")))
+				continue
+			}
+			layout := chosen.Layout
+			c := *w
+			mp, rp := p.memoryPlan(&c, stores, loads, vs, vl, func(elem int) int64 {
+				b, _ := layout.BitOffset(p.coords(elem))
+				return int64(b)
+			})
+			mp.Layout = layout.String()
+			mp.ScratchBytes = layout.Footprint()
+			mp.Barriers = 2
+			mp.Considered = len(all)
+			k := 0
+			for i := range mp.Stores {
+				mp.Stores[i].Wavefronts = chosen.Accesses[k].Total
+				mp.StoreWavefronts += chosen.Accesses[k].Total
+				k++
+			}
+			for i := range mp.Loads {
+				mp.Loads[i].Wavefronts = chosen.Accesses[k].Total
+				mp.LoadWavefronts += chosen.Accesses[k].Total
+				k++
+			}
+			c.Shared, c.Registers = mp, rp
+			p.fillMovement(&c)
+			cost := target.ConversionFormula(c.Movement).NS
+			if best == nil || cost < bestCost {
+				best, bestCost = &c, cost
+			}
+		}
+	}
+	if best == nil {
+		return "no shared layout serves the accesses: " + strings.Join(reasons, "; ")
+	}
+	*w = *best
+	return ""
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "storage: "), "\n")
+	return s
+}
+
+// clusterPlan moves the tile through the shared memory of the blocks of
+// each cluster: the sources push into the destination block's scratch, or
+// the destinations pull from the source block's.
+func (p *problem) clusterPlan(w *Witness, target *costmodel.Target) string {
+	k := max(p.src.d.BlocksPerCluster(), p.dst.d.BlocksPerCluster())
+	if limit := int(target.Get("max_cluster_blocks")); k > limit {
+		if limit <= 1 {
+			return fmt.Sprintf("%s has no thread-block clusters", target.Name)
+		}
+		return fmt.Sprintf("clusters of %d blocks exceed the %d of %s", k, limit, target.Name)
+	}
+	push := w.Mechanism.Variant == "push"
+	w.Routes = p.memoryRoutes(func(t Thread) int {
+		if push {
+			return t.Block
+		}
+		return t.Block / k
+	})
+	memory := func(r Route) int {
+		if push {
+			return r.Dst.Block
+		}
+		return r.Src.Block
+	}
+	stores, loads := memoryItems(w.Routes, memory)
+	mb := p.movedBits()
+	vs, vl := p.maxVector(stores, mb), p.maxVector(loads, mb)
+	if vs == 0 || vl == 0 {
+		return fmt.Sprintf("%d-bit elements cannot be stored a byte at a time", mb)
+	}
+	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) })
+	mp.Layout = fmt.Sprintf("row-major %v scratch of the tile in every block", p.moved())
+	mp.ScratchBytes = p.nElem * mb / 8
+	mp.ClusterBarriers = 2
+	for _, a := range mp.Stores {
+		for _, la := range a.Lanes {
+			if la.Memory != a.Block {
+				mp.RemoteBytes += vs * mb / 8
+			}
+		}
+	}
+	for _, a := range mp.Loads {
+		for _, la := range a.Lanes {
+			if la.Memory != a.Block {
+				mp.RemoteBytes += vl * mb / 8
+			}
+		}
+	}
+	countLocalWavefronts(mp, mb)
+	w.Cluster, w.Registers = mp, rp
+	return ""
+}
+
+// countLocalWavefronts costs the accesses of a cluster plan whose lanes all
+// reach their own block's shared memory under storage's bank model; remote
+// accesses go over the cluster's network instead.
+func countLocalWavefronts(mp *MemoryPlan, mb int) {
+	for _, side := range []struct {
+		as []MemAccess
+		op storage.Op
+		n  *int
+	}{{mp.Stores, storage.Store, &mp.StoreWavefronts}, {mp.Loads, storage.Load, &mp.LoadWavefronts}} {
+		for i, a := range side.as {
+			var lanes []storage.LaneAddress
+			local := true
+			for _, la := range a.Lanes {
+				local = local && la.Memory == a.Block
+				lanes = append(lanes, storage.LaneAddress{Lane: la.Lane, Byte: la.Bit / 8})
+			}
+			if !local || len(lanes) == 0 {
+				continue
+			}
+			wf, err := storage.CountWavefronts(side.op, a.Vector*mb/8, lanes)
+			if err != nil {
+				continue
+			}
+			side.as[i].Wavefronts = wf.Total
+			*side.n += wf.Total
+		}
+	}
+}
+
+// globalPlan moves the tile through global memory across a kernel
+// boundary (or a grid-wide synchronization).
+func (p *problem) globalPlan(w *Witness) {
+	w.Routes = p.memoryRoutes(func(Thread) int { return 0 })
+	stores, loads := memoryItems(w.Routes, func(Route) int { return -1 })
+	mb := p.movedBits()
+	vs, vl := max(p.maxVector(stores, mb), 1), max(p.maxVector(loads, mb), 1)
+	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) })
+	mp.Layout = fmt.Sprintf("row-major %v buffer of the tile", p.moved())
+	mp.ScratchBytes = p.nElem * mb / 8
+	mp.Launches = 1
+	w.Global, w.Registers = mp, rp
+}

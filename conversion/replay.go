@@ -1,0 +1,204 @@
+package conversion
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cklplan/cklplan/distribution"
+)
+
+// A cell is one bit of a register or of memory: which element it belongs
+// to (the flat destination tile index plus one; 0 for none) and which bit
+// of that element's current representation it is.
+type cell struct {
+	elem int32
+	bit  int16
+}
+
+// Replay executes a witness bit by bit on the source's registers, using
+// only the witness's own schedule (register pieces, shuffle rounds, memory
+// accesses at their addresses), and checks that every destination register
+// slot ends up holding exactly the element the destination's ownership
+// gives it, in all its bits. It also checks every route against both
+// distributions. The error lists the first few places that differ.
+func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error {
+	p, err := newProblem(src, dst, opts)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	fail := func(format string, args ...any) {
+		if len(bad) < 8 {
+			bad = append(bad, fmt.Sprintf(format, args...))
+		}
+	}
+	// The routes: one per destination place, each from a source place that
+	// holds the element.
+	if len(w.Routes) != len(p.dstPlaces) {
+		fail("%d routes for %d destination places", len(w.Routes), len(p.dstPlaces))
+	}
+	for i, r := range w.Routes {
+		if i >= len(p.dstPlaces) {
+			break
+		}
+		if r.Dst != p.dstPlaces[i] || r.Element != p.dstElem[i] {
+			fail("route %d: destination %+v element %d, want %+v element %d", i, r.Dst, r.Element, p.dstPlaces[i], p.dstElem[i])
+		}
+		found := false
+		for _, o := range p.owners[r.Element] {
+			found = found || o == r.Src
+		}
+		if !found {
+			fail("route %d: source %+v does not hold element %v", i, r.Src, p.coords(r.Element))
+		}
+	}
+
+	// The source registers: in the source type for register moves, in the
+	// moved type (after a narrowing at the source) otherwise.
+	fb := p.src.bits
+	if w.Mechanism.Via > RegisterPermute && w.ConvertAt == "source" {
+		fb = p.dst.bits
+	}
+	nvSrc := src.NumValues()
+	files := map[Thread][]cell{}
+	for t, places := range p.owners {
+		for _, o := range places {
+			f := files[o.Thread]
+			if f == nil {
+				f = make([]cell, regBits(nvSrc, fb))
+				files[o.Thread] = f
+			}
+			for b := range fb {
+				f[o.Slot*fb+b] = cell{int32(t + 1), int16(b)}
+			}
+		}
+	}
+	type tempKey struct {
+		t     Thread
+		round int
+	}
+	temps := map[tempKey][]cell{}
+	read := func(src []cell, at, n int) []cell {
+		out := make([]cell, n)
+		if at >= 0 && at+n <= len(src) {
+			copy(out, src[at:at+n])
+		}
+		return out
+	}
+	if sp := w.Shuffle; sp != nil {
+		for _, ws := range sp.Warps {
+			for r, round := range ws.Rounds {
+				for l, from := range round.From {
+					if from < 0 {
+						continue
+					}
+					if from >= len(round.Send) || round.Send[from] < 0 {
+						fail("warp %d.%d round %d: lane %d reads lane %d, which offers nothing", ws.Block, ws.Warp, r, l, from)
+						continue
+					}
+					s := files[Thread{ws.Block, ws.Warp, from}]
+					temps[tempKey{Thread{ws.Block, ws.Warp, l}, r}] = read(s, 32*round.Send[from], 32)
+				}
+			}
+		}
+	}
+	for _, mp := range []*MemoryPlan{w.Shared, w.Cluster, w.Global} {
+		if mp == nil {
+			continue
+		}
+		mb := fb
+		mem := map[int]map[int64]cell{}
+		for _, a := range mp.Stores {
+			for _, la := range a.Lanes {
+				s := files[Thread{a.Block, a.Warp, la.Lane}]
+				if mem[la.Memory] == nil {
+					mem[la.Memory] = map[int64]cell{}
+				}
+				for b, c := range read(s, la.Slot*mb, a.Vector*mb) {
+					mem[la.Memory][la.Bit+int64(b)] = c
+				}
+			}
+		}
+		for _, a := range mp.Loads {
+			for _, la := range a.Lanes {
+				n := a.Vector * mb
+				t := make([]cell, max(n, 32))
+				for b := range n {
+					t[b] = mem[la.Memory][la.Bit+int64(b)]
+				}
+				temps[tempKey{Thread{a.Block, a.Warp, la.Lane}, la.Temp}] = t
+			}
+		}
+	}
+
+	// The destination registers.
+	tb := p.dst.bits
+	nvDst := dst.NumValues()
+	out := map[Thread][]cell{}
+	for _, t := range p.dst.threads {
+		out[t] = make([]cell, regBits(nvDst, tb))
+	}
+	if w.Mechanism.Via == Identity {
+		for t := range out {
+			copy(out[t], files[t])
+		}
+	}
+	if rp := w.Registers; rp != nil {
+		for _, op := range rp.Ops {
+			o := out[op.Thread]
+			for _, pc := range op.Pieces {
+				var from []cell
+				if pc.Round < 0 {
+					from = read(files[op.Thread], 32*pc.Reg+pc.Bit, pc.Bits)
+				} else {
+					from = read(temps[tempKey{op.Thread, pc.Round}], 32*pc.Reg+pc.Bit, pc.Bits)
+				}
+				to := 32*op.Reg + pc.ToBit
+				if op.Kind != "cvt" {
+					if to+len(from) <= len(o) {
+						copy(o[to:], from)
+					}
+					continue
+				}
+				// A conversion reads one whole element and writes it anew.
+				e := from[0].elem
+				for b, c := range from {
+					if c.elem != e || int(c.bit) != b {
+						e = 0
+					}
+				}
+				if e == 0 {
+					fail("%+v register %d: cvt reads bits that are not one whole element", op.Thread, op.Reg)
+					continue
+				}
+				for b := range tb {
+					if to+b < len(o) {
+						o[to+b] = cell{e, int16(b)}
+					}
+				}
+			}
+		}
+	}
+	for i, d := range p.dstPlaces {
+		o := out[d.Thread]
+		want := int32(p.dstElem[i] + 1)
+		for b := range tb {
+			if c := o[d.Slot*tb+b]; c.elem != want || int(c.bit) != b {
+				got := "nothing"
+				if c.elem > 0 {
+					got = fmt.Sprintf("bit %d of %v", c.bit, p.coords(int(c.elem-1)))
+				}
+				fail("%+v slot %d bit %d: holds %s, want bit %d of %v", d.Thread, d.Slot, b, got, b, p.coords(int(want-1)))
+				break
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("conversion: replaying %s from %q to %q:\n\t%s", w.Mechanism, src.Name(), dst.Name(), strings.Join(bad, "\n\t"))
+	}
+	return nil
+}
+
+// regBits is the size in bits of a register file of n values of b bits,
+// rounded up to whole registers.
+func regBits(n, b int) int { return (n*b + 31) / 32 * 32 }

@@ -1,0 +1,152 @@
+package conversion
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/storage"
+)
+
+// corpus returns groups of distributions over one tile (after the renaming
+// given with each), every ordered pair of a group a conversion.
+func corpus(t testing.TB) [][]renamed {
+	a := builtin(t, "mma.m16n8k16.a.f16")
+	a16 := func(b distribution.Blocked) *distribution.Distribution {
+		b.Axes, b.Shape, b.Element = []string{"m", "k"}, []int{16, 16}, storage.F16
+		return blocked(t, b)
+	}
+	mmaK := func(d *distribution.Distribution) *distribution.Distribution {
+		k, err := d.WithElement(storage.F16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	c32 := builtin(t, "mma.m16n8k16.c.f32")
+	c8, err := c32.WithElement(storage.F8E4M3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]renamed{
+		{ // (m:16, k:16)
+			{a, ""}, {builtin(t, "mma.m16n8k16.a.bf16"), ""},
+			{builtin(t, "ldmatrix.x4"), "row=m,col=k"}, {builtin(t, "ldmatrix.x4.trans"), "row=k,col=m"},
+			{blockedA(t), ""},
+			{a16(distribution.Blocked{SizePerThread: []int{2, 2}, ThreadsPerWarp: []int{8, 4}, WarpsPerCTA: []int{1, 1}, Order: []int{0, 1}}), ""},
+			{a16(distribution.Blocked{SizePerThread: []int{1, 1}, ThreadsPerWarp: []int{2, 16}, WarpsPerCTA: []int{2, 1}, Order: []int{1, 0}}), ""},
+			{mmaK(twoAccumulators(t)), "n=k"}, {twoAccumulators(t), "n=k"},
+		},
+		{ // (m:16, n:8)
+			{c32, ""}, {builtin(t, "mma.m16n8k16.c.f16"), ""}, {c8, ""},
+			{builtin(t, "mma.m16n8k16.b.f16"), "k=m"},
+		},
+		{{rowsOfWarps(t), ""}, {columnsOfWarps(t), ""}},
+		{{blockRows(t, false, 2), ""}, {blockRows(t, true, 2), ""}, {blockRows(t, true, 1), ""}},
+		{{halves(t, true), ""}, {halves(t, false), ""}},
+	}
+}
+
+type renamed struct {
+	d      *distribution.Distribution
+	rename string // to the group's tile axes
+}
+
+// Every mechanism Classify considers, chosen or not, replays to exactly
+// the destination's ownership, on every pair of the corpus.
+func TestReplayEveryMechanism(t *testing.T) {
+	tg := target(t, "h200")
+	for gi, group := range corpus(t) {
+		for _, from := range group {
+			for _, to := range group {
+				name := fmt.Sprintf("%d/%s(%s)->%s(%s)", gi, from.d.Name(), from.d.Element(), to.d.Name(), to.d.Element())
+				// Rename the source onto the group's names, and the group's
+				// names onto the destination's.
+				src, err := from.d.RenameTile(rename(t, from.rename))
+				if err != nil {
+					t.Fatal(err)
+				}
+				dst, err := to.d.RenameTile(rename(t, to.rename))
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := newProblem(src, dst, Options{})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				class := p.class()
+				planned := 0
+				for _, m := range p.mechanisms(class) {
+					w, why := p.plan(m, tg)
+					if why != "" {
+						continue
+					}
+					planned++
+					if err := Replay(src, dst, Options{}, w); err != nil {
+						t.Errorf("%s by %v: %v", name, m, err)
+					}
+				}
+				if planned == 0 {
+					t.Errorf("%s: no mechanism could be planned", name)
+				}
+			}
+		}
+	}
+}
+
+// Replay is a real check: a witness with one piece, one shuffle or one
+// address changed fails it.
+func TestReplayCatchesMistakes(t *testing.T) {
+	tg := target(t, "h200")
+	a := builtin(t, "mma.m16n8k16.a.f16")
+	cases := []struct {
+		name     string
+		src, dst *distribution.Distribution
+		opts     Options
+		via      Class
+		break_   func(w *Witness) bool
+	}{
+		{"register piece", twoAccumulators(t), a, Options{Rename: rename(t, "n=k")}, RegisterPermute, func(w *Witness) bool {
+			w.Registers.Ops[0].Pieces[0].Reg++
+			return true
+		}},
+		{"shuffle source lane", blockedA(t), a, Options{}, WarpShuffle, func(w *Witness) bool {
+			for _, r := range w.Shuffle.Warps[0].Rounds {
+				for l, f := range r.From {
+					if f >= 0 {
+						r.From[l] = (f + 2) % 32
+						return true
+					}
+				}
+			}
+			return false
+		}},
+		{"shared address", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			w.Shared.Loads[0].Lanes[0].Bit += 32
+			return true
+		}},
+		{"route", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			w.Routes[5].Src.Lane ^= 1
+			return true
+		}},
+	}
+	for _, tc := range cases {
+		p, err := newProblem(tc.src, tc.dst, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, why := p.plan(Mechanism{Via: tc.via}, tg)
+		if why != "" {
+			t.Fatalf("%s: %s", tc.name, why)
+		}
+		if err := Replay(tc.src, tc.dst, tc.opts, w); err != nil {
+			t.Fatalf("%s: the intact witness fails: %v", tc.name, err)
+		}
+		if !tc.break_(w) {
+			t.Fatalf("%s: nothing to break", tc.name)
+		}
+		if err := Replay(tc.src, tc.dst, tc.opts, w); err == nil {
+			t.Errorf("%s: a broken witness replays", tc.name)
+		}
+	}
+}

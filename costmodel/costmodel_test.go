@@ -1,0 +1,240 @@
+package costmodel
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cklplan/cklplan/internal/jsonv"
+)
+
+func builtinTarget(t *testing.T, name string) *Target {
+	t.Helper()
+	tg, err := BuiltinTarget(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// Every built-in target has every figure, positive, with a source, and its
+// JSON form reads back to the same table.
+func TestBuiltinTargets(t *testing.T) {
+	for _, name := range TargetNames() {
+		tg := builtinTarget(t, name)
+		if err := tg.check(); err != nil {
+			t.Error(err)
+		}
+		data, err := json.Marshal(tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := DecodeTarget(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, k := range FigureKeys {
+			if back.Figures[k.Key] != tg.Figures[k.Key] {
+				t.Errorf("%s %s: %+v reads back as %+v", name, k.Key, tg.Figures[k.Key], back.Figures[k.Key])
+			}
+		}
+	}
+	h := builtinTarget(t, "h200")
+	if h.Get("sm_count") != 132 || h.Get("hbm_gb_per_s") != 4800 {
+		t.Errorf("h200: %v SMs, %v GB/s", h.Get("sm_count"), h.Get("hbm_gb_per_s"))
+	}
+	if _, err := BuiltinTarget("sm100"); err == nil {
+		t.Error("BuiltinTarget(sm100) did not fail")
+	}
+}
+
+// A target with several mistakes reports every one, at its path, with its
+// code.
+func TestDecodeTargetErrors(t *testing.T) {
+	h := builtinTarget(t, "h200")
+	var figs []string
+	for _, k := range FigureKeys {
+		f := h.Figures[k.Key]
+		switch k.Key {
+		case "sm_count":
+			continue // missing
+		case "clock_ghz":
+			figs = append(figs, `"clock_ghz": {"value": -1, "source": "x"}`)
+		case "hbm_gb_per_s":
+			figs = append(figs, `"hbm_gb_per_s": {"value": 4800, "source": ""}`)
+		case "barrier_cycles":
+			figs = append(figs, `"barrier_cycles": {"value": "24", "source": "x", "unit": "cycles"}`)
+		default:
+			data, _ := json.Marshal(f)
+			figs = append(figs, `"`+k.Key+`": `+string(data))
+		}
+	}
+	doc := `{"name": "bad", "colour": 1, "figures": {` + strings.Join(figs, ", ") + `, "warp_size": {"value": 32, "source": "x"}}}`
+	_, err := DecodeTarget([]byte(doc))
+	var ps jsonv.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("error %v is not jsonv.Problems", err)
+	}
+	want := []struct {
+		path string
+		code jsonv.Code
+	}{
+		{"$", jsonv.UnknownField},
+		{"$.figures", jsonv.Missing},
+		{"$.figures.barrier_cycles.unit", jsonv.UnknownField},
+		{"$.figures.barrier_cycles.value", jsonv.Type},
+		{"$.figures.clock_ghz.value", jsonv.Range},
+		{"$.figures.hbm_gb_per_s.source", jsonv.Invalid},
+		{"$.figures.warp_size", jsonv.UnknownField},
+	}
+	got := map[string]bool{}
+	for _, p := range ps {
+		got[p.Path.String()+" "+string(p.Code)] = true
+	}
+	for _, w := range want {
+		path := w.path
+		if w.code == jsonv.UnknownField && path == "$" {
+			path = "$.colour"
+		}
+		if !got[path+" "+string(w.code)] {
+			t.Errorf("no %s problem at %s in:\n%v", w.code, path, err)
+		}
+	}
+	if len(ps) != len(want) {
+		t.Errorf("%d problems, want %d:\n%v", len(ps), len(want), err)
+	}
+}
+
+// The formula by its definition: each pipe alone, then the maximum.
+func TestConversionFormula(t *testing.T) {
+	tg := builtinTarget(t, "h200")
+	clock := tg.Get("clock_ghz")
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+	cases := []struct {
+		m    Movement
+		want float64
+	}{
+		{Movement{Shuffles: 8}, max(8/tg.Get("warp_issue_per_clock"), 32*8/tg.Get("shuffle_lanes_per_clock")) / clock},
+		{Movement{Cvt: 4}, max(4/tg.Get("warp_issue_per_clock"), 32*4/tg.Get("cvt_lanes_per_clock")) / clock},
+		{Movement{SharedAccesses: 2, SharedWavefronts: 64, Barriers: 2}, (max(2/tg.Get("warp_issue_per_clock"), 128*64/tg.Get("shared_bytes_per_clock")) + 2*tg.Get("barrier_cycles")) / clock},
+		{Movement{GlobalBytes: 1 << 20, Launches: 1}, (1<<20)/(tg.Get("hbm_gb_per_s")/tg.Get("sm_count")) + tg.Get("launch_overhead_ns")},
+	}
+	for _, tc := range cases {
+		c := tg.ConversionFormula(tc.m)
+		if !near(c.NS, tc.want) || c.Origin != Formula || c.LatencyNS < c.NS {
+			t.Errorf("%+v: %+v, want %v ns", tc.m, c, tc.want)
+		}
+	}
+	// More of anything never costs less.
+	base := Movement{ALU: 10, Cvt: 4, Shuffles: 4, SharedAccesses: 8, SharedWavefronts: 16, Barriers: 1}
+	more := base
+	more.SharedWavefronts *= 4
+	if tg.ConversionFormula(more).NS < tg.ConversionFormula(base).NS {
+		t.Error("more wavefronts cost less")
+	}
+}
+
+func TestMeasurementsOverride(t *testing.T) {
+	tg := builtinTarget(t, "h200")
+	ms, err := DecodeMeasurements([]byte(`{"target": "h200",
+	  "pairs": [{"src": "sha256:a", "dst": "sha256:b", "mechanism": "warp_shuffle", "cost_ns": 9.5, "latency_ns": 40, "source": "run 1"}],
+	  "sizes": [{"mechanism": "shared_memory", "bytes": 4096, "cost_ns": 100, "latency_ns": 300},
+	            {"mechanism": "shared_memory", "bytes": 2048, "cost_ns": 60, "latency_ns": 200}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Model{Target: tg, Measured: ms}
+	key := ConversionKey{Src: "sha256:a", Dst: "sha256:b"}
+	if c := m.Conversion(key, Movement{Mechanism: "warp_shuffle", Shuffles: 4}); c.Origin != Measured || c.NS != 9.5 || c.LatencyNS != 40 {
+		t.Errorf("pair: %+v", c)
+	}
+	if c := m.Conversion(key, Movement{Mechanism: "shared_memory", Bytes: 3072}); c.Origin != Measured || c.NS != (60+100)/2.0 || c.LatencyNS != (200+300)/2.0 {
+		t.Errorf("midway: %+v", c)
+	}
+	if c := m.Conversion(key, Movement{Mechanism: "shared_memory", Bytes: 2048}); c.Origin != Measured || c.NS != 60 {
+		t.Errorf("exact size: %+v", c)
+	}
+	mv := Movement{Mechanism: "shared_memory", Bytes: 8192, SharedWavefronts: 64}
+	if c := m.Conversion(key, mv); c.Origin != Formula || c.NS != tg.ConversionFormula(mv).NS {
+		t.Errorf("outside the sizes measured: %+v", c)
+	}
+	_, err = DecodeMeasurements([]byte(`{"target": "h200", "pairs": [{"src": "a", "cost_ns": -1}],
+	  "sizes": [{"mechanism": "shared_memory", "bytes": 0, "cost_ns": 1}, {"mechanism": "shared_memory", "bytes": 0, "cost_ns": 2}]}`))
+	var ps jsonv.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("error %v", err)
+	}
+	for _, w := range []string{`$.pairs[0]: missing "dst"`, `$.pairs[0]: missing "mechanism"`, "$.pairs[0].cost_ns: -1 ns", "$.sizes[0].bytes: 0 bytes", "$.sizes[1]: shared_memory at 0 bytes is measured twice"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("no %q in:\n%v", w, err)
+		}
+	}
+}
+
+func TestExecution(t *testing.T) {
+	tg := builtinTarget(t, "h200")
+	c, err := tg.Execution(Work{DeclaredNS: 1200})
+	if err != nil || c.Origin != Declared || c.NS != 1200 {
+		t.Errorf("declared: %+v %v", c, err)
+	}
+	// 2·M·N·K flops of a 4096³ f16 GEMM: compute-bound.
+	flops := 2.0 * 4096 * 4096 * 4096
+	bytes := 3.0 * 4096 * 4096 * 2
+	c, err = tg.Execution(Work{Flops: flops, Bytes: bytes, Instruction: TensorF16})
+	if want := flops / (tg.Get("f16_tensor_tflops") * 1e3); err != nil || c.Origin != Formula || c.NS != want || !strings.Contains(c.Detail, "compute-bound") {
+		t.Errorf("gemm: %+v %v, want %v ns", c, err, want)
+	}
+	// A copy: memory-bound.
+	c, err = tg.Execution(Work{Bytes: 1e9})
+	if want := 1e9 / tg.Get("hbm_gb_per_s"); err != nil || c.NS != want || !strings.Contains(c.Detail, "memory-bound") {
+		t.Errorf("copy: %+v %v, want %v", c, err, want)
+	}
+	for _, bad := range []Work{{DeclaredNS: -1}, {Flops: 1}, {Flops: 1, Instruction: "fp4"}, {Bytes: -1}} {
+		if _, err := tg.Execution(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	for _, o := range []Origin{Declared, Measured, Formula} {
+		back, err := ParseOrigin(o.String())
+		if err != nil || back != o {
+			t.Errorf("%v: %v %v", o, back, err)
+		}
+	}
+	if _, err := ParseOrigin("guessed"); err == nil {
+		t.Error("ParseOrigin(guessed)")
+	}
+}
+
+func FuzzParseOrigin(f *testing.F) {
+	for _, s := range []string{"declared", "measured", "formula", "", "Formula"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		o, err := ParseOrigin(s)
+		if err == nil && o.String() != s {
+			t.Fatalf("ParseOrigin(%q) prints as %q", s, o)
+		}
+	})
+}
+
+func FuzzDecodeTarget(f *testing.F) {
+	h, _ := BuiltinTarget("h200")
+	data, _ := json.Marshal(h)
+	f.Add(data)
+	f.Add([]byte(`{"name": "x", "figures": {}}`))
+	f.Add([]byte(`[1`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tg, err := DecodeTarget(data)
+		if err != nil {
+			return
+		}
+		if err := tg.check(); err != nil {
+			t.Fatalf("decoded an invalid target: %v", err)
+		}
+	})
+}

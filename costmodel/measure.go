@@ -1,0 +1,154 @@
+package costmodel
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/cklplan/cklplan/internal/jsonv"
+)
+
+// Measurements are conversion costs measured on hardware. They override the
+// formulas: per (source, destination, renaming) pair, or per mechanism and
+// size (interpolated linearly between the two nearest sizes measured, never
+// extrapolated).
+type Measurements struct {
+	Target string
+	Pairs  []PairMeasurement
+	Sizes  []SizeMeasurement
+}
+
+// A PairMeasurement is the measured cost of one conversion by one mechanism.
+type PairMeasurement struct {
+	Key       ConversionKey
+	Mechanism string
+	Variant   string
+	CostNS    float64
+	LatencyNS float64
+	Source    string // the harness run it came from
+}
+
+// A SizeMeasurement is the measured cost of a mechanism moving a tile of
+// Bytes bytes.
+type SizeMeasurement struct {
+	Mechanism string
+	Variant   string
+	Bytes     int
+	CostNS    float64
+	LatencyNS float64
+	Source    string
+}
+
+// Lookup returns the measured cost of a movement, if the table has it.
+func (ms *Measurements) Lookup(key ConversionKey, mv Movement) (Cost, bool) {
+	for _, p := range ms.Pairs {
+		if p.Key == key && p.Mechanism == mv.Mechanism && p.Variant == mv.Variant {
+			return Cost{NS: p.CostNS, LatencyNS: p.LatencyNS, Origin: Measured,
+				Detail: fmt.Sprintf("measured pair on %s: %s", ms.Target, p.Source)}, true
+		}
+	}
+	var below, above *SizeMeasurement
+	for i := range ms.Sizes {
+		s := &ms.Sizes[i]
+		if s.Mechanism != mv.Mechanism || s.Variant != mv.Variant {
+			continue
+		}
+		if s.Bytes <= mv.Bytes && (below == nil || s.Bytes > below.Bytes) {
+			below = s
+		}
+		if s.Bytes >= mv.Bytes && (above == nil || s.Bytes < above.Bytes) {
+			above = s
+		}
+	}
+	if below == nil || above == nil {
+		return Cost{}, false
+	}
+	if below.Bytes == above.Bytes {
+		return Cost{NS: below.CostNS, LatencyNS: below.LatencyNS, Origin: Measured,
+			Detail: fmt.Sprintf("measured %s at %d bytes on %s: %s", mv.Mechanism, below.Bytes, ms.Target, below.Source)}, true
+	}
+	f := float64(mv.Bytes-below.Bytes) / float64(above.Bytes-below.Bytes)
+	return Cost{
+		NS:        below.CostNS + f*(above.CostNS-below.CostNS),
+		LatencyNS: below.LatencyNS + f*(above.LatencyNS-below.LatencyNS),
+		Origin:    Measured,
+		Detail:    fmt.Sprintf("measured %s on %s, interpolated between %d and %d bytes", mv.Mechanism, ms.Target, below.Bytes, above.Bytes),
+	}, true
+}
+
+// DecodeMeasurements reads a measurement table:
+//
+//	{"target": "h200",
+//	 "pairs": [{"src": "sha256:…", "dst": "sha256:…", "rename": "n=k",
+//	            "mechanism": "warp_shuffle", "cost_ns": 9.5, "latency_ns": 41, "source": "…"}],
+//	 "sizes": [{"mechanism": "shared_memory", "bytes": 8192, "cost_ns": 60, "latency_ns": 300}]}
+//
+// "rename", "variant", "latency_ns" and "source" may be left out. Every
+// problem is reported at its JSON path; a size given twice for one mechanism
+// is a duplicate.
+func DecodeMeasurements(data []byte) (*Measurements, error) {
+	root, err := jsonv.Parse(data, jsonv.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	var d jsonv.Decoder
+	o := d.Object(root, jsonv.Root, "target", "pairs", "sizes")
+	ms := &Measurements{Target: o.String("target", true)}
+	nonNegative := func(e *jsonv.ObjectReader, key string, required bool) float64 {
+		v := e.Float(key, required)
+		if v < 0 {
+			_, p := e.Field(key)
+			d.Report(p, jsonv.Range, "%v ns: want a non-negative time", v)
+		}
+		return v
+	}
+	if v, p := o.Field("pairs"); v != nil {
+		elems, _ := d.Array(v, p)
+		for i, ev := range elems {
+			e := d.Object(ev, p.Index(i), "src", "dst", "rename", "mechanism", "variant", "cost_ns", "latency_ns", "source")
+			pm := PairMeasurement{
+				Key:       ConversionKey{Src: e.String("src", true), Dst: e.String("dst", true), Rename: e.String("rename", false)},
+				Mechanism: e.String("mechanism", true), Variant: e.String("variant", false),
+				CostNS: nonNegative(e, "cost_ns", true), LatencyNS: nonNegative(e, "latency_ns", false),
+				Source: e.String("source", false),
+			}
+			e.End()
+			ms.Pairs = append(ms.Pairs, pm)
+		}
+	}
+	type sizeKey struct {
+		mech, variant string
+		bytes         int
+	}
+	seen := map[sizeKey]int{}
+	if v, p := o.Field("sizes"); v != nil {
+		elems, _ := d.Array(v, p)
+		for i, ev := range elems {
+			e := d.Object(ev, p.Index(i), "mechanism", "variant", "bytes", "cost_ns", "latency_ns", "source")
+			sm := SizeMeasurement{
+				Mechanism: e.String("mechanism", true), Variant: e.String("variant", false),
+				Bytes:  e.Int("bytes", true),
+				CostNS: nonNegative(e, "cost_ns", true), LatencyNS: nonNegative(e, "latency_ns", false),
+				Source: e.String("source", false),
+			}
+			if e != nil && e.Has("bytes") && sm.Bytes <= 0 {
+				d.Report(p.Index(i).Key("bytes"), jsonv.Range, "%d bytes: want a positive size", sm.Bytes)
+			}
+			k := sizeKey{sm.Mechanism, sm.Variant, sm.Bytes}
+			if j, dup := seen[k]; dup && e != nil {
+				d.Report(p.Index(i), jsonv.DuplicateName, "%s at %d bytes is measured twice (also sizes[%d])", sm.Mechanism, sm.Bytes, j)
+			}
+			seen[k] = i
+			e.End()
+			ms.Sizes = append(ms.Sizes, sm)
+		}
+	}
+	o.End()
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(ms.Sizes, func(a, b SizeMeasurement) int {
+		return cmp.Or(cmp.Compare(a.Mechanism, b.Mechanism), cmp.Compare(a.Variant, b.Variant), cmp.Compare(a.Bytes, b.Bytes))
+	})
+	return ms, nil
+}
