@@ -297,8 +297,10 @@ func (p *problem) plan(m Mechanism, t *costmodel.Target) (*Witness, string) {
 		Mechanism:  m,
 		SrcElement: p.src.elem.String(),
 		DstElement: p.dst.elem.String(),
-		Moved:      p.moved().String(),
 		ConvertAt:  p.convertAt(m),
+	}
+	if m.Via > RegisterPermute {
+		w.Moved = p.moved().String()
 	}
 	var why string
 	switch m.Via {

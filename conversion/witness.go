@@ -10,12 +10,13 @@ import (
 type Witness struct {
 	Mechanism Mechanism `json:"mechanism"`
 	// SrcElement and DstElement are the element types; Moved is the one
-	// that travels between threads (the narrower). ConvertAt is "source"
+	// that travels between threads (the narrower; "" when nothing leaves
+	// its thread). ConvertAt is "source"
 	// when the source converts before the move, "destination" when the
 	// destination converts after it, "" when the types agree.
 	SrcElement string `json:"src_element"`
 	DstElement string `json:"dst_element"`
-	Moved      string `json:"moved_element"`
+	Moved      string `json:"moved_element,omitempty"`
 	ConvertAt  string `json:"convert_at,omitempty"`
 	// Routes gives, for every destination place (executor and register
 	// slot, destination order), the source place its element comes from.

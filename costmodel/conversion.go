@@ -117,6 +117,9 @@ func (t *Target) ConversionFormula(m Movement) Cost {
 	add("issue", issue)
 	add("pipes", pipes)
 	add("sync", sync)
+	if (m == Movement{Mechanism: m.Mechanism, Variant: m.Variant, Bytes: m.Bytes}) {
+		return Cost{Origin: Formula, Detail: t.Name + ": nothing moves"}
+	}
 	detail := fmt.Sprintf("%s: max(issue, pipes) + sync cycles at %.4g GHz", t.Name, clock)
 	if len(terms) > 0 {
 		detail += " (" + strings.Join(terms, ", ") + ")"

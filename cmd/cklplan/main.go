@@ -32,6 +32,7 @@ type command struct {
 // its entry here.
 func commands() []command {
 	return []command{
+		classifyCommand.command(),
 		distCommand.command(),
 		doctorCommand.command(),
 		layoutCommand.command(),
