@@ -84,6 +84,20 @@ func Compose(outer, inner Map) (Map, error) {
 		terms = append(terms, Cmp{t.Op, subst(t.X), subst(t.Y)})
 	}
 	spec.Guard = Guard{terms}
+	// Substitution shares inner's expressions, but printing, evaluation and
+	// simplification visit each occurrence: a composite is held to the cap
+	// on terms as parsed text is.
+	left := CurrentLimits().MaxTerms
+	for _, e := range spec.Results {
+		if left -= termsUpTo(e, left+1); left < 0 {
+			return Map{}, &OpError{"compose", &LimitError{Offset: -1, Terms: CurrentLimits().MaxTerms}}
+		}
+	}
+	for _, t := range terms {
+		if left -= termsUpTo(t.X, left+1) + termsUpTo(t.Y, left+1); left < 0 {
+			return Map{}, &OpError{"compose", &LimitError{Offset: -1, Terms: CurrentLimits().MaxTerms}}
+		}
+	}
 	if len(outer.broadcast) > 0 {
 		orphans := orphanedAxes(inner, spec.Results, spec.Broadcast)
 		if !leafwise {

@@ -105,8 +105,8 @@ func ToCute(m Map) (cute.Layout, error) {
 		return cute.Layout{}, fmt.Errorf("indexmap: to CuTe: a guarded map is no layout")
 	}
 	sp, cod := m.dom.Space, m.cod.Space
-	if sp.Size() > EnumerationLimit {
-		return cute.Layout{}, fmt.Errorf("%w: %s has %d points (limit %d)", ErrTooLarge, sp, sp.Size(), EnumerationLimit)
+	if limit := CurrentLimits().MaxPoints; sp.Size() > limit {
+		return cute.Layout{}, fmt.Errorf("%w: %s has %d points (limit %d)", ErrTooLarge, sp, sp.Size(), limit)
 	}
 	// One result: the codomain's flat index.
 	var flat Expr = Const{0}

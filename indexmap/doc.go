@@ -60,9 +60,16 @@
 //     which the seed builds only as a composite, is accepted: a Map does not
 //     record how it was built.
 //   - Simplification never changes a value where the guard holds.
-//   - Kind checks that need enumeration stop at EnumerationLimit points: a
-//     larger typed map that is not affine and unguarded is rejected with a
-//     KindError saying it cannot be checked.
+//   - Kind checks that need enumeration stop at Limits.MaxPoints points
+//     (EnumerationLimit by default): a larger typed map that is not affine
+//     and unguarded is rejected with a KindError saying it cannot be checked.
+//   - A parsed text has at most Limits.MaxTerms terms (DefaultMaxTerms), and
+//     so has a composite (counting each occurrence of a shared subtree), or
+//     the operation fails with a *LimitError. Expressions are left-deep
+//     binary trees and every walk over them (evaluation, compilation,
+//     simplification, printing) recurses along them, so the cap bounds the
+//     recursion depth too; nesting is capped at 200 parentheses by the
+//     parser.
 //
 // # Operations
 //
@@ -138,8 +145,9 @@
 //	Algebra: Compose, Map.Simplify, SimplifyTrace, Restrict, Inverse, Emit
 //	  (Form: AsSimplified, AsLayout), LayoutExpr, FromCute, ToCute
 //	Properties: Map.Decide → Properties (Method: ByStride, ByEnumeration),
-//	  IsInjective, IsSurjective, IsDenseBijection; KindError; ErrTooLarge,
-//	  EnumerationLimit
+//	  IsInjective, IsSurjective, IsDenseBijection; KindError; ErrTooLarge
+//	Caps: Limits (MaxTerms, MaxPoints), SetLimits, CurrentLimits,
+//	  DefaultMaxTerms, EnumerationLimit, LimitError
 //	Compiled evaluation: Map.Compile → *Program (Eval, Tabulate → Table),
 //	  Map.Tabulate, DefaultTableLimit. A Program shares common
 //	  subexpressions, recomputes per point only what depends on changed
@@ -150,6 +158,8 @@
 //	  that evaluate one function at many points; bounded like a Map's
 //	  results. Affine.At evaluates an affine form (inlined by the compiler).
 //
-// Errors: syntax errors are *SyntaxError with a byte offset; other errors
+// Errors: syntax errors are *SyntaxError with a byte offset, a text over
+// the cap on terms a *LimitError with the offset of the first term over it;
+// other errors
 // name the result, guard term or axis at fault.
 package indexmap

@@ -111,7 +111,7 @@ func (f Form) String() string {
 // An affine simplified expression is already such a sum: it is kept, as a
 // layout. The
 // test is: separability (f(x) - f(0) = Σ_i f_i(x_i), one pass over the
-// domain), then cute.Recognize on each f_i. Domains above EnumerationLimit
+// domain), then cute.Recognize on each f_i. Domains above Limits.MaxPoints
 // points are only simplified, unless affine. The emitted map has m's image at every point
 // (not only where the guard holds).
 func (m Map) Emit() (Map, []Form) {
@@ -124,7 +124,7 @@ func (m Map) Emit() (Map, []Form) {
 			forms[j] = AsLayout
 			continue
 		}
-		if sp.Size() > EnumerationLimit {
+		if sp.Size() > CurrentLimits().MaxPoints {
 			continue
 		}
 		if tab.Values == nil {

@@ -150,9 +150,23 @@ func MustParse(text string) Map {
 }
 
 type parser struct {
-	src   string
-	pos   int
-	depth int
+	src      string
+	pos      int
+	depth    int
+	terms    int // the terms parsed so far
+	maxTerms int // their cap (Limits.MaxTerms); 0 until the first term
+}
+
+// term counts one more term, which starts at offset, failing once the text
+// has more than the cap.
+func (p *parser) term(offset int) error {
+	if p.maxTerms == 0 {
+		p.maxTerms = CurrentLimits().MaxTerms
+	}
+	if p.terms++; p.terms > p.maxTerms {
+		return &LimitError{Offset: offset, Terms: p.maxTerms}
+	}
+	return nil
 }
 
 const maxDepth = 200
@@ -385,6 +399,9 @@ func (p *parser) unary() (Expr, error) {
 	if p.acceptOp("-") {
 		p.skip()
 		if p.pos < len(p.src) && '0' <= p.src[p.pos] && p.src[p.pos] <= '9' {
+			if err := p.term(p.pos); err != nil {
+				return nil, err
+			}
 			return p.number(true)
 		}
 		x, err := p.unary()
@@ -397,6 +414,9 @@ func (p *parser) unary() (Expr, error) {
 		return &Binary{Mul, Const{-1}, x}, nil
 	}
 	if p.pos < len(p.src) && '0' <= p.src[p.pos] && p.src[p.pos] <= '9' {
+		if err := p.term(p.pos); err != nil {
+			return nil, err
+		}
 		return p.number(false)
 	}
 	if p.acceptOp("(") {
@@ -409,7 +429,11 @@ func (p *parser) unary() (Expr, error) {
 		}
 		return x, nil
 	}
+	start := p.pos
 	if name, ok := p.ident(); ok {
+		if err := p.term(start); err != nil {
+			return nil, err
+		}
 		return Var{name}, nil
 	}
 	return nil, p.errorf("expected an axis, a number, '-' or '(', found %s", p.peekDesc())

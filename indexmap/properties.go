@@ -3,17 +3,14 @@ package indexmap
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// EnumerationLimit is the largest domain size whose properties are decided by
-// enumeration when the stride criterion does not apply.
-const EnumerationLimit = 1 << 22
-
 // ErrTooLarge reports a property that would need enumerating more than
-// EnumerationLimit points.
+// Limits.MaxPoints points (EnumerationLimit by default).
 var ErrTooLarge = errors.New("indexmap: domain too large to enumerate")
 
 // A Method says how properties were decided.
@@ -211,8 +208,8 @@ func (m Map) decideByStride() (Properties, bool) {
 
 func (m Map) decideByEnumeration() (Properties, error) {
 	sp, cod := m.dom.Space, m.cod.Space
-	if sp.Size() > EnumerationLimit {
-		return Properties{}, fmt.Errorf("%w: %s has %d points (limit %d)", ErrTooLarge, sp, sp.Size(), EnumerationLimit)
+	if limit := CurrentLimits().MaxPoints; sp.Size() > limit {
+		return Properties{}, fmt.Errorf("%w: %s has %d points (limit %d)", ErrTooLarge, sp, sp.Size(), limit)
 	}
 	prog, err := m.Compile()
 	if err != nil {
@@ -241,8 +238,18 @@ func (m Map) decideByEnumeration() (Properties, error) {
 		byFlat = make([]int32, cod.Size())
 		quotOf = make([]int32, cod.Size())
 	}
-	sparse := map[int]seen{}     // in-range images when the codomain is not dense
-	outside := map[string]seen{} // images outside the codomain
+	sparse := map[int]seen{} // in-range images when the codomain is not dense
+	// Images outside the codomain, by their flat index in the box of the
+	// results' bounds when that index fits an int (keying by text cost
+	// seconds and a gigabyte for a domain at the limit all out of range),
+	// else by text.
+	box, boxSize, boxed := m.boundsBox()
+	var boxFlat, boxQuot []int32 // box index → point flat index + 1, its quotient
+	if boxed && boxSize <= 1<<26 && boxSize <= 8*sp.Size()+1024 {
+		boxFlat, boxQuot = make([]int32, boxSize), make([]int32, boxSize)
+	}
+	outsideFlat := map[int]seen{}
+	outside := map[string]seen{}
 	hits := 0
 	vals := make([]int, len(m.results))
 	var firstErr string
@@ -278,6 +285,18 @@ func (m Map) decideByEnumeration() (Properties, error) {
 		case in:
 			if prev, found = sparse[flat]; !found {
 				sparse[flat] = seen{i, q}
+			}
+		case boxed && box.contains(vals) && boxFlat != nil:
+			key := box.index(vals)
+			if boxFlat[key] != 0 {
+				prev, found = seen{int(boxFlat[key]) - 1, int(boxQuot[key])}, true
+			} else {
+				boxFlat[key], boxQuot[key] = int32(i+1), int32(q)
+			}
+		case boxed && box.contains(vals):
+			key := box.index(vals)
+			if prev, found = outsideFlat[key]; !found {
+				outsideFlat[key] = seen{i, q}
 			}
 		default:
 			key := fmt.Sprint(vals)
@@ -329,4 +348,41 @@ func (m Map) decideByEnumeration() (Properties, error) {
 	p.DenseBijection = p.InRange && p.AliasFree && p.Surjective
 	p.Witness = firstErr
 	return p, nil
+}
+
+// A box is the product of the results' bounds, with a row-major index.
+type box []Interval
+
+// boundsBox returns the box of the results' bounds, its size, and whether
+// every point of it has an index that fits an int.
+func (m Map) boundsBox() (box, int, bool) {
+	size := 1
+	for _, iv := range m.bounds {
+		n := iv.Hi - iv.Lo + 1
+		if iv.Hi < iv.Lo || n <= 0 || size > math.MaxInt/n {
+			return nil, 0, false
+		}
+		size *= n
+	}
+	return box(m.bounds), size, true
+}
+
+// contains reports whether vals lies in b; the bounds hold every image, so
+// this only guards against an unsound bound.
+func (b box) contains(vals []int) bool {
+	for j, iv := range b {
+		if !iv.Contains(vals[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// index is the row-major index of vals, a point of b.
+func (b box) index(vals []int) int {
+	k := 0
+	for j, iv := range b {
+		k = k*(iv.Hi-iv.Lo+1) + vals[j] - iv.Lo
+	}
+	return k
 }

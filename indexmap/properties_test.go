@@ -76,6 +76,13 @@ func TestDecideAgreesWithOracle(t *testing.T) {
 		{"sparse codomain", "(i:4) -> (x:100000) = (i * i * 1000)", ByEnumeration},
 		{"sparse codomain collision", "(i:4) -> (x:100000) = (i % 2 * 5000)", ByEnumeration},
 		{"sparse codomain out of range", "(i:4) -> (x:100000) = (i * i * 10000 - 1)", ByEnumeration},
+		// Images outside the codomain are told apart by their index in the
+		// box of the results' bounds.
+		{"all out of range, injective", "(a:4, b:4) -> (c:2, d:2) = (a + 7, b - 9) if a >= 0", ByEnumeration},
+		{"all out of range, colliding", "(a:4, b:4) -> (c:2, d:2) = (a + 7, b % 2 - 9) if a >= 0", ByEnumeration},
+		{"all out of range, broadcast", "(a:4, b:4) -> (c:2) = (a + 7) if b >= 0 broadcast(b)", ByEnumeration},
+		{"out of range beyond the bounds box of ints", "(a:2, b:2) -> (c:2, d:2) = (a * 1099511627776 + 5, b * 1099511627776 + 3) if a >= 0", ByEnumeration},
+		{"some out of range, colliding with each other", "(a:8) -> (c:4) = (a % 6)", ByEnumeration},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
