@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	json "github.com/goccy/go-json"
 
@@ -24,14 +25,20 @@ func (t *opTable[Q, P]) serveBatch(stdin io.Reader, stdout io.Writer, env *env) 
 	r := bufio.NewReader(stdin)
 	w := bufio.NewWriter(stdout)
 	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(line) == 0 && err == io.EOF {
+		line, long, err := readLine(r, env.lim.lineBytes)
+		if len(line) == 0 && !long && err == io.EOF {
 			break
 		}
 		if err != nil && err != io.EOF {
 			return err
 		}
-		if werr := writeJSON(w, t.answer(bytes.TrimSpace(line), n, env)); werr != nil {
+		var ans any
+		if long {
+			ans = errorAnswer(&limitError{fmt.Sprintf("the line holds more than %d bytes", env.lim.lineBytes), "max-line-bytes"}, n)
+		} else {
+			ans = t.answer(bytes.TrimSpace(line), n, env)
+		}
+		if werr := writeJSON(w, ans); werr != nil {
 			return werr
 		}
 		if err == io.EOF {
@@ -42,6 +49,28 @@ func (t *opTable[Q, P]) serveBatch(stdin io.Reader, stdout io.Writer, env *env) 
 		}
 	}
 	return w.Flush()
+}
+
+// readLine reads one line of at most max bytes, without its newline. A
+// longer line is read to its end and dropped: long reports it, and the next
+// read starts at the next line.
+func readLine(r *bufio.Reader, max int64) (line []byte, long bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !long {
+			if int64(len(line)+len(chunk)) > max+1 { // +1: the newline
+				long, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			if err == nil {
+				line = bytes.TrimSuffix(line, []byte("\n"))
+			}
+			return line, long, err
+		}
+	}
 }
 
 // flushIfIdle flushes the answers written so far when no further request is
@@ -62,7 +91,7 @@ func (t *opTable[Q, P]) answer(line []byte, n int, env *env) (ans any) {
 			ans = errorAnswerJSON{Error: &batchError{Code: codeInternal, Message: fmt.Sprintf("line %d: internal error: %v", n, p)}}
 		}
 	}()
-	q, o, err := t.decodeRequest(line)
+	q, o, err := t.decodeRequest(line, env)
 	if err != nil {
 		return errorAnswer(err, n)
 	}
@@ -76,7 +105,7 @@ func (t *opTable[Q, P]) answer(line []byte, n int, env *env) (ans any) {
 // decodeRequest reads one request line: a JSON object with "op", the op's
 // "args", and the fields the op takes. Keys match exactly; a repeated key,
 // an unknown one, or one that goes with another op is a bad request.
-func (t *opTable[Q, P]) decodeRequest(line []byte) (P, *op[P], error) {
+func (t *opTable[Q, P]) decodeRequest(line []byte, env *env) (P, *op[P], error) {
 	if len(line) == 0 {
 		return nil, nil, badRequest("empty line")
 	}
@@ -87,6 +116,11 @@ func (t *opTable[Q, P]) decodeRequest(line []byte) (P, *op[P], error) {
 	fields := make(map[string]json.RawMessage, len(members))
 	for _, m := range members {
 		fields[m.key] = m.value
+	}
+	for _, m := range members {
+		if m.key != "op" && m.key != "args" && len(t.opsTaking(m.key)) == 0 {
+			return nil, nil, badRequest("unknown field %q%s", m.key, t.caseHint(m.key))
+		}
 	}
 	raw, ok := fields["op"]
 	if !ok {
@@ -104,10 +138,7 @@ func (t *opTable[Q, P]) decodeRequest(line []byte) (P, *op[P], error) {
 		if m.key == "op" || m.key == "args" || m.key == o.tail || slices.Contains(o.fields, m.key) {
 			continue
 		}
-		if others := t.opsTaking(m.key); len(others) > 0 {
-			return nil, nil, badRequest("%q goes with %s only", m.key, orList(others))
-		}
-		return nil, nil, badRequest("unknown field %q", m.key)
+		return nil, nil, badRequest("%q goes with %s only", m.key, orList(t.opsTaking(m.key)))
 	}
 	q := P(new(Q))
 	var args []json.RawMessage
@@ -121,6 +152,9 @@ func (t *opTable[Q, P]) decodeRequest(line []byte) (P, *op[P], error) {
 		return nil, nil, badRequest(`%s takes no "args"`, name)
 	case len(args) < o.min || len(args) > o.max:
 		return nil, nil, badRequest("%s takes %s (%s), got %d", name, plural(o.min, o.max, "arg"), o.operands, len(args))
+	}
+	if err := env.lim.checkArgs(len(args), `entries in "args"`); err != nil {
+		return nil, nil, err
 	}
 	if err := q.decodeArgs(args); err != nil {
 		return nil, nil, err
@@ -136,7 +170,26 @@ func (t *opTable[Q, P]) decodeRequest(line []byte) (P, *op[P], error) {
 			return nil, nil, err
 		}
 	}
+	if err := env.lim.checkArgs(q.count(), "arguments and values"); err != nil {
+		return nil, nil, err
+	}
 	return q, o, nil
+}
+
+// caseHint names the field that key spells in other case: keys are
+// case-sensitive.
+func (t *opTable[Q, P]) caseHint(key string) string {
+	names := []string{"op", "args"}
+	for _, o := range t.ops {
+		names = append(names, o.tail)
+		names = append(names, o.fields...)
+	}
+	for _, n := range names {
+		if n != "" && strings.EqualFold(n, key) {
+			return fmt.Sprintf(" (keys are case-sensitive: %q)", n)
+		}
+	}
+	return ""
 }
 
 // opsTaking lists the ops that take the request field name.
@@ -270,7 +323,7 @@ type errorAnswerJSON struct {
 
 // errorAnswer is the answer to request line n that failed with err.
 func errorAnswer(err error, n int) errorAnswerJSON {
-	e := &batchError{Code: errorCode(err), Message: fmt.Sprintf("line %d: %v", n, err)}
+	e := &batchError{Code: errorCode(err), Message: fmt.Sprintf("line %d: %v%s", n, err, capHint(err))}
 	if ae := (*argError)(nil); errors.As(err, &ae) && ae.text != "" {
 		if _, offset, ok := errorExcerpt(err); ok {
 			arg := ae.index
@@ -297,7 +350,7 @@ func errorCode(err error) string {
 	switch {
 	case errors.As(err, &re):
 		return codeBadRequest
-	case errors.As(err, &le):
+	case errors.As(err, &le), capHint(err) != "":
 		return codeLimit
 	case errors.As(err, &ce):
 		return string(ce.Code)

@@ -72,6 +72,7 @@ func (q *classifyRequest) setOperands(args []string, in *input) error {
 }
 
 func (*classifyRequest) setTail(string, []string) error { return nil }
+func (*classifyRequest) count() int                     { return 2 }
 func (*classifyRequest) decodeArgs([]json.RawMessage) error {
 	return badRequest("classify takes no --batch")
 }

@@ -80,6 +80,7 @@ func (q *distRequest) setOperands(args []string, in *input) error {
 }
 
 func (*distRequest) setTail(string, []string) error     { return nil }
+func (q *distRequest) count() int                       { return 1 }
 func (*distRequest) decodeArgs([]json.RawMessage) error { return badRequest("dist takes no --batch") }
 func (*distRequest) decodeField(name string, _ json.RawMessage) error {
 	return badRequest("unknown field %q", name)
@@ -103,19 +104,24 @@ func (q *distRequest) distribution() (*distribution.Distribution, error) {
 // A distShowResult is a distribution; its JSON is the tabulated ownership
 // (Distribution.EntriesJSON).
 type distShowResult struct {
-	d *distribution.Distribution
+	d   *distribution.Distribution
+	lim *limits // the cap on the cells and entries written
 }
 
-func distShow(q *distRequest, _ *env) (result, error) {
+func distShow(q *distRequest, env *env) (result, error) {
 	d, err := q.distribution()
 	if err != nil {
 		return nil, err
 	}
-	return distShowResult{d}, nil
+	return distShowResult{d, &env.lim}, nil
 }
 
 func (r distShowResult) writeJSON(w io.Writer) error {
-	_, err := w.Write(r.d.EntriesJSON())
+	d := r.d
+	if err := r.lim.checkTable(d.NumExecutors()*d.NumValues(), "the listing", "(executor, value) entries"); err != nil {
+		return err
+	}
+	_, err := w.Write(d.EntriesJSON())
 	return err
 }
 
@@ -123,6 +129,9 @@ func (r distShowResult) writeText(w io.Writer, format string) error {
 	d := r.d
 	switch format {
 	case "picture":
+		if err := r.lim.checkTable(d.NumElements(), "the picture", "tile elements"); err != nil {
+			return err
+		}
 		_, err := io.WriteString(w, d.Diagram())
 		return err
 	case "spec":

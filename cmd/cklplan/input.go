@@ -80,11 +80,14 @@ func errorExcerpt(err error) (string, int, bool) {
 	offset := -1
 	var me *indexmap.SyntaxError
 	var se *indexspace.SyntaxError
+	var le *indexmap.LimitError
 	switch {
 	case errors.As(err, &me):
 		offset = me.Offset
 	case errors.As(err, &se):
 		offset = se.Offset
+	case errors.As(err, &le):
+		offset = le.Offset
 	}
 	text := ae.text
 	if offset < 0 || offset > len(text) || !utf8.ValidString(text[:offset]) || strings.ContainsAny(text, "\n\r\t") {

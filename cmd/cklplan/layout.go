@@ -76,6 +76,8 @@ func (q *layoutRequest) setTail(_ string, args []string) (err error) {
 	return err
 }
 
+func (q *layoutRequest) count() int { return len(q.args) + len(q.values) }
+
 // decodeArgs takes a JSON string, or a JSON integer as its decimal text.
 func (q *layoutRequest) decodeArgs(raw []json.RawMessage) error {
 	q.args = make([]string, len(raw))

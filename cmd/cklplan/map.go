@@ -148,6 +148,8 @@ func (q *mapRequest) setTail(tail string, args []string) (err error) {
 	return nil
 }
 
+func (q *mapRequest) count() int { return len(q.args) + len(q.coord) + len(q.fixed) }
+
 // decodeArgs takes a map's text as a JSON string, or its JSON object.
 func (q *mapRequest) decodeArgs(raw []json.RawMessage) error {
 	q.args = make([]mapArg, len(raw))
@@ -202,9 +204,21 @@ func (q *mapRequest) decodeField(name string, raw json.RawMessage) error {
 	return nil
 }
 
-// mapOperand parses operand i as a map.
-func (q *mapRequest) mapOperand(i int) (indexmap.Map, error) {
-	return parseOperand(q.args, i, indexmap.Parse)
+// mapOperand parses operand i as a map, whose spaces the cap on axes bounds.
+func (q *mapRequest) mapOperand(env *env, i int) (indexmap.Map, error) {
+	m, err := parseOperand(q.args, i, indexmap.Parse)
+	if err != nil {
+		return m, err
+	}
+	for _, side := range []struct {
+		name string
+		side indexmap.Side
+	}{{"the domain", m.Domain()}, {"the codomain", m.Codomain()}} {
+		if err := env.lim.checkAxes(len(side.side.Space.Names()), side.name); err != nil {
+			return m, &argError{index: i, err: err}
+		}
+	}
+	return m, nil
 }
 
 // parseOperand parses operand i in its text form with parse, or in its JSON
@@ -265,8 +279,8 @@ func stringOf[T fmt.Stringer](v T, err error) (result, error) {
 
 // mapUnary is an operation that computes one value from one map.
 func mapUnary[T fmt.Stringer](f func(indexmap.Map) (T, error)) func(*mapRequest, *env) (result, error) {
-	return func(q *mapRequest, _ *env) (result, error) {
-		m, err := q.mapOperand(0)
+	return func(q *mapRequest, env *env) (result, error) {
+		m, err := q.mapOperand(env, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -274,20 +288,20 @@ func mapUnary[T fmt.Stringer](f func(indexmap.Map) (T, error)) func(*mapRequest,
 	}
 }
 
-func mapCompose(q *mapRequest, _ *env) (result, error) {
-	outer, err := q.mapOperand(0)
+func mapCompose(q *mapRequest, env *env) (result, error) {
+	outer, err := q.mapOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
-	inner, err := q.mapOperand(1)
+	inner, err := q.mapOperand(env, 1)
 	if err != nil {
 		return nil, err
 	}
 	return stringOf(indexmap.Compose(outer, inner))
 }
 
-func mapRestrict(q *mapRequest, _ *env) (result, error) {
-	m, err := q.mapOperand(0)
+func mapRestrict(q *mapRequest, env *env) (result, error) {
+	m, err := q.mapOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -321,8 +335,8 @@ type simplifyResult struct {
 	verbose bool
 }
 
-func mapSimplify(q *mapRequest, _ *env) (result, error) {
-	m, err := q.mapOperand(0)
+func mapSimplify(q *mapRequest, env *env) (result, error) {
+	m, err := q.mapOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -351,8 +365,8 @@ type emitResult struct {
 	leaves []string // the codomain leaves, in result order
 }
 
-func mapEmit(q *mapRequest, _ *env) (result, error) {
-	m, err := q.mapOperand(0)
+func mapEmit(q *mapRequest, env *env) (result, error) {
+	m, err := q.mapOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -384,8 +398,8 @@ type evalResult struct {
 	coord  []int
 }
 
-func mapEval(q *mapRequest, _ *env) (result, error) {
-	m, err := q.mapOperand(0)
+func mapEval(q *mapRequest, env *env) (result, error) {
+	m, err := q.mapOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -416,9 +430,6 @@ func (r *evalResult) failure() error {
 		r.m.Guard(), pointText(r.m.Domain().Space, r.coord), pointText(r.m.Codomain().Space, r.Result))
 }
 
-// mapTableLimit bounds the points "map show --table" prints.
-const mapTableLimit = 1 << 16
-
 // A showResult is a map with its decided properties, or why they are not
 // decided, and with --table the image of every domain point.
 type showResult struct {
@@ -431,8 +442,8 @@ type showResult struct {
 	tab        *indexmap.Table
 }
 
-func mapShow(q *mapRequest, _ *env) (result, error) {
-	m, err := q.mapOperand(0)
+func mapShow(q *mapRequest, env *env) (result, error) {
+	m, err := q.mapOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -440,13 +451,13 @@ func mapShow(q *mapRequest, _ *env) (result, error) {
 	// A map whose properties cannot be decided (a domain too large to
 	// enumerate) is shown with the reason.
 	if r.props, err = m.Decide(); err != nil {
-		r.Undecided = err.Error()
+		r.Undecided = err.Error() + capHint(err)
 	} else {
 		r.Properties = propertiesJSON(r.props)
 	}
 	if q.table {
-		if n := m.Domain().Space.Size(); n > mapTableLimit {
-			return nil, fmt.Errorf("--table: the domain has %d points, more than %d", n, mapTableLimit)
+		if err := env.lim.checkTable(m.Domain().Space.Size(), "--table: the domain", "points"); err != nil {
+			return nil, err
 		}
 		tab, err := m.Tabulate()
 		if err != nil {

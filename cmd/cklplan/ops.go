@@ -58,6 +58,9 @@ type request interface {
 	decodeArgs(args []json.RawMessage) error
 	// decodeField sets the --batch request field name.
 	decodeField(name string, value json.RawMessage) error
+	// count is the number of operands and values the request holds, which
+	// the cap on arguments bounds.
+	count() int
 }
 
 // An op is one operation of a command.
@@ -224,6 +227,7 @@ func (t *opTable[Q, P]) run(args []string, s streams) int {
 	if err := env.lim.check(); err != nil {
 		return u.error("%v", err)
 	}
+	defer env.lim.apply()()
 	if *batch {
 		u.o = nil
 		if len(pos) != 0 {
@@ -261,6 +265,9 @@ func (t *opTable[Q, P]) run(args []string, s streams) int {
 	}
 	if least, most := o.arity(); len(pos) < least || (most >= 0 && len(pos) > most) {
 		return u.error("%s, got %d", arity(least, most), len(pos))
+	}
+	if err := env.lim.checkArgs(len(pos), "arguments"); err != nil {
+		return u.fail(err)
 	}
 	in := &input{stdin: s.stdin, lim: &env.lim}
 	n := min(len(pos), o.max)
@@ -451,7 +458,7 @@ func (u *reporter[Q, P]) fail(err error) int {
 	if re := (*requestError)(nil); errors.As(err, &re) {
 		return u.error("%v", err)
 	}
-	msg := err.Error()
+	msg := err.Error() + capHint(err)
 	if code := cuteCode(err); code != "" {
 		msg += " [" + code + "]"
 	}

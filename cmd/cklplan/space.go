@@ -67,10 +67,19 @@ func (*spaceRequest) decodeField(name string, _ json.RawMessage) error {
 	return badRequest("unknown field %q", name)
 }
 
-// spaceOperand parses operand i as a space.
-func (q *spaceRequest) spaceOperand(i int) (indexspace.Space, error) {
-	return parseOperand(q.args, i, indexspace.Parse)
+// spaceOperand parses operand i as a space, which the cap on axes bounds.
+func (q *spaceRequest) spaceOperand(env *env, i int) (indexspace.Space, error) {
+	s, err := parseOperand(q.args, i, indexspace.Parse)
+	if err != nil {
+		return s, err
+	}
+	if err := env.lim.checkAxes(len(s.Names()), "the space"); err != nil {
+		return s, &argError{index: i, err: err}
+	}
+	return s, nil
 }
+
+func (q *spaceRequest) count() int { return len(q.args) + len(q.coord) + 1 }
 
 // An axisRow is one axis of a space as "space show" prints it.
 type axisRow struct {
@@ -104,8 +113,8 @@ type spaceShowResult struct {
 	Axes  []axisRow        `json:"axes"`
 }
 
-func spaceShow(q *spaceRequest, _ *env) (result, error) {
-	s, err := q.spaceOperand(0)
+func spaceShow(q *spaceRequest, env *env) (result, error) {
+	s, err := q.spaceOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +151,8 @@ type refineResult struct {
 	Leaves []string `json:"leaves,omitempty"` // A's leaf=B's leaf:size, in flat order
 }
 
-func spaceRefine(q *spaceRequest, _ *env) (result, error) {
-	a, err := q.spaceOperand(0)
+func spaceRefine(q *spaceRequest, env *env) (result, error) {
+	a, err := q.spaceOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +163,7 @@ func spaceRefine(q *spaceRequest, _ *env) (result, error) {
 		}
 		return &refineResult{Result: []string{r.String()}}, nil
 	}
-	b, err := q.spaceOperand(1)
+	b, err := q.spaceOperand(env, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +199,8 @@ func (r *refineResult) writeText(w io.Writer, _ string) error {
 	return err
 }
 
-func spaceFlat(q *spaceRequest, _ *env) (result, error) {
-	s, err := q.spaceOperand(0)
+func spaceFlat(q *spaceRequest, env *env) (result, error) {
+	s, err := q.spaceOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -209,8 +218,8 @@ func (r coordResult) writeText(w io.Writer, _ string) error {
 	return err
 }
 
-func spaceCoord(q *spaceRequest, _ *env) (result, error) {
-	s, err := q.spaceOperand(0)
+func spaceCoord(q *spaceRequest, env *env) (result, error) {
+	s, err := q.spaceOperand(env, 0)
 	if err != nil {
 		return nil, err
 	}

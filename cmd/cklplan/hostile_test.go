@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	json "github.com/goccy/go-json"
+)
+
+// zeros is an endless stream of zero bytes, like /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestInputCap reads stdin without end: every reader of "-" stops at the cap
+// on input bytes, exit 1, naming the cap and its flag.
+func TestInputCap(t *testing.T) {
+	for _, args := range [][]string{
+		{"map", "show", "-"},
+		{"space", "show", "-"},
+		{"layout", "eval", "-"},
+		{"dist", "show", "-"},
+		{"map", "show", "--max-input-bytes", "1000", "-"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, zeros{}, &stdout, &stderr)
+		if code != exitFail || !strings.Contains(stderr.String(), "stdin holds more than") || !strings.Contains(stderr.String(), "--max-input-bytes") {
+			t.Errorf("cklplan %q < /dev/zero: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+}
+
+// flatChain is a map whose result is a chain of n terms, m + 0 + … + 0; at
+// 1.8 million terms (4 MB) it overflowed the goroutine stack.
+func flatChain(n int) string {
+	return "(m:4) -> (a:4) = (m" + strings.Repeat(" + 0", n-1) + ")"
+}
+
+// TestFlatChain runs every map subcommand on a flat chain of 1.8 million
+// terms, and --batch with it between two good lines, and distribution
+// ownership with such a chain: each is refused by the cap on terms, and
+// --batch answers every line.
+func TestFlatChain(t *testing.T) {
+	chain := flatChain(1_800_000)
+	for _, args := range [][]string{
+		{"map", "show", "-"}, {"map", "eval", "-", "1"}, {"map", "simplify", "-"},
+		{"map", "compose", "-", "(a:4) -> (b:4) = (a)"}, {"map", "restrict", "-", "m=1"},
+		{"map", "inverse", "-"}, {"map", "emit", "-"}, {"map", "to-cute", "-"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, strings.NewReader(chain), &stdout, &stderr); code != exitFail || !strings.Contains(stderr.String(), "more than 100000 terms") {
+			t.Errorf("cklplan %q: exit %d, stderr %.200q", args, code, stderr.String())
+		}
+	}
+
+	request, _ := json.Marshal(map[string]any{"op": "simplify", "args": []string{chain}})
+	good := `{"op": "eval", "args": ["(a:4) -> (b:4) = (3 - a)"], "coord": [1]}`
+	in := good + "\n" + string(request) + "\n" + good + "\n"
+	var out bytes.Buffer
+	if code := run([]string{"map", "--batch", "--max-line-bytes", "8000000"}, strings.NewReader(in), &out, io.Discard); code != exitOK {
+		t.Fatalf("--batch: exit %d", code)
+	}
+	answers := checkBatchAnswers(t, in, out.String())
+	if !bytes.Contains(answers[1]["error"], []byte(`"code":"limit"`)) || answers[2]["result"] == nil {
+		t.Errorf("--batch answers:\n%s", out.String())
+	}
+
+	spec := `{"name": "chain", "executors": [{"name": "lane", "size": 32, "level": "lane"}], "locals": [{"name": "v", "size": 4}],
+		"tile": [{"name": "m", "size": 16}, {"name": "n", "size": 8}],
+		"ownership": {"m": "lane / 4 + 8 * (v / 2)` + strings.Repeat(" + 0", 1_800_000) + `", "n": "lane % 4 * 2 + v % 2"}}`
+	var stderr bytes.Buffer
+	if code := run([]string{"dist", "show", "-"}, strings.NewReader(spec), io.Discard, &stderr); code != exitFail || !strings.Contains(stderr.String(), "more than 100000 terms") {
+		t.Errorf("dist show: exit %d, stderr %.300q", code, stderr.String())
+	}
+}
+
+// countingWriter counts the writes it is given.
+type countingWriter struct {
+	writes, bytes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	w.bytes += len(p)
+	return len(p), nil
+}
+
+// TestBufferedOutput checks that large outputs reach stdout in large writes
+// (a space of 10⁶ leaves made 12 million write calls): at most one write per
+// 4 KiB written, and a few more.
+func TestBufferedOutput(t *testing.T) {
+	var axes []string
+	for i := range 1000 {
+		axes = append(axes, "a"+strconv.Itoa(i)+":1")
+	}
+	for _, args := range [][]string{
+		{"map", "show", "--table", "(a:256, b:256) -> (c:65536) = (256 * a + b)"},
+		{"space", "show", "(" + strings.Join(axes, ", ") + ")"},
+		{"dist", "show", "mma.m16n8k16.a.f16"},
+		{"layout", "eval", "(1024,1024):(1,1024)"},
+	} {
+		var w countingWriter
+		if code := run(args, nil, &w, io.Discard); code != exitOK {
+			t.Fatalf("cklplan %.60q: exit %d", args, code)
+		}
+		if w.writes > w.bytes/4096+4 {
+			t.Errorf("cklplan %.60q: %d writes for %d bytes", args, w.writes, w.bytes)
+		}
+	}
+}
+
+// TestRecognizeFailureIsShort checks that a failed recognize of many values
+// names a few of them, not all.
+func TestRecognizeFailureIsShort(t *testing.T) {
+	args := []string{"layout", "recognize"}
+	for i := range 40000 {
+		args = append(args, strconv.Itoa(i*i%7919))
+	}
+	var stderr bytes.Buffer
+	if code := run(args, nil, io.Discard, &stderr); code != exitFail {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if stderr.Len() > 300 || !strings.Contains(stderr.String(), "(40000 values) is not a layout") {
+		t.Errorf("stderr (%d bytes): %.400s", stderr.Len(), stderr.String())
+	}
+}
+
+// TestBatchRequestKeys checks that request keys match exactly: another case,
+// a repeated key, or {} as a map is a bad request, each with its line.
+func TestBatchRequestKeys(t *testing.T) {
+	tests := []struct {
+		command, request, want string
+	}{
+		{"map", `{"Op": "show", "args": ["(a:2) -> (b:2) = (a)"]}`, `unknown field \"Op\" (keys are case-sensitive: \"op\")`},
+		{"map", `{"op": "show", "ARGS": ["(a:2) -> (b:2) = (a)"]}`, `unknown field \"ARGS\" (keys are case-sensitive: \"args\")`},
+		{"map", `{"op": "eval", "args": ["(a:2) -> (b:2) = (a)"], "Coord": [1]}`, `unknown field \"Coord\" (keys are case-sensitive: \"coord\")`},
+		{"layout", `{"op": "eval", "op": "coalesce", "args": ["2:1"]}`, `the key \"op\" is repeated`},
+		{"map", `{"op": "restrict", "args": ["(a:2, b:2) -> (c:4) = (2 * a + b)"], "fixed": {"a": 1, "a": 0}}`, `the key \"a\" is repeated`},
+		{"map", `{"op": "show", "args": [{}]}`, `missing \"domain\"`},
+		{"layout", `{"op": "recognize", "values": []}`, `recognize needs a non-empty \"values\" list`},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		in := `{"op": "eval", "args": ["(a:2) -> (b:2) = (a)"], "coord": [1]}` + "\n" + tt.request + "\n"
+		if tt.command == "layout" {
+			in = `{"op": "eval", "args": ["2:1"]}` + "\n" + tt.request + "\n"
+		}
+		if code := run([]string{tt.command, "--batch"}, strings.NewReader(in), &out, io.Discard); code != exitOK {
+			t.Fatalf("exit %d", code)
+		}
+		answers := checkBatchAnswers(t, in, out.String())
+		if answers[0]["result"] == nil || !strings.Contains(string(answers[1]["error"]), tt.want) {
+			t.Errorf("%s --batch %s:\n%s\nwant an error holding %s", tt.command, tt.request, out.String(), tt.want)
+		}
+	}
+}
+
+// FuzzBatchCaps feeds arbitrary input to map --batch under small caps on
+// line bytes, terms, arguments and axes: every line gets its answer.
+func FuzzBatchCaps(f *testing.F) {
+	for _, s := range []string{
+		`{"op": "simplify", "args": ["(a:4) -> (b:4) = (a + 0 + 0 + 0 + 0 + 0 + 0 + 0)"]}`,
+		`{"op": "eval", "args": ["(a:2, b:2, c:2) -> (d:8) = (a + 2 * b + 4 * c)"], "coord": [1, 1, 1]}`,
+		`{"op": "compose", "args": ["(a:4) -> (b:4) = (a + a + a)", "(x:4) -> (a:4) = (x + 0 + 0)"]}`,
+		strings.Repeat("x", 300) + "\n{}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var out bytes.Buffer
+		args := []string{"map", "--batch", "--max-line-bytes", "200", "--max-terms", "8", "--max-args", "3", "--max-axes", "2", "--max-points", "64"}
+		if code := run(args, strings.NewReader(in), &out, io.Discard); code != exitOK {
+			t.Fatalf("exit %d", code)
+		}
+		checkBatchAnswers(t, in, out.String())
+	})
+}
+
+// BenchmarkRecognize40000Args runs "layout recognize $(seq 0 39999)": the
+// argument scan was quadratic (12 s).
+func BenchmarkRecognize40000Args(b *testing.B) {
+	args := []string{"layout", "recognize"}
+	for i := range 40000 {
+		args = append(args, strconv.Itoa(i))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run(args, nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// BenchmarkFlatChainRefused parses a flat chain of 1.8 million terms (4 MB,
+// which overflowed the stack) up to the cap on terms, where it is refused.
+func BenchmarkFlatChainRefused(b *testing.B) {
+	chain := flatChain(1_800_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run([]string{"map", "show", "-"}, strings.NewReader(chain), io.Discard, io.Discard); code != exitFail {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
