@@ -1,0 +1,676 @@
+package tasks
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/storage"
+)
+
+// Limits on the input file.
+const (
+	MaxFileBytes = 256 << 20
+	MaxJSONDepth = 64
+)
+
+// Load reads a task graph in the JSON format (docs/format.md) and validates
+// it. The error, if any, is a jsonv.Problems listing every problem, sorted by
+// JSON path, each with a code; warnings alone are not an error (see
+// Graph.Warnings).
+func Load(data []byte) (*Graph, error) {
+	spec, problems := Decode(data)
+	if spec == nil {
+		return nil, problems
+	}
+	g, err := New(*spec)
+	if len(problems) == 0 {
+		return g, err
+	}
+	var later jsonv.Problems
+	if ps, ok := err.(jsonv.Problems); ok {
+		later = ps
+	}
+	return nil, merge(problems, later)
+}
+
+// merge adds to the decoding problems the validation problems that do not sit
+// at or under a path decoding already reported (a field that failed to decode
+// leaves a zero value that validation would report again).
+func merge(decoded, validated jsonv.Problems) jsonv.Problems {
+	out := slices.Clone(decoded)
+	for _, p := range validated {
+		ps := p.Path.String()
+		covered := false
+		for _, q := range decoded {
+			qs := q.Path.String()
+			if ps == qs || strings.HasPrefix(ps, qs+".") || strings.HasPrefix(ps, qs+"[") {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, p)
+		}
+	}
+	sortProblems(out)
+	return out
+}
+
+func sortProblems(ps jsonv.Problems) {
+	slices.SortStableFunc(ps, func(a, b *jsonv.Problem) int {
+		if c := a.Path.Compare(b.Path); c != 0 {
+			return c
+		}
+		if c := strings.Compare(string(a.Code), string(b.Code)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Msg, b.Msg)
+	})
+}
+
+// Decode reads the JSON format into a Spec without validating what the Spec
+// means (New does). It returns every decoding problem (syntax, types, unknown
+// fields, invalid distributions); the Spec is nil only when the input is not
+// JSON at all.
+func Decode(data []byte) (*Spec, jsonv.Problems) {
+	v, err := jsonv.Parse(data, jsonv.Limits{MaxBytes: MaxFileBytes, MaxDepth: MaxJSONDepth})
+	if err != nil {
+		if ps, ok := err.(jsonv.Problems); ok {
+			return nil, ps
+		}
+		return nil, jsonv.Problems{{Code: jsonv.Syntax, Msg: err.Error(), Err: err}}
+	}
+	dc := &decoder{d: &jsonv.Decoder{}}
+	spec := dc.graph(v)
+	return spec, dc.d.Problems()
+}
+
+type decoder struct {
+	d      *jsonv.Decoder
+	layout map[string]bool
+}
+
+func (dc *decoder) graph(v *jsonv.Value) *Spec {
+	s := &Spec{}
+	o := dc.d.Object(v, root)
+	if o == nil {
+		return s
+	}
+	s.Version = o.Int("version", true)
+	s.Name = o.String("name", false)
+	if tv, tp := o.Field("target"); tv != nil {
+		s.Target = dc.target(tv, tp)
+	} else {
+		dc.d.Report(tp, jsonv.Missing, "missing: want a target name (%s) or a custom target object", strings.Join(TargetNames(), ", "))
+	}
+	s.Sizes = dc.sizes(o.Field("sizes"))
+	s.Spaces = dc.texts(o, "spaces", func(raw []byte) (string, error) {
+		var sp indexspace.Space
+		if err := sp.UnmarshalJSON(raw); err != nil {
+			return "", err
+		}
+		return sp.String(), nil
+	})
+	s.IndexMaps = dc.texts(o, "index_maps", nil)
+	s.Layouts = dc.texts(o, "layouts", func(raw []byte) (string, error) {
+		var l storage.Layout
+		if err := l.UnmarshalJSON(raw); err != nil {
+			return "", err
+		}
+		return l.String(), nil
+	})
+	dc.layout = map[string]bool{}
+	for k := range s.Layouts {
+		dc.layout[k] = true
+	}
+	if dv, dp := o.Field("distributions"); dv != nil {
+		if do := dc.d.Object(dv, dp); do != nil {
+			s.Distributions = map[string]*distribution.Distribution{}
+			for _, m := range dv.Members() {
+				_, p := do.Field(m.Key)
+				if d := dc.distribution(m.Value, p); d != nil {
+					s.Distributions[m.Key] = d
+				}
+			}
+		}
+	}
+	if tv, tp := o.Field("tasks"); tv != nil {
+		if to := dc.d.Object(tv, tp); to != nil {
+			s.Tasks = map[string]TaskSpec{}
+			for _, m := range tv.Members() {
+				_, p := to.Field(m.Key)
+				s.Tasks[m.Key] = dc.task(m.Value, p)
+			}
+		}
+	} else {
+		dc.d.Report(tp, jsonv.Missing, "missing: want the tasks object")
+	}
+	iv, ip := o.Field("invocations")
+	if iv == nil {
+		dc.d.Report(ip, jsonv.Missing, "missing: want the invocations array")
+	}
+	for i, e := range dc.array(iv, ip) {
+		s.Invocations = append(s.Invocations, dc.invocation(e, ip.Index(i)))
+	}
+	ev, ep := o.Field("edges")
+	for i, e := range dc.array(ev, ep) {
+		s.Edges = append(s.Edges, dc.edge(e, ep.Index(i)))
+	}
+	gv, gp := o.Field("groups")
+	for i, e := range dc.array(gv, gp) {
+		s.Groups = append(s.Groups, dc.group(e, gp.Index(i)))
+	}
+	if mv, mp := o.Field("measured"); mv != nil {
+		s.Measured = dc.measured(mv, mp)
+	}
+	o.End()
+	return s
+}
+
+// array reads an optional array (nil when absent).
+func (dc *decoder) array(v *jsonv.Value, p jsonv.Path) []*jsonv.Value {
+	if v == nil {
+		return nil
+	}
+	return dc.d.Array(v, p)
+}
+
+func (dc *decoder) int64(v *jsonv.Value, p jsonv.Path) int64 {
+	n, _ := dc.d.Int(v, p)
+	return int64(n)
+}
+
+func (dc *decoder) float(v *jsonv.Value, p jsonv.Path) float64 {
+	if v.Kind != jsonv.KindNumber {
+		dc.d.Report(p, jsonv.Type, "want a number, have %s", describe(v))
+		return 0
+	}
+	f, err := strconv.ParseFloat(v.Num(), 64)
+	if err != nil {
+		dc.d.Report(p, jsonv.Range, "the number %s is out of range", v.Num())
+	}
+	return f
+}
+
+func (dc *decoder) strings(v *jsonv.Value, p jsonv.Path) []string {
+	var out []string
+	for i, e := range dc.array(v, p) {
+		if s, ok := dc.d.String(e, p.Index(i)); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func describe(v *jsonv.Value) string {
+	switch v.Kind {
+	case jsonv.KindNull:
+		return "null"
+	case jsonv.KindBool:
+		return strconv.FormatBool(v.Bool())
+	case jsonv.KindNumber:
+		return "the number " + v.Num()
+	case jsonv.KindString:
+		if len(v.Str()) > 40 {
+			return "a string"
+		}
+		return "the string " + strconv.Quote(v.Str())
+	case jsonv.KindArray:
+		return "an array"
+	}
+	return "an object"
+}
+
+// sizes reads an object of positive integers.
+func (dc *decoder) sizes(v *jsonv.Value, p jsonv.Path) map[string]int64 {
+	if v == nil {
+		return nil
+	}
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, m := range v.Members() {
+		_, mp := o.Field(m.Key)
+		out[m.Key] = dc.int64(m.Value, mp)
+	}
+	return out
+}
+
+// texts reads an object of definitions, each a string of text or, where
+// object is not nil, an object form that object turns into text.
+func (dc *decoder) texts(o *jsonv.Object, key string, object func(raw []byte) (string, error)) map[string]string {
+	v, p := o.Field(key)
+	if v == nil {
+		return nil
+	}
+	to := dc.d.Object(v, p)
+	if to == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, m := range v.Members() {
+		_, mp := to.Field(m.Key)
+		switch {
+		case m.Value.Kind == jsonv.KindString:
+			out[m.Key] = m.Value.Str()
+		case m.Value.Kind == jsonv.KindObject && object != nil:
+			text, err := object(encode(m.Value))
+			if err != nil {
+				dc.d.Wrap(mp, jsonv.Invalid, err)
+				continue
+			}
+			out[m.Key] = text
+		case object != nil:
+			dc.d.Report(mp, jsonv.Type, "want text or an object, have %s", describe(m.Value))
+		default:
+			dc.d.Report(mp, jsonv.Type, "want text, have %s", describe(m.Value))
+		}
+	}
+	return out
+}
+
+func (dc *decoder) distribution(v *jsonv.Value, p jsonv.Path) *distribution.Distribution {
+	d, err := distribution.DecodeJSON(encode(v))
+	if err != nil {
+		dc.d.Wrap(p, CodeDistribution, fmt.Errorf("invalid distribution: %w", err))
+		return nil
+	}
+	return d
+}
+
+func (dc *decoder) target(v *jsonv.Value, p jsonv.Path) TargetSpec {
+	if v.Kind == jsonv.KindString {
+		return TargetSpec{Name: v.Str()}
+	}
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return TargetSpec{}
+	}
+	t := &Target{}
+	name := o.String("name", true)
+	t.Features = dc.strings(o.Field("features"))
+	t.SharedMemoryPerBlock = int64(o.Int("shared_memory_per_block", true))
+	t.RegistersPerThread = int64(o.Int("registers_per_thread", true))
+	t.ThreadsPerBlock = int64(o.Int("threads_per_block", true))
+	t.MaxClusterSize = int64(o.Int("max_cluster_size", true))
+	if fv, fp := o.Field("figures"); fv != nil {
+		if fo := dc.d.Object(fv, fp); fo != nil {
+			t.Figures = map[string]float64{}
+			for _, m := range fv.Members() {
+				_, mp := fo.Field(m.Key)
+				t.Figures[m.Key] = dc.float(m.Value, mp)
+			}
+		}
+	}
+	o.End()
+	return TargetSpec{Name: name, Custom: t}
+}
+
+func (dc *decoder) task(v *jsonv.Value, p jsonv.Path) TaskSpec {
+	var t TaskSpec
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return t
+	}
+	if k := o.String("kind", false); k != "" {
+		kind, err := ParseTaskKind(k)
+		if err != nil {
+			dc.d.Report(p.Key("kind"), jsonv.Invalid, "%v", err)
+		}
+		t.Kind = kind
+	}
+	pv, pp := o.Field("ports")
+	if pv == nil {
+		dc.d.Report(pp, jsonv.Missing, "missing: want the ports object")
+	} else if po := dc.d.Object(pv, pp); po != nil {
+		for _, m := range pv.Members() {
+			_, mp := po.Field(m.Key)
+			t.Ports = append(t.Ports, dc.port(m.Key, m.Value, mp))
+		}
+	}
+	av, ap := o.Field("alternatives")
+	if av == nil {
+		dc.d.Report(ap, jsonv.Missing, "missing: want the alternatives array")
+	}
+	for i, e := range dc.array(av, ap) {
+		t.Alternatives = append(t.Alternatives, dc.alternative(e, ap.Index(i)))
+	}
+	o.End()
+	return t
+}
+
+func (dc *decoder) port(name string, v *jsonv.Value, p jsonv.Path) PortSpec {
+	ps := PortSpec{Name: name}
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return ps
+	}
+	if s := o.String("direction", true); s != "" {
+		d, err := ParseDirection(s)
+		if err != nil {
+			dc.d.Report(p.Key("direction"), jsonv.Invalid, "%v", err)
+		}
+		ps.Direction = d
+	}
+	ps.Tile = o.String("tile", true)
+	if s := o.String("element", true); s != "" {
+		e, err := storage.ParseElementType(s)
+		if err != nil {
+			dc.d.Wrap(p.Key("element"), jsonv.Invalid, err)
+		}
+		ps.Element = e
+	}
+	if s := o.String("memory", false); s != "" {
+		m, err := storage.ParseMemorySpace(s)
+		if err != nil {
+			dc.d.Wrap(p.Key("memory"), jsonv.Invalid, err)
+		}
+		ps.Memory = m
+	}
+	o.End()
+	return ps
+}
+
+// multiplicity reads a multiplicity: a non-negative integer or an expression.
+func (dc *decoder) multiplicity(v *jsonv.Value, p jsonv.Path) string {
+	if v == nil {
+		return ""
+	}
+	if v.Kind == jsonv.KindNumber {
+		n, ok := dc.d.Int(v, p)
+		if ok {
+			return strconv.Itoa(n)
+		}
+		return ""
+	}
+	if v.Kind != jsonv.KindString {
+		dc.d.Report(p, jsonv.Type, "want an integer or an expression over the sizes, have %s", describe(v))
+		return ""
+	}
+	if v.Str() == "" {
+		dc.d.Report(p, CodeMultiplicity, "empty multiplicity")
+	}
+	return v.Str()
+}
+
+func (dc *decoder) alternative(v *jsonv.Value, p jsonv.Path) AlternativeSpec {
+	var a AlternativeSpec
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return a
+	}
+	a.ID = o.String("id", true)
+	a.Implementation = o.String("implementation", false)
+	if pv, pp := o.Field("ports"); pv == nil {
+		dc.d.Report(pp, jsonv.Missing, "missing: want the realization of every port")
+	} else if po := dc.d.Object(pv, pp); po != nil {
+		for _, m := range pv.Members() {
+			_, mp := po.Field(m.Key)
+			a.Ports = append(a.Ports, dc.binding(m.Key, m.Value, mp))
+		}
+	}
+	if rv, rp := o.Field("resources"); rv != nil {
+		if ro := dc.d.Object(rv, rp); ro != nil {
+			a.Resources = Resources{
+				RegistersPerThread: int64(ro.Int("registers_per_thread", false)),
+				SharedMemoryBytes:  int64(ro.Int("shared_memory_bytes", false)),
+				ThreadsPerBlock:    int64(ro.Int("threads_per_block", false)),
+				ClusterSize:        int64(ro.Int("cluster_size", false)),
+			}
+			ro.End()
+		}
+	}
+	a.Requires = dc.strings(o.Field("requires"))
+	if cv, cp := o.Field("cost"); cv == nil {
+		dc.d.Report(cp, jsonv.Missing, "missing: want {\"ns\": …} or {\"work\": …}")
+	} else {
+		a.Cost = dc.cost(cv, cp)
+	}
+	a.Multiplicity = dc.multiplicity(o.Field("multiplicity"))
+	o.End()
+	return a
+}
+
+func (dc *decoder) cost(v *jsonv.Value, p jsonv.Path) CostSpec {
+	var c CostSpec
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return c
+	}
+	nv, np := o.Field("ns")
+	wv, wp := o.Field("work")
+	switch {
+	case nv != nil && wv != nil:
+		dc.d.Report(p, jsonv.Invalid, "give ns or work, not both")
+	case nv != nil:
+		c.Kind, c.NS = DeclaredCost, dc.float(nv, np)
+	case wv != nil:
+		c.Kind = WorkCost
+		if wo := dc.d.Object(wv, wp); wo != nil {
+			c.Work.Flops = int64(wo.Int("flops", false))
+			c.Work.Bytes = int64(wo.Int("bytes", false))
+			c.Work.Instruction = wo.String("instruction", true)
+			wo.End()
+		}
+	default:
+		dc.d.Report(p, jsonv.Missing, "missing: want ns or work")
+	}
+	o.End()
+	return c
+}
+
+func (dc *decoder) binding(port string, v *jsonv.Value, p jsonv.Path) BindingSpec {
+	b := BindingSpec{Port: port}
+	if v.Kind == jsonv.KindString {
+		b.Distribution = v.Str()
+		return b
+	}
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return b
+	}
+	if dv, dp := o.Field("distribution"); dv != nil {
+		if dv.Kind == jsonv.KindString {
+			b.Distribution = dv.Str()
+		} else {
+			b.InlineDistribution = dc.distribution(dv, dp)
+		}
+	}
+	if s := o.String("layout", false); s != "" {
+		if strings.ContainsRune(s, ':') {
+			b.InlineLayout = s
+		} else {
+			b.Layout = s
+		}
+	}
+	b.Multiplicity = dc.multiplicity(o.Field("multiplicity"))
+	b.Loop = o.String("loop", false)
+	o.End()
+	return b
+}
+
+func (dc *decoder) invocation(v *jsonv.Value, p jsonv.Path) InvocationSpec {
+	var inv InvocationSpec
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return inv
+	}
+	inv.ID = o.String("id", true)
+	inv.Task = o.String("task", true)
+	inv.Sizes = dc.sizes(o.Field("sizes"))
+	inv.Pin = dc.strings(o.Field("pin"))
+	inv.Forbid = dc.strings(o.Field("forbid"))
+	o.End()
+	return inv
+}
+
+func (dc *decoder) edge(v *jsonv.Value, p jsonv.Path) EdgeSpec {
+	var e EdgeSpec
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return e
+	}
+	e.From = o.String("from", true)
+	e.To = o.String("to", true)
+	if rv, rp := o.Field("rename"); rv != nil {
+		if ro := dc.d.Object(rv, rp); ro != nil {
+			e.Rename = map[string]string{}
+			for _, m := range rv.Members() {
+				_, mp := ro.Field(m.Key)
+				if s, ok := dc.d.String(m.Value, mp); ok {
+					e.Rename[m.Key] = s
+				}
+			}
+		}
+	}
+	if s := o.String("kernel", false); s != "" {
+		k, err := ParseKernelBoundary(s)
+		if err != nil {
+			dc.d.Report(p.Key("kernel"), jsonv.Invalid, "%v", err)
+		}
+		e.Kernel = k
+	}
+	o.End()
+	return e
+}
+
+func (dc *decoder) group(v *jsonv.Value, p jsonv.Path) GroupSpec {
+	var g GroupSpec
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return g
+	}
+	g.ID = o.String("id", true)
+	iv, ip := o.Field("invocations")
+	if iv == nil {
+		dc.d.Report(ip, jsonv.Missing, "missing: want the invocations of the group")
+	}
+	g.Invocations = dc.strings(iv, ip)
+	g.SharedMemoryBytes = int64(o.Int("shared_memory_bytes", false))
+	g.RegistersPerThread = int64(o.Int("registers_per_thread", false))
+	o.End()
+	return g
+}
+
+func (dc *decoder) measured(v *jsonv.Value, p jsonv.Path) MeasuredSpec {
+	var m MeasuredSpec
+	o := dc.d.Object(v, p)
+	if o == nil {
+		return m
+	}
+	dc.measuredEntries(o, &m)
+	o.End()
+	return m
+}
+
+func (dc *decoder) measuredEntries(o *jsonv.Object, m *MeasuredSpec) {
+	av, ap := o.Field("alternatives")
+	for i, e := range dc.array(av, ap) {
+		if eo := dc.d.Object(e, ap.Index(i)); eo != nil {
+			m.Alternatives = append(m.Alternatives, MeasuredAlternative{
+				Task: eo.String("task", true), Alternative: eo.String("alternative", true),
+				Invocation: eo.String("invocation", false), NS: eo.Float("ns", true)})
+			eo.End()
+		}
+	}
+	cv, cp := o.Field("conversions")
+	for i, e := range dc.array(cv, cp) {
+		if eo := dc.d.Object(e, cp.Index(i)); eo != nil {
+			m.Conversions = append(m.Conversions, MeasuredConversion{
+				Source: eo.String("source", true), Target: eo.String("target", true), NS: eo.Float("ns", true)})
+			eo.End()
+		}
+	}
+}
+
+// DecodeMeasured reads a measured-costs file: {"version": 1, "alternatives":
+// [...], "conversions": [...]}, the entries as in a graph's "measured".
+func DecodeMeasured(data []byte) (MeasuredSpec, error) {
+	v, err := jsonv.Parse(data, jsonv.Limits{MaxBytes: MaxFileBytes, MaxDepth: MaxJSONDepth})
+	if err != nil {
+		return MeasuredSpec{}, err
+	}
+	dc := &decoder{d: &jsonv.Decoder{}}
+	var m MeasuredSpec
+	if o := dc.d.Object(v, root); o != nil {
+		if ver := o.Int("version", true); ver != Version {
+			dc.d.Report(root.Key("version"), jsonv.Invalid, "unsupported version %d: this cklplan reads version %d", ver, Version)
+		}
+		dc.measuredEntries(o, &m)
+		o.End()
+	}
+	return m, dc.d.Err()
+}
+
+// WithMeasured returns a graph whose measured costs are g's overridden by m's
+// (same task, alternative and invocation; same source and target), validated
+// again. Problems name paths under $.measured of the combined graph.
+func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
+	s := cloneSpec(g.spec)
+	for _, a := range m.Alternatives {
+		s.Measured.Alternatives = slices.DeleteFunc(s.Measured.Alternatives, func(x MeasuredAlternative) bool {
+			return x.Task == a.Task && x.Alternative == a.Alternative && x.Invocation == a.Invocation
+		})
+		s.Measured.Alternatives = append(s.Measured.Alternatives, a)
+	}
+	for _, c := range m.Conversions {
+		s.Measured.Conversions = slices.DeleteFunc(s.Measured.Conversions, func(x MeasuredConversion) bool {
+			return x.Source == c.Source && x.Target == c.Target
+		})
+		s.Measured.Conversions = append(s.Measured.Conversions, c)
+	}
+	return New(s)
+}
+
+// encode writes a value tree back to JSON, for the packages whose decoders
+// read bytes.
+func encode(v *jsonv.Value) []byte {
+	var b bytes.Buffer
+	var walk func(v *jsonv.Value)
+	walk = func(v *jsonv.Value) {
+		switch v.Kind {
+		case jsonv.KindNull:
+			b.WriteString("null")
+		case jsonv.KindBool:
+			b.WriteString(strconv.FormatBool(v.Bool()))
+		case jsonv.KindNumber:
+			b.WriteString(v.Num())
+		case jsonv.KindString:
+			q, _ := json.Marshal(v.Str())
+			b.Write(q)
+		case jsonv.KindArray:
+			b.WriteByte('[')
+			for i, e := range v.Elems() {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				walk(e)
+			}
+			b.WriteByte(']')
+		case jsonv.KindObject:
+			b.WriteByte('{')
+			for i, m := range v.Members() {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				q, _ := json.Marshal(m.Key)
+				b.Write(q)
+				b.WriteByte(':')
+				walk(m.Value)
+			}
+			b.WriteByte('}')
+		}
+	}
+	walk(v)
+	return b.Bytes()
+}

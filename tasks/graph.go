@@ -1,0 +1,340 @@
+package tasks
+
+import (
+	"slices"
+
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/storage"
+)
+
+// A Graph is a validated task graph. It is immutable: accessors return
+// pointers into it that callers must not modify.
+type Graph struct {
+	spec        Spec
+	target      Target
+	sizes       map[string]int64
+	tasks       []*Task // sorted by name
+	taskByName  map[string]*Task
+	invocations []*Invocation
+	invByID     map[string]*Invocation
+	edges       []*Edge
+	groups      []*Group
+	measured    Measured
+	topo        []*Invocation
+	components  [][]*Invocation
+	warnings    jsonv.Problems
+}
+
+// A Task is a logical computation with named ports and its alternatives.
+type Task struct {
+	Name         string
+	Kind         TaskKind
+	Ports        []*Port // in declaration order
+	Alternatives []*Alternative
+}
+
+// Port returns the named port, or nil.
+func (t *Task) Port(name string) *Port {
+	for _, p := range t.Ports {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Alternative returns the alternative with the id, or nil.
+func (t *Task) Alternative(id string) *Alternative {
+	for _, a := range t.Alternatives {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
+}
+
+// A Port is a task's port. Index is its position in Task.Ports.
+type Port struct {
+	Name      string
+	Index     int
+	Direction Direction
+	Tile      indexspace.Space
+	Element   storage.ElementType
+	Memory    storage.MemorySpace // zero for a register port
+}
+
+// IsMemory reports whether p is the memory side of a load or store.
+func (p *Port) IsMemory() bool { return p.Memory != 0 }
+
+// An Alternative is one realization of a task.
+type Alternative struct {
+	Task           *Task
+	Index          int // position in Task.Alternatives
+	ID             string
+	Implementation string
+	// Bindings realize the ports, indexed like Task.Ports.
+	Bindings     []Binding
+	Resources    Resources
+	Requires     []string // sorted
+	Cost         CostSpec
+	Multiplicity Expr
+}
+
+// Binding returns the realization of the named port.
+func (a *Alternative) Binding(port string) *Binding {
+	if p := a.Task.Port(port); p != nil {
+		return &a.Bindings[p.Index]
+	}
+	return nil
+}
+
+// A Binding is how an alternative realizes a port: a distribution (the tile
+// in registers) or a storage layout (the tile in memory).
+type Binding struct {
+	Port *Port
+	// Name is the distribution's or layout's name: the key in the graph's
+	// definitions, a built-in atom's name, or "" for an inline one.
+	Name         string
+	Distribution *distribution.Distribution // nil for a layout
+	Layout       *storage.Layout            // nil for a distribution
+	// Multiplicity is how many tiles cross the port per invocation; it is the
+	// alternative's unless the binding overrides it.
+	Multiplicity Expr
+	// Loop is the loop nest the port's tiles move in, "" for any.
+	Loop string
+}
+
+// InMemory reports whether the binding holds the tile in global memory: the
+// port's data crosses a kernel boundary.
+func (b *Binding) InMemory() bool {
+	return b.Layout != nil && b.Layout.Memory() == storage.Global
+}
+
+// An Invocation is a use of a task. Candidates are the alternatives its pins
+// and forbids allow, in the task's order, with their multiplicities
+// evaluated under the invocation's sizes.
+type Invocation struct {
+	Index      int // position in Graph.Invocations
+	ID         string
+	Task       *Task
+	Sizes      map[string]int64 // the graph's sizes overlaid with the invocation's
+	Pin        []string
+	Forbid     []string
+	Candidates []*Candidate
+	In, Out    []*Edge // incident edges, in edge order
+}
+
+// Candidate returns the candidate for the alternative id, or nil when the
+// alternative is not allowed.
+func (v *Invocation) Candidate(id string) *Candidate {
+	for _, c := range v.Candidates {
+		if c.Alternative.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// A Candidate is an alternative allowed for an invocation, with its
+// multiplicity and each port's tile count evaluated.
+type Candidate struct {
+	Invocation  *Invocation
+	Alternative *Alternative
+	// Multiplicity is how many times the tile body runs; the execution cost is
+	// the per-execution cost × Multiplicity.
+	Multiplicity int64
+	// PortMultiplicity[i] is how many tiles cross port i (Task.Ports order).
+	PortMultiplicity []int64
+}
+
+// Binding returns the realization of the named port.
+func (c *Candidate) Binding(port string) *Binding { return c.Alternative.Binding(port) }
+
+// An Endpoint is one end of an edge.
+type Endpoint struct {
+	Invocation *Invocation
+	Port       *Port
+}
+
+// An Edge carries the tiles of a producer's output port to a consumer's input
+// port.
+type Edge struct {
+	Index    int // position in Graph.Edges
+	From, To Endpoint
+	// Rename maps every producer tile axis to the consumer axis holding the
+	// same coordinate (the identity for axes the edge does not rename).
+	Rename map[string]string
+	Kernel KernelBoundary
+}
+
+// Renamed reports whether the edge renames any axis.
+func (e *Edge) Renamed() bool {
+	for k, v := range e.Rename {
+		if k != v {
+			return true
+		}
+	}
+	return false
+}
+
+// A Crossing says how tiles cross an edge under a chosen pair.
+type Crossing uint8
+
+// The crossings.
+const (
+	// InKernel: producer and consumer run in one kernel; a conversion between
+	// the two realizations runs inside it.
+	InKernel Crossing = iota
+	// GlobalRoundTrip: the tile goes through global memory across one kernel
+	// boundary.
+	GlobalRoundTrip
+)
+
+func (c Crossing) String() string {
+	if c == GlobalRoundTrip {
+		return "global_round_trip"
+	}
+	return "in_kernel"
+}
+
+// Crossing says how tiles cross e when the producer uses candidate a and the
+// consumer candidate b: a global round trip when the edge must cross a kernel
+// or either side holds the tile in global memory, else in one kernel.
+func (e *Edge) Crossing(a, b *Candidate) Crossing {
+	if e.Kernel == MustCrossKernel || a.Alternative.Bindings[e.From.Port.Index].InMemory() ||
+		b.Alternative.Bindings[e.To.Port.Index].InMemory() {
+		return GlobalRoundTrip
+	}
+	return InKernel
+}
+
+// Compatible reports whether the pair (a, b) may realize e: a round trip
+// through global memory always may; inside one kernel both ports must move
+// their tiles in the same loop (or either name none).
+func (e *Edge) Compatible(a, b *Candidate) bool {
+	if e.Crossing(a, b) == GlobalRoundTrip {
+		return true
+	}
+	la, lb := a.Alternative.Bindings[e.From.Port.Index].Loop, b.Alternative.Bindings[e.To.Port.Index].Loop
+	return la == "" || lb == "" || la == lb
+}
+
+// Moves is how many tiles move across e under the pair (a, b): the number of
+// tiles the producer emits on its port, a's PortMultiplicity. A conversion on
+// the edge is paid Moves times (docs/format.md states the rule).
+func (e *Edge) Moves(a, b *Candidate) int64 {
+	return a.PortMultiplicity[e.From.Port.Index]
+}
+
+// A Group is a fused kernel: its invocations run in one kernel, whose budgets
+// (0: none) the plan must respect.
+type Group struct {
+	Index              int
+	ID                 string
+	Invocations        []*Invocation
+	SharedMemoryBytes  int64
+	RegistersPerThread int64
+}
+
+// Measured holds measured costs, which override the cost model.
+type Measured struct {
+	// Alternatives maps (task, alternative, invocation) to ns per execution;
+	// an empty invocation applies to every invocation of the task.
+	Alternatives map[MeasuredKey]float64
+	// Conversions maps (source, target) names to ns per moved tile.
+	Conversions map[ConversionKey]float64
+}
+
+// A MeasuredKey identifies a measured alternative.
+type MeasuredKey struct{ Task, Alternative, Invocation string }
+
+// A ConversionKey identifies a measured conversion.
+type ConversionKey struct{ Source, Target string }
+
+// AlternativeNS returns the measured ns per execution of c's alternative, if
+// any (a measurement for the invocation wins over one for the task).
+func (m Measured) AlternativeNS(c *Candidate) (float64, bool) {
+	k := MeasuredKey{c.Alternative.Task.Name, c.Alternative.ID, c.Invocation.ID}
+	if ns, ok := m.Alternatives[k]; ok {
+		return ns, true
+	}
+	k.Invocation = ""
+	ns, ok := m.Alternatives[k]
+	return ns, ok
+}
+
+// ConversionNS returns the measured ns per moved tile from source to target.
+func (m Measured) ConversionNS(source, target string) (float64, bool) {
+	ns, ok := m.Conversions[ConversionKey{source, target}]
+	return ns, ok
+}
+
+// Name returns the graph's name.
+func (g *Graph) Name() string { return g.spec.Name }
+
+// Target returns the graph's target.
+func (g *Graph) Target() Target { return g.target }
+
+// Sizes returns a copy of the graph's named sizes.
+func (g *Graph) Sizes() map[string]int64 {
+	out := make(map[string]int64, len(g.sizes))
+	for k, v := range g.sizes {
+		out[k] = v
+	}
+	return out
+}
+
+// Tasks returns the tasks, sorted by name.
+func (g *Graph) Tasks() []*Task { return slices.Clone(g.tasks) }
+
+// Task returns the named task, or nil.
+func (g *Graph) Task(name string) *Task { return g.taskByName[name] }
+
+// Invocations returns the invocations in document order.
+func (g *Graph) Invocations() []*Invocation { return slices.Clone(g.invocations) }
+
+// Invocation returns the invocation with the id, or nil.
+func (g *Graph) Invocation(id string) *Invocation { return g.invByID[id] }
+
+// Edges returns the edges in document order.
+func (g *Graph) Edges() []*Edge { return slices.Clone(g.edges) }
+
+// Groups returns the fused groups in document order.
+func (g *Graph) Groups() []*Group { return slices.Clone(g.groups) }
+
+// GroupOf returns the group holding v, or nil.
+func (g *Graph) GroupOf(v *Invocation) *Group {
+	for _, gr := range g.groups {
+		if slices.Contains(gr.Invocations, v) {
+			return gr
+		}
+	}
+	return nil
+}
+
+// Measured returns the measured costs.
+func (g *Graph) Measured() Measured { return g.measured }
+
+// TopologicalOrder returns the invocations in an order where every producer
+// comes before its consumers; ties keep document order.
+func (g *Graph) TopologicalOrder() []*Invocation { return slices.Clone(g.topo) }
+
+// Components returns the weakly connected components, each in document
+// order, ordered by their first invocation.
+func (g *Graph) Components() [][]*Invocation {
+	out := make([][]*Invocation, len(g.components))
+	for i, c := range g.components {
+		out[i] = slices.Clone(c)
+	}
+	return out
+}
+
+// Warnings returns the problems that did not stop validation (an output that
+// nothing consumes, an input that nothing feeds), sorted.
+func (g *Graph) Warnings() jsonv.Problems { return slices.Clone(g.warnings) }
+
+// Spec returns the declaration the graph was built from. It shares the
+// distributions (immutable) with the graph.
+func (g *Graph) Spec() Spec { return g.spec }

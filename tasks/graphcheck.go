@@ -1,0 +1,501 @@
+package tasks
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/path"
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/topo"
+
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/storage"
+)
+
+func (v *validator) invocations() {
+	s := v.spec
+	g := v.g
+	if len(s.Invocations) > MaxInvocations {
+		v.d.Report(root.Key("invocations"), jsonv.Limit, "%d invocations, more than the limit of %d", len(s.Invocations), MaxInvocations)
+		return
+	}
+	// Names every invocation can see, to report a name unknown to all once.
+	known := maps.Clone(g.sizes)
+	for _, inv := range s.Invocations {
+		for k, n := range inv.Sizes {
+			known[k] = n
+		}
+	}
+	globallyUnknown := map[string]bool{}
+	for _, t := range g.tasks {
+		tp := root.Key("tasks").Key(t.Name)
+		for _, a := range t.Alternatives {
+			ap := tp.Key("alternatives").Index(a.Index)
+			check := func(p jsonv.Path, e Expr) {
+				for _, name := range e.Names() {
+					if _, ok := known[name]; !ok {
+						globallyUnknown[name] = true
+						v.d.Report(p, CodeMultiplicity, "multiplicity %q uses the unknown size %q (sizes: %s)", e, name, strings.Join(sortedKeys(known), ", "))
+					}
+				}
+			}
+			check(ap.Key("multiplicity"), a.Multiplicity)
+			for i := range a.Bindings {
+				if b := &a.Bindings[i]; b.Multiplicity.root != a.Multiplicity.root {
+					check(ap.Key("ports").Key(b.Port.Name).Key("multiplicity"), b.Multiplicity)
+				}
+			}
+		}
+	}
+	for i, is := range s.Invocations {
+		p := root.Key("invocations").Index(i)
+		inv := &Invocation{Index: i, ID: is.ID, Pin: slices.Clone(is.Pin), Forbid: slices.Clone(is.Forbid)}
+		if is.ID == "" {
+			v.d.Report(p.Key("id"), jsonv.Missing, "invocation %d has no id", i)
+		} else {
+			v.checkName(p.Key("id"), is.ID)
+			if prev, dup := g.invByID[is.ID]; dup {
+				v.d.Report(p.Key("id"), jsonv.Duplicate, "invocation id %q is also invocations[%d]", is.ID, prev.Index)
+			} else {
+				g.invByID[is.ID] = inv
+			}
+		}
+		g.invocations = append(g.invocations, inv)
+		v.checkSizes(p.Key("sizes"), is.Sizes)
+		inv.Sizes = maps.Clone(g.sizes)
+		for k, n := range is.Sizes {
+			inv.Sizes[k] = n
+		}
+		t := g.taskByName[is.Task]
+		if t == nil {
+			if is.Task == "" {
+				v.d.Report(p.Key("task"), jsonv.Missing, "invocation %s names no task", is.ID)
+			} else if _, declared := s.Tasks[is.Task]; !declared {
+				v.d.Report(p.Key("task"), jsonv.Unknown, "unknown task %q", is.Task)
+			}
+			continue
+		}
+		inv.Task = t
+		for j, id := range is.Pin {
+			if t.Alternative(id) == nil {
+				v.d.Report(p.Key("pin").Index(j), jsonv.Unknown, "task %s has no alternative %q", t.Name, id)
+			}
+		}
+		for j, id := range is.Forbid {
+			if t.Alternative(id) == nil {
+				v.d.Report(p.Key("forbid").Index(j), jsonv.Unknown, "task %s has no alternative %q", t.Name, id)
+			}
+			if slices.Contains(is.Pin, id) {
+				v.d.Report(p.Key("forbid").Index(j), CodePin, "alternative %s is both pinned and forbidden", id)
+			}
+		}
+		for _, a := range t.Alternatives {
+			if len(is.Pin) > 0 && !slices.Contains(is.Pin, a.ID) || slices.Contains(is.Forbid, a.ID) {
+				continue
+			}
+			if c, ok := v.candidate(p, inv, a, globallyUnknown); ok {
+				inv.Candidates = append(inv.Candidates, c)
+			}
+		}
+		if len(t.Alternatives) > 0 && len(inv.Candidates) == 0 && (len(is.Pin) > 0 || len(is.Forbid) > 0) {
+			v.d.Report(p, CodePin, "pins and forbids leave invocation %s no alternative of %s", is.ID, t.Name)
+		}
+		runs := false
+		for _, c := range inv.Candidates {
+			if ok, _ := g.target.CanRun(c.Alternative); ok {
+				runs = true
+			}
+		}
+		if len(inv.Candidates) > 0 && !runs && g.target.Name != "" {
+			v.d.Warn(p, CodeUnrunnable, "no allowed alternative of %s runs on target %s", t.Name, g.target.Name)
+		}
+	}
+}
+
+// candidate evaluates an alternative's multiplicities under an invocation's
+// sizes. Names unknown to every invocation were reported at the alternative.
+func (v *validator) candidate(p jsonv.Path, inv *Invocation, a *Alternative, skip map[string]bool) (*Candidate, bool) {
+	lookup := func(name string) (int64, bool) { n, ok := inv.Sizes[name]; return n, ok }
+	ok := true
+	eval := func(what string, e Expr) int64 {
+		for _, name := range e.Names() {
+			if skip[name] {
+				ok = false
+				return 0
+			}
+		}
+		n, err := e.Eval(lookup)
+		if err != nil {
+			code := CodeMultiplicity
+			if ee, isExpr := err.(*ExprError); isExpr && ee.Kind == ExprOverflow {
+				code = CodeOverflow
+			}
+			v.d.Wrap(p, code, fmt.Errorf("alternative %s, %s: %w", a.ID, what, err))
+			ok = false
+			return 0
+		}
+		if n < 1 {
+			v.d.Report(p, CodeMultiplicity, "alternative %s, %s: multiplicity %q is %d under this invocation's sizes; it must be at least 1", a.ID, what, e, n)
+			ok = false
+		}
+		return n
+	}
+	c := &Candidate{Invocation: inv, Alternative: a, PortMultiplicity: make([]int64, len(a.Bindings))}
+	c.Multiplicity = eval("multiplicity", a.Multiplicity)
+	for i := range a.Bindings {
+		b := &a.Bindings[i]
+		if b.Multiplicity.root == a.Multiplicity.root {
+			c.PortMultiplicity[i] = c.Multiplicity
+		} else {
+			c.PortMultiplicity[i] = eval("port "+b.Port.Name, b.Multiplicity)
+		}
+	}
+	return c, ok
+}
+
+func (v *validator) endpoint(p jsonv.Path, ref string) (Endpoint, bool) {
+	id, port, found := strings.Cut(ref, ".")
+	if !found || id == "" || port == "" {
+		v.d.Report(p, jsonv.Invalid, "endpoint %q: want invocation.port", ref)
+		return Endpoint{}, false
+	}
+	inv := v.g.invByID[id]
+	if inv == nil {
+		v.d.Report(p, jsonv.Unknown, "unknown invocation %q", id)
+		return Endpoint{}, false
+	}
+	if inv.Task == nil {
+		return Endpoint{}, false
+	}
+	pt := inv.Task.Port(port)
+	if pt == nil {
+		v.d.Report(p, jsonv.Unknown, "task %s (invocation %s) has no port %q", inv.Task.Name, id, port)
+		return Endpoint{}, false
+	}
+	return Endpoint{inv, pt}, true
+}
+
+func (v *validator) edges() {
+	s := v.spec
+	g := v.g
+	if len(s.Edges) > MaxEdges {
+		v.d.Report(root.Key("edges"), jsonv.Limit, "%d edges, more than the limit of %d", len(s.Edges), MaxEdges)
+		return
+	}
+	fed := map[Endpoint]int{}
+	for i, es := range s.Edges {
+		p := root.Key("edges").Index(i)
+		from, okFrom := v.endpoint(p.Key("from"), es.From)
+		to, okTo := v.endpoint(p.Key("to"), es.To)
+		if es.Kernel != MayShareKernel && es.Kernel != MustCrossKernel {
+			v.d.Report(p.Key("kernel"), jsonv.Invalid, "invalid kernel requirement %d", es.Kernel)
+		}
+		if !okFrom || !okTo {
+			continue
+		}
+		e := &Edge{Index: len(g.edges), From: from, To: to, Kernel: es.Kernel}
+		ok := true
+		if from.Port.Direction != Out {
+			v.d.Report(p.Key("from"), CodeDirection, "%s is an input port: an edge starts at an output", es.From)
+			ok = false
+		}
+		if to.Port.Direction != In {
+			v.d.Report(p.Key("to"), CodeDirection, "%s is an output port: an edge ends at an input", es.To)
+			ok = false
+		}
+		if from.Port.IsMemory() != to.Port.IsMemory() {
+			v.d.Report(p, CodeBinding, "edge joins a memory port and a register port (%s → %s)", es.From, es.To)
+			ok = false
+		}
+		if from.Port.Element != to.Port.Element {
+			v.d.Report(p, CodeElementMismatch, "producer element %s does not match consumer element %s", from.Port.Element, to.Port.Element)
+		}
+		if prev, dup := fed[to]; dup && to.Port.Direction == In {
+			v.d.Report(p.Key("to"), CodeFedTwice, "input %s is already fed by edges[%d]", es.To, prev)
+			ok = false
+		} else {
+			fed[to] = i
+		}
+		e.Rename = v.rename(p, e, es.Rename)
+		if e.Rename == nil {
+			ok = false
+		}
+		if !ok {
+			continue
+		}
+		g.edges = append(g.edges, e)
+		from.Invocation.Out = append(from.Invocation.Out, e)
+		to.Invocation.In = append(to.Invocation.In, e)
+	}
+	for _, inv := range g.invocations {
+		if inv.Task == nil {
+			continue
+		}
+		p := root.Key("invocations").Index(inv.Index)
+		for _, port := range inv.Task.Ports {
+			if port.IsMemory() {
+				continue // the graph's inputs and outputs in memory
+			}
+			if port.Direction == Out && !slices.ContainsFunc(inv.Out, func(e *Edge) bool { return e.From.Port == port }) {
+				v.d.Warn(p, CodeUnconsumed, "output %s.%s is consumed by no edge", inv.ID, port.Name)
+			}
+			if port.Direction == In && !slices.ContainsFunc(inv.In, func(e *Edge) bool { return e.To.Port == port }) {
+				v.d.Warn(p, CodeUnfed, "input %s.%s is fed by no edge: it is taken to arrive in the chosen realization", inv.ID, port.Name)
+			}
+		}
+	}
+}
+
+// rename checks an edge's renaming and the tile correspondence it makes, and
+// returns the full producer → consumer axis map (nil on a problem).
+func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) map[string]string {
+	src, dst := spaceAxes(e.From.Port.Tile), spaceAxes(e.To.Port.Tile)
+	if len(src) == 0 || len(dst) == 0 {
+		return nil // the port's tile was reported
+	}
+	ok := true
+	full := map[string]string{}
+	for _, a := range src {
+		full[a.name] = a.name
+	}
+	seen := map[string]string{}
+	for _, k := range sortedKeys(rename) {
+		to := rename[k]
+		if !slices.ContainsFunc(src, func(a axis) bool { return a.name == k }) {
+			v.d.Report(p.Key("rename").Key(k), jsonv.Unknown, "the producer tile %s has no axis %q", axesText(src), k)
+			ok = false
+			continue
+		}
+		if prev, dup := seen[to]; dup {
+			v.d.Report(p.Key("rename").Key(k), jsonv.Duplicate, "axes %s and %s both renamed to %s", prev, k, to)
+			ok = false
+		}
+		seen[to] = k
+		full[k] = to
+	}
+	if !ok {
+		return nil
+	}
+	renamed := make([]axis, len(src))
+	for i, a := range src {
+		renamed[i] = axis{full[a.name], a.size}
+	}
+	if !sameAxes(renamed, dst) {
+		how := ""
+		if len(rename) > 0 {
+			how = " renamed to " + axesText(renamed)
+		}
+		v.d.Report(p, CodeTileMismatch, "producer tile %s%s does not match consumer tile %s", axesText(src), how, axesText(dst))
+		return nil
+	}
+	return full
+}
+
+func (v *validator) groups() {
+	g := v.g
+	member := map[*Invocation]string{}
+	ids := map[string]int{}
+	for i, gs := range v.spec.Groups {
+		p := root.Key("groups").Index(i)
+		gr := &Group{Index: i, ID: gs.ID, SharedMemoryBytes: gs.SharedMemoryBytes, RegistersPerThread: gs.RegistersPerThread}
+		if gs.ID == "" {
+			v.d.Report(p.Key("id"), jsonv.Missing, "group %d has no id", i)
+		} else {
+			v.checkName(p.Key("id"), gs.ID)
+			if prev, dup := ids[gs.ID]; dup {
+				v.d.Report(p.Key("id"), jsonv.Duplicate, "group id %q is also groups[%d]", gs.ID, prev)
+			}
+			ids[gs.ID] = i
+		}
+		if gs.SharedMemoryBytes < 0 {
+			v.d.Report(p.Key("shared_memory_bytes"), jsonv.Range, "budget must not be negative, have %d", gs.SharedMemoryBytes)
+		}
+		if gs.RegistersPerThread < 0 {
+			v.d.Report(p.Key("registers_per_thread"), jsonv.Range, "budget must not be negative, have %d", gs.RegistersPerThread)
+		}
+		if len(gs.Invocations) == 0 {
+			v.d.Report(p.Key("invocations"), jsonv.Missing, "group %s has no invocations", gs.ID)
+		}
+		for j, id := range gs.Invocations {
+			inv := g.invByID[id]
+			if inv == nil {
+				v.d.Report(p.Key("invocations").Index(j), jsonv.Unknown, "unknown invocation %q", id)
+				continue
+			}
+			if other, dup := member[inv]; dup {
+				v.d.Report(p.Key("invocations").Index(j), jsonv.Duplicate, "invocation %s is also in group %s: a kernel group holds an invocation once", id, other)
+				continue
+			}
+			member[inv] = gs.ID
+			gr.Invocations = append(gr.Invocations, inv)
+		}
+		g.groups = append(g.groups, gr)
+	}
+	for _, e := range g.edges {
+		a, inA := member[e.From.Invocation]
+		b, inB := member[e.To.Invocation]
+		if inA && inB && a == b && e.Kernel == MustCrossKernel {
+			v.d.Report(root.Key("edges").Index(v.specEdgeIndex(e)).Key("kernel"), CodeKernel,
+				"edge must cross a kernel boundary, but %s and %s are fused in group %s", e.From.Invocation.ID, e.To.Invocation.ID, a)
+		}
+	}
+}
+
+// specEdgeIndex is the index of e in the Spec's edges (the graph drops edges
+// with problems, so the two may differ).
+func (v *validator) specEdgeIndex(e *Edge) int {
+	for i, es := range v.spec.Edges {
+		if es.From == e.From.Invocation.ID+"."+e.From.Port.Name && es.To == e.To.Invocation.ID+"."+e.To.Port.Name {
+			return i
+		}
+	}
+	return e.Index
+}
+
+func (v *validator) measured() {
+	s := v.spec.Measured
+	g := v.g
+	g.measured = Measured{Alternatives: map[MeasuredKey]float64{}, Conversions: map[ConversionKey]float64{}}
+	checkNS := func(p jsonv.Path, ns float64) {
+		if math.IsNaN(ns) || math.IsInf(ns, 0) || ns < 0 {
+			v.d.Report(p.Key("ns"), jsonv.Range, "a measured time must be a finite non-negative number of ns, have %v", ns)
+		}
+	}
+	for i, m := range s.Alternatives {
+		p := root.Key("measured").Key("alternatives").Index(i)
+		checkNS(p, m.NS)
+		t := g.taskByName[m.Task]
+		if t == nil {
+			v.d.Report(p.Key("task"), jsonv.Unknown, "unknown task %q", m.Task)
+			continue
+		}
+		if t.Alternative(m.Alternative) == nil {
+			v.d.Report(p.Key("alternative"), jsonv.Unknown, "task %s has no alternative %q", m.Task, m.Alternative)
+			continue
+		}
+		if m.Invocation != "" {
+			inv := g.invByID[m.Invocation]
+			if inv == nil {
+				v.d.Report(p.Key("invocation"), jsonv.Unknown, "unknown invocation %q", m.Invocation)
+				continue
+			}
+			if inv.Task != t {
+				v.d.Report(p.Key("invocation"), jsonv.Invalid, "invocation %s is not an invocation of %s", m.Invocation, m.Task)
+				continue
+			}
+		}
+		k := MeasuredKey{m.Task, m.Alternative, m.Invocation}
+		if _, dup := g.measured.Alternatives[k]; dup {
+			v.d.Report(p, jsonv.Duplicate, "measured twice")
+		}
+		g.measured.Alternatives[k] = m.NS
+	}
+	for i, m := range s.Conversions {
+		p := root.Key("measured").Key("conversions").Index(i)
+		checkNS(p, m.NS)
+		for _, end := range []struct{ key, name string }{{"source", m.Source}, {"target", m.Target}} {
+			if !v.knownRealization(end.name) {
+				v.d.Report(p.Key(end.key), jsonv.Unknown, "unknown distribution or layout %q", end.name)
+			}
+		}
+		k := ConversionKey{m.Source, m.Target}
+		if _, dup := g.measured.Conversions[k]; dup {
+			v.d.Report(p, jsonv.Duplicate, "conversion %s → %s measured twice", m.Source, m.Target)
+		}
+		g.measured.Conversions[k] = m.NS
+	}
+}
+
+func (v *validator) knownRealization(name string) bool {
+	if _, ok := v.spec.Distributions[name]; ok {
+		return true
+	}
+	if _, ok := v.spec.Layouts[name]; ok {
+		return true
+	}
+	_, ok := distribution.BuiltinSpec(name)
+	return ok
+}
+
+// order computes the topological order and the components with gonum, and
+// reports every cycle, naming its invocations.
+func (v *validator) order() {
+	g := v.g
+	dg := simple.NewDirectedGraph()
+	ug := simple.NewUndirectedGraph()
+	for _, inv := range g.invocations {
+		dg.AddNode(simple.Node(inv.Index))
+		ug.AddNode(simple.Node(inv.Index))
+	}
+	for _, e := range g.edges {
+		u, w := int64(e.From.Invocation.Index), int64(e.To.Invocation.Index)
+		if u == w {
+			v.d.Report(root.Key("edges").Index(v.specEdgeIndex(e)), CodeCycle, "cycle: %s → %s", e.From.Invocation.ID, e.To.Invocation.ID)
+			continue
+		}
+		dg.SetEdge(simple.Edge{F: simple.Node(u), T: simple.Node(w)})
+		ug.SetEdge(simple.Edge{F: simple.Node(u), T: simple.Node(w)})
+	}
+	sorted, err := topo.SortStabilized(dg, nil)
+	if uo, cyclic := err.(topo.Unorderable); cyclic {
+		for _, scc := range uo {
+			v.cycle(dg, scc)
+		}
+	} else {
+		for _, n := range sorted {
+			g.topo = append(g.topo, g.invocations[n.ID()])
+		}
+	}
+	for _, comp := range topo.ConnectedComponents(ug) {
+		c := make([]*Invocation, len(comp))
+		for i, n := range comp {
+			c[i] = g.invocations[n.ID()]
+		}
+		slices.SortFunc(c, func(a, b *Invocation) int { return a.Index - b.Index })
+		g.components = append(g.components, c)
+	}
+	slices.SortFunc(g.components, func(a, b []*Invocation) int { return a[0].Index - b[0].Index })
+}
+
+// cycle reports one cycle through the strongly connected component scc: from
+// its first invocation s along its first edge into the component, then the
+// shortest way back to s.
+func (v *validator) cycle(dg *simple.DirectedGraph, scc []graph.Node) {
+	g := v.g
+	in := map[int64]bool{}
+	first := scc[0].ID()
+	for _, n := range scc {
+		in[n.ID()] = true
+		first = min(first, n.ID())
+	}
+	sub := simple.NewDirectedGraph()
+	for _, n := range scc {
+		sub.AddNode(n)
+	}
+	var start *Edge
+	for _, e := range g.edges {
+		u, w := int64(e.From.Invocation.Index), int64(e.To.Invocation.Index)
+		if in[u] && in[w] && u != w {
+			sub.SetEdge(simple.Edge{F: simple.Node(u), T: simple.Node(w)})
+			if u == first && start == nil {
+				start = e
+			}
+		}
+	}
+	if start == nil {
+		return // not reached: a component of several nodes has an edge out of each
+	}
+	back, _ := path.DijkstraFrom(simple.Node(start.To.Invocation.Index), sub).To(first)
+	names := []string{g.invocations[first].ID}
+	for _, n := range back {
+		names = append(names, g.invocations[n.ID()].ID)
+	}
+	v.d.Report(root.Key("edges").Index(v.specEdgeIndex(start)), CodeCycle, "cycle: %s", strings.Join(names, " → "))
+}
+
+var _ = storage.Global

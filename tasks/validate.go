@@ -1,0 +1,596 @@
+package tasks
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/indexmap"
+	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/storage"
+)
+
+// The problem codes of task-graph validation, beside jsonv's (Syntax, Type,
+// UnknownField, DuplicateKey, Missing, Range, Invalid, Limit, Unknown,
+// Duplicate). docs/format.md lists them all.
+const (
+	CodeDirection       jsonv.Code = "direction"            // an edge from an input or into an output
+	CodeTileMismatch    jsonv.Code = "tile-mismatch"        // tiles that should agree do not
+	CodeElementMismatch jsonv.Code = "element-mismatch"     // element types that should agree do not
+	CodeBinding         jsonv.Code = "binding"              // a port realized or connected in the wrong memory
+	CodeCycle           jsonv.Code = "cycle"                // a cycle of edges
+	CodeFedTwice        jsonv.Code = "fed-twice"            // an input port fed by two edges
+	CodeUnconsumed      jsonv.Code = "unconsumed"           // warning: an output nothing consumes
+	CodeUnfed           jsonv.Code = "unfed"                // warning: a register input nothing feeds
+	CodeDistribution    jsonv.Code = "invalid-distribution" // a distribution that is not valid
+	CodeUnrunnable      jsonv.Code = "unrunnable"           // an alternative no target can run
+	CodeMultiplicity    jsonv.Code = "multiplicity"         // a multiplicity that cannot be evaluated
+	CodeOverflow        jsonv.Code = "overflow"             // a size or multiplicity beyond int64
+	CodePin             jsonv.Code = "pin"                  // pins and forbids that leave nothing
+	CodeKernel          jsonv.Code = "kernel"               // a fused group crossed by a must_cross edge
+)
+
+// Limits on a graph, so that hostile input fails with a clear message rather
+// than exhausting memory.
+const (
+	MaxInvocations = 1 << 20
+	MaxEdges       = 1 << 22
+	MaxSize        = indexspace.MaxSize
+)
+
+var root = jsonv.Path{}
+
+// New validates spec and returns the graph. The error, if any, is a
+// jsonv.Problems listing every problem found, sorted by JSON path; warnings
+// alone are not an error and are kept in Graph.Warnings.
+func New(spec Spec) (*Graph, error) {
+	v := &validator{d: &jsonv.Decoder{}, spec: spec}
+	g := v.graph()
+	if err := v.d.Err(); err != nil {
+		return nil, err
+	}
+	g.warnings = v.d.Problems()
+	return g, nil
+}
+
+type validator struct {
+	d      *jsonv.Decoder
+	spec   Spec
+	g      *Graph
+	spaces map[string]indexspace.Space
+	layout map[string]*storage.Layout
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+func (v *validator) graph() *Graph {
+	s := v.spec
+	g := &Graph{spec: cloneSpec(s), taskByName: map[string]*Task{}, invByID: map[string]*Invocation{}}
+	v.g = g
+	if s.Version != Version {
+		v.d.Report(root.Key("version"), jsonv.Invalid, "unsupported version %d: this cklplan reads version %d", s.Version, Version)
+	}
+	v.target()
+	v.sizes()
+	v.definitions()
+	for _, name := range sortedKeys(s.Tasks) {
+		v.task(name, s.Tasks[name])
+	}
+	v.invocations()
+	v.edges()
+	v.groups()
+	v.measured()
+	v.order()
+	return g
+}
+
+func cloneSpec(s Spec) Spec {
+	c := s
+	c.Sizes = maps.Clone(s.Sizes)
+	c.Spaces = maps.Clone(s.Spaces)
+	c.IndexMaps = maps.Clone(s.IndexMaps)
+	c.Layouts = maps.Clone(s.Layouts)
+	c.Distributions = maps.Clone(s.Distributions)
+	if s.Target.Custom != nil {
+		t := *s.Target.Custom
+		t.Features = slices.Clone(t.Features)
+		t.Figures = maps.Clone(t.Figures)
+		c.Target.Custom = &t
+	}
+	c.Tasks = make(map[string]TaskSpec, len(s.Tasks))
+	for k, t := range s.Tasks {
+		t.Ports = slices.Clone(t.Ports)
+		alts := make([]AlternativeSpec, len(t.Alternatives))
+		for i, a := range t.Alternatives {
+			a.Ports = slices.Clone(a.Ports)
+			a.Requires = slices.Clone(a.Requires)
+			alts[i] = a
+		}
+		t.Alternatives = alts
+		c.Tasks[k] = t
+	}
+	c.Invocations = make([]InvocationSpec, len(s.Invocations))
+	for i, inv := range s.Invocations {
+		inv.Sizes = maps.Clone(inv.Sizes)
+		inv.Pin = slices.Clone(inv.Pin)
+		inv.Forbid = slices.Clone(inv.Forbid)
+		c.Invocations[i] = inv
+	}
+	c.Edges = make([]EdgeSpec, len(s.Edges))
+	for i, e := range s.Edges {
+		e.Rename = maps.Clone(e.Rename)
+		c.Edges[i] = e
+	}
+	c.Groups = make([]GroupSpec, len(s.Groups))
+	for i, gr := range s.Groups {
+		gr.Invocations = slices.Clone(gr.Invocations)
+		c.Groups[i] = gr
+	}
+	c.Measured.Alternatives = slices.Clone(s.Measured.Alternatives)
+	c.Measured.Conversions = slices.Clone(s.Measured.Conversions)
+	return c
+}
+
+func (v *validator) target() {
+	p := root.Key("target")
+	t := v.spec.Target
+	if t.Custom == nil {
+		bt, ok := BuiltinTarget(t.Name)
+		if !ok {
+			v.d.Report(p, jsonv.Unknown, "unknown target %q (want %s, or a custom target object)", t.Name, strings.Join(TargetNames(), ", "))
+		}
+		v.g.target = bt
+		return
+	}
+	c := *t.Custom
+	c.Custom = true
+	c.Name = t.Name
+	if c.Name == "" {
+		v.d.Report(p.Key("name"), jsonv.Missing, "a custom target needs a name")
+	} else if _, builtin := BuiltinTarget(c.Name); builtin {
+		v.d.Report(p.Key("name"), jsonv.Duplicate, "custom target named %q like a built-in target", c.Name)
+	}
+	c.Features = slices.Clone(c.Features)
+	slices.Sort(c.Features)
+	for i, f := range c.Features {
+		if !slices.Contains(Features, f) {
+			v.d.Report(p.Key("features").Index(i), jsonv.Unknown, "unknown feature %q (want one of %s)", f, strings.Join(Features, ", "))
+		}
+	}
+	for _, lim := range []struct {
+		name string
+		val  int64
+	}{{"shared_memory_per_block", c.SharedMemoryPerBlock}, {"registers_per_thread", c.RegistersPerThread},
+		{"threads_per_block", c.ThreadsPerBlock}, {"max_cluster_size", c.MaxClusterSize}} {
+		if lim.val <= 0 {
+			v.d.Report(p.Key(lim.name), jsonv.Range, "%s must be positive, have %d", lim.name, lim.val)
+		}
+	}
+	for _, k := range sortedKeys(c.Figures) {
+		if f := c.Figures[k]; math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			v.d.Report(p.Key("figures").Key(k), jsonv.Range, "figure %s must be a finite non-negative number, have %v", k, f)
+		}
+	}
+	v.g.target = c
+}
+
+func (v *validator) checkSizes(p jsonv.Path, sizes map[string]int64) {
+	for _, name := range sortedKeys(sizes) {
+		if !indexspace.IsIdent(name) {
+			v.d.Report(p.Key(name), jsonv.Invalid, "size name %q is not an identifier", name)
+		}
+		if n := sizes[name]; n <= 0 {
+			v.d.Report(p.Key(name), jsonv.Range, "size %s must be positive, have %d", name, n)
+		} else if n > MaxSize {
+			v.d.Report(p.Key(name), CodeOverflow, "size %s = %d exceeds the largest size, %d", name, n, int64(MaxSize))
+		}
+	}
+}
+
+func (v *validator) sizes() {
+	v.checkSizes(root.Key("sizes"), v.spec.Sizes)
+	v.g.sizes = maps.Clone(v.spec.Sizes)
+	if v.g.sizes == nil {
+		v.g.sizes = map[string]int64{}
+	}
+}
+
+func (v *validator) definitions() {
+	s := v.spec
+	v.spaces = map[string]indexspace.Space{}
+	for _, name := range sortedKeys(s.Spaces) {
+		p := root.Key("spaces").Key(name)
+		v.checkName(p, name)
+		sp, err := indexspace.Parse(s.Spaces[name])
+		if err != nil {
+			v.d.Wrap(p, jsonv.Invalid, fmt.Errorf("invalid space: %w", err))
+			continue
+		}
+		v.spaces[name] = sp
+	}
+	for _, name := range sortedKeys(s.IndexMaps) {
+		p := root.Key("index_maps").Key(name)
+		v.checkName(p, name)
+		if _, err := indexmap.Parse(s.IndexMaps[name]); err != nil {
+			v.d.Wrap(p, jsonv.Invalid, fmt.Errorf("invalid index map: %w", err))
+		}
+	}
+	v.layout = map[string]*storage.Layout{}
+	for _, name := range sortedKeys(s.Layouts) {
+		p := root.Key("layouts").Key(name)
+		v.checkName(p, name)
+		if l, ok := v.parseLayout(p, s.Layouts[name]); ok {
+			v.layout[name] = l
+		}
+	}
+	for _, name := range sortedKeys(s.Distributions) {
+		p := root.Key("distributions").Key(name)
+		if strings.TrimSpace(name) == "" {
+			v.d.Report(p, jsonv.Invalid, "a distribution needs a non-empty name")
+		}
+		if s.Distributions[name] == nil {
+			v.d.Report(p, CodeDistribution, "distribution %q is nil", name)
+		}
+		if _, builtin := distribution.BuiltinSpec(name); builtin {
+			v.d.Report(p, jsonv.Duplicate, "distribution %q has the name of a built-in atom", name)
+		}
+		if _, clash := s.Layouts[name]; clash {
+			v.d.Report(p, jsonv.Duplicate, "%q names both a distribution and a layout", name)
+		}
+	}
+}
+
+// parseLayout parses storage text; a map written as the name of an index map
+// of the graph ("global u4 elements align 16: w_tile") is substituted first.
+func (v *validator) parseLayout(p jsonv.Path, text string) (*storage.Layout, bool) {
+	if i := strings.LastIndexByte(text, ':'); i >= 0 {
+		if m, ok := v.spec.IndexMaps[strings.TrimSpace(text[i+1:])]; ok {
+			text = text[:i+1] + " " + m
+		}
+	}
+	l, err := storage.Parse(text)
+	if err != nil {
+		v.d.Wrap(p, jsonv.Invalid, fmt.Errorf("invalid storage layout: %w", err))
+		return nil, false
+	}
+	return &l, true
+}
+
+func (v *validator) checkName(p jsonv.Path, name string) {
+	if !indexspace.IsIdent(name) {
+		v.d.Report(p, jsonv.Invalid, "name %q is not an identifier (letters, digits, _)", name)
+	}
+}
+
+// tile resolves a space reference: a name of Spec.Spaces or indexspace text.
+func (v *validator) tile(p jsonv.Path, ref string) (indexspace.Space, bool) {
+	if indexspace.IsIdent(ref) {
+		if sp, ok := v.spaces[ref]; ok {
+			return sp, true
+		}
+		if _, defined := v.spec.Spaces[ref]; !defined {
+			v.d.Report(p, jsonv.Unknown, "unknown space %q", ref)
+		}
+		return indexspace.Space{}, false
+	}
+	sp, err := indexspace.Parse(ref)
+	if err != nil {
+		v.d.Wrap(p, jsonv.Invalid, fmt.Errorf("invalid tile: %w", err))
+		return indexspace.Space{}, false
+	}
+	return sp, true
+}
+
+type axis struct {
+	name string
+	size int
+}
+
+func spaceAxes(s indexspace.Space) []axis {
+	var out []axis
+	for _, a := range s.Axes() {
+		out = append(out, axis{a.Name(), a.Size()})
+	}
+	return out
+}
+
+func distAxes(d *distribution.Distribution) []axis {
+	var out []axis
+	for _, a := range d.Tile() {
+		out = append(out, axis{a.Name, a.Size})
+	}
+	return out
+}
+
+func axesText(as []axis) string {
+	parts := make([]string, len(as))
+	for i, a := range as {
+		parts[i] = fmt.Sprintf("%s:%d", a.name, a.size)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// sameAxes compares tiles by axis name and size, in any order.
+func sameAxes(a, b []axis) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := map[string]int{}
+	for _, x := range a {
+		m[x.name] = x.size
+	}
+	for _, y := range b {
+		if s, ok := m[y.name]; !ok || s != y.size {
+			return false
+		}
+	}
+	return true
+}
+
+func (v *validator) task(name string, ts TaskSpec) {
+	p := root.Key("tasks").Key(name)
+	v.checkName(p, name)
+	t := &Task{Name: name, Kind: ts.Kind}
+	if int(ts.Kind) >= len(taskKindNames) {
+		v.d.Report(p.Key("kind"), jsonv.Invalid, "invalid task kind %d", ts.Kind)
+	}
+	if len(ts.Ports) == 0 {
+		v.d.Report(p.Key("ports"), jsonv.Missing, "task %s has no ports", name)
+	}
+	var memIn, memOut, regIn, regOut int
+	for i, ps := range ts.Ports {
+		pp := p.Key("ports").Key(ps.Name)
+		v.checkName(pp, ps.Name)
+		if t.Port(ps.Name) != nil {
+			v.d.Report(pp, jsonv.Duplicate, "port %s declared twice", ps.Name)
+		}
+		port := &Port{Name: ps.Name, Index: i, Direction: ps.Direction, Element: ps.Element, Memory: ps.Memory}
+		if ps.Direction != In && ps.Direction != Out {
+			v.d.Report(pp.Key("direction"), CodeDirection, "port %s has no direction: want in or out", ps.Name)
+		}
+		if tile, ok := v.tile(pp.Key("tile"), ps.Tile); ok {
+			port.Tile = tile
+		}
+		if !ps.Element.Valid() {
+			v.d.Report(pp.Key("element"), jsonv.Invalid, "port %s has no valid element type", ps.Name)
+		}
+		switch ps.Memory {
+		case 0:
+			if ps.Direction == In {
+				regIn++
+			} else {
+				regOut++
+			}
+		case storage.Global, storage.Shared:
+			if ps.Direction == In {
+				memIn++
+			} else {
+				memOut++
+			}
+		default:
+			v.d.Report(pp.Key("memory"), jsonv.Invalid, "a memory port lives in global or shared memory, not %s", ps.Memory)
+		}
+		t.Ports = append(t.Ports, port)
+	}
+	switch ts.Kind {
+	case ComputeTask:
+		if memIn+memOut > 0 {
+			v.d.Report(p.Key("kind"), CodeBinding, "compute task %s has memory ports: make it a load or a store", name)
+		}
+	case LoadTask:
+		if memIn == 0 || memOut > 0 || regIn > 0 {
+			v.d.Report(p.Key("kind"), CodeBinding, "load %s must read memory input ports into register outputs (has %d memory inputs, %d memory outputs, %d register inputs)", name, memIn, memOut, regIn)
+		}
+	case StoreTask:
+		if memOut == 0 || memIn > 0 || regOut > 0 {
+			v.d.Report(p.Key("kind"), CodeBinding, "store %s must write register inputs to memory output ports (has %d memory outputs, %d memory inputs, %d register outputs)", name, memOut, memIn, regOut)
+		}
+	}
+	if len(ts.Alternatives) == 0 {
+		v.d.Report(p.Key("alternatives"), jsonv.Missing, "task %s has no alternatives", name)
+	}
+	for i, as := range ts.Alternatives {
+		a := v.alternative(p.Key("alternatives").Index(i), t, i, as)
+		if prev := t.Alternative(a.ID); prev != nil && a.ID != "" {
+			v.d.Report(p.Key("alternatives").Index(i).Key("id"), jsonv.Duplicate, "alternative id %q is also alternatives[%d]", a.ID, prev.Index)
+		}
+		t.Alternatives = append(t.Alternatives, a)
+	}
+	v.g.tasks = append(v.g.tasks, t)
+	v.g.taskByName[name] = t
+}
+
+func (v *validator) expr(p jsonv.Path, text string) Expr {
+	if text == "" {
+		return Expr{}
+	}
+	e, err := ParseExpr(text)
+	if err != nil {
+		code := CodeMultiplicity
+		if ee, ok := err.(*ExprError); ok {
+			switch ee.Kind {
+			case ExprLimit:
+				code = jsonv.Limit
+			case ExprOverflow:
+				code = CodeOverflow
+			}
+		}
+		v.d.Wrap(p, code, err)
+		return Expr{}
+	}
+	return e
+}
+
+func (v *validator) alternative(p jsonv.Path, t *Task, index int, as AlternativeSpec) *Alternative {
+	a := &Alternative{Task: t, Index: index, ID: as.ID, Implementation: as.Implementation,
+		Resources: as.Resources, Cost: as.Cost, Bindings: make([]Binding, len(t.Ports))}
+	if as.ID == "" {
+		v.d.Report(p.Key("id"), jsonv.Missing, "alternative %d of %s has no id", index, t.Name)
+	} else {
+		v.checkName(p.Key("id"), as.ID)
+	}
+	a.Multiplicity = v.expr(p.Key("multiplicity"), as.Multiplicity)
+	bound := make([]bool, len(t.Ports))
+	for _, bs := range as.Ports {
+		bp := p.Key("ports").Key(bs.Port)
+		port := t.Port(bs.Port)
+		if port == nil {
+			v.d.Report(bp, jsonv.Unknown, "task %s has no port %q", t.Name, bs.Port)
+			continue
+		}
+		if bound[port.Index] {
+			v.d.Report(bp, jsonv.Duplicate, "port %s realized twice", bs.Port)
+			continue
+		}
+		bound[port.Index] = true
+		a.Bindings[port.Index] = v.binding(bp, port, bs, a.Multiplicity)
+	}
+	for i, port := range t.Ports {
+		if !bound[i] {
+			a.Bindings[i] = Binding{Port: port, Multiplicity: a.Multiplicity}
+			v.d.Report(p.Key("ports"), jsonv.Missing, "alternative %s does not realize port %s", as.ID, port.Name)
+		}
+	}
+	r := as.Resources
+	for _, f := range []struct {
+		name string
+		val  int64
+	}{{"registers_per_thread", r.RegistersPerThread}, {"shared_memory_bytes", r.SharedMemoryBytes},
+		{"threads_per_block", r.ThreadsPerBlock}, {"cluster_size", r.ClusterSize}} {
+		if f.val < 0 {
+			v.d.Report(p.Key("resources").Key(f.name), jsonv.Range, "%s must not be negative, have %d", f.name, f.val)
+		}
+	}
+	a.Requires = slices.Clone(as.Requires)
+	for i, f := range as.Requires {
+		if !slices.Contains(Features, f) {
+			v.d.Report(p.Key("requires").Index(i), jsonv.Unknown, "unknown feature %q (want one of %s)", f, strings.Join(Features, ", "))
+		}
+	}
+	slices.Sort(a.Requires)
+	a.Requires = slices.Compact(a.Requires)
+	if r.ClusterSize > 1 && !slices.Contains(a.Requires, "clusters") {
+		a.Requires = append(a.Requires, "clusters")
+		slices.Sort(a.Requires)
+	}
+	v.cost(p.Key("cost"), as.Cost)
+	v.runnable(p, a)
+	return a
+}
+
+func (v *validator) cost(p jsonv.Path, c CostSpec) {
+	switch c.Kind {
+	case DeclaredCost:
+		if math.IsNaN(c.NS) || math.IsInf(c.NS, 0) || c.NS < 0 {
+			v.d.Report(p.Key("ns"), jsonv.Range, "cost must be a finite non-negative number of ns, have %v", c.NS)
+		}
+	case WorkCost:
+		if c.Work.Flops < 0 {
+			v.d.Report(p.Key("work").Key("flops"), jsonv.Range, "flops must not be negative, have %d", c.Work.Flops)
+		}
+		if c.Work.Bytes < 0 {
+			v.d.Report(p.Key("work").Key("bytes"), jsonv.Range, "bytes must not be negative, have %d", c.Work.Bytes)
+		}
+		if !slices.Contains(InstructionKinds, c.Work.Instruction) {
+			v.d.Report(p.Key("work").Key("instruction"), jsonv.Unknown, "unknown instruction kind %q (want one of %s)", c.Work.Instruction, strings.Join(InstructionKinds, ", "))
+		}
+	default:
+		v.d.Report(p, jsonv.Missing, "no execution cost: give ns or work")
+	}
+}
+
+// runnable reports an alternative that no target can run: neither a built-in
+// target nor the graph's custom one.
+func (v *validator) runnable(p jsonv.Path, a *Alternative) {
+	targets := slices.Clone(builtinTargets)
+	if v.g.target.Custom {
+		targets = append(targets, v.g.target)
+	}
+	var why []string
+	for _, t := range targets {
+		ok, reason := t.CanRun(a)
+		if ok {
+			return
+		}
+		why = append(why, reason)
+	}
+	v.d.Report(p, CodeUnrunnable, "no target can run alternative %s: %s", a.ID, strings.Join(why, "; "))
+}
+
+func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Expr) Binding {
+	b := Binding{Port: port, Multiplicity: altMult, Loop: bs.Loop}
+	if bs.Loop != "" {
+		v.checkName(p.Key("loop"), bs.Loop)
+	}
+	if bs.Multiplicity != "" {
+		b.Multiplicity = v.expr(p.Key("multiplicity"), bs.Multiplicity)
+	}
+	n := 0
+	for _, set := range []bool{bs.Distribution != "", bs.InlineDistribution != nil, bs.Layout != "", bs.InlineLayout != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		v.d.Report(p, CodeBinding, "port %s needs exactly one of a distribution or a layout, has %d", port.Name, n)
+		return b
+	}
+	switch {
+	case bs.Distribution != "":
+		b.Name = bs.Distribution
+		if d, ok := v.spec.Distributions[bs.Distribution]; ok {
+			b.Distribution = d
+		} else if d, err := distribution.Builtin(bs.Distribution); err == nil {
+			b.Distribution = d
+		} else {
+			v.d.Report(p.Key("distribution"), jsonv.Unknown, "unknown distribution %q: neither defined in distributions nor a built-in atom", bs.Distribution)
+			return b
+		}
+	case bs.InlineDistribution != nil:
+		b.Distribution = bs.InlineDistribution
+	case bs.Layout != "":
+		b.Name = bs.Layout
+		l, ok := v.layout[bs.Layout]
+		if !ok {
+			if _, defined := v.spec.Layouts[bs.Layout]; !defined {
+				v.d.Report(p.Key("layout"), jsonv.Unknown, "unknown layout %q", bs.Layout)
+			}
+			return b
+		}
+		b.Layout = l
+	default:
+		l, ok := v.parseLayout(p.Key("layout"), bs.InlineLayout)
+		if !ok {
+			return b
+		}
+		b.Layout = l
+	}
+	var got []axis
+	what := "distribution"
+	if b.Distribution != nil {
+		if port.IsMemory() {
+			v.d.Report(p, CodeBinding, "memory port %s needs a %s layout, not a distribution", port.Name, port.Memory)
+		}
+		got = distAxes(b.Distribution)
+	} else {
+		what = "layout"
+		if port.IsMemory() && b.Layout.Memory() != port.Memory {
+			v.d.Report(p, CodeBinding, "memory port %s is in %s memory, the layout in %s", port.Name, port.Memory, b.Layout.Memory())
+		}
+		if !port.IsMemory() && b.Layout.Memory() == storage.Register {
+			v.d.Report(p, CodeBinding, "register port %s takes a distribution, or a global or shared layout; a register layout says nothing of who owns what", port.Name)
+		}
+		if b.Layout.Element() != port.Element && port.Element.Valid() {
+			v.d.Report(p, CodeElementMismatch, "layout element %s does not match port element %s", b.Layout.Element(), port.Element)
+		}
+		got = spaceAxes(b.Layout.Tile())
+	}
+	if want := spaceAxes(port.Tile); len(want) > 0 && !sameAxes(got, want) {
+		v.d.Report(p, CodeTileMismatch, "%s tile %s does not match port tile %s", what, axesText(got), axesText(want))
+	}
+	return b
+}
