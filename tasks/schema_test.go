@@ -1,0 +1,151 @@
+package tasks
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/cklplan/cklplan/storage"
+)
+
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func validateSchema(s *jsonschema.Schema, data []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	return s.Validate(inst)
+}
+
+// exampleFiles lists the example graphs of the repository.
+func exampleFiles(t testing.TB) []string {
+	files, err := filepath.Glob("../examples/graphs/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example graphs: %v", err)
+	}
+	return files
+}
+
+// TestSchemaExamples checks every example graph against the JSON Schema and
+// loads it; and the Marshal form of each against the schema too.
+func TestSchemaExamples(t *testing.T) {
+	s := compileSchema(t)
+	for _, f := range exampleFiles(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validateSchema(s, data); err != nil {
+				t.Fatalf("schema: %v", err)
+			}
+			g, err := Load(data)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			if w := g.Warnings(); len(w) > 0 {
+				t.Errorf("warnings: %v", w)
+			}
+			out, err := Marshal(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validateSchema(s, out); err != nil {
+				t.Fatalf("schema of the marshalled graph: %v", err)
+			}
+		})
+	}
+}
+
+// TestSchemaRejects checks that shape errors the loader reports are errors of
+// the schema too: the two describe one format.
+func TestSchemaRejects(t *testing.T) {
+	s := compileSchema(t)
+	base, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, from, to string }{
+		{"unknown top-level field", `"version": 1,`, `"version": 1, "colour": "red",`},
+		{"version 2", `"version": 1,`, `"version": 2,`},
+		{"unknown target", `"target": "h200"`, `"target": "h100"`},
+		{"direction", `"direction": "in"`, `"direction": "inout"`},
+		{"element", `"element": "u4"`, `"element": "u3"`},
+		{"negative size", `"N": 16`, `"N": -16`},
+		{"unknown feature", `"requires": ["cp_async", "ldmatrix"]`, `"requires": ["cp_async", "ldmatrixx"]`},
+		{"both costs", `"cost": {"ns": 1.0}`, `"cost": {"ns": 1.0, "work": {"instruction": "alu"}}`},
+		{"endpoint without port", `"from": "load_w.w"`, `"from": "load_w"`},
+		{"kernel", `{"from": "load_x.x", "to": "mma.rhs"}`, `{"from": "load_x.x", "to": "mma.rhs", "kernel": "maybe"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := bytes.Replace(base, []byte(tc.from), []byte(tc.to), 1)
+			if bytes.Equal(data, base) {
+				t.Fatalf("%q not found in the example", tc.from)
+			}
+			if err := validateSchema(s, data); err == nil {
+				t.Errorf("the schema accepts it")
+			}
+			if _, err := Load(data); err == nil {
+				t.Errorf("Load accepts it")
+			}
+		})
+	}
+}
+
+// TestSchemaEnums checks that the schema's closed lists are the package's.
+func TestSchemaEnums(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := doc.(map[string]any)["$defs"].(map[string]any)
+	enum := func(v any) []string {
+		var out []string
+		for _, e := range v.(map[string]any)["enum"].([]any) {
+			out = append(out, e.(string))
+		}
+		return out
+	}
+	if got := enum(defs["feature"]); !slices.Equal(got, Features) {
+		t.Errorf("schema features %v, package %v", got, Features)
+	}
+	work := defs["alternative"].(map[string]any)["properties"].(map[string]any)["cost"].(map[string]any)["oneOf"].([]any)[1]
+	instr := work.(map[string]any)["properties"].(map[string]any)["work"].(map[string]any)["properties"].(map[string]any)["instruction"]
+	if got := enum(instr); !slices.Equal(got, InstructionKinds) {
+		t.Errorf("schema instruction kinds %v, package %v", got, InstructionKinds)
+	}
+	var elems []string
+	for _, e := range storage.ElementTypes() {
+		elems = append(elems, e.String())
+	}
+	port := defs["port"].(map[string]any)["properties"].(map[string]any)
+	if got := enum(port["element"]); !slices.Equal(got, elems) {
+		t.Errorf("schema element types %v, package %v", got, elems)
+	}
+	target := doc.(map[string]any)["properties"].(map[string]any)["target"].(map[string]any)["oneOf"].([]any)[0]
+	got := enum(target)
+	slices.Sort(got)
+	if !slices.Equal(got, TargetNames()) {
+		t.Errorf("schema targets %v, package %v", got, TargetNames())
+	}
+}
