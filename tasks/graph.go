@@ -338,3 +338,37 @@ func (g *Graph) Warnings() jsonv.Problems { return slices.Clone(g.warnings) }
 // Spec returns the declaration the graph was built from. It shares the
 // distributions (immutable) with the graph.
 func (g *Graph) Spec() Spec { return g.spec }
+
+// A Summary counts what a graph holds.
+type Summary struct {
+	Tasks, Alternatives     int
+	Invocations, Candidates int // candidates summed over invocations
+	Edges, Renamed          int
+	MustCross               int // edges that must cross a kernel boundary
+	Groups, Components      int
+	Sizes                   map[string]int64
+	Measured                int // measured alternatives and conversions
+	Warnings                int
+}
+
+// Summary counts the graph's parts.
+func (g *Graph) Summary() Summary {
+	s := Summary{Tasks: len(g.tasks), Invocations: len(g.invocations), Edges: len(g.edges),
+		Groups: len(g.groups), Components: len(g.components), Sizes: g.Sizes(),
+		Measured: len(g.measured.Alternatives) + len(g.measured.Conversions), Warnings: len(g.warnings)}
+	for _, t := range g.tasks {
+		s.Alternatives += len(t.Alternatives)
+	}
+	for _, v := range g.invocations {
+		s.Candidates += len(v.Candidates)
+	}
+	for _, e := range g.edges {
+		if e.Renamed() {
+			s.Renamed++
+		}
+		if e.Kernel == MustCrossKernel {
+			s.MustCross++
+		}
+	}
+	return s
+}

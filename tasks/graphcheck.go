@@ -188,7 +188,9 @@ func (v *validator) edges() {
 		return
 	}
 	fed := map[Endpoint]int{}
+	named := map[string]bool{} // endpoints some edge names, valid or not
 	for i, es := range s.Edges {
+		named[es.From], named[es.To] = true, true
 		p := root.Key("edges").Index(i)
 		from, okFrom := v.endpoint(p.Key("from"), es.From)
 		to, okTo := v.endpoint(p.Key("to"), es.To)
@@ -238,8 +240,8 @@ func (v *validator) edges() {
 		}
 		p := root.Key("invocations").Index(inv.Index)
 		for _, port := range inv.Task.Ports {
-			if port.IsMemory() {
-				continue // the graph's inputs and outputs in memory
+			if port.IsMemory() || named[inv.ID+"."+port.Name] {
+				continue // the graph's inputs and outputs in memory; ports of edges with problems
 			}
 			if port.Direction == Out && !slices.ContainsFunc(inv.Out, func(e *Edge) bool { return e.From.Port == port }) {
 				v.d.Warn(p, CodeUnconsumed, "output %s.%s is consumed by no edge", inv.ID, port.Name)
