@@ -15,22 +15,22 @@ import (
 	"github.com/cklplan/cklplan/storage"
 )
 
-// Limits on the input file.
-const (
-	MaxFileBytes = 256 << 20
-	MaxJSONDepth = 64
-)
+// MaxJSONDepth is how deeply a task-graph file may nest.
+const MaxJSONDepth = 64
 
 // Load reads a task graph in the JSON format (docs/format.md) and validates
 // it. The error, if any, is a jsonv.Problems listing every problem, sorted by
 // JSON path, each with a code; warnings alone are not an error (see
 // Graph.Warnings).
-func Load(data []byte) (*Graph, error) {
-	spec, problems := Decode(data)
+func Load(data []byte) (*Graph, error) { return Limits{}.Load(data) }
+
+// Load is the package's Load under the limits l.
+func (l Limits) Load(data []byte) (*Graph, error) {
+	spec, problems := l.Decode(data)
 	if spec == nil {
 		return nil, problems
 	}
-	g, err := New(*spec)
+	g, err := l.New(*spec)
 	if len(problems) == 0 {
 		return g, err
 	}
@@ -80,8 +80,15 @@ func sortProblems(ps jsonv.Problems) {
 // means (New does). It returns every decoding problem (syntax, types, unknown
 // fields, invalid distributions); the Spec is nil only when the input is not
 // JSON at all.
-func Decode(data []byte) (*Spec, jsonv.Problems) {
-	v, err := jsonv.Parse(data, jsonv.Limits{MaxBytes: MaxFileBytes, MaxDepth: MaxJSONDepth})
+func Decode(data []byte) (*Spec, jsonv.Problems) { return Limits{}.Decode(data) }
+
+// Decode is the package's Decode under the limits l.
+func (l Limits) Decode(data []byte) (*Spec, jsonv.Problems) {
+	l = l.withDefaults()
+	if int64(len(data)) > l.FileBytes {
+		return nil, jsonv.Problems{{Code: jsonv.Limit, Msg: fmt.Sprintf("the file has %d bytes, more than the limit of %d", len(data), l.FileBytes)}}
+	}
+	v, err := jsonv.Parse(data, jsonv.Limits{MaxBytes: l.FileBytes, MaxDepth: MaxJSONDepth})
 	if err != nil {
 		if ps, ok := err.(jsonv.Problems); ok {
 			return nil, ps
@@ -136,9 +143,9 @@ func (dc *decoder) graph(v *jsonv.Value) *Spec {
 			s.Distributions = map[string]*distribution.Distribution{}
 			for _, m := range dv.Members() {
 				_, p := do.Field(m.Key)
-				if d := dc.distribution(m.Value, p); d != nil {
-					s.Distributions[m.Key] = d
-				}
+				// A distribution that failed to decode stays, as nil, so
+				// that its uses are not reported as unknown names.
+				s.Distributions[m.Key] = dc.distribution(m.Value, p)
 			}
 		}
 	}

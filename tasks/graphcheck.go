@@ -20,8 +20,8 @@ import (
 func (v *validator) invocations() {
 	s := v.spec
 	g := v.g
-	if len(s.Invocations) > MaxInvocations {
-		v.d.Report(root.Key("invocations"), jsonv.Limit, "%d invocations, more than the limit of %d", len(s.Invocations), MaxInvocations)
+	if len(s.Invocations) > v.lim.Invocations {
+		v.d.Report(root.Key("invocations"), jsonv.Limit, "%d invocations, more than the limit of %d", len(s.Invocations), v.lim.Invocations)
 		return
 	}
 	// Names every invocation can see, to report a name unknown to all once.
@@ -183,8 +183,8 @@ func (v *validator) endpoint(p jsonv.Path, ref string) (Endpoint, bool) {
 func (v *validator) edges() {
 	s := v.spec
 	g := v.g
-	if len(s.Edges) > MaxEdges {
-		v.d.Report(root.Key("edges"), jsonv.Limit, "%d edges, more than the limit of %d", len(s.Edges), MaxEdges)
+	if len(s.Edges) > v.lim.Edges {
+		v.d.Report(root.Key("edges"), jsonv.Limit, "%d edges, more than the limit of %d", len(s.Edges), v.lim.Edges)
 		return
 	}
 	fed := map[Endpoint]int{}

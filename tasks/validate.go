@@ -34,21 +34,46 @@ const (
 	CodeKernel          jsonv.Code = "kernel"               // a fused group crossed by a must_cross edge
 )
 
-// Limits on a graph, so that hostile input fails with a clear message rather
-// than exhausting memory.
+// The default limits on a graph, so that hostile input fails with a clear
+// message rather than exhausting memory; MaxSize is the largest named size.
 const (
+	MaxFileBytes   = 256 << 20
 	MaxInvocations = 1 << 20
 	MaxEdges       = 1 << 22
 	MaxSize        = indexspace.MaxSize
 )
+
+// Limits bound what Load and New accept; a zero field takes the default
+// (MaxFileBytes, MaxInvocations, MaxEdges).
+type Limits struct {
+	FileBytes   int64
+	Invocations int
+	Edges       int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.FileBytes <= 0 {
+		l.FileBytes = MaxFileBytes
+	}
+	if l.Invocations <= 0 {
+		l.Invocations = MaxInvocations
+	}
+	if l.Edges <= 0 {
+		l.Edges = MaxEdges
+	}
+	return l
+}
 
 var root = jsonv.Path{}
 
 // New validates spec and returns the graph. The error, if any, is a
 // jsonv.Problems listing every problem found, sorted by JSON path; warnings
 // alone are not an error and are kept in Graph.Warnings.
-func New(spec Spec) (*Graph, error) {
-	v := &validator{d: &jsonv.Decoder{}, spec: spec}
+func New(spec Spec) (*Graph, error) { return Limits{}.New(spec) }
+
+// New is the package's New under the limits l.
+func (l Limits) New(spec Spec) (*Graph, error) {
+	v := &validator{d: &jsonv.Decoder{}, spec: spec, lim: l.withDefaults()}
 	g := v.graph()
 	if err := v.d.Err(); err != nil {
 		return nil, err
@@ -58,6 +83,7 @@ func New(spec Spec) (*Graph, error) {
 }
 
 type validator struct {
+	lim    Limits
 	d      *jsonv.Decoder
 	spec   Spec
 	g      *Graph
@@ -543,6 +569,9 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 	case bs.Distribution != "":
 		b.Name = bs.Distribution
 		if d, ok := v.spec.Distributions[bs.Distribution]; ok {
+			if d == nil {
+				return b // reported at its definition
+			}
 			b.Distribution = d
 		} else if d, err := distribution.Builtin(bs.Distribution); err == nil {
 			b.Distribution = d
@@ -593,4 +622,12 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 		v.d.Report(p, CodeTileMismatch, "%s tile %s does not match port tile %s", what, axesText(got), axesText(want))
 	}
 	return b
+}
+
+// Codes lists the package's own problem codes (beside jsonv's), in the order
+// of their declaration.
+func Codes() []jsonv.Code {
+	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
+		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
+		CodeOverflow, CodePin, CodeKernel}
 }

@@ -1,0 +1,363 @@
+package tasks
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/internal/jsonv"
+)
+
+// small is a valid graph: load → scale → mma ← load, mma → store, with a
+// fused group. Each error-code case below breaks it in one place.
+const small = `{
+  "version": 1,
+  "name": "small",
+  "target": "h200",
+  "sizes": {"M": 256, "K": 256, "N": 64},
+  "spaces": {"a": "(m:16, k:16)", "b": "(k:16, n:8)", "c": "(m:16, n:8)"},
+  "layouts": {
+    "a_global": "global f16 elements align 16: logical(m:16, k:16) -> physical(addr:4096) = (m * 256 + k)",
+    "b_global": "global f16 elements align 16: logical(k:16, n:8) -> physical(addr:1024) = (k * 64 + n)",
+    "c_global": "global f32 elements align 16: logical(m:16, n:8) -> physical(addr:1024) = (m * 64 + n)"
+  },
+  "distributions": {
+    "rows": {"name": "rows", "blocked": {"axes": ["m", "k"], "shape": [16, 16],
+      "size_per_thread": [1, 8], "threads_per_warp": [16, 2], "warps_per_cta": [1, 1], "order": [1, 0]}}
+  },
+  "tasks": {
+    "load_a": {"kind": "load",
+      "ports": {"src": {"direction": "in", "tile": "a", "element": "f16", "memory": "global"},
+                "a": {"direction": "out", "tile": "a", "element": "f16"}},
+      "alternatives": [{"id": "ld", "ports": {"src": {"layout": "a_global"}, "a": "rows"},
+                        "cost": {"ns": 1}, "multiplicity": "M/16 * K/16"}]},
+    "load_b": {"kind": "load",
+      "ports": {"src": {"direction": "in", "tile": "b", "element": "f16", "memory": "global"},
+                "b": {"direction": "out", "tile": "b", "element": "f16"}},
+      "alternatives": [{"id": "ld", "ports": {"src": {"layout": "b_global"}, "b": "mma.m16n8k16.b.f16"},
+                        "cost": {"ns": 1}, "multiplicity": "K/16 * N/8"}]},
+    "scale": {
+      "ports": {"x": {"direction": "in", "tile": "a", "element": "f16"},
+                "y": {"direction": "out", "tile": "a", "element": "f16"}},
+      "alternatives": [
+        {"id": "rows", "ports": {"x": "rows", "y": "rows"}, "cost": {"ns": 1}, "multiplicity": "M/16 * K/16"},
+        {"id": "frag", "ports": {"x": "rows", "y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 2}, "multiplicity": "M/16 * K/16"}]},
+    "mma": {
+      "ports": {"lhs": {"direction": "in", "tile": "a", "element": "f16"},
+                "rhs": {"direction": "in", "tile": "b", "element": "f16"},
+                "out": {"direction": "out", "tile": "c", "element": "f32"}},
+      "alternatives": [
+        {"id": "sync", "ports": {"lhs": "mma.m16n8k16.a.f16", "rhs": "mma.m16n8k16.b.f16",
+                                 "out": {"distribution": "mma.m16n8k16.c.f32", "multiplicity": "M/16 * N/8"}},
+         "resources": {"registers_per_thread": 64, "shared_memory_bytes": 1024, "threads_per_block": 32},
+         "cost": {"work": {"flops": 4096, "instruction": "mma"}}, "multiplicity": "M/16 * N/8 * K/16"}]},
+    "store": {"kind": "store",
+      "ports": {"c": {"direction": "in", "tile": "c", "element": "f32"},
+                "dst": {"direction": "out", "tile": "c", "element": "f32", "memory": "global"}},
+      "alternatives": [{"id": "st", "ports": {"c": "mma.m16n8k16.c.f32", "dst": {"layout": "c_global"}},
+                        "cost": {"ns": 1}, "multiplicity": "M/16 * N/8"}]}
+  },
+  "invocations": [
+    {"id": "load_a", "task": "load_a"},
+    {"id": "scale", "task": "scale"},
+    {"id": "load_b", "task": "load_b"},
+    {"id": "mma", "task": "mma"},
+    {"id": "store", "task": "store"}
+  ],
+  "edges": [
+    {"from": "load_a.a", "to": "scale.x"},
+    {"from": "scale.y", "to": "mma.lhs"},
+    {"from": "load_b.b", "to": "mma.rhs"},
+    {"from": "mma.out", "to": "store.c"}
+  ],
+  "groups": [{"id": "kernel", "invocations": ["scale", "mma"], "shared_memory_bytes": 49152}],
+  "measured": {"conversions": [{"source": "rows", "target": "mma.m16n8k16.a.f16", "ns": 3}]}
+}`
+
+// edit decodes small into generic values, lets change modify them, and
+// encodes the result.
+func edit(t *testing.T, change func(g map[string]any)) []byte {
+	t.Helper()
+	var g map[string]any
+	if err := json.Unmarshal([]byte(small), &g); err != nil {
+		t.Fatal(err)
+	}
+	change(g)
+	data, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// at walks a generic value along keys and indexes ("tasks", "mma", 0, …).
+func at(v any, steps ...any) any {
+	for _, s := range steps {
+		switch s := s.(type) {
+		case string:
+			v = v.(map[string]any)[s]
+		case int:
+			v = v.([]any)[s]
+		}
+	}
+	return v
+}
+
+func obj(v any, steps ...any) map[string]any { return at(v, steps...).(map[string]any) }
+
+func TestSmallIsValid(t *testing.T) {
+	g, err := Load([]byte(small))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := g.Warnings(); len(w) > 0 {
+		t.Fatalf("warnings: %v", w)
+	}
+}
+
+// problemsOf returns the problems of an error from Load, New or Decode.
+func problemsOf(t *testing.T, err error) jsonv.Problems {
+	t.Helper()
+	var ps jsonv.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("error %v (%T) is not a jsonv.Problems", err, err)
+	}
+	return ps
+}
+
+func describeProblems(ps jsonv.Problems) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "\n  %s [%s] warning=%v", p.Error(), p.Code, p.Warning)
+	}
+	return b.String()
+}
+
+type codeCase struct {
+	name    string
+	data    func(t *testing.T) []byte
+	limits  Limits
+	path    string
+	code    jsonv.Code
+	msg     string // a part of the message
+	warning bool
+}
+
+func raw(s string) func(*testing.T) []byte { return func(*testing.T) []byte { return []byte(s) } }
+
+func mutate(change func(g map[string]any)) func(*testing.T) []byte {
+	return func(t *testing.T) []byte { return edit(t, change) }
+}
+
+// codeCases holds one case per problem code (and more for codes with several
+// causes); TestEveryCodeTested checks that no code is left out.
+var codeCases = []codeCase{
+	{name: "syntax", data: raw(`{"version": 1,`), path: "$", code: jsonv.Syntax},
+	{name: "type", data: mutate(func(g map[string]any) { g["version"] = "1" }),
+		path: "$.version", code: jsonv.Type, msg: `the string "1"`},
+	{name: "unknown field", data: mutate(func(g map[string]any) { obj(g, "edges", 0)["colour"] = "red" }),
+		path: "$.edges[0].colour", code: jsonv.UnknownField},
+	{name: "duplicate key", data: raw(strings.Replace(small, `"version": 1,`, `"version": 1, "version": 1,`, 1)),
+		path: "$.version", code: jsonv.DuplicateKey},
+	{name: "missing task", data: mutate(func(g map[string]any) { delete(obj(g, "invocations", 0), "task") }),
+		path: "$.invocations[0].task", code: jsonv.Missing},
+	{name: "unrealized port", data: mutate(func(g map[string]any) { delete(obj(g, "tasks", "scale", "alternatives", 0, "ports"), "y") }),
+		path: "$.tasks.scale.alternatives[0].ports", code: jsonv.Missing, msg: "does not realize port y"},
+	{name: "zero size", data: mutate(func(g map[string]any) { obj(g, "sizes")["N"] = 0 }),
+		path: "$.sizes.N", code: jsonv.Range, msg: "must be positive"},
+	{name: "direction word", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "x")["direction"] = "inout" }),
+		path: "$.tasks.scale.ports.x.direction", code: jsonv.Invalid},
+	{name: "bad space", data: mutate(func(g map[string]any) { obj(g, "spaces")["a"] = "(m:16, k:" }),
+		path: "$.spaces.a", code: jsonv.Invalid, msg: "invalid space"},
+	{name: "bad layout", data: mutate(func(g map[string]any) { obj(g, "layouts")["a_global"] = "global f16 elements: nonsense" }),
+		path: "$.layouts.a_global", code: jsonv.Invalid, msg: "invalid storage layout"},
+	{name: "version 2", data: mutate(func(g map[string]any) { g["version"] = 2 }),
+		path: "$.version", code: jsonv.Invalid, msg: "unsupported version 2"},
+	{name: "expression depth", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "scale", "alternatives", 0)["multiplicity"] = strings.Repeat("(", 40) + "M" + strings.Repeat(")", 40)
+	}), path: "$.tasks.scale.alternatives[0].multiplicity", code: jsonv.Limit, msg: "nested deeper than 32"},
+	{name: "file size", data: raw(small), limits: Limits{FileBytes: 100}, path: "$", code: jsonv.Limit, msg: "more than the limit of 100"},
+	{name: "invocation count", data: raw(small), limits: Limits{Invocations: 4}, path: "$.invocations", code: jsonv.Limit,
+		msg: "5 invocations, more than the limit of 4"},
+	{name: "edge count", data: raw(small), limits: Limits{Edges: 3}, path: "$.edges", code: jsonv.Limit},
+	{name: "unknown task", data: mutate(func(g map[string]any) { obj(g, "invocations", 3)["task"] = "mma2" }),
+		path: "$.invocations[3].task", code: jsonv.Unknown, msg: `unknown task "mma2"`},
+	{name: "unknown space", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "x")["tile"] = "aa" }),
+		path: "$.tasks.scale.ports.x.tile", code: jsonv.Unknown, msg: `unknown space "aa"`},
+	{name: "unknown distribution", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "alternatives", 0, "ports")["y"] = "rowz" }),
+		path: "$.tasks.scale.alternatives[0].ports.y.distribution", code: jsonv.Unknown},
+	{name: "unknown feature", data: mutate(func(g map[string]any) { obj(g, "tasks", "mma", "alternatives", 0)["requires"] = []any{"tensor_cores"} }),
+		path: "$.tasks.mma.alternatives[0].requires[0]", code: jsonv.Unknown},
+	{name: "unknown pin", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["pin"] = []any{"fragg"} }),
+		path: "$.invocations[1].pin[0]", code: jsonv.Unknown},
+	{name: "unknown port on edge", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["to"] = "mma.lhz" }),
+		path: "$.edges[1].to", code: jsonv.Unknown},
+	{name: "unknown measured", data: mutate(func(g map[string]any) { obj(g, "measured", "conversions", 0)["source"] = "colz" }),
+		path: "$.measured.conversions[0].source", code: jsonv.Unknown},
+	{name: "unknown target", data: mutate(func(g map[string]any) { g["target"] = "h100" }),
+		path: "$.target", code: jsonv.Unknown},
+	{name: "duplicate invocation", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["id"] = "load_a" }),
+		path: "$.invocations[1].id", code: jsonv.Duplicate, msg: "also invocations[0]"},
+	{name: "duplicate alternative", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "alternatives", 1)["id"] = "rows" }),
+		path: "$.tasks.scale.alternatives[1].id", code: jsonv.Duplicate},
+	{name: "invocation in two groups", data: mutate(func(g map[string]any) {
+		g["groups"] = append(g["groups"].([]any), map[string]any{"id": "other", "invocations": []any{"mma"}})
+	}), path: "$.groups[1].invocations[0]", code: jsonv.Duplicate, msg: "also in group kernel"},
+	{name: "edge from an input", data: mutate(func(g map[string]any) { obj(g, "edges", 0)["from"] = "scale.x"; obj(g, "edges", 0)["to"] = "mma.lhs" }),
+		path: "$.edges[0].from", code: CodeDirection},
+	{name: "port without direction", data: mutate(func(g map[string]any) { delete(obj(g, "tasks", "scale", "ports", "x"), "direction") }),
+		path: "$.tasks.scale.ports.x.direction", code: jsonv.Missing},
+	{name: "distribution tile", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "scale", "alternatives", 1, "ports")["y"] = "mma.m16n8k16.b.f16"
+	}), path: "$.tasks.scale.alternatives[1].ports.y", code: CodeTileMismatch,
+		msg: "distribution tile (k:16, n:8) does not match port tile (m:16, k:16)"},
+	{name: "edge tile", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["rename"] = map[string]any{"k": "n"} }),
+		path: "$.edges[1]", code: CodeTileMismatch, msg: "renamed to (m:16, n:16)"},
+	{name: "edge element", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "y")["element"] = "bf16" }),
+		path: "$.edges[1]", code: CodeElementMismatch, msg: "producer element bf16 does not match consumer element f16"},
+	{name: "layout element", data: mutate(func(g map[string]any) { obj(g, "tasks", "load_a", "ports", "src")["element"] = "f32" }),
+		path: "$.tasks.load_a.alternatives[0].ports.src", code: CodeElementMismatch},
+	{name: "memory port with a distribution", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "load_a", "alternatives", 0, "ports")["src"] = "rows"
+	}), path: "$.tasks.load_a.alternatives[0].ports.src", code: CodeBinding, msg: "needs a global layout"},
+	{name: "compute task with a memory port", data: mutate(func(g map[string]any) { obj(g, "tasks", "load_a")["kind"] = "compute" }),
+		path: "$.tasks.load_a.kind", code: CodeBinding},
+	{name: "cycle", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "scale", "ports")["z"] = map[string]any{"direction": "in", "tile": "c", "element": "f32"}
+		for _, a := range at(g, "tasks", "scale", "alternatives").([]any) {
+			obj(a, "ports")["z"] = "mma.m16n8k16.c.f32"
+		}
+		g["edges"] = append(g["edges"].([]any), map[string]any{"from": "mma.out", "to": "scale.z"})
+	}), path: "$.edges[1]", code: CodeCycle, msg: "cycle: scale → mma → scale"},
+	{name: "self loop", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "scale", "ports")["z"] = map[string]any{"direction": "in", "tile": "a", "element": "f16"}
+		for _, a := range at(g, "tasks", "scale", "alternatives").([]any) {
+			obj(a, "ports")["z"] = "rows"
+		}
+		g["edges"] = append(g["edges"].([]any), map[string]any{"from": "scale.y", "to": "scale.z"})
+	}), path: "$.edges[4]", code: CodeCycle, msg: "cycle: scale → scale"},
+	{name: "fed twice", data: mutate(func(g map[string]any) {
+		g["edges"] = append(g["edges"].([]any), map[string]any{"from": "load_a.a", "to": "mma.lhs"})
+	}), path: "$.edges[4].to", code: CodeFedTwice, msg: "already fed by edges[1]"},
+	{name: "unconsumed", data: mutate(func(g map[string]any) {
+		g["edges"] = at(g, "edges").([]any)[:3]
+		g["invocations"] = at(g, "invocations").([]any)[:4]
+	}), path: "$.invocations[3]", code: CodeUnconsumed, msg: "output mma.out is consumed by no edge", warning: true},
+	{name: "unfed", data: mutate(func(g map[string]any) {
+		g["edges"] = at(g, "edges").([]any)[1:]
+		g["invocations"] = at(g, "invocations").([]any)[1:]
+	}), path: "$.invocations[0]", code: CodeUnfed, msg: "input scale.x is fed by no edge", warning: true},
+	{name: "invalid distribution", data: mutate(func(g map[string]any) { obj(g, "distributions", "rows", "blocked")["threads_per_warp"] = []any{16, 3} }),
+		path: "$.distributions.rows", code: CodeDistribution},
+	{name: "unrunnable", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "mma", "alternatives", 0, "resources")["shared_memory_bytes"] = 300000
+	}), path: "$.tasks.mma.alternatives[0]", code: CodeUnrunnable, msg: "needs 300000 bytes of shared memory"},
+	{name: "unrunnable on the graph's target", data: mutate(func(g map[string]any) {
+		g["target"] = "sm80"
+		obj(g, "tasks", "mma", "alternatives", 0)["requires"] = []any{"wgmma"}
+	}), path: "$.invocations[3]", code: CodeUnrunnable, msg: "runs on target sm80", warning: true},
+	{name: "unknown size", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "alternatives", 0)["multiplicity"] = "M/16 * Q" }),
+		path: "$.tasks.scale.alternatives[0].multiplicity", code: CodeMultiplicity, msg: `unknown size "Q"`},
+	{name: "zero multiplicity", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "alternatives", 0)["multiplicity"] = "N / 128" }),
+		path: "$.invocations[1]", code: CodeMultiplicity, msg: `"N / 128" is 0`},
+	{name: "division by zero", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "alternatives", 0)["multiplicity"] = "M / (N - 64)" }),
+		path: "$.invocations[1]", code: CodeMultiplicity, msg: "divides by zero"},
+	{name: "syntax of a multiplicity", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "alternatives", 0)["multiplicity"] = "M/ * 2" }),
+		path: "$.tasks.scale.alternatives[0].multiplicity", code: CodeMultiplicity, msg: "offset 3"},
+	{name: "multiplicity overflow", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "scale", "alternatives", 0)["multiplicity"] = "M * M * M * M * M * M * M * M"
+	}), path: "$.invocations[1]", code: CodeOverflow, msg: "overflows int64"},
+	{name: "size overflow", data: mutate(func(g map[string]any) { obj(g, "sizes")["M"] = json.Number("9223372036854775807") }),
+		path: "$.sizes.M", code: CodeOverflow, msg: "exceeds the largest size"},
+	{name: "pinned and forbidden", data: mutate(func(g map[string]any) {
+		obj(g, "invocations", 1)["pin"] = []any{"rows"}
+		obj(g, "invocations", 1)["forbid"] = []any{"rows"}
+	}), path: "$.invocations[1].forbid[0]", code: CodePin},
+	{name: "everything forbidden", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["forbid"] = []any{"rows", "frag"} }),
+		path: "$.invocations[1]", code: CodePin, msg: "no alternative of scale"},
+	{name: "group crossed by must_cross", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["kernel"] = "must_cross" }),
+		path: "$.edges[1].kernel", code: CodeKernel, msg: "fused in group kernel"},
+}
+
+func TestErrorCodes(t *testing.T) {
+	for _, tc := range codeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := tc.limits.Load(tc.data(t))
+			var ps jsonv.Problems
+			if err != nil {
+				ps = problemsOf(t, err)
+			} else {
+				ps = g.Warnings()
+			}
+			found := slices.ContainsFunc(ps, func(p *jsonv.Problem) bool {
+				return p.Path.String() == tc.path && p.Code == tc.code && strings.Contains(p.Msg, tc.msg) && p.Warning == tc.warning
+			})
+			if !found {
+				t.Fatalf("want %s [%s] %q (warning %v), have:%s", tc.path, tc.code, tc.msg, tc.warning, describeProblems(ps))
+			}
+			if tc.warning != (err == nil) {
+				t.Errorf("warning case %v, but Load's error is %v", tc.warning, err)
+			}
+			if !slices.IsSortedFunc(ps, compareProblems) {
+				t.Errorf("problems not sorted:%s", describeProblems(ps))
+			}
+		})
+	}
+}
+
+func compareProblems(a, b *jsonv.Problem) int {
+	if c := a.Path.Compare(b.Path); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.Code), string(b.Code)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Msg, b.Msg)
+}
+
+// TestEveryCodeTested checks that every problem code has a case.
+func TestEveryCodeTested(t *testing.T) {
+	codes := []jsonv.Code{jsonv.Syntax, jsonv.Type, jsonv.UnknownField, jsonv.DuplicateKey, jsonv.Missing,
+		jsonv.Range, jsonv.Invalid, jsonv.Limit, jsonv.Unknown, jsonv.Duplicate}
+	codes = append(codes, Codes()...)
+	for _, c := range codes {
+		if !slices.ContainsFunc(codeCases, func(tc codeCase) bool { return tc.code == c }) {
+			t.Errorf("no test case for code %s", c)
+		}
+	}
+}
+
+// TestAllProblemsReported breaks the graph in several independent places and
+// checks that each is reported, in sorted order.
+func TestAllProblemsReported(t *testing.T) {
+	data := edit(t, func(g map[string]any) {
+		obj(g, "invocations", 3)["task"] = "mma2"
+		obj(g, "sizes")["N"] = 0
+		obj(g, "edges", 0)["colour"] = "red"
+		obj(g, "tasks", "scale", "alternatives", 1, "ports")["y"] = "mma.m16n8k16.b.f16"
+	})
+	_, err := Load(data)
+	ps := problemsOf(t, err)
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Path.String()+" "+string(p.Code))
+	}
+	want := []string{
+		"$.edges[0].colour unknown-field",
+		"$.invocations[3].task unknown",
+		"$.sizes.N range",
+		"$.tasks.scale.alternatives[1].ports.y tile-mismatch",
+	}
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("missing %s in%s", w, describeProblems(ps))
+		}
+	}
+	if !slices.IsSortedFunc(ps, compareProblems) {
+		t.Errorf("not sorted:%s", describeProblems(ps))
+	}
+}
