@@ -80,7 +80,7 @@ const small = `{
 
 // edit decodes small into generic values, lets change modify them, and
 // encodes the result.
-func edit(t *testing.T, change func(g map[string]any)) []byte {
+func edit(t testing.TB, change func(g map[string]any)) []byte {
 	t.Helper()
 	var g map[string]any
 	if err := json.Unmarshal([]byte(small), &g); err != nil {
@@ -139,7 +139,7 @@ func describeProblems(ps jsonv.Problems) string {
 
 type codeCase struct {
 	name    string
-	data    func(t *testing.T) []byte
+	data    func(t testing.TB) []byte
 	limits  Limits
 	path    string
 	code    jsonv.Code
@@ -147,10 +147,10 @@ type codeCase struct {
 	warning bool
 }
 
-func raw(s string) func(*testing.T) []byte { return func(*testing.T) []byte { return []byte(s) } }
+func raw(s string) func(testing.TB) []byte { return func(testing.TB) []byte { return []byte(s) } }
 
-func mutate(change func(g map[string]any)) func(*testing.T) []byte {
-	return func(t *testing.T) []byte { return edit(t, change) }
+func mutate(change func(g map[string]any)) func(testing.TB) []byte {
+	return func(t testing.TB) []byte { return edit(t, change) }
 }
 
 // codeCases holds one case per problem code (and more for codes with several

@@ -12,11 +12,16 @@ import (
 // An Expr is a multiplicity: an integer expression over the graph's named
 // sizes, such as "M/64 * N/64 * K/16". Its grammar is
 //
-//	expr    = product { ("+" | "-") product }
-//	product = operand { ("*" | "/" | "%") operand }
-//	operand = INT | NAME | FUNC "(" expr "," expr ")" | "(" expr ")"
-//	FUNC    = "cdiv" | "min" | "max"
+//	expr     = product { ("+" | "-") product }
+//	product  = quotient { "*" quotient }
+//	quotient = operand { ("/" | "%") operand }
+//	operand  = INT | NAME | FUNC "(" expr "," expr ")" | "(" expr ")"
+//	FUNC     = "cdiv" | "min" | "max"
 //
+// Division binds tighter than multiplication, so that a product of tile
+// counts reads as written: "M/64 * N/64" is (M/64)·(N/64), not
+// ((M/64)·N)/64; write "(M * N) / 4096" for the other reading. Operators of
+// one level associate to the left.
 // "/" is floor division, cdiv(a, b) ceiling division and "%" the remainder;
 // every value is a non-negative int64 and evaluation fails, never wraps, on
 // overflow, a negative intermediate, or a division by zero. The zero Expr is
@@ -218,10 +223,12 @@ func precedence(op byte) int {
 	switch op {
 	case '+', '-':
 		return 1
-	case '*', '/', '%':
+	case '*':
 		return 2
+	case '/', '%':
+		return 3
 	}
-	return 3
+	return 4
 }
 
 // write prints n, parenthesized when its precedence is below ctx. Operators
@@ -236,11 +243,7 @@ func (n *exprNode) write(b *strings.Builder, ctx int) {
 		b.WriteString(n.name)
 		return
 	case 'c', 'm', 'M':
-		for name, op := range exprFuncs {
-			if op == n.op {
-				b.WriteString(name)
-			}
-		}
+		b.WriteString(map[byte]string{'c': "cdiv", 'm': "min", 'M': "max"}[n.op])
 		b.WriteString("(")
 		n.l.write(b, 0)
 		b.WriteString(", ")
@@ -322,13 +325,29 @@ func (p *exprParser) expr(depth int) (*exprNode, error) {
 }
 
 func (p *exprParser) product(depth int) (*exprNode, error) {
+	l, err := p.quotient(depth)
+	if err != nil {
+		return nil, err
+	}
+	for p.peek() == '*' {
+		p.pos++
+		r, err := p.quotient(depth)
+		if err != nil {
+			return nil, err
+		}
+		l = &exprNode{op: '*', l: l, r: r}
+	}
+	return l, nil
+}
+
+func (p *exprParser) quotient(depth int) (*exprNode, error) {
 	l, err := p.operand(depth)
 	if err != nil {
 		return nil, err
 	}
 	for {
 		c := p.peek()
-		if c != '*' && c != '/' && c != '%' {
+		if c != '/' && c != '%' {
 			return l, nil
 		}
 		p.pos++
