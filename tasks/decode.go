@@ -9,7 +9,9 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/cklplan/cklplan/costmodel"
 	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
 	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/storage"
@@ -55,25 +57,30 @@ func merge(decoded, validated jsonv.Problems) jsonv.Problems {
 				covered = true
 				break
 			}
+			// A definition whose parts failed to decode is not reported
+			// again as a whole.
+			if definitionPath(ps) && (strings.HasPrefix(qs, ps+".") || strings.HasPrefix(qs, ps+"[")) {
+				covered = true
+				break
+			}
 		}
 		if !covered {
 			out = append(out, p)
 		}
 	}
-	sortProblems(out)
+	out.Sort()
 	return out
 }
 
-func sortProblems(ps jsonv.Problems) {
-	slices.SortStableFunc(ps, func(a, b *jsonv.Problem) int {
-		if c := a.Path.Compare(b.Path); c != 0 {
-			return c
+// definitionPath reports whether a path names one named definition
+// ($.layouts.w, say).
+func definitionPath(p string) bool {
+	for _, sec := range []string{"$.spaces.", "$.index_maps.", "$.layouts.", "$.distributions."} {
+		if rest, ok := strings.CutPrefix(p, sec); ok && !strings.ContainsAny(rest, ".[") {
+			return true
 		}
-		if c := strings.Compare(string(a.Code), string(b.Code)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Msg, b.Msg)
-	})
+	}
+	return false
 }
 
 // Decode reads the JSON format into a Spec without validating what the Spec
@@ -86,14 +93,14 @@ func Decode(data []byte) (*Spec, jsonv.Problems) { return Limits{}.Decode(data) 
 func (l Limits) Decode(data []byte) (*Spec, jsonv.Problems) {
 	l = l.withDefaults()
 	if int64(len(data)) > l.FileBytes {
-		return nil, jsonv.Problems{{Code: jsonv.Limit, Msg: fmt.Sprintf("the file has %d bytes, more than the limit of %d", len(data), l.FileBytes)}}
+		return nil, jsonv.Problems{{Code: jsonv.Limit, Offset: -1, Msg: fmt.Sprintf("the file has %d bytes, more than the limit of %d", len(data), l.FileBytes)}}
 	}
 	v, err := jsonv.Parse(data, jsonv.Limits{MaxBytes: l.FileBytes, MaxDepth: MaxJSONDepth})
 	if err != nil {
 		if ps, ok := err.(jsonv.Problems); ok {
 			return nil, ps
 		}
-		return nil, jsonv.Problems{{Code: jsonv.Syntax, Msg: err.Error(), Err: err}}
+		return nil, jsonv.Problems{{Code: jsonv.Syntax, Offset: -1, Msg: err.Error(), Err: err}}
 	}
 	dc := &decoder{d: &jsonv.Decoder{}}
 	spec := dc.graph(v)
@@ -107,32 +114,27 @@ type decoder struct {
 
 func (dc *decoder) graph(v *jsonv.Value) *Spec {
 	s := &Spec{}
-	o := dc.d.Object(v, root)
+	o := dc.d.Object(v, root, "version", "name", "target", "sizes", "spaces", "index_maps", "layouts", "distributions", "tasks", "invocations", "edges", "groups", "measured")
 	if o == nil {
 		return s
 	}
 	s.Version = o.Int("version", true)
 	s.Name = o.String("name", false)
-	if tv, tp := o.Field("target"); tv != nil {
+	if tv, tp := o.Require("target", "a target name ("+strings.Join(TargetNames(), ", ")+") or a custom target object"); tv != nil {
 		s.Target = dc.target(tv, tp)
-	} else {
-		dc.d.Report(tp, jsonv.Missing, "missing: want a target name (%s) or a custom target object", strings.Join(TargetNames(), ", "))
 	}
 	s.Sizes = dc.sizes(o.Field("sizes"))
-	s.Spaces = dc.texts(o, "spaces", func(raw []byte) (string, error) {
-		var sp indexspace.Space
-		if err := sp.UnmarshalJSON(raw); err != nil {
-			return "", err
-		}
-		return sp.String(), nil
+	s.Spaces = dc.texts(o, "spaces", func(v *jsonv.Value, p jsonv.Path) (string, bool) {
+		sp, ok := indexspace.DecodeJSON(dc.d, v, p)
+		return sp.String(), ok
 	})
-	s.IndexMaps = dc.texts(o, "index_maps", nil)
-	s.Layouts = dc.texts(o, "layouts", func(raw []byte) (string, error) {
-		var l storage.Layout
-		if err := l.UnmarshalJSON(raw); err != nil {
-			return "", err
-		}
-		return l.String(), nil
+	s.IndexMaps = dc.texts(o, "index_maps", func(v *jsonv.Value, p jsonv.Path) (string, bool) {
+		m, ok := indexmap.DecodeJSON(dc.d, v, p)
+		return m.String(), ok
+	})
+	s.Layouts = dc.texts(o, "layouts", func(v *jsonv.Value, p jsonv.Path) (string, bool) {
+		l, ok := storage.DecodeJSON(dc.d, v, p)
+		return l.String(), ok
 	})
 	dc.layout = map[string]bool{}
 	for k := range s.Layouts {
@@ -149,7 +151,7 @@ func (dc *decoder) graph(v *jsonv.Value) *Spec {
 			}
 		}
 	}
-	if tv, tp := o.Field("tasks"); tv != nil {
+	if tv, tp := o.Require("tasks", "an object of tasks"); tv != nil {
 		if to := dc.d.Object(tv, tp); to != nil {
 			s.Tasks = map[string]TaskSpec{}
 			for _, m := range tv.Members() {
@@ -157,13 +159,8 @@ func (dc *decoder) graph(v *jsonv.Value) *Spec {
 				s.Tasks[m.Key] = dc.task(m.Value, p)
 			}
 		}
-	} else {
-		dc.d.Report(tp, jsonv.Missing, "missing: want the tasks object")
 	}
-	iv, ip := o.Field("invocations")
-	if iv == nil {
-		dc.d.Report(ip, jsonv.Missing, "missing: want the invocations array")
-	}
+	iv, ip := o.Require("invocations", "an array of invocations")
 	for i, e := range dc.array(iv, ip) {
 		s.Invocations = append(s.Invocations, dc.invocation(e, ip.Index(i)))
 	}
@@ -187,7 +184,8 @@ func (dc *decoder) array(v *jsonv.Value, p jsonv.Path) []*jsonv.Value {
 	if v == nil {
 		return nil
 	}
-	return dc.d.Array(v, p)
+	a, _ := dc.d.Array(v, p)
+	return a
 }
 
 func (dc *decoder) int64(v *jsonv.Value, p jsonv.Path) int64 {
@@ -196,8 +194,8 @@ func (dc *decoder) int64(v *jsonv.Value, p jsonv.Path) int64 {
 }
 
 func (dc *decoder) float(v *jsonv.Value, p jsonv.Path) float64 {
-	if v.Kind != jsonv.KindNumber {
-		dc.d.Report(p, jsonv.Type, "want a number, have %s", describe(v))
+	if v.Kind != jsonv.Number {
+		dc.d.Report(p, jsonv.Type, "want a number, have %s", v.Describe())
 		return 0
 	}
 	f, err := strconv.ParseFloat(v.Num(), 64)
@@ -217,25 +215,6 @@ func (dc *decoder) strings(v *jsonv.Value, p jsonv.Path) []string {
 	return out
 }
 
-func describe(v *jsonv.Value) string {
-	switch v.Kind {
-	case jsonv.KindNull:
-		return "null"
-	case jsonv.KindBool:
-		return strconv.FormatBool(v.Bool())
-	case jsonv.KindNumber:
-		return "the number " + v.Num()
-	case jsonv.KindString:
-		if len(v.Str()) > 40 {
-			return "a string"
-		}
-		return "the string " + strconv.Quote(v.Str())
-	case jsonv.KindArray:
-		return "an array"
-	}
-	return "an object"
-}
-
 // sizes reads an object of positive integers.
 func (dc *decoder) sizes(v *jsonv.Value, p jsonv.Path) map[string]int64 {
 	if v == nil {
@@ -253,9 +232,10 @@ func (dc *decoder) sizes(v *jsonv.Value, p jsonv.Path) map[string]int64 {
 	return out
 }
 
-// texts reads an object of definitions, each a string of text or, where
-// object is not nil, an object form that object turns into text.
-func (dc *decoder) texts(o *jsonv.Object, key string, object func(raw []byte) (string, error)) map[string]string {
+// texts reads an object of definitions, each text (kept as written, checked
+// by New, so that a layout may name an index map) or an object form that
+// object decodes and writes as canonical text.
+func (dc *decoder) texts(o *jsonv.ObjectReader, key string, object func(*jsonv.Value, jsonv.Path) (string, bool)) map[string]string {
 	v, p := o.Field(key)
 	if v == nil {
 		return nil
@@ -267,20 +247,19 @@ func (dc *decoder) texts(o *jsonv.Object, key string, object func(raw []byte) (s
 	out := map[string]string{}
 	for _, m := range v.Members() {
 		_, mp := to.Field(m.Key)
-		switch {
-		case m.Value.Kind == jsonv.KindString:
+		switch m.Value.Kind {
+		case jsonv.String:
 			out[m.Key] = m.Value.Str()
-		case m.Value.Kind == jsonv.KindObject && object != nil:
-			text, err := object(encode(m.Value))
-			if err != nil {
-				dc.d.Wrap(mp, jsonv.Invalid, err)
-				continue
+		case jsonv.Object:
+			// A definition that failed stays defined, empty, so that its
+			// uses are not reported as unknown names.
+			text, ok := object(m.Value, mp)
+			if !ok {
+				text = ""
 			}
 			out[m.Key] = text
-		case object != nil:
-			dc.d.Report(mp, jsonv.Type, "want text or an object, have %s", describe(m.Value))
 		default:
-			dc.d.Report(mp, jsonv.Type, "want text, have %s", describe(m.Value))
+			dc.d.Report(mp, jsonv.Type, "want text or an object, have %s", m.Value.Describe())
 		}
 	}
 	return out
@@ -296,36 +275,38 @@ func (dc *decoder) distribution(v *jsonv.Value, p jsonv.Path) *distribution.Dist
 }
 
 func (dc *decoder) target(v *jsonv.Value, p jsonv.Path) TargetSpec {
-	if v.Kind == jsonv.KindString {
+	if v.Kind == jsonv.String {
 		return TargetSpec{Name: v.Str()}
 	}
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "name", "description", "features", "figures")
 	if o == nil {
 		return TargetSpec{}
 	}
-	t := &Target{}
 	name := o.String("name", true)
-	t.Features = dc.strings(o.Field("features"))
-	t.SharedMemoryPerBlock = int64(o.Int("shared_memory_per_block", true))
-	t.RegistersPerThread = int64(o.Int("registers_per_thread", true))
-	t.ThreadsPerBlock = int64(o.Int("threads_per_block", true))
-	t.MaxClusterSize = int64(o.Int("max_cluster_size", true))
-	if fv, fp := o.Field("figures"); fv != nil {
-		if fo := dc.d.Object(fv, fp); fo != nil {
-			t.Figures = map[string]float64{}
-			for _, m := range fv.Members() {
-				_, mp := fo.Field(m.Key)
-				t.Figures[m.Key] = dc.float(m.Value, mp)
-			}
+	fv, fp := o.Field("features")
+	features := dc.strings(fv, fp)
+	o.Field("description")
+	o.Field("figures")
+	o.End()
+	// The figures are the cost model's: its decoder reads the object
+	// without the capability list.
+	var members []jsonv.Member
+	for _, m := range v.Members() {
+		if m.Key != "features" {
+			members = append(members, m)
 		}
 	}
-	o.End()
-	return TargetSpec{Name: name, Custom: t}
+	model, err := costmodel.DecodeTarget(encodeObject(members))
+	if err != nil {
+		dc.d.Wrap(p, jsonv.Invalid, err)
+		model = nil
+	}
+	return TargetSpec{Name: name, Custom: &Target{Features: features, Model: model}}
 }
 
 func (dc *decoder) task(v *jsonv.Value, p jsonv.Path) TaskSpec {
 	var t TaskSpec
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "kind", "ports", "alternatives")
 	if o == nil {
 		return t
 	}
@@ -336,19 +317,14 @@ func (dc *decoder) task(v *jsonv.Value, p jsonv.Path) TaskSpec {
 		}
 		t.Kind = kind
 	}
-	pv, pp := o.Field("ports")
-	if pv == nil {
-		dc.d.Report(pp, jsonv.Missing, "missing: want the ports object")
-	} else if po := dc.d.Object(pv, pp); po != nil {
+	if pv, pp := o.Require("ports", "an object of ports"); pv != nil {
+		po := dc.d.Object(pv, pp)
 		for _, m := range pv.Members() {
 			_, mp := po.Field(m.Key)
 			t.Ports = append(t.Ports, dc.port(m.Key, m.Value, mp))
 		}
 	}
-	av, ap := o.Field("alternatives")
-	if av == nil {
-		dc.d.Report(ap, jsonv.Missing, "missing: want the alternatives array")
-	}
+	av, ap := o.Require("alternatives", "an array of alternatives")
 	for i, e := range dc.array(av, ap) {
 		t.Alternatives = append(t.Alternatives, dc.alternative(e, ap.Index(i)))
 	}
@@ -358,7 +334,7 @@ func (dc *decoder) task(v *jsonv.Value, p jsonv.Path) TaskSpec {
 
 func (dc *decoder) port(name string, v *jsonv.Value, p jsonv.Path) PortSpec {
 	ps := PortSpec{Name: name}
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "direction", "tile", "element", "memory")
 	if o == nil {
 		return ps
 	}
@@ -393,15 +369,15 @@ func (dc *decoder) multiplicity(v *jsonv.Value, p jsonv.Path) string {
 	if v == nil {
 		return ""
 	}
-	if v.Kind == jsonv.KindNumber {
+	if v.Kind == jsonv.Number {
 		n, ok := dc.d.Int(v, p)
 		if ok {
 			return strconv.Itoa(n)
 		}
 		return ""
 	}
-	if v.Kind != jsonv.KindString {
-		dc.d.Report(p, jsonv.Type, "want an integer or an expression over the sizes, have %s", describe(v))
+	if v.Kind != jsonv.String {
+		dc.d.Report(p, jsonv.Type, "want an integer or an expression over the sizes, have %s", v.Describe())
 		return ""
 	}
 	if v.Str() == "" {
@@ -412,22 +388,21 @@ func (dc *decoder) multiplicity(v *jsonv.Value, p jsonv.Path) string {
 
 func (dc *decoder) alternative(v *jsonv.Value, p jsonv.Path) AlternativeSpec {
 	var a AlternativeSpec
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "id", "implementation", "ports", "resources", "requires", "cost", "multiplicity")
 	if o == nil {
 		return a
 	}
 	a.ID = o.String("id", true)
 	a.Implementation = o.String("implementation", false)
-	if pv, pp := o.Field("ports"); pv == nil {
-		dc.d.Report(pp, jsonv.Missing, "missing: want the realization of every port")
-	} else if po := dc.d.Object(pv, pp); po != nil {
+	if pv, pp := o.Require("ports", "the realization of every port"); pv != nil {
+		po := dc.d.Object(pv, pp)
 		for _, m := range pv.Members() {
 			_, mp := po.Field(m.Key)
 			a.Ports = append(a.Ports, dc.binding(m.Key, m.Value, mp))
 		}
 	}
 	if rv, rp := o.Field("resources"); rv != nil {
-		if ro := dc.d.Object(rv, rp); ro != nil {
+		if ro := dc.d.Object(rv, rp, "registers_per_thread", "shared_memory_bytes", "threads_per_block", "cluster_size"); ro != nil {
 			a.Resources = Resources{
 				RegistersPerThread: int64(ro.Int("registers_per_thread", false)),
 				SharedMemoryBytes:  int64(ro.Int("shared_memory_bytes", false)),
@@ -438,9 +413,7 @@ func (dc *decoder) alternative(v *jsonv.Value, p jsonv.Path) AlternativeSpec {
 		}
 	}
 	a.Requires = dc.strings(o.Field("requires"))
-	if cv, cp := o.Field("cost"); cv == nil {
-		dc.d.Report(cp, jsonv.Missing, "missing: want {\"ns\": …} or {\"work\": …}")
-	} else {
+	if cv, cp := o.Require("cost", `{"ns": …} or {"work": …}`); cv != nil {
 		a.Cost = dc.cost(cv, cp)
 	}
 	a.Multiplicity = dc.multiplicity(o.Field("multiplicity"))
@@ -450,7 +423,7 @@ func (dc *decoder) alternative(v *jsonv.Value, p jsonv.Path) AlternativeSpec {
 
 func (dc *decoder) cost(v *jsonv.Value, p jsonv.Path) CostSpec {
 	var c CostSpec
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "ns", "work")
 	if o == nil {
 		return c
 	}
@@ -463,10 +436,10 @@ func (dc *decoder) cost(v *jsonv.Value, p jsonv.Path) CostSpec {
 		c.Kind, c.NS = DeclaredCost, dc.float(nv, np)
 	case wv != nil:
 		c.Kind = WorkCost
-		if wo := dc.d.Object(wv, wp); wo != nil {
+		if wo := dc.d.Object(wv, wp, "flops", "bytes", "instruction"); wo != nil {
 			c.Work.Flops = int64(wo.Int("flops", false))
 			c.Work.Bytes = int64(wo.Int("bytes", false))
-			c.Work.Instruction = wo.String("instruction", true)
+			c.Work.Instruction = wo.String("instruction", false)
 			wo.End()
 		}
 	default:
@@ -478,16 +451,16 @@ func (dc *decoder) cost(v *jsonv.Value, p jsonv.Path) CostSpec {
 
 func (dc *decoder) binding(port string, v *jsonv.Value, p jsonv.Path) BindingSpec {
 	b := BindingSpec{Port: port}
-	if v.Kind == jsonv.KindString {
+	if v.Kind == jsonv.String {
 		b.Distribution = v.Str()
 		return b
 	}
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "distribution", "layout", "multiplicity", "loop")
 	if o == nil {
 		return b
 	}
 	if dv, dp := o.Field("distribution"); dv != nil {
-		if dv.Kind == jsonv.KindString {
+		if dv.Kind == jsonv.String {
 			b.Distribution = dv.Str()
 		} else {
 			b.InlineDistribution = dc.distribution(dv, dp)
@@ -508,7 +481,7 @@ func (dc *decoder) binding(port string, v *jsonv.Value, p jsonv.Path) BindingSpe
 
 func (dc *decoder) invocation(v *jsonv.Value, p jsonv.Path) InvocationSpec {
 	var inv InvocationSpec
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "id", "task", "sizes", "pin", "forbid")
 	if o == nil {
 		return inv
 	}
@@ -523,7 +496,7 @@ func (dc *decoder) invocation(v *jsonv.Value, p jsonv.Path) InvocationSpec {
 
 func (dc *decoder) edge(v *jsonv.Value, p jsonv.Path) EdgeSpec {
 	var e EdgeSpec
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "from", "to", "rename", "kernel")
 	if o == nil {
 		return e
 	}
@@ -553,15 +526,12 @@ func (dc *decoder) edge(v *jsonv.Value, p jsonv.Path) EdgeSpec {
 
 func (dc *decoder) group(v *jsonv.Value, p jsonv.Path) GroupSpec {
 	var g GroupSpec
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "id", "invocations", "shared_memory_bytes", "registers_per_thread")
 	if o == nil {
 		return g
 	}
 	g.ID = o.String("id", true)
-	iv, ip := o.Field("invocations")
-	if iv == nil {
-		dc.d.Report(ip, jsonv.Missing, "missing: want the invocations of the group")
-	}
+	iv, ip := o.Require("invocations", "the ids of the group's invocations")
 	g.Invocations = dc.strings(iv, ip)
 	g.SharedMemoryBytes = int64(o.Int("shared_memory_bytes", false))
 	g.RegistersPerThread = int64(o.Int("registers_per_thread", false))
@@ -571,7 +541,7 @@ func (dc *decoder) group(v *jsonv.Value, p jsonv.Path) GroupSpec {
 
 func (dc *decoder) measured(v *jsonv.Value, p jsonv.Path) MeasuredSpec {
 	var m MeasuredSpec
-	o := dc.d.Object(v, p)
+	o := dc.d.Object(v, p, "alternatives", "conversions")
 	if o == nil {
 		return m
 	}
@@ -580,10 +550,10 @@ func (dc *decoder) measured(v *jsonv.Value, p jsonv.Path) MeasuredSpec {
 	return m
 }
 
-func (dc *decoder) measuredEntries(o *jsonv.Object, m *MeasuredSpec) {
+func (dc *decoder) measuredEntries(o *jsonv.ObjectReader, m *MeasuredSpec) {
 	av, ap := o.Field("alternatives")
 	for i, e := range dc.array(av, ap) {
-		if eo := dc.d.Object(e, ap.Index(i)); eo != nil {
+		if eo := dc.d.Object(e, ap.Index(i), "task", "alternative", "invocation", "ns"); eo != nil {
 			m.Alternatives = append(m.Alternatives, MeasuredAlternative{
 				Task: eo.String("task", true), Alternative: eo.String("alternative", true),
 				Invocation: eo.String("invocation", false), NS: eo.Float("ns", true)})
@@ -592,9 +562,10 @@ func (dc *decoder) measuredEntries(o *jsonv.Object, m *MeasuredSpec) {
 	}
 	cv, cp := o.Field("conversions")
 	for i, e := range dc.array(cv, cp) {
-		if eo := dc.d.Object(e, cp.Index(i)); eo != nil {
+		if eo := dc.d.Object(e, cp.Index(i), "source", "target", "rename", "ns"); eo != nil {
 			m.Conversions = append(m.Conversions, MeasuredConversion{
-				Source: eo.String("source", true), Target: eo.String("target", true), NS: eo.Float("ns", true)})
+				Source: eo.String("source", true), Target: eo.String("target", true),
+				Rename: eo.String("rename", false), NS: eo.Float("ns", true)})
 			eo.End()
 		}
 	}
@@ -609,7 +580,7 @@ func DecodeMeasured(data []byte) (MeasuredSpec, error) {
 	}
 	dc := &decoder{d: &jsonv.Decoder{}}
 	var m MeasuredSpec
-	if o := dc.d.Object(v, root); o != nil {
+	if o := dc.d.Object(v, root, "version", "alternatives", "conversions"); o != nil {
 		if ver := o.Int("version", true); ver != Version {
 			dc.d.Report(root.Key("version"), jsonv.Invalid, "unsupported version %d: this cklplan reads version %d", ver, Version)
 		}
@@ -632,11 +603,28 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	}
 	for _, c := range m.Conversions {
 		s.Measured.Conversions = slices.DeleteFunc(s.Measured.Conversions, func(x MeasuredConversion) bool {
-			return x.Source == c.Source && x.Target == c.Target
+			return x.Source == c.Source && x.Target == c.Target && x.Rename == c.Rename
 		})
 		s.Measured.Conversions = append(s.Measured.Conversions, c)
 	}
 	return New(s)
+}
+
+// encodeObject writes an object of the given members.
+func encodeObject(members []jsonv.Member) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		q, _ := json.Marshal(m.Key)
+		b.Write(q)
+		b.WriteByte(':')
+		b.Write(encode(m.Value))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // encode writes a value tree back to JSON, for the packages whose decoders
@@ -646,16 +634,16 @@ func encode(v *jsonv.Value) []byte {
 	var walk func(v *jsonv.Value)
 	walk = func(v *jsonv.Value) {
 		switch v.Kind {
-		case jsonv.KindNull:
+		case jsonv.Null:
 			b.WriteString("null")
-		case jsonv.KindBool:
+		case jsonv.Bool:
 			b.WriteString(strconv.FormatBool(v.Bool()))
-		case jsonv.KindNumber:
+		case jsonv.Number:
 			b.WriteString(v.Num())
-		case jsonv.KindString:
+		case jsonv.String:
 			q, _ := json.Marshal(v.Str())
 			b.Write(q)
-		case jsonv.KindArray:
+		case jsonv.Array:
 			b.WriteByte('[')
 			for i, e := range v.Elems() {
 				if i > 0 {
@@ -664,7 +652,7 @@ func encode(v *jsonv.Value) []byte {
 				walk(e)
 			}
 			b.WriteByte(']')
-		case jsonv.KindObject:
+		case jsonv.Object:
 			b.WriteByte('{')
 			for i, m := range v.Members() {
 				if i > 0 {

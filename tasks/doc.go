@@ -1,17 +1,54 @@
-// Package tasks models the task graph the planner reads: tasks (logical tile
-// computations), their alternatives (realizations: tile sizes, instruction,
-// the distribution of each port), invocations of tasks, and edges from a
-// producer port of one invocation to a consumer port of another.
+// Package tasks models the task graph the planner reads, loads it from its
+// JSON format (docs/format.md) or builds it in Go, and validates it fully
+// before any planner sees it.
 //
-// Model. An alternative declares its ports' distributions (package
-// distribution), its execution cost with the cost's origin, its resource use
-// and its multiplicity (how often it runs per invocation, so that a fused
-// producer recomputed per consumer tile is costed honestly).
+// # Model
 //
-// Invariants. A graph is fully validated when loaded, from JSON or built with
-// the Go API, before any planner sees it; every error names where (a JSON path
-// such as invocations[3].task, a task, port or axis) and what, and the loader
-// reports all errors it finds, sorted.
+//   - A Task is a logical computation with named ports; each port has a
+//     direction, a logical tile space and an element type. A load reads its
+//     memory input ports (the layout of the memory operation) into register
+//     outputs; a store writes register inputs to memory output ports.
+//   - An Alternative realizes a task: an implementation id, a Binding per
+//     port (a distribution for the tile in registers, or a storage layout
+//     for the tile in memory), resources per block, required target
+//     features, an execution cost per execution of its tile body (declared
+//     in ns, or work for the cost model), and a multiplicity: how often the
+//     body runs for the whole invocation, an Expr over the graph's sizes
+//     ("M/16 * K/16 * cdiv(N, 64)"). A binding may override the multiplicity
+//     (the tiles crossing that port) and name the loop its tiles move in.
+//   - An Invocation uses a task; its sizes overlay the graph's, and pins and
+//     forbids narrow its alternatives to its Candidates, whose
+//     multiplicities are evaluated.
+//   - An Edge carries a producer's output tiles to a consumer's input; its
+//     Rename relates their tile axes; it may be required to cross a kernel
+//     boundary. Crossing, Compatible and Moves state, for a chosen pair,
+//     whether the tile goes through global memory, whether the pair may
+//     realize the edge, and how many tiles move (so how often a conversion
+//     is paid).
+//   - Groups fuse invocations into one kernel with shared-memory and
+//     register budgets; Measured costs override the cost model.
 //
-// Status: the task-graph format and loader are the subject of a later issue.
+// # Invariants
+//
+//   - A Graph exists only validated: New (for a Spec, from a Builder or
+//     Decode) and Load check everything and report every problem found as
+//     jsonv.Problems, sorted by JSON path, each with a code (jsonv's shared
+//     codes and the Code… constants here). Paths are those of the JSON form,
+//     whichever way the graph was made. Warnings (an output nothing
+//     consumes) do not stop validation; Graph.Warnings keeps them.
+//   - Names are unique where they are defined; every reference resolves;
+//     every port of every alternative is realized, with a tile equal to the
+//     port's (by axis name and size) and the port's element type; every edge
+//     goes from an output to an input with equal tiles after renaming, and
+//     no input is fed twice; the graph has no cycle (each is reported with
+//     its invocations named); every alternative can run on some target;
+//     every multiplicity evaluates without overflow to at least 1 under
+//     every invocation's sizes.
+//   - Load, Marshal and Load again give the same graph, and Marshal the same
+//     bytes. No input makes Load panic (FuzzLoad).
+//   - Limits cap the file size, the number of invocations and edges; Expr
+//     caps an expression's length and depth.
+//
+// The graph algorithms (topological order, strongly connected components
+// for cycles, weakly connected components) are gonum's graph/topo.
 package tasks

@@ -54,7 +54,7 @@ const small = `{
         {"id": "sync", "ports": {"lhs": "mma.m16n8k16.a.f16", "rhs": "mma.m16n8k16.b.f16",
                                  "out": {"distribution": "mma.m16n8k16.c.f32", "multiplicity": "M/16 * N/8"}},
          "resources": {"registers_per_thread": 64, "shared_memory_bytes": 1024, "threads_per_block": 32},
-         "cost": {"work": {"flops": 4096, "instruction": "mma"}}, "multiplicity": "M/16 * N/8 * K/16"}]},
+         "cost": {"work": {"flops": 4096, "instruction": "tensor_f16"}}, "multiplicity": "M/16 * N/8 * K/16"}]},
     "store": {"kind": "store",
       "ports": {"c": {"direction": "in", "tile": "c", "element": "f32"},
                 "dst": {"direction": "out", "tile": "c", "element": "f32", "memory": "global"}},
@@ -164,7 +164,7 @@ var codeCases = []codeCase{
 	{name: "duplicate key", data: raw(strings.Replace(small, `"version": 1,`, `"version": 1, "version": 1,`, 1)),
 		path: "$.version", code: jsonv.DuplicateKey},
 	{name: "missing task", data: mutate(func(g map[string]any) { delete(obj(g, "invocations", 0), "task") }),
-		path: "$.invocations[0].task", code: jsonv.Missing},
+		path: "$.invocations[0]", code: jsonv.Missing, msg: `missing "task"`},
 	{name: "unrealized port", data: mutate(func(g map[string]any) { delete(obj(g, "tasks", "scale", "alternatives", 0, "ports"), "y") }),
 		path: "$.tasks.scale.alternatives[0].ports", code: jsonv.Missing, msg: "does not realize port y"},
 	{name: "zero size", data: mutate(func(g map[string]any) { obj(g, "sizes")["N"] = 0 }),
@@ -185,32 +185,32 @@ var codeCases = []codeCase{
 		msg: "5 invocations, more than the limit of 4"},
 	{name: "edge count", data: raw(small), limits: Limits{Edges: 3}, path: "$.edges", code: jsonv.Limit},
 	{name: "unknown task", data: mutate(func(g map[string]any) { obj(g, "invocations", 3)["task"] = "mma2" }),
-		path: "$.invocations[3].task", code: jsonv.Unknown, msg: `unknown task "mma2"`},
+		path: "$.invocations[3].task", code: jsonv.UnknownName, msg: `unknown task "mma2"`},
 	{name: "unknown space", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "x")["tile"] = "aa" }),
-		path: "$.tasks.scale.ports.x.tile", code: jsonv.Unknown, msg: `unknown space "aa"`},
+		path: "$.tasks.scale.ports.x.tile", code: jsonv.UnknownName, msg: `unknown space "aa"`},
 	{name: "unknown distribution", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "alternatives", 0, "ports")["y"] = "rowz" }),
-		path: "$.tasks.scale.alternatives[0].ports.y.distribution", code: jsonv.Unknown},
+		path: "$.tasks.scale.alternatives[0].ports.y.distribution", code: jsonv.UnknownName},
 	{name: "unknown feature", data: mutate(func(g map[string]any) { obj(g, "tasks", "mma", "alternatives", 0)["requires"] = []any{"tensor_cores"} }),
-		path: "$.tasks.mma.alternatives[0].requires[0]", code: jsonv.Unknown},
+		path: "$.tasks.mma.alternatives[0].requires[0]", code: jsonv.UnknownName},
 	{name: "unknown pin", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["pin"] = []any{"fragg"} }),
-		path: "$.invocations[1].pin[0]", code: jsonv.Unknown},
+		path: "$.invocations[1].pin[0]", code: jsonv.UnknownName},
 	{name: "unknown port on edge", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["to"] = "mma.lhz" }),
-		path: "$.edges[1].to", code: jsonv.Unknown},
+		path: "$.edges[1].to", code: jsonv.UnknownName},
 	{name: "unknown measured", data: mutate(func(g map[string]any) { obj(g, "measured", "conversions", 0)["source"] = "colz" }),
-		path: "$.measured.conversions[0].source", code: jsonv.Unknown},
+		path: "$.measured.conversions[0].source", code: jsonv.UnknownName},
 	{name: "unknown target", data: mutate(func(g map[string]any) { g["target"] = "h100" }),
-		path: "$.target", code: jsonv.Unknown},
+		path: "$.target", code: jsonv.UnknownName},
 	{name: "duplicate invocation", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["id"] = "load_a" }),
-		path: "$.invocations[1].id", code: jsonv.Duplicate, msg: "also invocations[0]"},
+		path: "$.invocations[1].id", code: jsonv.DuplicateName, msg: "also invocations[0]"},
 	{name: "duplicate alternative", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "alternatives", 1)["id"] = "rows" }),
-		path: "$.tasks.scale.alternatives[1].id", code: jsonv.Duplicate},
+		path: "$.tasks.scale.alternatives[1].id", code: jsonv.DuplicateName},
 	{name: "invocation in two groups", data: mutate(func(g map[string]any) {
 		g["groups"] = append(g["groups"].([]any), map[string]any{"id": "other", "invocations": []any{"mma"}})
-	}), path: "$.groups[1].invocations[0]", code: jsonv.Duplicate, msg: "also in group kernel"},
+	}), path: "$.groups[1].invocations[0]", code: jsonv.DuplicateName, msg: "also in group kernel"},
 	{name: "edge from an input", data: mutate(func(g map[string]any) { obj(g, "edges", 0)["from"] = "scale.x"; obj(g, "edges", 0)["to"] = "mma.lhs" }),
 		path: "$.edges[0].from", code: CodeDirection},
 	{name: "port without direction", data: mutate(func(g map[string]any) { delete(obj(g, "tasks", "scale", "ports", "x"), "direction") }),
-		path: "$.tasks.scale.ports.x.direction", code: jsonv.Missing},
+		path: "$.tasks.scale.ports.x", code: jsonv.Missing, msg: `missing "direction"`},
 	{name: "distribution tile", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "scale", "alternatives", 1, "ports")["y"] = "mma.m16n8k16.b.f16"
 	}), path: "$.tasks.scale.alternatives[1].ports.y", code: CodeTileMismatch,
@@ -322,7 +322,7 @@ func compareProblems(a, b *jsonv.Problem) int {
 // TestEveryCodeTested checks that every problem code has a case.
 func TestEveryCodeTested(t *testing.T) {
 	codes := []jsonv.Code{jsonv.Syntax, jsonv.Type, jsonv.UnknownField, jsonv.DuplicateKey, jsonv.Missing,
-		jsonv.Range, jsonv.Invalid, jsonv.Limit, jsonv.Unknown, jsonv.Duplicate}
+		jsonv.Range, jsonv.Invalid, jsonv.Limit, jsonv.UnknownName, jsonv.DuplicateName}
 	codes = append(codes, Codes()...)
 	for _, c := range codes {
 		if !slices.ContainsFunc(codeCases, func(tc codeCase) bool { return tc.code == c }) {
@@ -347,10 +347,10 @@ func TestAllProblemsReported(t *testing.T) {
 		got = append(got, p.Path.String()+" "+string(p.Code))
 	}
 	want := []string{
-		"$.edges[0].colour unknown-field",
-		"$.invocations[3].task unknown",
+		"$.edges[0].colour unknown_field",
+		"$.invocations[3].task unknown_name",
 		"$.sizes.N range",
-		"$.tasks.scale.alternatives[1].ports.y tile-mismatch",
+		"$.tasks.scale.alternatives[1].ports.y tile_mismatch",
 	}
 	for _, w := range want {
 		if !slices.Contains(got, w) {

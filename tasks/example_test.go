@@ -52,7 +52,7 @@ func dequantizeMMA(n int64) *tasks.Builder {
 	dq.Alternative("fused_native").Implementation("unpack into the mma A fragment inside the GEMM loop").
 		Dist("w", "mma.m16n8k16.a.f16", "gemm").Dist("a", "mma.m16n8k16.a.f16", "gemm").
 		Resources(tasks.Resources{RegistersPerThread: 12, ThreadsPerBlock: 32}).
-		CostWork(tasks.Work{Flops: 512, Instruction: "alu"}).Multiplicity(fused)
+		CostNS(2.5).Multiplicity(fused)
 	dq.Alternative("fused_blocked").Implementation("vectorized unpack in load order inside the GEMM loop").
 		Dist("w", "w_u4_ld", "gemm").Dist("a", "a_blocked_f16", "gemm").
 		Resources(tasks.Resources{RegistersPerThread: 8, ThreadsPerBlock: 32}).CostNS(1.5).Multiplicity(fused)
@@ -71,7 +71,7 @@ func dequantizeMMA(n int64) *tasks.Builder {
 	mma.Alternative("a_in_registers").Implementation("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32").
 		Dist("lhs", "mma.m16n8k16.a.f16", "gemm").Dist("rhs", "mma.m16n8k16.b.f16", "gemm").Bind(out).
 		Resources(tasks.Resources{RegistersPerThread: 40, ThreadsPerBlock: 32}).
-		CostWork(tasks.Work{Flops: 4096, Instruction: "mma"}).Multiplicity("M/16 * N/8 * K/16")
+		CostWork(tasks.Work{Flops: 4096, Instruction: "tensor_f16"}).Multiplicity("M/16 * N/8 * K/16")
 	mma.Alternative("a_from_global").Implementation("cp.async + ldmatrix of f16 A, then mma.sync m16n8k16").
 		Layout("lhs", "a_global_f16").Dist("rhs", "mma.m16n8k16.b.f16", "gemm").Bind(out).
 		Resources(tasks.Resources{RegistersPerThread: 48, SharedMemoryBytes: 8192, ThreadsPerBlock: 32}).
@@ -173,7 +173,7 @@ func ExampleLoad_problems() {
 		}
 	}
 	// Output:
-	// $.edges[4]: producer tile (m:16, k:16) does not match consumer tile (k:16, n:8) [tile-mismatch]
-	// $.edges[4].to: input mma.rhs is already fed by edges[2] [fed-twice]
-	// $.invocations[5].task: unknown task "mma2" [unknown]
+	// $.edges[4]: producer tile (m:16, k:16) does not match consumer tile (k:16, n:8) [tile_mismatch]
+	// $.edges[4].to: input mma.rhs is already fed by edges[2] [fed_twice]
+	// $.invocations[5].task: unknown task "mma2" [unknown_name]
 }

@@ -165,7 +165,7 @@ type Edge struct {
 	From, To Endpoint
 	// Rename maps every producer tile axis to the consumer axis holding the
 	// same coordinate (the identity for axes the edge does not rename).
-	Rename map[string]string
+	Rename distribution.Rename
 	Kernel KernelBoundary
 }
 
@@ -243,15 +243,18 @@ type Measured struct {
 	// Alternatives maps (task, alternative, invocation) to ns per execution;
 	// an empty invocation applies to every invocation of the task.
 	Alternatives map[MeasuredKey]float64
-	// Conversions maps (source, target) names to ns per moved tile.
+	// Conversions maps (source, target, renaming) names to ns per moved
+	// tile.
 	Conversions map[ConversionKey]float64
 }
 
 // A MeasuredKey identifies a measured alternative.
 type MeasuredKey struct{ Task, Alternative, Invocation string }
 
-// A ConversionKey identifies a measured conversion.
-type ConversionKey struct{ Source, Target string }
+// A ConversionKey identifies a measured conversion: the names of the source
+// and target distributions or layouts and the tile renaming in
+// distribution.Rename's String form ("" for none).
+type ConversionKey struct{ Source, Target, Rename string }
 
 // AlternativeNS returns the measured ns per execution of c's alternative, if
 // any (a measurement for the invocation wins over one for the task).
@@ -265,9 +268,10 @@ func (m Measured) AlternativeNS(c *Candidate) (float64, bool) {
 	return ns, ok
 }
 
-// ConversionNS returns the measured ns per moved tile from source to target.
-func (m Measured) ConversionNS(source, target string) (float64, bool) {
-	ns, ok := m.Conversions[ConversionKey{source, target}]
+// ConversionNS returns the measured ns per moved tile from source to target
+// under the renaming (nil or empty for none).
+func (m Measured) ConversionNS(source, target string, rename distribution.Rename) (float64, bool) {
+	ns, ok := m.Conversions[ConversionKey{source, target, rename.String()}]
 	return ns, ok
 }
 

@@ -60,7 +60,7 @@ func (v *validator) invocations() {
 		} else {
 			v.checkName(p.Key("id"), is.ID)
 			if prev, dup := g.invByID[is.ID]; dup {
-				v.d.Report(p.Key("id"), jsonv.Duplicate, "invocation id %q is also invocations[%d]", is.ID, prev.Index)
+				v.d.Report(p.Key("id"), jsonv.DuplicateName, "invocation id %q is also invocations[%d]", is.ID, prev.Index)
 			} else {
 				g.invByID[is.ID] = inv
 			}
@@ -76,19 +76,19 @@ func (v *validator) invocations() {
 			if is.Task == "" {
 				v.d.Report(p.Key("task"), jsonv.Missing, "invocation %s names no task", is.ID)
 			} else if _, declared := s.Tasks[is.Task]; !declared {
-				v.d.Report(p.Key("task"), jsonv.Unknown, "unknown task %q", is.Task)
+				v.d.Report(p.Key("task"), jsonv.UnknownName, "unknown task %q", is.Task)
 			}
 			continue
 		}
 		inv.Task = t
 		for j, id := range is.Pin {
 			if t.Alternative(id) == nil {
-				v.d.Report(p.Key("pin").Index(j), jsonv.Unknown, "task %s has no alternative %q", t.Name, id)
+				v.d.Report(p.Key("pin").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
 			}
 		}
 		for j, id := range is.Forbid {
 			if t.Alternative(id) == nil {
-				v.d.Report(p.Key("forbid").Index(j), jsonv.Unknown, "task %s has no alternative %q", t.Name, id)
+				v.d.Report(p.Key("forbid").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
 			}
 			if slices.Contains(is.Pin, id) {
 				v.d.Report(p.Key("forbid").Index(j), CodePin, "alternative %s is both pinned and forbidden", id)
@@ -124,7 +124,7 @@ func (v *validator) candidate(p jsonv.Path, inv *Invocation, a *Alternative, ski
 	ok := true
 	eval := func(what string, e Expr) int64 {
 		for _, name := range e.Names() {
-			if skip[name] {
+			if skip[name] || v.badSizes[name] {
 				ok = false
 				return 0
 			}
@@ -166,7 +166,7 @@ func (v *validator) endpoint(p jsonv.Path, ref string) (Endpoint, bool) {
 	}
 	inv := v.g.invByID[id]
 	if inv == nil {
-		v.d.Report(p, jsonv.Unknown, "unknown invocation %q", id)
+		v.d.Report(p, jsonv.UnknownName, "unknown invocation %q", id)
 		return Endpoint{}, false
 	}
 	if inv.Task == nil {
@@ -174,7 +174,7 @@ func (v *validator) endpoint(p jsonv.Path, ref string) (Endpoint, bool) {
 	}
 	pt := inv.Task.Port(port)
 	if pt == nil {
-		v.d.Report(p, jsonv.Unknown, "task %s (invocation %s) has no port %q", inv.Task.Name, id, port)
+		v.d.Report(p, jsonv.UnknownName, "task %s (invocation %s) has no port %q", inv.Task.Name, id, port)
 		return Endpoint{}, false
 	}
 	return Endpoint{inv, pt}, true
@@ -201,14 +201,13 @@ func (v *validator) edges() {
 			continue
 		}
 		e := &Edge{Index: len(g.edges), From: from, To: to, Kernel: es.Kernel}
-		ok := true
-		if from.Port.Direction != Out {
+		// A port without a valid direction was reported at its task.
+		ok := from.Port.Direction == Out && to.Port.Direction == In
+		if from.Port.Direction == In {
 			v.d.Report(p.Key("from"), CodeDirection, "%s is an input port: an edge starts at an output", es.From)
-			ok = false
 		}
-		if to.Port.Direction != In {
+		if to.Port.Direction == Out {
 			v.d.Report(p.Key("to"), CodeDirection, "%s is an output port: an edge ends at an input", es.To)
-			ok = false
 		}
 		if from.Port.IsMemory() != to.Port.IsMemory() {
 			v.d.Report(p, CodeBinding, "edge joins a memory port and a register port (%s → %s)", es.From, es.To)
@@ -269,12 +268,12 @@ func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) map[
 	for _, k := range sortedKeys(rename) {
 		to := rename[k]
 		if !slices.ContainsFunc(src, func(a axis) bool { return a.name == k }) {
-			v.d.Report(p.Key("rename").Key(k), jsonv.Unknown, "the producer tile %s has no axis %q", axesText(src), k)
+			v.d.Report(p.Key("rename").Key(k), jsonv.UnknownName, "the producer tile %s has no axis %q", axesText(src), k)
 			ok = false
 			continue
 		}
 		if prev, dup := seen[to]; dup {
-			v.d.Report(p.Key("rename").Key(k), jsonv.Duplicate, "axes %s and %s both renamed to %s", prev, k, to)
+			v.d.Report(p.Key("rename").Key(k), jsonv.DuplicateName, "axes %s and %s both renamed to %s", prev, k, to)
 			ok = false
 		}
 		seen[to] = k
@@ -310,7 +309,7 @@ func (v *validator) groups() {
 		} else {
 			v.checkName(p.Key("id"), gs.ID)
 			if prev, dup := ids[gs.ID]; dup {
-				v.d.Report(p.Key("id"), jsonv.Duplicate, "group id %q is also groups[%d]", gs.ID, prev)
+				v.d.Report(p.Key("id"), jsonv.DuplicateName, "group id %q is also groups[%d]", gs.ID, prev)
 			}
 			ids[gs.ID] = i
 		}
@@ -326,11 +325,11 @@ func (v *validator) groups() {
 		for j, id := range gs.Invocations {
 			inv := g.invByID[id]
 			if inv == nil {
-				v.d.Report(p.Key("invocations").Index(j), jsonv.Unknown, "unknown invocation %q", id)
+				v.d.Report(p.Key("invocations").Index(j), jsonv.UnknownName, "unknown invocation %q", id)
 				continue
 			}
 			if other, dup := member[inv]; dup {
-				v.d.Report(p.Key("invocations").Index(j), jsonv.Duplicate, "invocation %s is also in group %s: a kernel group holds an invocation once", id, other)
+				v.d.Report(p.Key("invocations").Index(j), jsonv.DuplicateName, "invocation %s is also in group %s: a kernel group holds an invocation once", id, other)
 				continue
 			}
 			member[inv] = gs.ID
@@ -373,17 +372,17 @@ func (v *validator) measured() {
 		checkNS(p, m.NS)
 		t := g.taskByName[m.Task]
 		if t == nil {
-			v.d.Report(p.Key("task"), jsonv.Unknown, "unknown task %q", m.Task)
+			v.d.Report(p.Key("task"), jsonv.UnknownName, "unknown task %q", m.Task)
 			continue
 		}
 		if t.Alternative(m.Alternative) == nil {
-			v.d.Report(p.Key("alternative"), jsonv.Unknown, "task %s has no alternative %q", m.Task, m.Alternative)
+			v.d.Report(p.Key("alternative"), jsonv.UnknownName, "task %s has no alternative %q", m.Task, m.Alternative)
 			continue
 		}
 		if m.Invocation != "" {
 			inv := g.invByID[m.Invocation]
 			if inv == nil {
-				v.d.Report(p.Key("invocation"), jsonv.Unknown, "unknown invocation %q", m.Invocation)
+				v.d.Report(p.Key("invocation"), jsonv.UnknownName, "unknown invocation %q", m.Invocation)
 				continue
 			}
 			if inv.Task != t {
@@ -393,7 +392,7 @@ func (v *validator) measured() {
 		}
 		k := MeasuredKey{m.Task, m.Alternative, m.Invocation}
 		if _, dup := g.measured.Alternatives[k]; dup {
-			v.d.Report(p, jsonv.Duplicate, "measured twice")
+			v.d.Report(p, jsonv.DuplicateName, "measured twice")
 		}
 		g.measured.Alternatives[k] = m.NS
 	}
@@ -402,12 +401,16 @@ func (v *validator) measured() {
 		checkNS(p, m.NS)
 		for _, end := range []struct{ key, name string }{{"source", m.Source}, {"target", m.Target}} {
 			if !v.knownRealization(end.name) {
-				v.d.Report(p.Key(end.key), jsonv.Unknown, "unknown distribution or layout %q", end.name)
+				v.d.Report(p.Key(end.key), jsonv.UnknownName, "unknown distribution or layout %q", end.name)
 			}
 		}
-		k := ConversionKey{m.Source, m.Target}
+		rename, err := distribution.ParseRename(m.Rename)
+		if err != nil {
+			v.d.Wrap(p.Key("rename"), jsonv.Invalid, err)
+		}
+		k := ConversionKey{m.Source, m.Target, rename.String()}
 		if _, dup := g.measured.Conversions[k]; dup {
-			v.d.Report(p, jsonv.Duplicate, "conversion %s → %s measured twice", m.Source, m.Target)
+			v.d.Report(p, jsonv.DuplicateName, "conversion %s → %s measured twice", m.Source, m.Target)
 		}
 		g.measured.Conversions[k] = m.NS
 	}

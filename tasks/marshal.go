@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/costmodel"
 )
 
 // Marshal writes g in the JSON format, indented, with every named definition
@@ -77,7 +79,7 @@ func (a jarr) write(b *bytes.Buffer) error {
 func (r jraw) write(b *bytes.Buffer) error { b.Write(r); return nil }
 
 func (s jstr) write(b *bytes.Buffer) error {
-	q, err := json.MarshalNoEscape(string(s))
+	q, err := json.MarshalWithOption(string(s), json.DisableHTMLEscape())
 	b.Write(q)
 	return err
 }
@@ -237,6 +239,9 @@ func measuredJSON(m MeasuredSpec) jobj {
 			var xo jobj
 			xo.add("source", jstr(x.Source))
 			xo.add("target", jstr(x.Target))
+			if x.Rename != "" {
+				xo.add("rename", jstr(x.Rename))
+			}
 			xo.add("ns", jfloat(x.NS))
 			a = append(a, xo)
 		}
@@ -249,24 +254,33 @@ func targetJSON(t TargetSpec) jvalue {
 	if t.Custom == nil {
 		return jstr(t.Name)
 	}
-	c := t.Custom
 	var o jobj
 	o.add("name", jstr(t.Name))
-	if len(c.Features) > 0 {
-		o.add("features", jstrs(c.Features))
+	if m := t.Custom.Model; m != nil && m.Description != "" {
+		o.add("description", jstr(m.Description))
 	}
-	o.add("shared_memory_per_block", jint(c.SharedMemoryPerBlock))
-	o.add("registers_per_thread", jint(c.RegistersPerThread))
-	o.add("threads_per_block", jint(c.ThreadsPerBlock))
-	o.add("max_cluster_size", jint(c.MaxClusterSize))
-	if len(c.Figures) > 0 {
-		var f jobj
-		for _, k := range sortedKeys(c.Figures) {
-			f.add(k, jfloat(c.Figures[k]))
-		}
-		o.add("figures", f)
+	if len(t.Custom.Features) > 0 {
+		o.add("features", jstrs(t.Custom.Features))
+	}
+	if m := t.Custom.Model; m != nil {
+		o.add("figures", jfigures{m})
 	}
 	return o
+}
+
+// jfigures writes a cost-model target's figures, in its own order.
+type jfigures struct{ m *costmodel.Target }
+
+func (f jfigures) write(b *bytes.Buffer) error {
+	var o jobj
+	for _, k := range costmodel.FigureKeys {
+		fig := f.m.Figures[k.Key]
+		var fo jobj
+		fo.add("value", jfloat(fig.Value))
+		fo.add("source", jstr(fig.Source))
+		o.add(k.Key, fo)
+	}
+	return o.write(b)
 }
 
 func taskJSON(t TaskSpec) jobj {
@@ -355,7 +369,9 @@ func alternativeJSON(a AlternativeSpec) jobj {
 		if a.Cost.Work.Bytes != 0 {
 			wo.add("bytes", jint(a.Cost.Work.Bytes))
 		}
-		wo.add("instruction", jstr(a.Cost.Work.Instruction))
+		if a.Cost.Work.Instruction != "" {
+			wo.add("instruction", jstr(a.Cost.Work.Instruction))
+		}
 		co.add("work", wo)
 	}
 	o.add("cost", co)

@@ -36,7 +36,9 @@ type Spec struct {
 	Measured      MeasuredSpec
 }
 
-// A TargetSpec names a built-in target or gives a custom one.
+// A TargetSpec names a built-in target or gives a custom one: its Features
+// and its Model (the cost model's figures); the other fields of Custom are
+// filled by New.
 type TargetSpec struct {
 	Name   string  // "sm80", "sm90", "h200", or the custom target's name
 	Custom *Target // nil for a built-in target
@@ -262,8 +264,10 @@ type MeasuredAlternative struct {
 }
 
 // A MeasuredConversion is the measured time of moving one tile from the
-// Source distribution or layout to the Target one (names).
+// Source distribution or layout to the Target one (names), under the tile
+// renaming Rename ("n=k", distribution.ParseRename's form; "" for none).
 type MeasuredConversion struct {
 	Source, Target string
+	Rename         string
 	NS             float64
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cklplan/cklplan/costmodel"
 )
 
 // Features are the target capabilities an alternative may require. The set
@@ -21,52 +23,72 @@ var Features = []string{
 	"wgmma",    // warpgroup mma (sm_90a)
 }
 
-// A Target is the hardware a graph is planned for: a named built-in figure set
-// (sm80, sm90, h200) or a custom one. Its limits decide which alternatives it
-// can run; Figures are numbers the cost model reads (left empty for built-ins,
-// whose figures the cost model knows).
+// The per-thread and per-block limits every compute capability since 5.0
+// shares (CUDA C++ Programming Guide, Technical Specifications per Compute
+// Capability): 255 registers per thread, 1024 threads per block.
+const (
+	registersPerThread = 255
+	threadsPerBlock    = 1024
+)
+
+// A Target is the hardware a graph is planned for: a built-in one (sm80,
+// sm90, h200) or a custom one. Model holds its figures for the cost model
+// (package costmodel); Features and the limits decide which alternatives it
+// can run. The shared memory per block and the largest cluster come from the
+// figures (shared_bytes_per_block, max_cluster_blocks).
 type Target struct {
 	Name                 string
 	Custom               bool
 	Features             []string // sorted
-	SharedMemoryPerBlock int64    // bytes a block may use
+	SharedMemoryPerBlock int64
 	RegistersPerThread   int64
 	ThreadsPerBlock      int64
 	MaxClusterSize       int64
-	Figures              map[string]float64
+	Model                *costmodel.Target
 }
 
-// The built-in targets. Limits are the CUDA C++ Programming Guide's figures
-// for compute capabilities 8.0 and 9.0 (the opt-in maximum shared memory per
-// block: 163 KiB and 227 KiB; 255 registers per thread; 1024 threads per
-// block; a portable cluster of at most 8 blocks).
-var builtinTargets = []Target{
-	{Name: "h200", Features: []string{"clusters", "cp_async", "fp8", "ldmatrix", "sm_80", "sm_90", "sm_90a", "tma", "wgmma"},
-		SharedMemoryPerBlock: 232448, RegistersPerThread: 255, ThreadsPerBlock: 1024, MaxClusterSize: 8},
-	{Name: "sm80", Features: []string{"cp_async", "ldmatrix", "sm_80"},
-		SharedMemoryPerBlock: 166912, RegistersPerThread: 255, ThreadsPerBlock: 1024, MaxClusterSize: 1},
-	{Name: "sm90", Features: []string{"clusters", "cp_async", "fp8", "ldmatrix", "sm_80", "sm_90", "sm_90a", "tma", "wgmma"},
-		SharedMemoryPerBlock: 232448, RegistersPerThread: 255, ThreadsPerBlock: 1024, MaxClusterSize: 8},
+// The built-in targets' features; their figures are costmodel's.
+var builtinFeatures = map[string][]string{
+	"sm80": {"cp_async", "ldmatrix", "sm_80"},
+	"sm90": {"clusters", "cp_async", "fp8", "ldmatrix", "sm_80", "sm_90", "sm_90a", "tma", "wgmma"},
+	"h200": {"clusters", "cp_async", "fp8", "ldmatrix", "sm_80", "sm_90", "sm_90a", "tma", "wgmma"},
 }
 
 // TargetNames lists the built-in target names, sorted.
 func TargetNames() []string {
-	out := make([]string, len(builtinTargets))
-	for i, t := range builtinTargets {
-		out[i] = t.Name
-	}
-	return out
+	names := costmodel.TargetNames()
+	slices.Sort(names)
+	return names
 }
 
-// BuiltinTarget returns a copy of the named built-in target.
+// BuiltinTarget returns the named built-in target.
 func BuiltinTarget(name string) (Target, bool) {
-	for _, t := range builtinTargets {
-		if t.Name == name {
-			t.Features = slices.Clone(t.Features)
-			return t, true
-		}
+	features, ok := builtinFeatures[name]
+	if !ok {
+		return Target{}, false
 	}
-	return Target{}, false
+	model, err := costmodel.BuiltinTarget(name)
+	if err != nil {
+		return Target{}, false
+	}
+	return newTarget(name, false, features, model), true
+}
+
+// newTarget fills a target's limits from its figures.
+func newTarget(name string, custom bool, features []string, model *costmodel.Target) Target {
+	t := Target{Name: name, Custom: custom, Features: slices.Sorted(slices.Values(features)), Model: model,
+		RegistersPerThread: registersPerThread, ThreadsPerBlock: threadsPerBlock}
+	t.Features = slices.Compact(t.Features)
+	if model != nil {
+		t.SharedMemoryPerBlock = int64(model.Get("shared_bytes_per_block"))
+		t.MaxClusterSize = int64(model.Get("max_cluster_blocks"))
+	}
+	return t
+}
+
+// CustomTarget returns a custom target with the given features and figures.
+func CustomTarget(name string, features []string, model *costmodel.Target) Target {
+	return newTarget(name, true, features, model)
 }
 
 // Has reports whether t has the feature.
@@ -75,9 +97,9 @@ func (t Target) Has(feature string) bool {
 	return ok
 }
 
-// CanRun reports whether t can run alternative a, and if not, why (the first
-// missing feature or exceeded limit, in the order features, shared memory,
-// registers, threads, cluster size).
+// CanRun reports whether t can run alternative a, and if not, why: the
+// missing features, else the first exceeded limit in the order shared
+// memory, registers, threads, cluster size.
 func (t Target) CanRun(a *Alternative) (bool, string) {
 	var missing []string
 	for _, f := range a.Requires {
@@ -90,25 +112,18 @@ func (t Target) CanRun(a *Alternative) (bool, string) {
 	}
 	r := a.Resources
 	switch {
-	case t.SharedMemoryPerBlock > 0 && r.SharedMemoryBytes > t.SharedMemoryPerBlock:
+	case r.SharedMemoryBytes > t.SharedMemoryPerBlock:
 		return false, fmt.Sprintf("needs %d bytes of shared memory, %s allows %d per block", r.SharedMemoryBytes, t.Name, t.SharedMemoryPerBlock)
-	case t.RegistersPerThread > 0 && r.RegistersPerThread > t.RegistersPerThread:
+	case r.RegistersPerThread > t.RegistersPerThread:
 		return false, fmt.Sprintf("needs %d registers per thread, %s allows %d", r.RegistersPerThread, t.Name, t.RegistersPerThread)
-	case t.ThreadsPerBlock > 0 && r.ThreadsPerBlock > t.ThreadsPerBlock:
+	case r.ThreadsPerBlock > t.ThreadsPerBlock:
 		return false, fmt.Sprintf("needs %d threads per block, %s allows %d", r.ThreadsPerBlock, t.Name, t.ThreadsPerBlock)
-	case t.MaxClusterSize > 0 && r.ClusterSize > t.MaxClusterSize:
+	case r.ClusterSize > t.MaxClusterSize:
 		return false, fmt.Sprintf("needs a cluster of %d blocks, %s allows %d", r.ClusterSize, t.Name, t.MaxClusterSize)
 	}
 	return true, ""
 }
 
-// InstructionKinds are the kinds of instruction a work estimate may name; the
-// cost model turns flops of that kind into time.
-var InstructionKinds = []string{
-	"alu",    // integer and bit operations (unpacking, shifts, prmt)
-	"fma",    // scalar floating-point fma on the CUDA cores
-	"memory", // dominated by memory traffic (bytes)
-	"mma",    // mma.sync tensor-core instructions
-	"sfu",    // special functions (exp2, rcp) on the SFUs
-	"wgmma",  // warpgroup tensor-core instructions (sm_90a)
-}
+// InstructionKinds are the instruction kinds a work estimate may name: the
+// cost model's roofline peaks (costmodel.TensorF16, costmodel.FMAF32).
+var InstructionKinds = []string{string(costmodel.FMAF32), string(costmodel.TensorF16)}

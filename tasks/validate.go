@@ -19,14 +19,14 @@ import (
 // Duplicate). docs/format.md lists them all.
 const (
 	CodeDirection       jsonv.Code = "direction"            // an edge from an input or into an output
-	CodeTileMismatch    jsonv.Code = "tile-mismatch"        // tiles that should agree do not
-	CodeElementMismatch jsonv.Code = "element-mismatch"     // element types that should agree do not
+	CodeTileMismatch    jsonv.Code = "tile_mismatch"        // tiles that should agree do not
+	CodeElementMismatch jsonv.Code = "element_mismatch"     // element types that should agree do not
 	CodeBinding         jsonv.Code = "binding"              // a port realized or connected in the wrong memory
 	CodeCycle           jsonv.Code = "cycle"                // a cycle of edges
-	CodeFedTwice        jsonv.Code = "fed-twice"            // an input port fed by two edges
+	CodeFedTwice        jsonv.Code = "fed_twice"            // an input port fed by two edges
 	CodeUnconsumed      jsonv.Code = "unconsumed"           // warning: an output nothing consumes
 	CodeUnfed           jsonv.Code = "unfed"                // warning: a register input nothing feeds
-	CodeDistribution    jsonv.Code = "invalid-distribution" // a distribution that is not valid
+	CodeDistribution    jsonv.Code = "invalid_distribution" // a distribution that is not valid
 	CodeUnrunnable      jsonv.Code = "unrunnable"           // an alternative no target can run
 	CodeMultiplicity    jsonv.Code = "multiplicity"         // a multiplicity that cannot be evaluated
 	CodeOverflow        jsonv.Code = "overflow"             // a size or multiplicity beyond int64
@@ -83,12 +83,13 @@ func (l Limits) New(spec Spec) (*Graph, error) {
 }
 
 type validator struct {
-	lim    Limits
-	d      *jsonv.Decoder
-	spec   Spec
-	g      *Graph
-	spaces map[string]indexspace.Space
-	layout map[string]*storage.Layout
+	lim      Limits
+	badSizes map[string]bool // sizes already reported
+	d        *jsonv.Decoder
+	spec     Spec
+	g        *Graph
+	spaces   map[string]indexspace.Space
+	layout   map[string]*storage.Layout
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -124,7 +125,6 @@ func cloneSpec(s Spec) Spec {
 	if s.Target.Custom != nil {
 		t := *s.Target.Custom
 		t.Features = slices.Clone(t.Features)
-		t.Figures = maps.Clone(t.Figures)
 		c.Target.Custom = &t
 	}
 	c.Tasks = make(map[string]TaskSpec, len(s.Tasks))
@@ -167,52 +167,45 @@ func (v *validator) target() {
 	if t.Custom == nil {
 		bt, ok := BuiltinTarget(t.Name)
 		if !ok {
-			v.d.Report(p, jsonv.Unknown, "unknown target %q (want %s, or a custom target object)", t.Name, strings.Join(TargetNames(), ", "))
+			v.d.Report(p, jsonv.UnknownName, "unknown target %q (want %s, or a custom target object)", t.Name, strings.Join(TargetNames(), ", "))
 		}
 		v.g.target = bt
 		return
 	}
-	c := *t.Custom
-	c.Custom = true
-	c.Name = t.Name
-	if c.Name == "" {
+	if t.Name == "" {
 		v.d.Report(p.Key("name"), jsonv.Missing, "a custom target needs a name")
-	} else if _, builtin := BuiltinTarget(c.Name); builtin {
-		v.d.Report(p.Key("name"), jsonv.Duplicate, "custom target named %q like a built-in target", c.Name)
+	} else if _, builtin := BuiltinTarget(t.Name); builtin {
+		v.d.Report(p.Key("name"), jsonv.DuplicateName, "custom target named %q like a built-in target", t.Name)
 	}
-	c.Features = slices.Clone(c.Features)
-	slices.Sort(c.Features)
-	for i, f := range c.Features {
+	for i, f := range t.Custom.Features {
 		if !slices.Contains(Features, f) {
-			v.d.Report(p.Key("features").Index(i), jsonv.Unknown, "unknown feature %q (want one of %s)", f, strings.Join(Features, ", "))
+			v.d.Report(p.Key("features").Index(i), jsonv.UnknownName, "unknown feature %q (want one of %s)", f, strings.Join(Features, ", "))
 		}
 	}
-	for _, lim := range []struct {
-		name string
-		val  int64
-	}{{"shared_memory_per_block", c.SharedMemoryPerBlock}, {"registers_per_thread", c.RegistersPerThread},
-		{"threads_per_block", c.ThreadsPerBlock}, {"max_cluster_size", c.MaxClusterSize}} {
-		if lim.val <= 0 {
-			v.d.Report(p.Key(lim.name), jsonv.Range, "%s must be positive, have %d", lim.name, lim.val)
-		}
+	if t.Custom.Model == nil {
+		v.d.Report(p.Key("figures"), jsonv.Missing, "a custom target needs the cost model's figures")
 	}
-	for _, k := range sortedKeys(c.Figures) {
-		if f := c.Figures[k]; math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			v.d.Report(p.Key("figures").Key(k), jsonv.Range, "figure %s must be a finite non-negative number, have %v", k, f)
-		}
-	}
-	v.g.target = c
+	v.g.target = CustomTarget(t.Name, t.Custom.Features, t.Custom.Model)
 }
 
+// checkSizes reports sizes that are not positive or too large, and
+// remembers them so that multiplicities over them are not reported again.
 func (v *validator) checkSizes(p jsonv.Path, sizes map[string]int64) {
 	for _, name := range sortedKeys(sizes) {
 		if !indexspace.IsIdent(name) {
 			v.d.Report(p.Key(name), jsonv.Invalid, "size name %q is not an identifier", name)
 		}
-		if n := sizes[name]; n <= 0 {
+		n := sizes[name]
+		if n <= 0 {
 			v.d.Report(p.Key(name), jsonv.Range, "size %s must be positive, have %d", name, n)
 		} else if n > MaxSize {
 			v.d.Report(p.Key(name), CodeOverflow, "size %s = %d exceeds the largest size, %d", name, n, int64(MaxSize))
+		}
+		if n <= 0 || n > MaxSize {
+			if v.badSizes == nil {
+				v.badSizes = map[string]bool{}
+			}
+			v.badSizes[name] = true
 		}
 	}
 }
@@ -262,10 +255,10 @@ func (v *validator) definitions() {
 			v.d.Report(p, CodeDistribution, "distribution %q is nil", name)
 		}
 		if _, builtin := distribution.BuiltinSpec(name); builtin {
-			v.d.Report(p, jsonv.Duplicate, "distribution %q has the name of a built-in atom", name)
+			v.d.Report(p, jsonv.DuplicateName, "distribution %q has the name of a built-in atom", name)
 		}
 		if _, clash := s.Layouts[name]; clash {
-			v.d.Report(p, jsonv.Duplicate, "%q names both a distribution and a layout", name)
+			v.d.Report(p, jsonv.DuplicateName, "%q names both a distribution and a layout", name)
 		}
 	}
 }
@@ -299,7 +292,7 @@ func (v *validator) tile(p jsonv.Path, ref string) (indexspace.Space, bool) {
 			return sp, true
 		}
 		if _, defined := v.spec.Spaces[ref]; !defined {
-			v.d.Report(p, jsonv.Unknown, "unknown space %q", ref)
+			v.d.Report(p, jsonv.UnknownName, "unknown space %q", ref)
 		}
 		return indexspace.Space{}, false
 	}
@@ -372,7 +365,7 @@ func (v *validator) task(name string, ts TaskSpec) {
 		pp := p.Key("ports").Key(ps.Name)
 		v.checkName(pp, ps.Name)
 		if t.Port(ps.Name) != nil {
-			v.d.Report(pp, jsonv.Duplicate, "port %s declared twice", ps.Name)
+			v.d.Report(pp, jsonv.DuplicateName, "port %s declared twice", ps.Name)
 		}
 		port := &Port{Name: ps.Name, Index: i, Direction: ps.Direction, Element: ps.Element, Memory: ps.Memory}
 		if ps.Direction != In && ps.Direction != Out {
@@ -422,7 +415,7 @@ func (v *validator) task(name string, ts TaskSpec) {
 	for i, as := range ts.Alternatives {
 		a := v.alternative(p.Key("alternatives").Index(i), t, i, as)
 		if prev := t.Alternative(a.ID); prev != nil && a.ID != "" {
-			v.d.Report(p.Key("alternatives").Index(i).Key("id"), jsonv.Duplicate, "alternative id %q is also alternatives[%d]", a.ID, prev.Index)
+			v.d.Report(p.Key("alternatives").Index(i).Key("id"), jsonv.DuplicateName, "alternative id %q is also alternatives[%d]", a.ID, prev.Index)
 		}
 		t.Alternatives = append(t.Alternatives, a)
 	}
@@ -465,11 +458,11 @@ func (v *validator) alternative(p jsonv.Path, t *Task, index int, as Alternative
 		bp := p.Key("ports").Key(bs.Port)
 		port := t.Port(bs.Port)
 		if port == nil {
-			v.d.Report(bp, jsonv.Unknown, "task %s has no port %q", t.Name, bs.Port)
+			v.d.Report(bp, jsonv.UnknownName, "task %s has no port %q", t.Name, bs.Port)
 			continue
 		}
 		if bound[port.Index] {
-			v.d.Report(bp, jsonv.Duplicate, "port %s realized twice", bs.Port)
+			v.d.Report(bp, jsonv.DuplicateName, "port %s realized twice", bs.Port)
 			continue
 		}
 		bound[port.Index] = true
@@ -494,7 +487,7 @@ func (v *validator) alternative(p jsonv.Path, t *Task, index int, as Alternative
 	a.Requires = slices.Clone(as.Requires)
 	for i, f := range as.Requires {
 		if !slices.Contains(Features, f) {
-			v.d.Report(p.Key("requires").Index(i), jsonv.Unknown, "unknown feature %q (want one of %s)", f, strings.Join(Features, ", "))
+			v.d.Report(p.Key("requires").Index(i), jsonv.UnknownName, "unknown feature %q (want one of %s)", f, strings.Join(Features, ", "))
 		}
 	}
 	slices.Sort(a.Requires)
@@ -502,6 +495,12 @@ func (v *validator) alternative(p jsonv.Path, t *Task, index int, as Alternative
 	if r.ClusterSize > 1 && !slices.Contains(a.Requires, "clusters") {
 		a.Requires = append(a.Requires, "clusters")
 		slices.Sort(a.Requires)
+	}
+	for _, b := range a.Bindings {
+		if b.Distribution != nil && b.Distribution.BlocksPerCluster() > 1 && !slices.Contains(a.Requires, "clusters") {
+			a.Requires = append(a.Requires, "clusters")
+			slices.Sort(a.Requires)
+		}
 	}
 	v.cost(p.Key("cost"), as.Cost)
 	v.runnable(p, a)
@@ -521,8 +520,11 @@ func (v *validator) cost(p jsonv.Path, c CostSpec) {
 		if c.Work.Bytes < 0 {
 			v.d.Report(p.Key("work").Key("bytes"), jsonv.Range, "bytes must not be negative, have %d", c.Work.Bytes)
 		}
-		if !slices.Contains(InstructionKinds, c.Work.Instruction) {
-			v.d.Report(p.Key("work").Key("instruction"), jsonv.Unknown, "unknown instruction kind %q (want one of %s)", c.Work.Instruction, strings.Join(InstructionKinds, ", "))
+		switch {
+		case c.Work.Instruction == "" && c.Work.Flops > 0:
+			v.d.Report(p.Key("work").Key("instruction"), jsonv.Missing, "%d flops need an instruction kind (%s)", c.Work.Flops, strings.Join(InstructionKinds, ", "))
+		case c.Work.Instruction != "" && !slices.Contains(InstructionKinds, c.Work.Instruction):
+			v.d.Report(p.Key("work").Key("instruction"), jsonv.UnknownName, "unknown instruction kind %q (want one of %s)", c.Work.Instruction, strings.Join(InstructionKinds, ", "))
 		}
 	default:
 		v.d.Report(p, jsonv.Missing, "no execution cost: give ns or work")
@@ -532,7 +534,11 @@ func (v *validator) cost(p jsonv.Path, c CostSpec) {
 // runnable reports an alternative that no target can run: neither a built-in
 // target nor the graph's custom one.
 func (v *validator) runnable(p jsonv.Path, a *Alternative) {
-	targets := slices.Clone(builtinTargets)
+	var targets []Target
+	for _, name := range TargetNames() {
+		t, _ := BuiltinTarget(name)
+		targets = append(targets, t)
+	}
 	if v.g.target.Custom {
 		targets = append(targets, v.g.target)
 	}
@@ -576,7 +582,7 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 		} else if d, err := distribution.Builtin(bs.Distribution); err == nil {
 			b.Distribution = d
 		} else {
-			v.d.Report(p.Key("distribution"), jsonv.Unknown, "unknown distribution %q: neither defined in distributions nor a built-in atom", bs.Distribution)
+			v.d.Report(p.Key("distribution"), jsonv.UnknownName, "unknown distribution %q: neither defined in distributions nor a built-in atom", bs.Distribution)
 			return b
 		}
 	case bs.InlineDistribution != nil:
@@ -586,7 +592,7 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 		l, ok := v.layout[bs.Layout]
 		if !ok {
 			if _, defined := v.spec.Layouts[bs.Layout]; !defined {
-				v.d.Report(p.Key("layout"), jsonv.Unknown, "unknown layout %q", bs.Layout)
+				v.d.Report(p.Key("layout"), jsonv.UnknownName, "unknown layout %q", bs.Layout)
 			}
 			return b
 		}
@@ -603,6 +609,16 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 	if b.Distribution != nil {
 		if port.IsMemory() {
 			v.d.Report(p, CodeBinding, "memory port %s needs a %s layout, not a distribution", port.Name, port.Memory)
+		}
+		// The port gives the element type; the distribution gives who owns
+		// which element and in which register slot.
+		if port.Element.Valid() && b.Distribution.Element() != port.Element {
+			d, err := b.Distribution.WithElement(port.Element)
+			if err != nil {
+				v.d.Wrap(p, CodeDistribution, err)
+				return b
+			}
+			b.Distribution = d
 		}
 		got = distAxes(b.Distribution)
 	} else {

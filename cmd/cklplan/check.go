@@ -2,144 +2,193 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 
+	json "github.com/goccy/go-json"
+
 	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/tasks"
 )
 
-func init() {
-	register(command{name: "check", summary: "validate a task-graph file and summarize it", run: runCheck})
+var checkCommand = &opTable[checkRequest, *checkRequest]{
+	name:    "check",
+	summary: "validate a task-graph file and summarize it",
+	about: `Validates a task graph (docs/format.md) and, with --costs, a file of measured
+costs against it. A valid graph gets a summary (tasks, alternatives,
+invocations, edges, sizes) and its warnings (an output nothing consumes),
+exit 0. Otherwise every problem is listed, sorted by JSON path, each with its
+code, and the exit status is 1:
+
+  $.invocations[3].task: unknown task "mma2" [unknown_name]
+
+FILE "-" reads the graph from stdin. 'cklplan schema' prints the JSON Schema.
+`,
+	flags: func(fs *flag.FlagSet, q *checkRequest) {
+		fs.StringVar(&q.costs, "costs", "", "a measured-costs `file` to validate against the graph")
+	},
+	ops: []*op[*checkRequest]{{operands: "FILE", min: 1, max: 1, flags: []string{"costs"}, run: runCheck}},
 }
 
-func checkUsage(w io.Writer, fl *cmdFlags) {
-	fmt.Fprintln(w, "usage: cklplan check [--costs MEASURED.json] FILE|-")
-	fmt.Fprintln(w, `
-Validates a task graph (docs/format.md) and, with --costs, a file of measured
-costs against it. On success it prints a summary (tasks, alternatives,
-invocations, edges, sizes) and exits 0; warnings (an output nothing consumes)
-go to stderr. Otherwise it prints every problem, sorted by JSON path, each
-with its code, to stderr and exits 1:
-
-  $.invocations[3].task: unknown task "mma2" [unknown]
-
-"-" reads the graph from stdin.`)
-	if fl.hasFlags() {
-		fmt.Fprintln(w, "\nflags:")
-		fl.printDefaults(w)
-	}
+// A checkRequest is a task-graph file, read whole, and the measured-costs
+// file to check with it.
+type checkRequest struct {
+	name  string
+	data  []byte
+	costs string
+	in    *input
 }
 
-func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("check", "FILE", stdout, stderr)
-	costs := fl.String("costs", "", "a measured-costs `file` to validate against the graph")
-	fl.usage = func(w io.Writer) { checkUsage(w, fl) }
-	pos, code := parseFlags(fl, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	name := pos[0]
-	var data []byte
+func (q *checkRequest) setOperands(args []string, in *input) error {
+	q.name, q.in = args[0], in
 	var err error
+	q.data, err = q.read(args[0])
+	return err
+}
+
+func (q *checkRequest) read(name string) ([]byte, error) {
 	if name == "-" {
-		data, err = io.ReadAll(io.LimitReader(stdin, tasks.MaxFileBytes+1))
-	} else {
-		data, err = os.ReadFile(name)
+		return q.in.lim.readAll(q.in.stdin, "stdin")
 	}
+	f, err := os.Open(name)
 	if err != nil {
-		fmt.Fprintf(stderr, "cklplan check: %v\n", err)
-		return exitFail
+		return nil, err
 	}
-	g, err := tasks.Load(data)
-	if err == nil && *costs != "" {
-		g, err = withCosts(g, *costs)
-		if err != nil {
-			name = *costs + " (with " + name + ")"
+	defer f.Close()
+	return q.in.lim.readAll(f, name)
+}
+
+func (*checkRequest) setTail(string, []string) error     { return nil }
+func (*checkRequest) count() int                         { return 1 }
+func (*checkRequest) decodeArgs([]json.RawMessage) error { return badRequest("check takes no --batch") }
+func (*checkRequest) decodeField(name string, _ json.RawMessage) error {
+	return badRequest("unknown field %q", name)
+}
+
+// A checkResult is the verdict on a graph: its problems (warnings
+// included), and its summary when it is valid.
+type checkResult struct {
+	File     string         `json:"file"`
+	Valid    bool           `json:"valid"`
+	Problems []checkProblem `json:"problems"`
+	Summary  *checkSummary  `json:"summary,omitempty"`
+}
+
+type checkProblem struct {
+	Path    string `json:"path"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Warning bool   `json:"warning,omitempty"`
+}
+
+type checkSummary struct {
+	Name         string           `json:"name"`
+	Target       string           `json:"target"`
+	Tasks        int              `json:"tasks"`
+	Alternatives int              `json:"alternatives"`
+	Invocations  int              `json:"invocations"`
+	Candidates   int              `json:"candidates"`
+	Edges        int              `json:"edges"`
+	Renamed      int              `json:"renamed_edges"`
+	MustCross    int              `json:"must_cross_edges"`
+	Groups       int              `json:"groups"`
+	Components   int              `json:"components"`
+	Sizes        map[string]int64 `json:"sizes"`
+	Measured     int              `json:"measured"`
+}
+
+func runCheck(q *checkRequest, _ *env) (result, error) {
+	r := &checkResult{File: q.name, Problems: []checkProblem{}}
+	g, err := tasks.Load(q.data)
+	if err == nil && q.costs != "" {
+		r.File = q.costs + " with " + q.name
+		var data []byte
+		if data, err = q.read(q.costs); err != nil {
+			return nil, err
+		}
+		var m tasks.MeasuredSpec
+		if m, err = tasks.DecodeMeasured(data); err == nil {
+			g, err = g.WithMeasured(m)
 		}
 	}
-	if err != nil {
-		return reportProblems(stderr, name, err)
-	}
-	for _, w := range g.Warnings() {
-		fmt.Fprintf(stderr, "warning: %s [%s]\n", w.Error(), w.Code)
-	}
-	printSummary(stdout, name, g)
-	return exitOK
-}
-
-func withCosts(g *tasks.Graph, file string) (*tasks.Graph, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	m, err := tasks.DecodeMeasured(data)
-	if err != nil {
-		return nil, err
-	}
-	return g.WithMeasured(m)
-}
-
-// reportProblems prints every problem of err, or err itself.
-func reportProblems(stderr io.Writer, name string, err error) int {
 	var ps jsonv.Problems
-	if !errors.As(err, &ps) {
-		fmt.Fprintf(stderr, "cklplan check: %s: %v\n", name, err)
-		return exitFail
+	switch {
+	case err == nil:
+		ps = g.Warnings()
+	case !errors.As(err, &ps):
+		return nil, err
 	}
-	errs := 0
 	for _, p := range ps {
-		prefix := ""
-		if p.Warning {
-			prefix = "warning: "
-		} else {
-			errs++
-		}
-		fmt.Fprintf(stderr, "%s%s [%s]\n", prefix, p.Error(), p.Code)
+		r.Problems = append(r.Problems, checkProblem{p.Path.String(), string(p.Code), p.Msg, p.Warning})
 	}
-	fmt.Fprintf(stderr, "cklplan check: %s: %d %s\n", name, errs, plural(errs, "problem"))
-	return exitFail
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return noun
+	if err != nil {
+		return r, nil
 	}
-	return noun + "s"
-}
-
-func printSummary(w io.Writer, name string, g *tasks.Graph) {
+	r.Valid = true
 	s := g.Summary()
-	title := g.Name()
-	if title == "" {
-		title = name
+	r.Summary = &checkSummary{Name: g.Name(), Target: g.Target().Name, Tasks: s.Tasks, Alternatives: s.Alternatives,
+		Invocations: s.Invocations, Candidates: s.Candidates, Edges: s.Edges, Renamed: s.Renamed,
+		MustCross: s.MustCross, Groups: s.Groups, Components: s.Components, Sizes: s.Sizes, Measured: s.Measured}
+	return r, nil
+}
+
+func (r *checkResult) failure() error {
+	if r.Valid {
+		return nil
 	}
-	fmt.Fprintf(w, "ok: %s (target %s)\n", title, g.Target().Name)
+	n := 0
+	for _, p := range r.Problems {
+		if !p.Warning {
+			n++
+		}
+	}
+	noun := "problems"
+	if n == 1 {
+		noun = "problem"
+	}
+	return fmt.Errorf("%s: %d %s", r.File, n, noun)
+}
+
+func (r *checkResult) writeText(w io.Writer, _ string) error {
+	for _, p := range r.Problems {
+		warn := ""
+		if p.Warning {
+			warn = "warning: "
+		}
+		fmt.Fprintf(w, "%s: %s%s [%s]\n", p.Path, warn, p.Message, p.Code)
+	}
+	s := r.Summary
+	if s == nil {
+		return nil
+	}
+	title := s.Name
+	if title == "" {
+		title = r.File
+	}
+	fmt.Fprintf(w, "ok: %s (target %s)\n", title, s.Target)
 	fmt.Fprintf(w, "  tasks         %d (%d alternatives)\n", s.Tasks, s.Alternatives)
 	fmt.Fprintf(w, "  invocations   %d (%d candidates)\n", s.Invocations, s.Candidates)
 	fmt.Fprintf(w, "  edges         %d (%d renamed, %d must cross a kernel)\n", s.Edges, s.Renamed, s.MustCross)
 	fmt.Fprintf(w, "  groups        %d\n", s.Groups)
 	fmt.Fprintf(w, "  components    %d\n", s.Components)
-	names := make([]string, 0, len(s.Sizes))
-	for k := range s.Sizes {
-		names = append(names, k)
+	var sizes []string
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range s.Sizes {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		sizes = append(sizes, fmt.Sprintf("%s=%d", k, s.Sizes[k]))
 	}
-	slices.Sort(names)
-	parts := make([]string, len(names))
-	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s=%d", k, s.Sizes[k])
+	if len(sizes) == 0 {
+		sizes = []string{"none"}
 	}
-	if len(parts) == 0 {
-		parts = []string{"none"}
-	}
-	fmt.Fprintf(w, "  sizes         %s\n", strings.Join(parts, " "))
-	if s.Measured > 0 {
-		fmt.Fprintf(w, "  measured      %d\n", s.Measured)
-	}
-	if s.Warnings > 0 {
-		fmt.Fprintf(w, "  warnings      %d\n", s.Warnings)
-	}
+	fmt.Fprintf(w, "  sizes         %s\n", strings.Join(sizes, " "))
+	_, err := fmt.Fprintf(w, "  measured      %d\n", s.Measured)
+	return err
 }

@@ -32,11 +32,13 @@ type command struct {
 // its entry here.
 func commands() []command {
 	return []command{
+		checkCommand.command(),
 		classifyCommand.command(),
 		distCommand.command(),
 		doctorCommand.command(),
 		layoutCommand.command(),
 		mapCommand.command(),
+		schemaCommand.command(),
 		spaceCommand.command(),
 		versionCommand.command(),
 	}

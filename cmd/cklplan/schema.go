@@ -1,30 +1,27 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/cklplan/cklplan/tasks"
 )
 
-func init() {
-	register(command{name: "schema", summary: "print the JSON Schema of task-graph files", run: runSchema})
+var schemaCommand = &opTable[noOperands, *noOperands]{
+	name:    "schema",
+	summary: "print the JSON Schema of task-graph files",
+	about: `Prints the JSON Schema (draft 2020-12) of the task-graph format that
+'cklplan check' reads. The schema checks a file's shape; check also checks
+names, tiles, cycles, multiplicities and targets.
+`,
+	ops: []*op[*noOperands]{{run: func(*noOperands, *env) (result, error) { return schemaResult(tasks.Schema()), nil }}},
 }
 
-func runSchema(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlagSet("schema", "", stdout, stderr)
-	fl.usage = func(w io.Writer) {
-		fmt.Fprintln(w, "usage: cklplan schema")
-		fmt.Fprintln(w, "\nPrints the JSON Schema (draft 2020-12) of the task-graph format that")
-		fmt.Fprintln(w, "'cklplan check' reads. The schema checks a file's shape; check also checks")
-		fmt.Fprintln(w, "names, tiles, cycles, multiplicities and targets.")
-	}
-	if _, code := parseFlags(fl, args, 0, 0); code >= 0 {
-		return code
-	}
-	if _, err := stdout.Write(tasks.Schema()); err != nil {
-		fmt.Fprintf(stderr, "cklplan schema: %v\n", err)
-		return exitFail
-	}
-	return exitOK
+// A schemaResult is the schema, the same in text and JSON.
+type schemaResult []byte
+
+func (r schemaResult) writeText(w io.Writer, _ string) error {
+	_, err := w.Write(r)
+	return err
 }
+
+func (r schemaResult) writeJSON(w io.Writer) error { return r.writeText(w, "json") }
