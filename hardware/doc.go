@@ -14,4 +14,15 @@
 //
 // The committed distcheck.cu is Generate's output (TestGeneratedUpToDate,
 // refreshed with go test ./hardware -update); run.sh builds and runs it.
+//
+// The dequantize → mma example as real kernels lives in dequant/
+// (dequant_mma.cu, hand-written: four plans and three variants, checked
+// against a double-precision reference and timed whole and by parts; run.sh
+// builds and runs it). DecodeDequantRecord reads the JSON record that program
+// writes (every timing by key, each positive, every problem at its JSON
+// path); DequantRecord.Measured turns it into the planner's measured-costs
+// files (examples/measured/), per-tile SM time of marginal costs inside the
+// kernel, whose sum over a plan reproduces the plan's measured time
+// (TestDequantMeasuredAddsUp); DequantRecord.Compare sets each plan's time
+// beside the additive model of its parts timed alone.
 package hardware

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite distcheck.cu from Generate")
+var update = flag.Bool("update", false, "rewrite the generated files: distcheck.cu, the measured-costs files")
 
 // The committed program is Generate's output.
 func TestGeneratedUpToDate(t *testing.T) {
