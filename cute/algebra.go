@@ -1,6 +1,8 @@
 package cute
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 )
 
@@ -62,8 +64,10 @@ func ComplementTo(a Layout, cotarget int) (Layout, error) {
 	for _, k := range idx {
 		n, d := ns[k], ds[k]
 		if d%cur != 0 {
-			return Layout{}, errorf(CodeNoComplement, op,
-				"%v has no complement: the stride %d of mode %d:%d is not a multiple of %d = %d·%d, the extent of mode %d:%d below it", a, d, n, d, cur, pn, pd, pn, pd)
+			reason := fmt.Sprintf("the stride %d of mode %d:%d is not a multiple of %d = %d·%d, the extent of mode %d:%d below it", d, n, d, cur, pn, pd, pn, pd)
+			e := errorf(CodeNoComplement, op, "%v has no complement: %s", a, reason)
+			e.reason = reason
+			return Layout{}, e
 		}
 		rs, rd = append(rs, d/cur), append(rd, cur)
 		var ok bool
@@ -126,7 +130,7 @@ func LogicalDivide(a Layout, t Tiler) (Layout, error) {
 	return byMode(op, a, t, true, func(a, b Layout) (Layout, error) {
 		c, err := ComplementTo(b, a.Size())
 		if err != nil {
-			return Layout{}, within(op, err)
+			return Layout{}, restate(op, err, fmt.Sprintf("the tiler %v has no complement in size(%v) = %d", b, a, a.Size()))
 		}
 		bc, err := makeLayout(b, c)
 		if err != nil {
@@ -134,7 +138,7 @@ func LogicalDivide(a Layout, t Tiler) (Layout, error) {
 		}
 		r, err := compose(op, a, bc)
 		if err != nil {
-			return Layout{}, within(op, err)
+			return Layout{}, restate(op, err, fmt.Sprintf("%v divided by %v is not a layout", a, b))
 		}
 		return r, nil
 	})
@@ -205,11 +209,11 @@ func LogicalProduct(a Layout, t Tiler) (Layout, error) {
 		}
 		c, err := ComplementTo(a, m)
 		if err != nil {
-			return Layout{}, within(op, err)
+			return Layout{}, restate(op, err, fmt.Sprintf("%v has no complement in size(%v)·cosize(%v) = %d", a, a, b, m))
 		}
 		cb, err := compose(op, c, b)
 		if err != nil {
-			return Layout{}, within(op, err)
+			return Layout{}, restate(op, err, fmt.Sprintf("the copies of %v arranged by %v do not form a layout", a, b))
 		}
 		r, err := makeLayout(a, cb)
 		if err != nil {
@@ -240,6 +244,14 @@ func rankedProduct(op string, a, b Layout, raked bool) (Layout, error) {
 	pa, pb := pad(a, rank), pad(b, rank)
 	lp, err := LogicalProduct(pa, LayoutTiler(pb))
 	if err != nil {
+		// Said of a and b as given, not of their padded forms.
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeNoComplement {
+			return Layout{}, restate(op, err, fmt.Sprintf("%v has no complement in size(%v)·cosize(%v) = %d", a, a, b, a.Size()*b.Cosize()))
+		}
+		if errors.As(err, &e) && len(e.Values) > 0 {
+			return Layout{}, restate(op, err, fmt.Sprintf("the copies of %v arranged by %v do not form a layout", a, b))
+		}
 		return Layout{}, within(op, err)
 	}
 	blocks, copies := lp.Mode(0), lp.Mode(1)

@@ -249,7 +249,8 @@ func compose(op string, a, b Layout) (Layout, error) {
 	}
 	if r, ok := recognizeAlong(b, want); ok {
 		return Layout{}, &Error{Code: cond.Code, Op: op, Values: want, Layout: r,
-			Msg: fmt.Sprintf("%v ∘ %v: %s, so CuTe's rule does not apply; the composite's values %s are those of %v, compatible with %v", a, b, cond.Msg, brief(want), r, b.Shape())}
+			Msg:    fmt.Sprintf("%v ∘ %v: %s, so CuTe's rule does not apply; the composite's values %s are those of %v, compatible with %v", a, b, cond.Msg, brief(want), r, b.Shape()),
+			reason: fmt.Sprintf("%s, so CuTe's rule does not apply; the values are those of %v", cond.Msg, r)}
 	}
 	return Layout{}, &Error{Code: CodeNotALayout, Op: op, Values: want,
 		Msg: fmt.Sprintf("%v ∘ %v is not a layout compatible with %v (%s); its values are %s", a, b, b.Shape(), cond.Msg, brief(want))}

@@ -48,6 +48,11 @@
 // composite's values, decided further by tabulation and Recognize: its code
 // is the failed condition (ErrDivisibility, ErrOverlap) with Error.Layout the
 // layout that has those values when one exists, and ErrNotALayout otherwise.
+// An operation built from others (a product from the complement and a
+// composition, a divide likewise) reports a failed step under its own name
+// and in terms of its own operands ("logical_divide: (2,2):(1,3) divided by
+// 3:1 is not a layout; its values are …"), never naming the intermediate
+// layouts or steps the caller did not write.
 // Results are checked against their definition by tabulation where the
 // domain has at most 2^20 points: R(i) = A(B(i)) for a composition; ordered,
 // disjoint and covering for a complement; L(R(i)) = i and R(L(i)) = i for the

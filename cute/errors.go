@@ -44,6 +44,9 @@ type Error struct {
 	// its composite is a layout compatible with the right operand, that
 	// layout; the zero Layout otherwise.
 	Layout Layout
+	// reason is the failed condition alone, without the operands, for an
+	// operation built from others to restate in terms of its own operands.
+	reason string
 }
 
 func (e *Error) Error() string {
@@ -84,19 +87,33 @@ var (
 	ErrBadArgument    = sentinel(CodeBadArgument)
 )
 
-// within returns err with its operation replaced by op and the old
-// operation's text kept as context, so a failure inside logical_divide names
-// both.
+// within returns err with its operation replaced by op, the operation the
+// caller asked for, and its message kept: an error from a step of op (a
+// complement inside a product) is not prefixed with the steps' names.
 func within(op string, err error) error {
 	e, ok := err.(*Error)
 	if !ok {
 		return err
 	}
-	msg := e.Msg
-	if e.Op != "" && e.Op != op {
-		msg = e.Op + ": " + msg
+	return &Error{Code: e.Code, Op: op, Msg: e.Msg, Values: e.Values, Layout: e.Layout, reason: e.reason}
+}
+
+// restate returns err, from a step of op on intermediate layouts, said in
+// terms of op's own operands: subject names what failed, and the step's
+// failed condition follows, without the intermediate layouts.
+func restate(op string, err error, subject string) error {
+	e, ok := err.(*Error)
+	if !ok {
+		return err
 	}
-	return &Error{Code: e.Code, Op: op, Msg: msg, Values: e.Values, Layout: e.Layout}
+	msg := subject
+	if e.reason != "" {
+		msg += ": " + e.reason
+	}
+	if len(e.Values) > 0 {
+		msg += "; its values are " + brief(e.Values)
+	}
+	return &Error{Code: e.Code, Op: op, Msg: msg, Values: e.Values, Layout: e.Layout, reason: e.reason}
 }
 
 func errorf(code Code, op, format string, args ...any) *Error {
