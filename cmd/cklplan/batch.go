@@ -15,6 +15,7 @@ import (
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 // serveBatch answers JSON Lines requests: one answer line per input line, in
@@ -358,6 +359,14 @@ func errorCode(err error) string {
 		return codeKind
 	case errors.As(err, &me), errors.As(err, &se):
 		return codeSyntax
+	}
+	if jp := (*jsonv.Problem)(nil); errors.As(err, &jp) {
+		switch jp.Code {
+		case jsonv.Syntax:
+			return codeSyntax
+		case jsonv.Limit:
+			return codeLimit
+		}
 	}
 	return codeFailed
 }

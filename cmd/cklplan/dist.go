@@ -15,6 +15,7 @@ import (
 
 	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/hardware"
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 var distCommand = &opTable[distRequest, *distRequest]{
@@ -93,6 +94,10 @@ func (q *distRequest) distribution() (*distribution.Distribution, error) {
 	}
 	if len(bytes.TrimSpace(q.data)) == 0 {
 		return nil, fmt.Errorf("%s: empty input: want a JSON distribution object", q.name)
+	}
+	// A JSON syntax error is said with its line, column and byte.
+	if _, err := jsonv.Parse(q.data, jsonv.Limits{MaxBytes: int64(len(q.data))}); err != nil {
+		return nil, fmt.Errorf("%s: %w", q.name, err)
 	}
 	d, err := distribution.DecodeJSON(q.data)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 // An env is what every operation runs with: the caps on its input and work.
@@ -88,6 +89,9 @@ func errorExcerpt(err error) (string, int, bool) {
 		offset = se.Offset
 	case errors.As(err, &le):
 		offset = le.Offset
+	}
+	if jp := (*jsonv.Problem)(nil); offset < 0 && errors.As(err, &jp) && jp.Code == jsonv.Syntax {
+		offset = jp.Offset
 	}
 	text := ae.text
 	if offset < 0 || offset > len(text) || !utf8.ValidString(text[:offset]) || strings.ContainsAny(text, "\n\r\t") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 var mapCommand = &opTable[mapRequest, *mapRequest]{
@@ -206,7 +206,7 @@ func (q *mapRequest) decodeField(name string, raw json.RawMessage) error {
 
 // mapOperand parses operand i as a map, whose spaces the cap on axes bounds.
 func (q *mapRequest) mapOperand(env *env, i int) (indexmap.Map, error) {
-	m, err := parseOperand(q.args, i, indexmap.Parse)
+	m, err := parseOperand(q.args, i, indexmap.Parse, indexmap.DecodeJSON)
 	if err != nil {
 		return m, err
 	}
@@ -222,9 +222,10 @@ func (q *mapRequest) mapOperand(env *env, i int) (indexmap.Map, error) {
 }
 
 // parseOperand parses operand i in its text form with parse, or in its JSON
-// form. A syntax error in the text form points into it; the JSON form's
-// errors name their JSON path.
-func parseOperand[T any](args []mapArg, i int, parse func(string) (T, error)) (T, error) {
+// form with decode. A syntax error in the text form points into it; the JSON
+// form's errors name their JSON path, a JSON syntax error its line, column
+// and byte.
+func parseOperand[T any](args []mapArg, i int, parse func(string) (T, error), decode func(*jsonv.Decoder, *jsonv.Value, jsonv.Path) (T, bool)) (T, error) {
 	a := args[i]
 	var v T
 	var err error
@@ -234,21 +235,26 @@ func parseOperand[T any](args []mapArg, i int, parse func(string) (T, error)) (T
 		}
 		return v, nil
 	}
-	if err = json.Unmarshal([]byte(a.text), &v); err != nil {
-		return v, &argError{index: i, err: jsonFormError(err)}
+	if v, err = decodeJSON([]byte(a.text), decode); err != nil {
+		return v, &argError{index: i, text: a.text, err: err}
 	}
 	return v, nil
 }
 
-// jsonFormError says that err, from decoding an argument's JSON form, is a
-// JSON syntax error, and where, when it is one; the packages' own errors
-// already say what they are.
-func jsonFormError(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("JSON form: %w (after %d bytes)", err, se.Offset)
+// decodeJSON decodes data, a JSON document, with decode: every problem, at
+// its JSON path.
+func decodeJSON[T any](data []byte, decode func(*jsonv.Decoder, *jsonv.Value, jsonv.Path) (T, bool)) (T, error) {
+	var zero T
+	v, err := jsonv.Parse(data, jsonv.Limits{})
+	if err != nil {
+		return zero, err
 	}
-	return err
+	var d jsonv.Decoder
+	t, _ := decode(&d, v, jsonv.Root)
+	if err := d.Err(); err != nil {
+		return zero, err
+	}
+	return t, nil
 }
 
 // A plainResult is a result that is one value, written as its text.

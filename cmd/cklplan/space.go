@@ -69,7 +69,7 @@ func (*spaceRequest) decodeField(name string, _ json.RawMessage) error {
 
 // spaceOperand parses operand i as a space, which the cap on axes bounds.
 func (q *spaceRequest) spaceOperand(env *env, i int) (indexspace.Space, error) {
-	s, err := parseOperand(q.args, i, indexspace.Parse)
+	s, err := parseOperand(q.args, i, indexspace.Parse, indexspace.DecodeJSON)
 	if err != nil {
 		return s, err
 	}
