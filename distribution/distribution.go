@@ -144,7 +144,11 @@ func build(spec Spec, own ownershipFunc, store storageFunc) (*Distribution, erro
 		d.owned[i] = int32(flatten(tile, d.tileSizes))
 	}
 	if len(problems) == 0 {
-		problems = d.checkOwnership()
+		if spec.Ownership == nil {
+			problems = d.checkHeld() // a table: replication is where it lists copies
+		} else {
+			problems = d.checkOwnership()
+		}
 	}
 	if len(problems) > 0 {
 		return nil, &ValidityError{Name: spec.Name, Problems: problems}
@@ -234,6 +238,24 @@ func (d *Distribution) checkShape() error {
 		return fmt.Errorf("distribution %q: %d blocks per cluster does not divide the %d blocks", s.Name, s.BlocksPerCluster, blocks)
 	}
 	return nil
+}
+
+// checkHeld reports every element of a tabulated distribution that no
+// executor holds.
+func (d *Distribution) checkHeld() []Problem {
+	held := make([]bool, d.nTile)
+	for _, t := range d.owned {
+		held[t] = true
+	}
+	var problems []Problem
+	for t, h := range held {
+		if !h {
+			tile := d.tileCoords(t)
+			problems = append(problems, Problem{Kind: NotOwned, Element: t, Point: -1, Tile: tile,
+				Message: fmt.Sprintf("element %s is held by no entry", d.tileString(tile))})
+		}
+	}
+	return problems
 }
 
 // index builds the tile → owners table.

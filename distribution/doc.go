@@ -71,10 +71,16 @@
 //     is neither is an error, never an implied replication.
 //   - NewBlocked(Blocked): Triton's blocked encoding (sizePerThread,
 //     threadsPerWarp, warpsPerCTA, order).
-//   - DecodeJSON: any of these as JSON (see MarshalJSON for the forms). Its
-//     errors name the JSON path at fault and say what is wrong in the form's
-//     terms: $.blocked.axes[1], $.tiled.warps[0].along, "want an integer,
-//     have the string "8"".
+//   - NewTabulated(Tabulation): a table of (executor, value) → tile element,
+//     as dumped from a GPU or another compiler; an element listed under
+//     several executors is replicated there. A table has no index-map text
+//     (Tabulated reports it; Ownership and Storage are zero Maps).
+//   - DecodeJSON: any of these as JSON (see MarshalJSON for the forms),
+//     EntriesJSON's output included; DecodeValue inside a larger document.
+//     Every problem is reported (jsonv.Problems), each at the JSON path at
+//     fault with a stable code, in the form's terms: $.blocked.axes[1],
+//     $.tiled.warps[0].along, $.entries[3].slot, "want an integer, have the
+//     string "8"".
 //
 // # Queries and renderings
 //

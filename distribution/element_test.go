@@ -211,7 +211,7 @@ func TestJSONElementAndClusters(t *testing.T) {
 		{"tiled inherits", `{"tiled": {"atom": "mma.m16n8k16.a.bf16", "warps": [{"name": "w", "size": 2, "along": "m"}]}}`, storage.BF16, 1, ""},
 		{"blocked defaults to f32", `{"blocked": {"shape": [8, 32], "size_per_thread": [1, 4], "threads_per_warp": [4, 8], "warps_per_cta": [2, 1], "order": [1, 0]}}`, storage.F32, 1, ""},
 		{"explicit with clusters", `{"executors": [{"name": "block", "size": 4, "level": "block"}], "tile": [{"name": "b", "size": 4}], "ownership": {"b": "block"}, "element": "f8e4m3", "blocks_per_cluster": 2}`, storage.F8E4M3, 2, ""},
-		{"unknown type", `{"builtin": "ldmatrix.x4", "element": "f12"}`, 0, 0, `$.element: unknown element type "f12"`},
+		{"unknown type", `{"builtin": "ldmatrix.x4", "element": "f12"}`, 0, 0, `$.element: storage: unknown element type "f12"`},
 		{"type not a string", `{"builtin": "ldmatrix.x4", "element": 16}`, 0, 0, `$.element: want a string, have the number 16`},
 		{"cluster does not divide", `{"builtin": "ldmatrix.x4", "blocks_per_cluster": 2}`, 0, 0, `$.blocks_per_cluster: 2 blocks per cluster does not divide the 1 blocks`},
 	} {

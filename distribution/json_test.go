@@ -91,19 +91,19 @@ func TestJSONErrors(t *testing.T) {
 	tests := []struct {
 		name, text, substr string
 	}{
-		{"two forms", `{"builtin": "ldmatrix.x4", "tile": [{"name": "m", "size": 1}]}`, `$: want exactly one of "builtin", "tiled", "blocked" or the explicit fields`},
+		{"two forms", `{"builtin": "ldmatrix.x4", "tile": [{"name": "m", "size": 1}]}`, `$: want exactly one of "builtin", "tiled", "blocked", "entries" (the tabulated form) or the explicit fields`},
 		{"no form", `{"name": "x"}`, "have 0"},
 		{"unknown builtin", `{"builtin": "mma.m8n8k4"}`, `$.builtin: no built-in atom "mma.m8n8k4"`},
-		{"unknown field", `{"builtin": "ldmatrix.x4", "colour": 1}`, "$.colour: unknown field (want name, element, blocks_per_cluster, builtin, tiled, blocked, executors, locals, tile, ownership, storage, value_prefix)"},
+		{"unknown field", `{"builtin": "ldmatrix.x4", "colour": 1}`, `$.colour: unknown field "colour" (want "name", "element"`},
 		{"bad level", `{"executors": [{"name": "t", "size": 32, "level": "thread"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t"}}`, `$.executors[0].level: unknown executor level "thread"`},
 		{"missing expression", `{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {}}`, `$.ownership: no expression for tile axis "m" (tile[0])`},
 		{"extra expression", `{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t", "q": "0"}}`, `$.ownership.q: not a tile axis`},
 		{"invalid distribution", `{"executors": [{"name": "t", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "t / 2"}}`, `owned twice: element (m=0) is owned by t=0 and by t=1`},
 		{"nested error path", `{"tiled": {"atom": {"builtin": "nope"}}}`, `$.tiled.atom.builtin: no built-in atom "nope"`},
 		{"tiling error", `{"tiled": {"atom": "mma.m16n8k16.c.f32", "repeat": {"q": 2}}}`, `$.tiled.repeat.q: "q" is not a tile axis of the atom (m, n)`},
-		{"missing atom", `{"tiled": {}}`, `$.tiled.atom: missing`},
-		{"blocked error", `{"blocked": {"shape": [4]}}`, `$.blocked.size_per_thread: missing: want an array of integers, one per dimension`},
-		{"trailing data", `{"builtin": "ldmatrix.x4"} {}`, "trailing data"},
+		{"missing atom", `{"tiled": {}}`, `$.tiled: missing "atom"`},
+		{"blocked error", `{"blocked": {"shape": [4]}}`, `$.blocked: missing "size_per_thread": want an array of integers, one per dimension`},
+		{"unexpected '{' after the document", `{"builtin": "ldmatrix.x4"} {}`, "unexpected '{' after the document"},
 		{"not an object", `[1]`, "$: want a distribution object or a built-in atom name, have an array"},
 		{"deep nesting", strings.Repeat(`{"tiled": {"atom": `, 10) + `"ldmatrix.x4"` + strings.Repeat("}}", 10), "nested more than 8 deep"},
 	}
@@ -161,6 +161,8 @@ func FuzzDecodeJSON(f *testing.F) {
 		`{"executors": [{"name": "t", "size": 4, "level": "lane", "replicated": true}], "tile": [{"name": "m", "size": 1}], "ownership": {"m": "t ^ t"}}`,
 		`{"tiled": {"atom": "mma.m16n8k16.a.f16", "warps": [{"name": "w", "size": 2, "along": "replicated"}], "repeat": {"k": 2}}}`,
 		`{"blocked": {"axes": ["m", "n"], "shape": [64, 64], "size_per_thread": [1, "8"], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
+		`{"name": "p", "element": "bf16", "blocks_per_cluster": 2, "tile": ["x"], "entries": [{"block": 0, "lane": 0, "value": 0, "slot": 0, "tile": [0]}, {"block": 1, "lane": 0, "value": 0, "tile": [1]}]}`,
+		`{"name": "p", "tile": ["x", "y"], "sizes": [2, 1], "entries": [{"lane": 0, "value": 0, "tile": [0, 0]}, {"lane": 0, "value": 1, "tile": [1, 0]}, {"lane": 1, "value": 0, "tile": [1, 0]}, {"lane": 1, "value": 1, "tile": [0, 0]}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -236,7 +238,7 @@ func TestJSONErrorsSayWhere(t *testing.T) {
 			`$.tiled.warps[1].along: "n" is not a tile axis of the atom (m, k); to replicate the tile over these warps, write "along": "replicated"`},
 		{"along missing",
 			`{"tiled": {"atom": "mma.m16n8k16.c.f32", "warps": [{"name": "warp_m", "size": 2}]}}`,
-			`$.tiled.warps[0].along: missing: want a string`},
+			`$.tiled.warps[0]: missing "along": want a string`},
 		{"warp named like an atom axis",
 			`{"tiled": {"atom": "mma.m16n8k16.c.f32", "warps": [{"name": "lane", "size": 2, "along": "m"}]}}`,
 			`$.tiled.warps[0].name: "lane" is already the name of an executor axis of the atom`},
@@ -248,7 +250,7 @@ func TestJSONErrorsSayWhere(t *testing.T) {
 			`$.tiled.repeat.m: want an integer, have the string "2"`},
 		{"unknown warp field",
 			`{"tiled": {"atom": "mma.m16n8k16.c.f32", "warps": [{"name": "w", "size": 2, "along": "m", "replicated": true}]}}`,
-			`$.tiled.warps[0].replicated: unknown field (want name, size, along)`},
+			`$.tiled.warps[0].replicated: unknown field "replicated" (want "name", "size", "along")`},
 		// Regression: a repeated blocked axis was reported by the derived
 		// executor axis name, "lane_m" used twice (executor and executor).
 		{"blocked axis named twice",
@@ -269,7 +271,7 @@ func TestJSONErrorsSayWhere(t *testing.T) {
 			`$.blocked.shape[1]: 99999999999999999999 is too large for an integer`},
 		{"array written as a number",
 			`{"blocked": {"shape": 64, "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4, 1], "order": [1, 0]}}`,
-			`$.blocked.shape: want an array of integers, have the number 64`},
+			`$.blocked.shape: want an array, have the number 64`},
 		{"blocked rank mismatch",
 			`{"blocked": {"shape": [64, 64], "size_per_thread": [1, 8], "threads_per_warp": [4, 8], "warps_per_cta": [4], "order": [1, 0]}}`,
 			`$.blocked.warps_per_cta: 1 entries, want 2 (one per dimension of shape)`},
@@ -317,7 +319,7 @@ func TestJSONErrorsSayWhere(t *testing.T) {
 			`$.ownership.m: "l": "l" is a replicated executor axis (executors[0]): copies cannot own different elements`},
 		{"explicit ownership malformed",
 			`{"executors": [{"name": "l", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "l *"}}`,
-			`$.ownership.m: "l *": offset `},
+			`$.ownership.m: "l *": indexmap: offset `},
 		{"explicit storage names an executor",
 			`{"executors": [{"name": "l", "size": 32, "level": "lane"}], "tile": [{"name": "m", "size": 32}], "ownership": {"m": "l"}, "storage": "l"}`,
 			`$.storage: "l": "l" is an executor axis (executors[0]): a register slot depends on the local axes only`},
@@ -330,9 +332,9 @@ func TestJSONErrorsSayWhere(t *testing.T) {
 		{"tiled not an object", `{"tiled": "x"}`, `$.tiled: want an object, have the string "x"`},
 		{"null", `null`, `$: want a distribution object or a built-in atom name, have null`},
 		// Regression: empty input read as "$: EOF".
-		{"empty input", ``, `$: the input is empty: want a JSON distribution object`},
-		{"blank input", " \n\t", `$: the input is empty: want a JSON distribution object`},
-		{"malformed", `{"builtin": }`, `$: malformed JSON: `},
+		{"empty input", ``, `$: syntax error at line 1, column 1 (byte 0): unexpected end of input (want a value)`},
+		{"blank input", " \n\t", `$: syntax error at line 2, column 2 (byte 3): unexpected end of input (want a value)`},
+		{"malformed", `{"builtin": }`, `$: syntax error at line 1, column 13 (byte 12): `},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package distribution
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/cklplan/cklplan/indexmap"
@@ -226,8 +225,4 @@ func flatLocalText(locals []Axis) string {
 		s = fmt.Sprintf("(%s) * %d + %s", s, a.Size, a.Name)
 	}
 	return s
-}
-
-func trimPkg(err error) string {
-	return strings.TrimPrefix(err.Error(), "indexmap: ")
 }

@@ -3,10 +3,11 @@ package distribution
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 // A problem is a fault in one field of a Tiling or a Blocked, found before
@@ -31,31 +32,24 @@ var goFieldNames = map[string]string{
 	"threads_per_warp": "ThreadsPerWarp", "warps_per_cta": "WarpsPerCTA", "order": "Order",
 }
 
-var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// jsonStep writes one step of a JSON path: .key, [i], or ["odd key"].
-func jsonStep(b *strings.Builder, key string) {
-	if plainKey.MatchString(key) {
-		b.WriteString("." + key)
-	} else {
-		b.WriteString("[" + strconv.Quote(key) + "]")
-	}
-}
-
-func (p *problem) jsonPath(prefix string) string {
-	var b strings.Builder
-	b.WriteString(prefix)
+// report records the problem in d at its path under base.
+func (p *problem) report(d *jsonv.Decoder, base jsonv.Path) {
+	path := base
 	for _, s := range p.at {
 		switch s := s.(type) {
 		case string:
-			jsonStep(&b, s)
+			path = path.Key(s)
 		case mapKey:
-			jsonStep(&b, string(s))
+			path = path.Key(string(s))
 		case int:
-			fmt.Fprintf(&b, "[%d]", s)
+			path = path.Index(s)
 		}
 	}
-	return b.String()
+	msg := p.msg
+	if p.jsonIs != "" {
+		msg += "; " + p.jsonIs
+	}
+	d.Report(path, jsonv.Invalid, "%s", msg)
 }
 
 func (p *problem) goPath() string {
@@ -76,13 +70,13 @@ func (p *problem) goPath() string {
 	return b.String()
 }
 
-// jsonError is the problem as a JSON form error under prefix.
-func (p *problem) jsonError(prefix string) error {
-	msg := p.msg
-	if p.jsonIs != "" {
-		msg += "; " + p.jsonIs
+// goTexts joins problems as the Go API states them.
+func goTexts(ps []*problem) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.goText()
 	}
-	return fmt.Errorf("%s: %s", p.jsonPath(prefix), msg)
+	return strings.Join(parts, "; ")
 }
 
 // goText is the problem as the Go API states it.
@@ -103,9 +97,10 @@ func tileNames(tile []Axis) string {
 	return "(" + strings.Join(names, ", ") + ")"
 }
 
-// checkTiling finds the first fault of t as a tiling of an atom with spec as:
+// checkTiling finds every fault of t as a tiling of an atom with spec as:
 // the repetitions in tile-axis-name order, then the warp axes in order.
-func checkTiling(as Spec, t Tiling) *problem {
+func checkTiling(as Spec, t Tiling) []*problem {
+	var out []*problem
 	isTile := map[string]bool{}
 	for _, a := range as.Tile {
 		isTile[a.Name] = true
@@ -113,10 +108,9 @@ func checkTiling(as Spec, t Tiling) *problem {
 	for _, ax := range slices.Sorted(maps.Keys(t.Repeat)) {
 		r := t.Repeat[ax]
 		if !isTile[ax] {
-			return &problem{at: []any{"repeat", mapKey(ax)}, msg: fmt.Sprintf("%q is not a tile axis of the atom %s", ax, tileNames(as.Tile))}
-		}
-		if r <= 0 || r > maxPoints {
-			return &problem{at: []any{"repeat", mapKey(ax)}, msg: fmt.Sprintf("%d repetitions, not in 1..%d", r, maxPoints)}
+			out = append(out, &problem{at: []any{"repeat", mapKey(ax)}, msg: fmt.Sprintf("%q is not a tile axis of the atom %s", ax, tileNames(as.Tile))})
+		} else if r <= 0 || r > maxPoints {
+			out = append(out, &problem{at: []any{"repeat", mapKey(ax)}, msg: fmt.Sprintf("%d repetitions, not in 1..%d", r, maxPoints)})
 		}
 	}
 	// The names the result has besides the warp axes: the atom's axes and
@@ -129,61 +123,70 @@ func checkTiling(as Spec, t Tiling) *problem {
 		taken[a.Name] = "a value axis of the atom"
 	}
 	for _, a := range as.Tile {
-		if t.Repeat[a.Name] > 1 {
+		if r := t.Repeat[a.Name]; r > 1 && r <= maxPoints {
 			taken["rep_"+a.Name] = "the repetition axis along " + a.Name
 		}
 	}
 	for i, g := range t.Warps {
 		switch prev, dup := taken[g.Name]; {
 		case g.Name == "":
-			return &problem{at: []any{"warps", i, "name"}, msg: "the warp axis has no name"}
+			out = append(out, &problem{at: []any{"warps", i, "name"}, msg: "the warp axis has no name"})
 		case dup:
-			return &problem{at: []any{"warps", i, "name"}, msg: fmt.Sprintf("%q is already the name of %s", g.Name, prev)}
+			out = append(out, &problem{at: []any{"warps", i, "name"}, msg: fmt.Sprintf("%q is already the name of %s", g.Name, prev)})
+		default:
+			taken[g.Name] = fmt.Sprintf("warp axis %d", i)
 		}
-		taken[g.Name] = fmt.Sprintf("warp axis %d", i)
 		if g.Size <= 0 || g.Size > maxPoints {
-			return &problem{at: []any{"warps", i, "size"}, msg: fmt.Sprintf("%d warps, not in 1..%d", g.Size, maxPoints)}
+			out = append(out, &problem{at: []any{"warps", i, "size"}, msg: fmt.Sprintf("%d warps, not in 1..%d", g.Size, maxPoints)})
 		}
 		switch {
 		case g.Along == AlongReplicated:
 		case g.Along == "":
-			return &problem{at: []any{"warps", i, "along"}, msg: fmt.Sprintf("missing: name a tile axis of the atom %s, or %q for warps that hold copies", tileNames(as.Tile), AlongReplicated)}
+			out = append(out, &problem{at: []any{"warps", i, "along"}, msg: fmt.Sprintf("missing: name a tile axis of the atom %s, or %q for warps that hold copies", tileNames(as.Tile), AlongReplicated)})
 		case !isTile[g.Along]:
-			return &problem{at: []any{"warps", i, "along"},
+			out = append(out, &problem{at: []any{"warps", i, "along"},
 				msg:    fmt.Sprintf("%q is not a tile axis of the atom %s", g.Along, tileNames(as.Tile)),
 				jsonIs: `to replicate the tile over these warps, write "along": "replicated"`,
-				goIs:   "to replicate the tile over these warps, use AlongReplicated"}
+				goIs:   "to replicate the tile over these warps, use AlongReplicated"})
 		}
 	}
-	return nil
+	return out
 }
 
-// checkBlocked finds the first fault of a blocked encoding's fields.
-func checkBlocked(b Blocked) *problem {
+// checkBlocked finds the faults of a blocked encoding's fields: every
+// field of the wrong length, or else every axis name, order and extent at
+// fault.
+func checkBlocked(b Blocked) []*problem {
 	rank := len(b.Shape)
 	if rank == 0 {
-		return &problem{at: []any{"shape"}, msg: "no dimensions: want one extent per tile axis"}
+		return []*problem{{at: []any{"shape"}, msg: "no dimensions: want one extent per tile axis"}}
 	}
+	var out []*problem
 	fields := []struct {
 		key string
 		v   []int
 	}{{"shape", b.Shape}, {"size_per_thread", b.SizePerThread}, {"threads_per_warp", b.ThreadsPerWarp}, {"warps_per_cta", b.WarpsPerCTA}, {"order", b.Order}}
 	for _, f := range fields[1:] {
 		if len(f.v) != rank {
-			return &problem{at: []any{f.key}, msg: fmt.Sprintf("%d entries, want %d (one per dimension of shape)", len(f.v), rank)}
+			out = append(out, &problem{at: []any{f.key}, msg: fmt.Sprintf("%d entries, want %d (one per dimension of shape)", len(f.v), rank)})
 		}
 	}
+	if len(b.Axes) != 0 && len(b.Axes) != rank {
+		out = append(out, &problem{at: []any{"axes"}, msg: fmt.Sprintf("%d axis names, want %d (one per dimension of shape)", len(b.Axes), rank)})
+	}
+	if len(out) > 0 {
+		return out
+	}
 	if len(b.Axes) != 0 {
-		if len(b.Axes) != rank {
-			return &problem{at: []any{"axes"}, msg: fmt.Sprintf("%d axis names, want %d (one per dimension of shape)", len(b.Axes), rank)}
-		}
 		first := map[string]int{}
 		for i, a := range b.Axes {
 			if a == "" {
-				return &problem{at: []any{"axes", i}, msg: "the axis has no name"}
+				out = append(out, &problem{at: []any{"axes", i}, msg: "the axis has no name"})
+				continue
 			}
 			if j, dup := first[a]; dup {
-				return &problem{at: []any{"axes", i}, msg: fmt.Sprintf("%q is used twice (axes[%d] and axes[%d])", a, j, i)}
+				out = append(out, &problem{at: []any{"axes", i}, msg: fmt.Sprintf("%q is used twice (axes[%d] and axes[%d])", a, j, i)})
+				continue
 			}
 			first[a] = i
 		}
@@ -192,7 +195,7 @@ func checkBlocked(b Blocked) *problem {
 			for _, pre := range []string{"warp_", "lane_", "rep_", "elem_"} {
 				for _, derived := range []string{pre + a, pre + a + "_copy"} {
 					if j, clash := first[derived]; clash {
-						return &problem{at: []any{"axes", j}, msg: fmt.Sprintf("%q is also the name of an axis derived from axes[%d] %q", derived, i, a)}
+						out = append(out, &problem{at: []any{"axes", j}, msg: fmt.Sprintf("%q is also the name of an axis derived from axes[%d] %q", derived, i, a)})
 					}
 				}
 			}
@@ -202,25 +205,29 @@ func checkBlocked(b Blocked) *problem {
 	slices.Sort(perm)
 	for d := range rank {
 		if perm[d] != d {
-			return &problem{at: []any{"order"}, msg: fmt.Sprintf("%s is not a permutation of 0..%d", intsJSON(b.Order), rank-1)}
+			out = append(out, &problem{at: []any{"order"}, msg: fmt.Sprintf("%s is not a permutation of 0..%d", intsJSON(b.Order), rank-1)})
+			break
 		}
 	}
-	lanes := 1
+	lanes, pow2 := 1, true
 	for d := range rank {
 		for _, f := range fields[:4] {
 			if !isPow2(f.v[d]) {
-				return &problem{at: []any{f.key, d}, msg: fmt.Sprintf("%d is not a positive power of two", f.v[d])}
+				out = append(out, &problem{at: []any{f.key, d}, msg: fmt.Sprintf("%d is not a positive power of two", f.v[d])})
+				pow2 = pow2 && f.key != "threads_per_warp"
 			}
 		}
 		if b.SizePerThread[d] > b.Shape[d] {
-			return &problem{at: []any{"size_per_thread", d}, msg: fmt.Sprintf("%d exceeds the extent %d of shape[%d]: a thread would hold an element twice", b.SizePerThread[d], b.Shape[d], d)}
+			out = append(out, &problem{at: []any{"size_per_thread", d}, msg: fmt.Sprintf("%d exceeds the extent %d of shape[%d]: a thread would hold an element twice", b.SizePerThread[d], b.Shape[d], d)})
 		}
-		lanes *= b.ThreadsPerWarp[d]
+		if lanes <= 32 {
+			lanes *= max(b.ThreadsPerWarp[d], 1)
+		}
 	}
-	if lanes != 32 {
-		return &problem{at: []any{"threads_per_warp"}, msg: fmt.Sprintf("%s has %d threads in all, want 32 (one warp)", intsJSON(b.ThreadsPerWarp), lanes)}
+	if pow2 && lanes != 32 {
+		out = append(out, &problem{at: []any{"threads_per_warp"}, msg: fmt.Sprintf("%s has %d threads in all, want 32 (one warp)", intsJSON(b.ThreadsPerWarp), lanes)})
 	}
-	return nil
+	return out
 }
 
 // intsJSON writes a list of integers as JSON does.

@@ -7,10 +7,12 @@ import (
 )
 
 // EntriesJSON returns the tabulated ownership as JSON, one entry per
-// (executor, value) in executor then value order:
+// (executor, value) in executor then value order; DecodeJSON reads it back
+// as the same distribution (NewTabulated):
 //
 //	{
 //	  "name": "mma.m16n8k16.a.f16",
+//	  "element": "f16",
 //	  "tile": ["m", "k"],
 //	  "entries": [
 //	    {"lane": 0, "value": 0, "tile": [0, 0]},
@@ -20,11 +22,16 @@ import (
 //
 // An entry names the block, warp and lane levels the distribution has (the
 // flat index over each level's axes) and, when values do not sit in the
-// register slot of their own index, the "slot".
+// register slot of their own index, the "slot". "blocks_per_cluster"
+// follows "element" when the blocks form clusters.
 func (d *Distribution) EntriesJSON() []byte {
 	var b strings.Builder
 	b.WriteString("{\n  \"name\": ")
 	b.WriteString(strconv.Quote(d.spec.Name))
+	fmt.Fprintf(&b, ",\n  \"element\": %q", d.spec.Element.String())
+	if d.spec.BlocksPerCluster > 1 {
+		fmt.Fprintf(&b, ",\n  \"blocks_per_cluster\": %d", d.spec.BlocksPerCluster)
+	}
 	b.WriteString(",\n  \"tile\": [")
 	for i, a := range d.spec.Tile {
 		if i > 0 {

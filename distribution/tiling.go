@@ -65,8 +65,11 @@ func TileAtom(atom *Distribution, t Tiling) (*Distribution, error) {
 	for i, a := range as.Tile {
 		tileIndex[a.Name] = i
 	}
-	if p := checkTiling(as, t); p != nil {
-		return fail("%s", p.goText())
+	if atom.Tabulated() {
+		return fail("the atom is a table, not index maps: it cannot be tiled")
+	}
+	if ps := checkTiling(as, t); len(ps) > 0 {
+		return fail("%s", goTexts(ps))
 	}
 	spec := Spec{Name: name, ValuePrefix: as.ValuePrefix, Element: as.Element, BlocksPerCluster: as.BlocksPerCluster}
 	for _, e := range as.Executors {
@@ -180,8 +183,8 @@ func NewBlocked(b Blocked) (*Distribution, error) {
 	fail := func(format string, args ...any) (*Distribution, error) {
 		return nil, fmt.Errorf("distribution: blocked %q: %s", name, fmt.Sprintf(format, args...))
 	}
-	if p := checkBlocked(b); p != nil {
-		return fail("%s", p.goText())
+	if ps := checkBlocked(b); len(ps) > 0 {
+		return fail("%s", goTexts(ps))
 	}
 	rank := len(b.Shape)
 	axes := b.Axes

@@ -148,6 +148,10 @@ func (r distShowResult) writeText(w io.Writer, format string) error {
 		return err
 	}
 	fmt.Fprintf(w, "%s: tile %s, executors %s, values %s\n", d.Name(), axesText(d.Tile()), axesText(d.Executors()), axesText(d.Locals()))
+	if d.Tabulated() {
+		_, err := fmt.Fprintf(w, "ownership: tabulated, %d entries (no index maps)\n", d.NumExecutors()*d.NumValues())
+		return err
+	}
 	fmt.Fprintf(w, "ownership: %v\n", d.Ownership())
 	_, err := fmt.Fprintf(w, "storage: %v\n", d.Storage())
 	return err
