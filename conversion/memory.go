@@ -162,23 +162,44 @@ func (p *problem) coords(elem int) []int {
 }
 
 // memoryPlan lays stores and loads of vectors vs and vl over addresses
-// given by bitAt, and the register plan that assembles the loads.
-func (p *problem) memoryPlan(w *Witness, stores, loads memSide, vs, vl int, bitAt func(elem int) int64) (*MemoryPlan, *RegisterPlan) {
+// given by bitAt, and the register plan that assembles the loads (the one
+// given, when not nil: it depends on vl only, so that callers trying
+// several store vectors build it once).
+func (p *problem) memoryPlan(w *Witness, stores, loads memSide, vs, vl int, bitAt func(elem int) int64, loadRegs *RegisterPlan) (*MemoryPlan, *RegisterPlan) {
 	mb := p.movedBits()
 	mp := &MemoryPlan{StoreVector: vs, LoadVector: vl, Rounds: 1}
 	mp.Stores = p.accesses(runsOf(stores, vs), vs, bitAt)
-	lrs := runsOf(loads, vl)
-	mp.Loads = p.accesses(lrs, vl, bitAt)
+	mp.Loads = p.accesses(runsOf(loads, vl), vl, bitAt)
 	for _, a := range mp.Stores {
 		mp.StoredBytes += len(a.Lanes) * vs * mb / 8
 	}
 	for _, a := range mp.Loads {
 		mp.LoadedBytes += len(a.Lanes) * vl * mb / 8
 	}
-	// The destination assembles its registers from the temporaries: the
-	// element at position i of the run loaded by its k-th load.
+	if loadRegs == nil {
+		loadRegs = p.loadRegisters(w.Routes, loads, vl)
+	}
+	rp := *loadRegs
+	// A store whose first element does not start a register shifts it down.
+	for _, a := range mp.Stores {
+		for _, la := range a.Lanes {
+			if la.Slot*mb%32 != 0 {
+				rp.SourceALU++
+				break
+			}
+		}
+	}
+	return mp, &rp
+}
+
+// loadRegisters is the register plan of a memory mechanism: the source's
+// conversion before the stores, and the destination registers assembled
+// from the temporaries, the element at position i of the run its k-th load
+// brought.
+func (p *problem) loadRegisters(routes []Route, loads memSide, vl int) *RegisterPlan {
+	mb := p.movedBits()
 	pos := map[Thread]map[int][2]int{} // thread → slot → (temp, index in run)
-	for t, rs := range lrs {
+	for t, rs := range runsOf(loads, vl) {
 		pos[t] = map[int][2]int{}
 		for k, r := range rs {
 			for i := range vl {
@@ -186,7 +207,6 @@ func (p *problem) memoryPlan(w *Witness, stores, loads memSide, vs, vl int, bitA
 			}
 		}
 	}
-	routes := w.Routes
 	rp := p.registerPlan(routes, func(i int) []word {
 		r := routes[i]
 		at := pos[r.Dst.Thread][r.Dst.Slot]
@@ -197,16 +217,7 @@ func (p *problem) memoryPlan(w *Witness, stores, loads memSide, vs, vl int, bitA
 		return []word{{at[0], bit / 32, bit % 32, mb}}
 	})
 	p.sourceConversion(rp, routes)
-	// A store whose first element does not start a register shifts it down.
-	for _, a := range mp.Stores {
-		for _, la := range a.Lanes {
-			if la.Slot*mb%32 != 0 {
-				rp.SourceALU++
-				break
-			}
-		}
-	}
-	return mp, rp
+	return rp
 }
 
 // sharedPlan moves the tile through the shared memory of each block, with
@@ -232,9 +243,13 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 	var best *Witness
 	bestCost := 0.0
 	var reasons []string
+	loadRegs := map[int]*RegisterPlan{}
+	for vl := vlMax; vl >= lo; vl /= 2 {
+		loadRegs[vl] = p.loadRegisters(w.Routes, loads, vl)
+	}
 	for vs := vsMax; vs >= lo; vs /= 2 {
 		for vl := vlMax; vl >= lo; vl /= 2 {
-			probe, _ := p.memoryPlan(w, stores, loads, vs, vl, func(int) int64 { return 0 })
+			probe, _ := p.memoryPlan(w, stores, loads, vs, vl, func(int) int64 { return 0 }, loadRegs[vl])
 			var acc []storage.Access
 			for _, list := range []struct {
 				as []MemAccess
@@ -264,7 +279,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 			mp, rp := p.memoryPlan(&c, stores, loads, vs, vl, func(elem int) int64 {
 				b, _ := layout.BitOffset(p.coords(elem))
 				return int64(b)
-			})
+			}, loadRegs[vl])
 			mp.Layout = layout.String()
 			mp.ScratchBytes = layout.Footprint()
 			mp.Barriers = 2
@@ -330,7 +345,7 @@ func (p *problem) clusterPlan(w *Witness, target *costmodel.Target) string {
 	if vs == 0 || vl == 0 {
 		return fmt.Sprintf("%d-bit elements cannot be stored a byte at a time", mb)
 	}
-	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) })
+	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)
 	mp.Layout = fmt.Sprintf("row-major %v scratch of the tile in every block", p.moved())
 	mp.ScratchBytes = p.nElem * mb / 8
 	mp.ClusterBarriers = 2
@@ -389,7 +404,7 @@ func (p *problem) globalPlan(w *Witness) {
 	stores, loads := memoryItems(w.Routes, func(Route) int { return -1 })
 	mb := p.movedBits()
 	vs, vl := max(p.maxVector(stores, mb), 1), max(p.maxVector(loads, mb), 1)
-	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) })
+	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)
 	mp.Layout = fmt.Sprintf("row-major %v buffer of the tile", p.moved())
 	mp.ScratchBytes = p.nElem * mb / 8
 	mp.Launches = 1

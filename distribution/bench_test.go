@@ -82,6 +82,18 @@ func BenchmarkJSONRoundTripCTA64C(b *testing.B) {
 	}
 }
 
+// BenchmarkTabulatedRoundTripCTA64C writes the 64×64 C tile's table
+// (EntriesJSON, 4096 entries) and reads it back.
+func BenchmarkTabulatedRoundTripCTA64C(b *testing.B) {
+	_, _, c := cta64(b, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeJSON(c.EntriesJSON()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkDiagramCTA64C(b *testing.B) {
 	_, _, c := cta64(b, false)
 	b.ReportAllocs()
