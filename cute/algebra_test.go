@@ -49,7 +49,8 @@ func apply(op string, args ...string) (Layout, error) {
 	panic("unknown op " + op)
 }
 
-// TestDocumented checks the worked examples of the seed 000 and of CuTe's
+// TestDocumented checks the worked examples of "Tiling Is Function
+// Composition" and of CuTe's
 // documentation (01_layout.md, 02_layout_algebra.md), in CuTe notation.
 func TestDocumented(t *testing.T) {
 	tests := []struct {
@@ -58,9 +59,9 @@ func TestDocumented(t *testing.T) {
 		args []string
 		want string // a layout, or "error:CODE"
 	}{
-		{"seed 000 composition", "composition", []string{"(6,2):(8,2)", "(4,3):(3,1)"}, "((2,2),3):((24,2),8)"},
-		{"seed 000 not a layout", "composition", []string{"(3,2):(1,4)", "4:1"}, "error:not_a_layout"},
-		{"seed 000 representable", "composition", []string{"(2,2):(1,4)", "4:1"}, "(2,2):(1,4)"},
+		{"Tiling Is Function Composition: composition", "composition", []string{"(6,2):(8,2)", "(4,3):(3,1)"}, "((2,2),3):((24,2),8)"},
+		{"Tiling Is Function Composition: not a layout", "composition", []string{"(3,2):(1,4)", "4:1"}, "error:not_a_layout"},
+		{"Tiling Is Function Composition: representable", "composition", []string{"(2,2):(1,4)", "4:1"}, "(2,2):(1,4)"},
 		{"doc reshape 20:2", "composition", []string{"20:2", "(5,4):(4,1)"}, "(5,4):(8,2)"},
 		{"doc reshape static", "composition", []string{"(10,2):(16,4)", "(5,4):(1,5)"}, "(5,(2,2)):(16,(80,4))"},
 		{"doc divide-out (3,6,2,8)/72", "composition", []string{"(3,6,2,8):(1,100,1000,5000)", "4:72"}, "4:10000"},
@@ -78,7 +79,7 @@ func TestDocumented(t *testing.T) {
 		{"doc complement 4:2", "complement", []string{"4:2", "24"}, "(2,3):(1,8)"},
 		{"doc complement (2,4):(1,6)", "complement", []string{"(2,4):(1,6)", "24"}, "3:2"},
 		{"doc complement (2,2):(1,6)", "complement", []string{"(2,2):(1,6)", "24"}, "(3,2):(2,12)"},
-		{"seed 001 no complement", "complement", []string{"(2,2):(1,3)", "24"}, "error:no_complement"},
+		{"Simplified Layout Algebra: no complement", "complement", []string{"(2,2):(1,3)", "24"}, "error:no_complement"},
 		{"complement default cotarget", "complement", []string{"4:2"}, "2:1"},
 		{"complement of a broadcast", "complement", []string{"4:0", "8"}, "8:1"},
 		{"complement negative stride", "complement", []string{"4:-1", "8"}, "error:negative_stride"},
@@ -589,7 +590,8 @@ func ExampleComplement() {
 }
 
 // truncatingComplement applies the complement's formula with truncating
-// division, as the seed 001 (§1) describes CuTe doing; it reports false where
+// division, as "A Simplified Layout Algebra for GPU Kernels" (Section 1)
+// describes CuTe doing; it reports false where
 // a quotient is 0 (CuTe rejects those at compile time as non-injective).
 func truncatingComplement(a Layout, m int) (Layout, bool) {
 	ns, ds := filtered(a)
@@ -606,13 +608,14 @@ func truncatingComplement(a Layout, m int) (Layout, bool) {
 	return Coalesce(MustNew(Ints(rs...), Ints(rd...))), true
 }
 
-// TestComplementSeedCensus reproduces the census of the seed 001 (§1): over
+// TestComplementCensus reproduces the census of "A Simplified Layout
+// Algebra for GPU Kernels" (Section 1): over
 // every rank-2 (N0,N1):(d0,d1) with N0,N1 ∈ {2,3,4}, d0 ∈ {1,2}, 1 ≤ d1 ≤ 16
 // and M ∈ {12,24,48}, the truncating formula returns, in exactly 40 cases, a
 // complement that violates CuTe's own postconditions (ordered; disjoint from
 // A; cosize((A,R)) ≥ M). ComplementTo rejects every case whose divisibility
 // fails, those 40 included.
-func TestComplementSeedCensus(t *testing.T) {
+func TestComplementCensus(t *testing.T) {
 	wrong, rejected := 0, 0
 	for _, n0 := range []int{2, 3, 4} {
 		for _, n1 := range []int{2, 3, 4} {
@@ -661,7 +664,7 @@ func TestComplementSeedCensus(t *testing.T) {
 		t.Errorf("%d cases fail a divisibility condition, want 630", rejected)
 	}
 	if wrong != 40 {
-		t.Errorf("the truncating formula is wrong in %d cases; the seed reports 40", wrong)
+		t.Errorf("the truncating formula is wrong in %d cases; the paper reports 40", wrong)
 	}
 	t.Logf("%d cases fail a divisibility condition and are rejected; the truncating formula returns a wrong complement in %d", rejected, wrong)
 }

@@ -32,7 +32,7 @@
 //
 // Recognize decides whether a list of values is a layout and returns the
 // coarsest flat one, by the O(n) scan over first differences of Theorem 1 of
-// the project's seed 001.
+// "A Simplified Layout Algebra for GPU Kernels".
 //
 // # The algebra
 //

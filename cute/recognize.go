@@ -15,8 +15,7 @@ const recognizeLimit = 1 << 60
 // nonzero values[0], and values beyond ±2^60.
 //
 // The test is the O(n) scan over first differences h(t) = g(t) - g(t-1) of
-// Theorem 1 of "A Simplified Layout Algebra for GPU Kernels" (the seed 001 of
-// this project): scanning t = 1..n-1, a nonzero residual ρ(t) must sit at a
+// Theorem 1 of "A Simplified Layout Algebra for GPU Kernels": scanning t = 1..n-1, a nonzero residual ρ(t) must sit at a
 // divisor t of n that is a multiple of the last recorded t; it is recorded
 // with a_t = ρ(t) and subtracted from ρ at every multiple of t. The recorded
 // points with 1 form the chain 1 = w_1 | w_2 | … | w_k of the shape

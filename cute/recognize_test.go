@@ -40,8 +40,8 @@ func TestRecognize(t *testing.T) {
 		values []int
 		want   string // "" when not a layout
 	}{
-		{"seed 000: non-representable composite", []int{0, 1, 2, 4}, ""},
-		{"seed 000: (2,2):(1,4)", []int{0, 1, 4, 5}, "(2,2):(1,4)"},
+		{"Tiling Is Function Composition: non-representable composite", []int{0, 1, 2, 4}, ""},
+		{"Tiling Is Function Composition: (2,2):(1,4)", []int{0, 1, 4, 5}, "(2,2):(1,4)"},
 		{"identity coalesces to one mode", []int{0, 1, 2, 3, 4, 5}, "6:1"},
 		{"single point", []int{0}, "1:0"},
 		{"constant zero is a broadcast", []int{0, 0, 0}, "3:0"},
@@ -135,8 +135,8 @@ func chainOf(l Layout) []int {
 	return c
 }
 
-// TestRecognizeExhaustive reproduces the evaluation claim of the seed 001
-// (§7): over every g:[0,n)→[0,k) with g(0)=0, n ∈ {2,3,4,6,8,9,12}, k = 5 for
+// TestRecognizeExhaustive reproduces the evaluation claim of "A Simplified
+// Layout Algebra for GPU Kernels" (Section 7): over every g:[0,n)→[0,k) with g(0)=0, n ∈ {2,3,4,6,8,9,12}, k = 5 for
 // n ≤ 4 and 3 otherwise — 186,293 functions — the scan and the brute-force
 // oracle agree on the verdict and on the chain, and both accept exactly 58.
 func TestRecognizeExhaustive(t *testing.T) {
@@ -180,7 +180,7 @@ func TestRecognizeExhaustive(t *testing.T) {
 		}
 	}
 	if total != 186293 || accepted != 58 {
-		t.Errorf("enumerated %d functions, accepted %d; the seed reports 186293 and 58", total, accepted)
+		t.Errorf("enumerated %d functions, accepted %d; the paper reports 186293 and 58", total, accepted)
 	}
 	golden(t, "recognize_exhaustive.golden", list.String())
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/cklplan/cklplan/storage"
 )
 
-// The seed's hand-written A operand declaration is the built-in atom.
+// The hand-written A operand declaration of "Composable Kernel Language" is
+// the built-in atom.
 func ExampleNew() {
 	lhs, err := distribution.New(distribution.Spec{
 		Name:      "lhs",

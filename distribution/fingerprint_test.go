@@ -21,9 +21,9 @@ func TestFingerprintEqualWhenWrittenDifferently(t *testing.T) {
 		equal string // the built-in it must equal
 	}{
 		{
-			// The seed's declaration: lane × (kHalf, rowHalf, pair), register
+			// The declaration of "Composable Kernel Language": lane × (kHalf, rowHalf, pair), register
 			// kHalf*4 + rowHalf*2 + pair.
-			name: "seed 003 lhs_distribution",
+			name: "Composable Kernel Language lhs_distribution",
 			spec: Spec{Name: "lhs", Executors: lane32,
 				Locals: []Axis{{"kHalf", 2}, {"rowHalf", 2}, {"pair", 2}},
 				Tile:   []Axis{{"m", 16}, {"k", 16}},

@@ -130,7 +130,7 @@ func TestComposeDocExample(t *testing.T) {
 }
 
 // TestComposeNotALayout composes A = (3,2):(1,4) with the first four points
-// of its domain: the composite [0, 1, 2, 4] is no layout (seed 000), so it is
+// of its domain: the composite [0, 1, 2, 4] is no layout ("Tiling Is Function Composition"), so it is
 // emitted literally.
 func TestComposeNotALayout(t *testing.T) {
 	a, _ := FromCute(cute.MustParse("(3,2):(1,4)"), Untyped, Untyped)
@@ -222,8 +222,9 @@ func TestComposeGuardsAndBroadcast(t *testing.T) {
 	}
 }
 
-// TestRestrictSeed reproduces the seed 001 §5 examples.
-func TestRestrictSeed(t *testing.T) {
+// TestRestrictPaperExamples reproduces the examples of "A Simplified Layout Algebra for
+// GPU Kernels", Section 5.
+func TestRestrictPaperExamples(t *testing.T) {
 	layout := MustParse("logical(a:2, b:2) -> physical(x:4) = (2 * a + b)")
 	swizzle := MustParse("physical(x:4) -> physical(y:4) = (x ^ x / 2 % 2)")
 	f, err := Compose(swizzle, layout)
@@ -425,7 +426,7 @@ func TestLayoutExpr(t *testing.T) {
 		{"two modes", []int{0, 1, 4, 5}, "x % 2 + 4 * (x / 2)"},
 		{"with a constant and negative stride", []int{3, 2, 1, 0}, "3 - x"},
 		{"broadcast digit left out", []int{0, 0, 8, 8}, "8 * (x / 2)"},
-		{"seed's non-layout", []int{0, 1, 2, 4}, ""},
+		{"Tiling Is Function Composition non-layout", []int{0, 1, 2, 4}, ""},
 		{"beyond cute.Recognize's 2^60, by the common factor", []int{0, 1 << 61}, "2305843009213693952 * x"},
 		{"beyond 2^60 with a constant and a negative stride", []int{1 << 61, 0}, "2305843009213693952 - 2305843009213693952 * x"},
 	}

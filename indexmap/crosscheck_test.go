@@ -347,7 +347,7 @@ func checkTypedComposition(a, b cute.Layout, want []int, tally *composeTally) er
 	case len(constant) > 0:
 		tally.typedBroadcast++
 	}
-	// The seed's storage composite, thread-value → logical → physical, is
+	// The storage composite of "A Simplified Layout Algebra for GPU Kernels", thread-value → logical → physical, is
 	// accepted like logical → logical → physical.
 	for _, kind := range []indexmap.Kind{indexmap.Logical, indexmap.ThreadValue} {
 		if inner, err = indexmap.FromCute(b, kind, indexmap.Logical); err != nil {
@@ -810,7 +810,7 @@ func TestCrossCompositionCases(t *testing.T) {
 		{"broadcast on a digit of the right operand's mode", "(2,2):(0,1)", "4:1", "", "(2,2):(0,1)", "error"},
 		{"stride divisibility fails, composite a layout", "(6,2):(1,7)", "2:4", cute.CodeDivisibility, "2:4", ""},
 		{"right operand's modes overlap, composite a layout", "8:1", "(2,2):(1,1)", cute.CodeOverlap, "(2,2):(1,1)", ""},
-		{"seed 000: no layout", "(3,2):(1,4)", "4:1", cute.CodeNotALayout, "", ""},
+		{"Tiling Is Function Composition: no layout", "(3,2):(1,4)", "4:1", cute.CodeNotALayout, "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,12 +52,12 @@
 //   - Every intermediate value of every expression stays within ±2^61 over the
 //     domain (checked by interval bounds in New), so evaluation never
 //     overflows.
-//   - Kind rules (seed 001): maps into logical or thread-value are dense
+//   - Kind rules ("A Simplified Layout Algebra for GPU Kernels"): maps into logical or thread-value are dense
 //     bijections; maps into physical are alias-free except along declared
 //     broadcast axes; nothing maps out of physical except a physical →
 //     physical bijection (a swizzle). Typed maps carry no zero strides:
 //     replication is declared with broadcast. A thread-value → physical map,
-//     which the seed builds only as a composite, is accepted: a Map does not
+//     which the paper builds only as a composite, is accepted: a Map does not
 //     record how it was built.
 //   - Simplification never changes a value where the guard holds.
 //   - Kind checks that need enumeration stop at Limits.MaxPoints points
@@ -116,17 +116,19 @@
 //
 // Decide returns Properties (in range, injective, alias-free, surjective,
 // dense bijection) with a witness, by the sorted-stride criterion when the
-// map is affine and unguarded (seed 001 Lemma 1: sorted by stride, the
+// map is affine and unguarded (Lemma 1 of "A Simplified Layout Algebra for
+// GPU Kernels": sorted by stride, the
 // strides are the running products of the sizes) and by enumeration
 // otherwise.
 //
-// Emit writes each result as code generation should print it (seed 001 §4):
+// Emit writes each result as code generation should print it (the paper's
+// Section 4):
 // when the result minus its value at the origin is separable over the
 // domain's leaves and each part is a layout (cute.Recognize, Theorem 1), one
 // weighted sum of digits s·(x / w % m) plus the constant; else the simplified
 // composite. LayoutExpr does this for a list of values.
 //
-// Restrict fixes domain axes (seed 001 §5) and emits the slice: affine plus a
+// Restrict fixes domain axes (the paper's Section 5) and emits the slice: affine plus a
 // constant where possible, negative coefficients allowed ("3 - b").
 // Inverse inverts a dense bijection. FromCute and ToCute convert CuTe layouts
 // (fastest mode first) by reversing modes recursively; nested modes are

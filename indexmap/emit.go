@@ -9,7 +9,8 @@ import (
 // axis called axis (n = len(values)), is a shape:stride layout plus a
 // constant, g(t) = g(0) + L(t), and returns it as one weighted sum of digits
 // of the axis: g(0) + Σ s_j·(axis / w_j % m_j), for the coarsest such L
-// (cute.Recognize, the seed 001 Theorem 1 scan over first differences).
+// (cute.Recognize, the scan over first differences of Theorem 1 of "A
+// Simplified Layout Algebra for GPU Kernels").
 // Digits are listed fastest first; a digit of stride 0 is left out.
 func LayoutExpr(values []int, axis string) (Expr, bool) {
 	ts, c, ok := layoutTerms(values, Var{axis})
@@ -105,7 +106,7 @@ func (f Form) String() string {
 }
 
 // Emit returns m with each result expression in the form code generation
-// should print (seed 001 §4): when the result, minus its value at the origin,
+// should print (Section 4 of "A Simplified Layout Algebra for GPU Kernels"): when the result, minus its value at the origin,
 // is a layout of a refinement of the domain, one weighted sum of digits of the
 // domain's leaves plus that constant; otherwise the simplified expression.
 // An affine simplified expression is already such a sum: it is kept, as a

@@ -66,7 +66,7 @@ func randomStorage(rng *rand.Rand, n int, swizzle bool) Map {
 }
 
 // TestEmitRandomComposites composes random dense bijections with random
-// padded storage maps (the seed's evaluation, §7) and checks that Emit keeps
+// padded storage maps (the evaluation of "A Simplified Layout Algebra for GPU Kernels", Section 7) and checks that Emit keeps
 // every value, and that what it emits as a layout reads back through ToCute
 // as the same function.
 func TestEmitRandomComposites(t *testing.T) {

@@ -66,7 +66,7 @@ func ExampleLayoutExpr() {
 	// [0, 1, 4, 5] is the layout (2,2):(1,4): one weighted sum of digits.
 	e, ok := indexmap.LayoutExpr([]int{0, 1, 4, 5}, "i")
 	fmt.Println(e, ok)
-	// [0, 1, 2, 4] is no layout (seed 000): emitted as the literal composite.
+	// [0, 1, 2, 4] is no layout ("Tiling Is Function Composition"): emitted as the literal composite.
 	_, ok = indexmap.LayoutExpr([]int{0, 1, 2, 4}, "i")
 	fmt.Println(ok)
 	// Output:
@@ -75,7 +75,7 @@ func ExampleLayoutExpr() {
 }
 
 func ExampleMap_Restrict() {
-	// Seed 001 §5: (2,2):(2,1) under the swizzle x ^ ((x >> 1) & 1), with a = 1.
+	// "A Simplified Layout Algebra for GPU Kernels", Section 5: (2,2):(2,1) under the swizzle x ^ ((x >> 1) & 1), with a = 1.
 	layout := indexmap.MustParse("logical(a:2, b:2) -> physical(x:4) = (2 * a + b)")
 	swizzle := indexmap.MustParse("physical(x:4) -> physical(y:4) = (x ^ x / 2 % 2)")
 	f, _ := indexmap.Compose(swizzle, layout)
@@ -86,7 +86,7 @@ func ExampleMap_Restrict() {
 }
 
 func ExampleSimplifyExpr() {
-	// x in [0, 16), y in [0, 4): the seed's (4*x + y) / 4 → x.
+	// x in [0, 16), y in [0, 4): (4*x + y) / 4 → x.
 	ranges := func(name string) (indexmap.Interval, bool) {
 		switch name {
 		case "x":

@@ -20,7 +20,7 @@ var goldenCases = []string{
 	"compose-cute (4,8):(8,1) | (8,4):(4,1)",
 	"compose-cute ((4,2),8):((2,1),8) | (4,16):(16,1)",
 	"compose-cute (3,2):(1,4) | (2,3):(3,1)",
-	// logical_divide((4,2,3):(2,1,8), 4:2) = A ∘ (B, complement(B, 24)), seed 000.
+	// logical_divide((4,2,3):(2,1,8), 4:2) = A ∘ (B, complement(B, 24)), as in CuTe's layout algebra documentation.
 	"compose-cute (4,2,3):(2,1,8) | (4,(2,3)):(2,(1,8))",
 	"compose " + mmaA + " | logical(m:16, k:16) -> logical(k2:16, m2:16) = (k, m)",
 	"simplify thread-value(lane:32, v:8) -> logical(m:16, k:16) = ((lane * 2 + v % 2) / 8 + 8 * (v / 2 % 2), (2 * lane + v % 2) % 8 + 8 * (v / 4))",

@@ -23,7 +23,7 @@ func (e *KindError) Error() string {
 	return msg
 }
 
-// checkKinds enforces the kind rules of the seed's algebra on a new map:
+// checkKinds enforces the kind rules (docs/algebra.md) on a new map:
 //
 //   - results do not depend on broadcast axes (a broadcast is a stride ⊥);
 //   - in a typed map, every non-broadcast domain axis of size ≥ 2 affects the

@@ -12,7 +12,7 @@ import (
 // A Kind says what the points of one side of a map are.
 type Kind uint8
 
-// The kinds, in the order of the seed's algebra. Untyped sides carry no kind
+// The kinds, in the order of docs/algebra.md. Untyped sides carry no kind
 // rules; they are for intermediate and imported maps.
 const (
 	Untyped     Kind = iota

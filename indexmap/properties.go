@@ -18,7 +18,7 @@ type Method uint8
 
 // The methods.
 const (
-	ByStride      Method = iota + 1 // the sorted-stride criterion on an affine map (seed 001, Lemma 1)
+	ByStride      Method = iota + 1 // the sorted-stride criterion on an affine map (Lemma 1 of "A Simplified Layout Algebra for GPU Kernels")
 	ByEnumeration                   // evaluation at every point of the domain
 )
 

@@ -110,7 +110,8 @@ func TestDecideAgreesWithOracle(t *testing.T) {
 }
 
 // TestStrideCriterionRandom compares the stride criterion with enumeration on
-// 400 random affine maps (the seed's evaluation of Lemma 1).
+// 400 random affine maps (the evaluation of Lemma 1 in "A Simplified Layout
+// Algebra for GPU Kernels").
 func TestStrideCriterionRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	byStride := 0

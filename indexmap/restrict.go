@@ -8,7 +8,7 @@ import (
 )
 
 // Restrict returns m with the domain axes named in fixed held at the given
-// values (seed 001 §5): the slice one warp or one thread uses. Fixing a group
+// values (Section 5 of "A Simplified Layout Algebra for GPU Kernels"): the slice one warp or one thread uses. Fixing a group
 // fixes its leaves; the fixed leaves leave the domain, and a group that loses
 // a leaf is dissolved into its remaining factors (its name would otherwise
 // stand for a different value; a broadcast group passes its broadcast on to

@@ -28,7 +28,7 @@ func TestSimplifyRules(t *testing.T) {
 		{"quotient in range", "y / 4", "0", "div-in-range"},
 		{"quotient of a quotient", "z / 2 / 4", "z / 8", "div-div"},
 		{"common factor of a quotient", "(4 * x + 8 * z) / 8", "z + x / 2", "div-common-factor"},
-		{"seed example", "(4 * x + y) / 4", "x", "div-small-remainder"},
+		{"(4x+y)/4 example", "(4 * x + y) / 4", "x", "div-small-remainder"},
 		{"split off multiples", "(8 * x + z) / 4", "2 * x + z / 4", "div-split-multiple"},
 		{"small remainder in a quotient", "(2 * x + y % 2) / 8", "x / 4", "div-small-remainder"},
 		{"small remainder in a remainder", "(4 * z + y) % 16", "4 * (z % 4) + y", "mod-small-remainder"},

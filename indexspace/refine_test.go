@@ -18,8 +18,8 @@ func nonUnit(s Space) []int {
 
 func TestPrimeRefine(t *testing.T) {
 	tests := []struct{ name, in, want string }{
-		{"seed (6,2)", "(a:6, b:2)", "(a:(a_0:2, a_1:3), b:2)"},
-		{"seed (4,3)", "(c:4, d:3)", "(c:(c_0:2, c_1:2), d:3)"},
+		{"(6,2)", "(a:6, b:2)", "(a:(a_0:2, a_1:3), b:2)"},
+		{"(4,3)", "(c:4, d:3)", "(c:(c_0:2, c_1:2), d:3)"},
 		{"prime and unit leaves stay", "s(p:7, u:1)", "s(p:7, u:1)"},
 		{"inside a group", "(g:(x:12, y:5))", "(g:(x:(x_0:2, x_1:2, x_2:3), y:5))"},
 		// Regression: the invented names clashed with existing axes

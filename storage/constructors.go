@@ -162,7 +162,7 @@ func packedStrides(tile indexspace.Space, pad int, broadcast []string, firstFast
 
 // CuTeStrides returns the layout with CuTe's strides: stride lists one stride
 // per leaf in CuTe's mode order, the fastest mode first, which is the tile's
-// leaf order reversed (DESIGN.md §3). The CuTe layout (64,8):(1,64) is the
+// leaf order reversed (docs/architecture.md, Conventions). The CuTe layout (64,8):(1,64) is the
 // tile (m:8, k:64) with CuTeStrides [1, 64]: k has stride 1, m stride 64.
 func CuTeStrides(tile indexspace.Space, stride []int, cfg Config) (Layout, error) {
 	ours := slices.Clone(stride)
@@ -181,7 +181,7 @@ func SwizzledRowMajor(tile indexspace.Space, sw Swizzle, cfg Config) (Layout, er
 
 // FromCuTe returns the layout of the CuTe layout cl (strides in elements)
 // over the tile: cl's flattened modes, listed fastest first in CuTe's
-// order, are the tile's leaves in reverse (DESIGN.md §3), so (64,8):(1,64)
+// order, are the tile's leaves in reverse (docs/architecture.md, Conventions), so (64,8):(1,64)
 // stores tile (m:8, k:64) row-major. Each flattened shape entry must equal
 // the size of its leaf. CuTe's stride-0 modes are broadcasts; their leaves
 // must be declared in cfg.Broadcast.

@@ -63,7 +63,7 @@
 //
 // Sources: the banks, their words and the broadcast are those of the CUDA
 // C++ Programming Guide ("Shared Memory" under compute capability 5.x); the
-// phases are those of this project's issue 4; the pairing exception for
+// phases (by access width) are the model above; the pairing exception for
 // loads was found by measurement. On an NVIDIA H200 (sm_90) the model gives
 // exactly the wavefronts Nsight Compute counts
 // (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}) for all 134

@@ -16,8 +16,9 @@ import (
 //	swizzle(a) = a ^ ((a / 2^(M+S)) % 2^B * 2^M)
 //
 // which is CuTe's apply: offset ^ ((offset & yyy_msk) >> S) with
-// yyy_msk = (2^B-1) << (M+S) (cute/swizzle.hpp). In the seed's Definition 4
-// notation it is b = B, dst = M, src = M+S.
+// yyy_msk = (2^B-1) << (M+S) (cute/swizzle.hpp). In the notation of
+// Definition 4 of "A Simplified Layout Algebra for GPU Kernels" it is b = B,
+// dst = M, src = M+S.
 //
 // Because S >= B the xor-ed bits are never read back, so the swizzle is an
 // involution, and it permutes every aligned block of Period() addresses.
@@ -93,7 +94,7 @@ func ParseSwizzle(s string) (Swizzle, error) {
 }
 
 // Map is the swizzle as an index map from the physical space (name:size) to
-// itself, the form in which the seed's algebra lets a swizzle follow a
+// itself, the form in which docs/algebra.md lets a swizzle follow a
 // storage map. size must be a positive multiple of the period, so that the
 // swizzle permutes the space.
 func (sw Swizzle) Map(name string, size int) (indexmap.Map, error) {

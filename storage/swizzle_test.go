@@ -73,10 +73,11 @@ func TestSwizzleDefinitions(t *testing.T) {
 	}
 }
 
-// TestSwizzleSeedExample is the seed's Definition 4 example: b=1, src=1,
+// TestSwizzleDefinition4Example is the example of Definition 4 of "A Simplified Layout
+// Algebra for GPU Kernels": b=1, src=1,
 // dst=0 (Swizzle<1,0,1>) is x ^ ((x >> 1) & 1), and on f(a,b) = 2a+b it gives
 // (2a+b) ^ a, which at a = 1 is 3-b.
-func TestSwizzleSeedExample(t *testing.T) {
+func TestSwizzleDefinition4Example(t *testing.T) {
 	sw, err := NewSwizzle(1, 0, 1)
 	if err != nil {
 		t.Fatal(err)
