@@ -84,3 +84,37 @@ func TestMaxPoints(t *testing.T) {
 		t.Fatalf("Decide = %+v, %v", p, err)
 	}
 }
+
+// FuzzMaxTerms parses arbitrary text under a cap of 16 terms: a map that
+// parses has at most 16 terms in its results and guard, and a LimitError
+// points inside the text.
+func FuzzMaxTerms(f *testing.F) {
+	for _, s := range []string{
+		chain(16), chain(17), "(a:4, b:4) -> (c:16) = (4 * a + b) if a + b < 5 && a != 2",
+		"(x:8) -> (y:8) = (x ^ x / 2 % 2 + 0 * x + 0 * x + 0 * x + 0 * x + 0 * x)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		defer SetLimits(SetLimits(Limits{MaxTerms: 16}))
+		m, err := Parse(text)
+		var le *LimitError
+		switch {
+		case errors.As(err, &le):
+			if le.Offset < 0 || le.Offset > len(text) || le.Terms != 16 {
+				t.Fatalf("%q: %v", text, err)
+			}
+		case err == nil:
+			n := 0
+			for _, e := range m.Results() {
+				n += termsUpTo(e, 1<<20)
+			}
+			for _, c := range m.Guard().Terms() {
+				n += termsUpTo(c.X, 1<<20) + termsUpTo(c.Y, 1<<20)
+			}
+			if n > 16 {
+				t.Fatalf("%q parsed with %d terms over a cap of 16", text, n)
+			}
+		}
+	})
+}
