@@ -59,3 +59,16 @@ func FuzzParseClass(f *testing.F) {
 		}
 	})
 }
+
+// Distributions written differently have one key; renamings and element
+// types tell keys apart.
+func TestKeyOf(t *testing.T) {
+	ld, a := builtin(t, "ldmatrix.x4"), builtin(t, "mma.m16n8k16.a.f16")
+	r := rename(t, "row=m,col=k")
+	if KeyOf(ld, a, r) != KeyOf(ld.WithName("x"), a, rename(t, "col=k,row=m")) {
+		t.Error("the name or the order of the renaming changed the key")
+	}
+	if KeyOf(ld, a, r) == KeyOf(ld, builtin(t, "mma.m16n8k16.a.bf16"), r) {
+		t.Error("f16 and bf16 destinations share a key")
+	}
+}

@@ -61,7 +61,7 @@ func Classify(src, dst *distribution.Distribution, opts Options) (*Result, error
 		}
 	}
 	model := costmodel.Model{Target: target, Measured: opts.Measured}
-	key := costmodel.ConversionKey{Src: src.Fingerprint().String(), Dst: dst.Fingerprint().String(), Rename: opts.Rename.String()}
+	key := KeyOf(src, dst, opts.Rename)
 
 	class := p.class()
 	res := &Result{Class: class}
@@ -387,4 +387,12 @@ func flatten(coords, sizes []int) int {
 		i = i*sizes[d] + c
 	}
 	return i
+}
+
+// KeyOf is the key of a conversion for caches and measurement tables: the
+// fingerprints of both distributions and the renaming. Classify's result
+// depends on nothing else but its Options' target, measurements and kernel
+// boundary.
+func KeyOf(src, dst *distribution.Distribution, r distribution.Rename) costmodel.ConversionKey {
+	return costmodel.ConversionKey{Src: src.Fingerprint().String(), Dst: dst.Fingerprint().String(), Rename: r.String()}
 }

@@ -159,3 +159,7 @@ func (m Model) Conversion(key ConversionKey, mv Movement) Cost {
 	}
 	return m.Target.ConversionFormula(mv)
 }
+
+// Execution returns the cost of an alternative's work on the model's
+// target (Target.Execution).
+func (m Model) Execution(w Work) (Cost, error) { return m.Target.Execution(w) }
