@@ -311,8 +311,8 @@ const (
 type batchError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	Arg     *int   `json:"arg,omitempty"`    // the argument a syntax error is in
-	Offset  *int   `json:"offset,omitempty"` // its byte offset there
+	Arg     *int   `json:"arg,omitempty"`    // the argument (from 0) the error is in
+	Offset  *int   `json:"offset,omitempty"` // the byte offset there, for a syntax error or a cap
 }
 
 // An errorAnswerJSON is a failed request's answer line; Table holds a failed
@@ -325,10 +325,11 @@ type errorAnswerJSON struct {
 // errorAnswer is the answer to request line n that failed with err.
 func errorAnswer(err error, n int) errorAnswerJSON {
 	e := &batchError{Code: errorCode(err), Message: fmt.Sprintf("line %d: %v%s", n, err, capHint(err))}
-	if ae := (*argError)(nil); errors.As(err, &ae) && ae.text != "" {
+	if ae := (*argError)(nil); errors.As(err, &ae) {
+		arg := ae.index
+		e.Arg = &arg
 		if _, offset, ok := errorExcerpt(err); ok {
-			arg := ae.index
-			e.Arg, e.Offset = &arg, &offset
+			e.Offset = &offset
 		}
 	}
 	ans := errorAnswerJSON{Error: e}
