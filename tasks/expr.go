@@ -27,8 +27,9 @@ import (
 // overflow, a negative intermediate, or a division by zero. The zero Expr is
 // the constant 1. Exprs are immutable; String is canonical and parses back.
 type Expr struct {
-	root *exprNode
-	text string
+	root  *exprNode
+	text  string
+	names []string // the sizes it uses, sorted
 }
 
 type exprNode struct {
@@ -77,8 +78,7 @@ func (e *ExprError) Error() string {
 
 // ConstExpr returns the constant expression n (n >= 0).
 func ConstExpr(n int64) Expr {
-	root := &exprNode{op: 'n', num: n}
-	return Expr{root: root, text: root.String()}
+	return newExpr(&exprNode{op: 'n', num: n})
 }
 
 // ParseExpr parses a multiplicity expression.
@@ -96,7 +96,26 @@ func ParseExpr(text string) (Expr, error) {
 	if p.pos < len(p.src) {
 		return Expr{}, p.errorf("unexpected %q after the expression", p.src[p.pos:p.pos+1])
 	}
-	return Expr{root: n, text: n.String()}, nil
+	return newExpr(n), nil
+}
+
+func newExpr(n *exprNode) Expr {
+	e := Expr{root: n, text: n.String()}
+	var walk func(n *exprNode)
+	walk = func(n *exprNode) {
+		if n == nil {
+			return
+		}
+		if n.op == 's' {
+			e.names = append(e.names, n.name)
+		}
+		walk(n.l)
+		walk(n.r)
+	}
+	walk(n)
+	slices.Sort(e.names)
+	e.names = slices.Compact(e.names)
+	return e
 }
 
 // MustParseExpr is ParseExpr that panics on error; for tests and constants.
@@ -128,23 +147,7 @@ func (e Expr) IsConst() (int64, bool) {
 }
 
 // Names returns the size names e uses, sorted, without duplicates.
-func (e Expr) Names() []string {
-	var out []string
-	var walk func(n *exprNode)
-	walk = func(n *exprNode) {
-		if n == nil {
-			return
-		}
-		if n.op == 's' {
-			out = append(out, n.name)
-		}
-		walk(n.l)
-		walk(n.r)
-	}
-	walk(e.root)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
+func (e Expr) Names() []string { return slices.Clone(e.names) }
 
 // Eval evaluates e with the sizes given by lookup.
 func (e Expr) Eval(lookup func(name string) (int64, bool)) (int64, error) {

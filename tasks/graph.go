@@ -63,6 +63,8 @@ type Port struct {
 	Tile      indexspace.Space
 	Element   storage.ElementType
 	Memory    storage.MemorySpace // zero for a register port
+
+	axes []axis // Tile's top-level axes
 }
 
 // IsMemory reports whether p is the memory side of a load or store.
@@ -163,8 +165,8 @@ type Endpoint struct {
 type Edge struct {
 	Index    int // position in Graph.Edges
 	From, To Endpoint
-	// Rename maps every producer tile axis to the consumer axis holding the
-	// same coordinate (the identity for axes the edge does not rename).
+	// Rename maps producer tile axes to the consumer axes holding the same
+	// coordinates; axes it does not name keep their names (nil: none).
 	Rename distribution.Rename
 	Kernel KernelBoundary
 }
@@ -178,6 +180,14 @@ func (e *Edge) Renamed() bool {
 	}
 	return false
 }
+
+// SourceBinding is how producer candidate a realizes the edge's output port.
+func (e *Edge) SourceBinding(a *Candidate) *Binding {
+	return &a.Alternative.Bindings[e.From.Port.Index]
+}
+
+// TargetBinding is how consumer candidate b realizes the edge's input port.
+func (e *Edge) TargetBinding(b *Candidate) *Binding { return &b.Alternative.Bindings[e.To.Port.Index] }
 
 // A Crossing says how tiles cross an edge under a chosen pair.
 type Crossing uint8
@@ -203,8 +213,7 @@ func (c Crossing) String() string {
 // consumer candidate b: a global round trip when the edge must cross a kernel
 // or either side holds the tile in global memory, else in one kernel.
 func (e *Edge) Crossing(a, b *Candidate) Crossing {
-	if e.Kernel == MustCrossKernel || a.Alternative.Bindings[e.From.Port.Index].InMemory() ||
-		b.Alternative.Bindings[e.To.Port.Index].InMemory() {
+	if e.Kernel == MustCrossKernel || e.SourceBinding(a).InMemory() || e.TargetBinding(b).InMemory() {
 		return GlobalRoundTrip
 	}
 	return InKernel
@@ -217,7 +226,7 @@ func (e *Edge) Compatible(a, b *Candidate) bool {
 	if e.Crossing(a, b) == GlobalRoundTrip {
 		return true
 	}
-	la, lb := a.Alternative.Bindings[e.From.Port.Index].Loop, b.Alternative.Bindings[e.To.Port.Index].Loop
+	la, lb := e.SourceBinding(a).Loop, e.TargetBinding(b).Loop
 	return la == "" || lb == "" || la == lb
 }
 
@@ -227,6 +236,11 @@ func (e *Edge) Compatible(a, b *Candidate) bool {
 func (e *Edge) Moves(a, b *Candidate) int64 {
 	return a.PortMultiplicity[e.From.Port.Index]
 }
+
+// Reads is how many tiles consumer candidate b reads on the edge's input
+// port, b's PortMultiplicity: in a global round trip the consumer loads
+// that many (docs/format.md).
+func (e *Edge) Reads(b *Candidate) int64 { return b.PortMultiplicity[e.To.Port.Index] }
 
 // A Group is a fused kernel: its invocations run in one kernel, whose budgets
 // (0: none) the plan must respect.
@@ -322,7 +336,8 @@ func (g *Graph) GroupOf(v *Invocation) *Group {
 func (g *Graph) Measured() Measured { return g.measured }
 
 // TopologicalOrder returns the invocations in an order where every producer
-// comes before its consumers; ties keep document order.
+// comes before its consumers: gonum's topo.SortStabilized, deterministic
+// (the same graph gives the same order).
 func (g *Graph) TopologicalOrder() []*Invocation { return slices.Clone(g.topo) }
 
 // Components returns the weakly connected components, each in document

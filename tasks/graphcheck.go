@@ -37,7 +37,7 @@ func (v *validator) invocations() {
 		for _, a := range t.Alternatives {
 			ap := tp.Key("alternatives").Index(a.Index)
 			check := func(p jsonv.Path, e Expr) {
-				for _, name := range e.Names() {
+				for _, name := range e.names {
 					if _, ok := known[name]; !ok {
 						globallyUnknown[name] = true
 						v.d.Report(p, CodeMultiplicity, "multiplicity %q uses the unknown size %q (sizes: %s)", e, name, strings.Join(sortedKeys(known), ", "))
@@ -67,9 +67,12 @@ func (v *validator) invocations() {
 		}
 		g.invocations = append(g.invocations, inv)
 		v.checkSizes(p.Key("sizes"), is.Sizes)
-		inv.Sizes = maps.Clone(g.sizes)
-		for k, n := range is.Sizes {
-			inv.Sizes[k] = n
+		inv.Sizes = g.sizes // shared, read-only, unless the invocation binds its own
+		if len(is.Sizes) > 0 {
+			inv.Sizes = maps.Clone(g.sizes)
+			for k, n := range is.Sizes {
+				inv.Sizes[k] = n
+			}
 		}
 		t := g.taskByName[is.Task]
 		if t == nil {
@@ -123,7 +126,7 @@ func (v *validator) candidate(p jsonv.Path, inv *Invocation, a *Alternative, ski
 	lookup := func(name string) (int64, bool) { n, ok := inv.Sizes[name]; return n, ok }
 	ok := true
 	eval := func(what string, e Expr) int64 {
-		for _, name := range e.Names() {
+		for _, name := range e.names {
 			if skip[name] || v.badSizes[name] {
 				ok = false
 				return 0
@@ -222,8 +225,8 @@ func (v *validator) edges() {
 		} else {
 			fed[to] = i
 		}
-		e.Rename = v.rename(p, e, es.Rename)
-		if e.Rename == nil {
+		var corresponds bool
+		if e.Rename, corresponds = v.rename(p, e, es.Rename); !corresponds {
 			ok = false
 		}
 		if !ok {
@@ -253,11 +256,18 @@ func (v *validator) edges() {
 }
 
 // rename checks an edge's renaming and the tile correspondence it makes, and
-// returns the full producer → consumer axis map (nil on a problem).
-func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) map[string]string {
-	src, dst := spaceAxes(e.From.Port.Tile), spaceAxes(e.To.Port.Tile)
+// returns the renaming (nil for none) and whether the tiles correspond.
+func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) (distribution.Rename, bool) {
+	src, dst := e.From.Port.axes, e.To.Port.axes
 	if len(src) == 0 || len(dst) == 0 {
-		return nil // the port's tile was reported
+		return nil, false // the port's tile was reported
+	}
+	if len(rename) == 0 {
+		if !sameAxes(src, dst) {
+			v.d.Report(p, CodeTileMismatch, "producer tile %s does not match consumer tile %s", axesText(src), axesText(dst))
+			return nil, false
+		}
+		return nil, true
 	}
 	ok := true
 	full := map[string]string{}
@@ -280,7 +290,7 @@ func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) map[
 		full[k] = to
 	}
 	if !ok {
-		return nil
+		return nil, false
 	}
 	renamed := make([]axis, len(src))
 	for i, a := range src {
@@ -292,9 +302,9 @@ func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) map[
 			how = " renamed to " + axesText(renamed)
 		}
 		v.d.Report(p, CodeTileMismatch, "producer tile %s%s does not match consumer tile %s", axesText(src), how, axesText(dst))
-		return nil
+		return nil, false
 	}
-	return full
+	return distribution.Rename(maps.Clone(rename)), true
 }
 
 func (v *validator) groups() {
@@ -431,32 +441,27 @@ func (v *validator) knownRealization(name string) bool {
 // reports every cycle, naming its invocations.
 func (v *validator) order() {
 	g := v.g
-	dg := simple.NewDirectedGraph()
-	ug := simple.NewUndirectedGraph()
-	for _, inv := range g.invocations {
-		dg.AddNode(simple.Node(inv.Index))
-		ug.AddNode(simple.Node(inv.Index))
-	}
+	dg := newAdjacency(len(g.invocations))
 	for _, e := range g.edges {
 		u, w := int64(e.From.Invocation.Index), int64(e.To.Invocation.Index)
 		if u == w {
 			v.d.Report(root.Key("edges").Index(v.specEdgeIndex(e)), CodeCycle, "cycle: %s → %s", e.From.Invocation.ID, e.To.Invocation.ID)
 			continue
 		}
-		dg.SetEdge(simple.Edge{F: simple.Node(u), T: simple.Node(w)})
-		ug.SetEdge(simple.Edge{F: simple.Node(u), T: simple.Node(w)})
+		dg.addEdge(int(u), int(w))
 	}
+	dg.finish()
 	sorted, err := topo.SortStabilized(dg, nil)
 	if uo, cyclic := err.(topo.Unorderable); cyclic {
 		for _, scc := range uo {
-			v.cycle(dg, scc)
+			v.cycle(scc)
 		}
 	} else {
 		for _, n := range sorted {
 			g.topo = append(g.topo, g.invocations[n.ID()])
 		}
 	}
-	for _, comp := range topo.ConnectedComponents(ug) {
+	for _, comp := range topo.ConnectedComponents(graph.Undirect{G: dg}) {
 		c := make([]*Invocation, len(comp))
 		for i, n := range comp {
 			c[i] = g.invocations[n.ID()]
@@ -470,7 +475,7 @@ func (v *validator) order() {
 // cycle reports one cycle through the strongly connected component scc: from
 // its first invocation s along its first edge into the component, then the
 // shortest way back to s.
-func (v *validator) cycle(dg *simple.DirectedGraph, scc []graph.Node) {
+func (v *validator) cycle(scc []graph.Node) {
 	g := v.g
 	in := map[int64]bool{}
 	first := scc[0].ID()

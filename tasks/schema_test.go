@@ -149,3 +149,28 @@ func TestSchemaEnums(t *testing.T) {
 		t.Errorf("schema targets %v, package %v", got, TargetNames())
 	}
 }
+
+// TestFormatDocExample checks that the complete example of docs/format.md is
+// the example file, byte for byte, so that the page cannot drift.
+func TestFormatDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, last, ok := bytes.Cut(doc, []byte("## A complete example"))
+	if !ok {
+		t.Fatal("docs/format.md has no complete example")
+	}
+	_, block, ok := bytes.Cut(last, []byte("```json\n"))
+	if !ok {
+		t.Fatal("the complete example has no json block")
+	}
+	block, _, _ = bytes.Cut(block, []byte("```"))
+	if !bytes.Equal(block, want) {
+		t.Errorf("the complete example of docs/format.md differs from examples/graphs/dequant_mma_n16.json")
+	}
+}

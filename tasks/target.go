@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cklplan/cklplan/costmodel"
 )
@@ -61,17 +62,23 @@ func TargetNames() []string {
 	return names
 }
 
-// BuiltinTarget returns the named built-in target.
+// builtinTargets holds the built-in targets, made once.
+var builtinTargets = sync.OnceValue(func() map[string]Target {
+	out := map[string]Target{}
+	for name, features := range builtinFeatures {
+		if model, err := costmodel.BuiltinTarget(name); err == nil {
+			out[name] = newTarget(name, false, features, model)
+		}
+	}
+	return out
+})
+
+// BuiltinTarget returns the named built-in target. Its Model is shared:
+// callers must not modify it.
 func BuiltinTarget(name string) (Target, bool) {
-	features, ok := builtinFeatures[name]
-	if !ok {
-		return Target{}, false
-	}
-	model, err := costmodel.BuiltinTarget(name)
-	if err != nil {
-		return Target{}, false
-	}
-	return newTarget(name, false, features, model), true
+	t, ok := builtinTargets()[name]
+	t.Features = slices.Clone(t.Features)
+	return t, ok
 }
 
 // newTarget fills a target's limits from its figures.

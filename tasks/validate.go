@@ -372,7 +372,7 @@ func (v *validator) task(name string, ts TaskSpec) {
 			v.d.Report(pp.Key("direction"), CodeDirection, "port %s has no direction: want in or out", ps.Name)
 		}
 		if tile, ok := v.tile(pp.Key("tile"), ps.Tile); ok {
-			port.Tile = tile
+			port.Tile, port.axes = tile, spaceAxes(tile)
 		}
 		if !ps.Element.Valid() {
 			v.d.Report(pp.Key("element"), jsonv.Invalid, "port %s has no valid element type", ps.Name)
@@ -634,7 +634,7 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 		}
 		got = spaceAxes(b.Layout.Tile())
 	}
-	if want := spaceAxes(port.Tile); len(want) > 0 && !sameAxes(got, want) {
+	if want := port.axes; len(want) > 0 && !sameAxes(got, want) {
 		v.d.Report(p, CodeTileMismatch, "%s tile %s does not match port tile %s", what, axesText(got), axesText(want))
 	}
 	return b

@@ -11,7 +11,17 @@ import (
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
 	"github.com/cklplan/cklplan/storage"
+	"github.com/cklplan/cklplan/tasks"
 )
+
+// taskGraph is a one-task graph whose port has the tile and whose only
+// alternative realizes it by the layout (both JSON strings).
+func taskGraph(tile, layout string) string {
+	return `{"version": 1, "target": "h200",
+	 "tasks": {"t": {"ports": {"x": {"direction": "out", "tile": ` + tile + `, "element": "f16"}},
+	   "alternatives": [{"id": "a", "ports": {"x": {"layout": ` + layout + `}}, "cost": {"ns": 1}}]}},
+	 "invocations": [{"id": "t", "task": "t"}]}`
+}
 
 // find reports whether errors.As finds an error of type *T in err, and
 // returns it.
@@ -57,6 +67,18 @@ func TestErrorsKeepTheirTypeAcrossPackages(t *testing.T) {
 				var l storage.Layout
 				return json.Unmarshal([]byte(`{"memory": "shared", "element": "f32", "map": "logical(k:4) -> physical(a:4) = (k / 2)"}`), &l)
 			}, mapKind},
+		{"tasks ← indexspace", "a task graph whose port tile text does not parse",
+			func() error {
+				_, err := tasks.Load([]byte(taskGraph(`"(m:0)"`, `"global f16 elements: logical(m:4) -> physical(a:4) = (m)"`)))
+				return err
+			},
+			spaceSyntax},
+		{"tasks ← storage ← indexmap (kinds)", "a task graph whose layout aliases two elements",
+			func() error {
+				_, err := tasks.Load([]byte(taskGraph(`"(m:4)"`, `"global f16 elements: logical(m:4) -> physical(a:4) = (m / 2)"`)))
+				return err
+			},
+			mapKind},
 		{"storage ← indexspace", "a layout's JSON form whose map's space does not parse",
 			func() error {
 				var l storage.Layout
