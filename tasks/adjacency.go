@@ -76,7 +76,9 @@ func (a *adjacency) HasEdgeFromTo(u, w int64) bool {
 	return found
 }
 
-func (a *adjacency) HasEdgeBetween(x, y int64) bool { return a.HasEdgeFromTo(x, y) || a.HasEdgeFromTo(y, x) }
+func (a *adjacency) HasEdgeBetween(x, y int64) bool {
+	return a.HasEdgeFromTo(x, y) || a.HasEdgeFromTo(y, x)
+}
 
 func (a *adjacency) Edge(u, w int64) graph.Edge {
 	if !a.HasEdgeFromTo(u, w) {
