@@ -266,9 +266,8 @@ func (dc *decoder) texts(o *jsonv.ObjectReader, key string, object func(*jsonv.V
 }
 
 func (dc *decoder) distribution(v *jsonv.Value, p jsonv.Path) *distribution.Distribution {
-	d, err := distribution.DecodeJSON(encode(v))
-	if err != nil {
-		dc.d.Wrap(p, CodeDistribution, fmt.Errorf("invalid distribution: %w", err))
+	d, ok := distribution.DecodeValue(dc.d, v, p)
+	if !ok {
 		return nil
 	}
 	return d

@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/storage"
 )
 
 // small is a valid graph: load → scale → mma ← load, mma → store, with a
@@ -140,6 +141,7 @@ func describeProblems(ps jsonv.Problems) string {
 type codeCase struct {
 	name    string
 	data    func(t testing.TB) []byte
+	build   func() (*Graph, error) // a Go-built graph instead of data
 	limits  Limits
 	path    string
 	code    jsonv.Code
@@ -252,7 +254,19 @@ var codeCases = []codeCase{
 		g["invocations"] = at(g, "invocations").([]any)[1:]
 	}), path: "$.invocations[0]", code: CodeUnfed, msg: "input scale.x is fed by no edge", warning: true},
 	{name: "invalid distribution", data: mutate(func(g map[string]any) { obj(g, "distributions", "rows", "blocked")["threads_per_warp"] = []any{16, 3} }),
-		path: "$.distributions.rows", code: CodeDistribution},
+		path: "$.distributions.rows.blocked.threads_per_warp[1]", code: jsonv.Invalid, msg: "not a positive power of two"},
+	{name: "nil distribution from Go", build: func() (*Graph, error) {
+		b := NewBuilder("g", "h200").Distribution("rows", nil)
+		b.Task("t").Out("y", "(m:16, k:16)", storage.F16).Alternative("a").Dist("y", "rows", "").CostNS(1)
+		b.Invoke("t", "t")
+		return b.Build()
+	}, path: "$.distributions.rows", code: CodeDistribution, msg: "is nil"},
+	{name: "distribution retyped to an invalid element", build: func() (*Graph, error) {
+		b := NewBuilder("g", "h200")
+		b.Task("t").Out("y", "(m:16, k:16)", storage.ElementType(200)).Alternative("a").Dist("y", "mma.m16n8k16.a.f16", "").CostNS(1)
+		b.Invoke("t", "t")
+		return b.Build()
+	}, path: "$.tasks.t.ports.y.element", code: jsonv.Invalid},
 	{name: "unrunnable", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "mma", "alternatives", 0, "resources")["shared_memory_bytes"] = 300000
 	}), path: "$.tasks.mma.alternatives[0]", code: CodeUnrunnable, msg: "needs 300000 bytes of shared memory"},
@@ -286,7 +300,13 @@ var codeCases = []codeCase{
 func TestErrorCodes(t *testing.T) {
 	for _, tc := range codeCases {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := tc.limits.Load(tc.data(t))
+			var g *Graph
+			var err error
+			if tc.build != nil {
+				g, err = tc.build()
+			} else {
+				g, err = tc.limits.Load(tc.data(t))
+			}
 			var ps jsonv.Problems
 			if err != nil {
 				ps = problemsOf(t, err)
