@@ -238,3 +238,22 @@ func FuzzDecodeTarget(f *testing.F) {
 		}
 	})
 }
+
+// A built-in target is a copy: changing one does not change the next.
+func TestBuiltinTargetIsACopy(t *testing.T) {
+	a := builtinTarget(t, "h200")
+	a.Figures["sm_count"] = Figure{Value: 1, Source: "x"}
+	if b := builtinTarget(t, "h200"); b.Get("sm_count") != 132 {
+		t.Errorf("the cached target changed: %v SMs", b.Get("sm_count"))
+	}
+	c, err := a.With("clock_ghz", Figure{Value: 1.5, Source: "fit"})
+	if err != nil || c.Get("clock_ghz") != 1.5 || a.Get("clock_ghz") != 1.98 {
+		t.Errorf("With: %v, %v GHz, original %v GHz", err, c.Get("clock_ghz"), a.Get("clock_ghz"))
+	}
+	if _, err := a.With("warp_size", Figure{Value: 32, Source: "x"}); err == nil {
+		t.Error("With an unknown figure")
+	}
+	if _, err := a.With("clock_ghz", Figure{Value: -1, Source: "x"}); err == nil {
+		t.Error("With a negative clock")
+	}
+}

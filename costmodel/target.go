@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/cklplan/cklplan/internal/jsonv"
 )
@@ -82,10 +83,7 @@ func (t *Target) With(key string, f Figure) (*Target, error) {
 	if !slices.ContainsFunc(FigureKeys, func(k FigureKey) bool { return k.Key == key }) {
 		return nil, fmt.Errorf("costmodel: %q is not a figure of a target", key)
 	}
-	c := &Target{Name: t.Name, Description: t.Description, Figures: map[string]Figure{}}
-	for k, v := range t.Figures {
-		c.Figures[k] = v
-	}
+	c := t.clone()
 	c.Figures[key] = f
 	if err := c.check(); err != nil {
 		return nil, err
@@ -114,11 +112,17 @@ var builtinFS embed.FS
 // TargetNames lists the built-in targets.
 func TargetNames() []string { return []string{"sm80", "sm90", "h200"} }
 
+var builtinTargets sync.Map // name → *Target, decoded once
+
 // BuiltinTarget returns a built-in target by name: sm80 (A100 SXM4 80 GB),
-// sm90 (H100 SXM5) or h200 (H200 SXM).
+// sm90 (H100 SXM5) or h200 (H200 SXM). Each call returns a copy of its
+// own.
 func BuiltinTarget(name string) (*Target, error) {
 	if !slices.Contains(TargetNames(), name) {
 		return nil, fmt.Errorf("costmodel: no built-in target %q (want one of sm80, sm90, h200, or a JSON file)", name)
+	}
+	if t, ok := builtinTargets.Load(name); ok {
+		return t.(*Target).clone(), nil
 	}
 	data, err := builtinFS.ReadFile("targets/" + name + ".json")
 	if err != nil {
@@ -129,7 +133,16 @@ func BuiltinTarget(name string) (*Target, error) {
 		// The embedded tables are checked by TestBuiltinTargets.
 		panic(fmt.Sprintf("costmodel: built-in target %q does not decode: %v", name, err))
 	}
-	return t, nil
+	builtinTargets.Store(name, t)
+	return t.clone(), nil
+}
+
+func (t *Target) clone() *Target {
+	c := &Target{Name: t.Name, Description: t.Description, Figures: make(map[string]Figure, len(t.Figures))}
+	for k, v := range t.Figures {
+		c.Figures[k] = v
+	}
+	return c
 }
 
 // DecodeTarget reads a target in its JSON form:
