@@ -129,3 +129,43 @@ func TestRandomPairsReplay(t *testing.T) {
 		}
 	}
 }
+
+// Source and destination may spread the tile over different executor
+// shapes (other numbers of blocks, warps, lanes and values): every
+// mechanism still replays.
+func TestRandomShapesReplay(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	tg := target(t, "h200")
+	type shape struct{ blocks, warps, lanes int }
+	shapes := []shape{{1, 1, 32}, {1, 2, 16}, {2, 1, 32}, {1, 4, 8}, {2, 2, 4}, {1, 1, 8}}
+	const n = 128 // a (8, 16) tile
+	for i := range 40 {
+		a, b := shapes[r.IntN(len(shapes))], shapes[r.IntN(len(shapes))]
+		make1 := func(s shape) holding {
+			execs := s.blocks * s.warps * s.lanes
+			perm := r.Perm(n)
+			h := make(holding, execs)
+			per := n / execs
+			for e := range h {
+				h[e] = perm[e*per : (e+1)*per]
+			}
+			return h
+		}
+		sd := make1(a).table(t, r, 16, a.warps, a.lanes, 1, storage.F16)
+		dd := make1(b).table(t, r, 16, b.warps, b.lanes, 1, storage.F32)
+		p, err := newProblem(sd, dd, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		class := p.class()
+		for _, m := range p.mechanisms(class) {
+			w, why := p.plan(m, tg)
+			if why != "" {
+				continue
+			}
+			if err := Replay(sd, dd, Options{}, w); err != nil {
+				t.Fatalf("case %d (%+v → %+v, %v by %v): %v", i, a, b, class, m, err)
+			}
+		}
+	}
+}
