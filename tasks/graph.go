@@ -139,6 +139,28 @@ func (v *Invocation) Candidate(id string) *Candidate {
 	return nil
 }
 
+// EdgesFrom returns the edges leaving v's output port (its fan-out), in
+// edge order.
+func (v *Invocation) EdgesFrom(port *Port) []*Edge {
+	var out []*Edge
+	for _, e := range v.Out {
+		if e.From.Port == port {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// EdgeInto returns the edge feeding v's input port, or nil.
+func (v *Invocation) EdgeInto(port *Port) *Edge {
+	for _, e := range v.In {
+		if e.To.Port == port {
+			return e
+		}
+	}
+	return nil
+}
+
 // A Candidate is an alternative allowed for an invocation, with its
 // multiplicity and each port's tile count evaluated.
 type Candidate struct {

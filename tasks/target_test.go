@@ -1,0 +1,292 @@
+package tasks
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/costmodel"
+	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/storage"
+)
+
+// customTargetJSON is the sm80 figure set renamed, with the given features
+// and shared memory per block, in the graph's custom-target form.
+func customTargetJSON(t *testing.T, features []string, sharedPerBlock float64) map[string]any {
+	t.Helper()
+	model, err := costmodel.BuiltinTarget("sm80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err = model.With("shared_bytes_per_block", costmodel.Figure{Value: sharedPerBlock, Source: "assumed for the test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := model.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target map[string]any
+	if err := json.Unmarshal(data, &target); err != nil {
+		t.Fatal(err)
+	}
+	target["name"] = "small_gpu"
+	fs := []any{}
+	for _, f := range features {
+		fs = append(fs, f)
+	}
+	target["features"] = fs
+	return target
+}
+
+// TestCustomTarget: a custom target's features and figures decide what it
+// runs, and it marshals back to an equal graph that the schema accepts.
+func TestCustomTarget(t *testing.T) {
+	data := edit(t, func(g map[string]any) { g["target"] = customTargetJSON(t, []string{"sm_80", "cp_async"}, 100000) })
+	g, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := g.Target()
+	if !tg.Custom || tg.Name != "small_gpu" || tg.SharedMemoryPerBlock != 100000 || tg.MaxClusterSize != 1 || !tg.Has("cp_async") || tg.Has("wgmma") {
+		t.Errorf("target %+v", tg)
+	}
+	out, err := Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validateSchema(compileSchema(t), out); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	g2, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if digest(g) != digest(g2) || g2.Target().Model.Get("shared_bytes_per_block") != 100000 {
+		t.Errorf("the custom target does not round-trip")
+	}
+
+	// An alternative needing more shared memory than the custom target
+	// allows, but runnable on the built-in ones, is not an error; if no
+	// candidate of an invocation runs on the graph's target, check warns.
+	data = edit(t, func(g map[string]any) {
+		g["target"] = customTargetJSON(t, []string{"sm_80"}, 100000)
+		obj(g, "tasks", "mma", "alternatives", 0, "resources")["shared_memory_bytes"] = 150000
+	})
+	g, err = Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := g.Warnings()
+	if len(ws) != 1 || ws[0].Code != CodeUnrunnable || ws[0].Path.String() != "$.invocations[3]" {
+		t.Errorf("warnings:%s", describeProblems(ws))
+	}
+	if ok, why := g.Target().CanRun(g.Task("mma").Alternatives[0]); ok || !strings.Contains(why, "150000 bytes of shared memory, small_gpu allows 100000") {
+		t.Errorf("CanRun = %v, %q", ok, why)
+	}
+}
+
+func TestCustomTargetProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(target map[string]any)
+		path   string
+		code   jsonv.Code
+	}{
+		{"unknown feature", func(tg map[string]any) { tg["features"] = []any{"warp_magic"} }, "$.target.features[0]", jsonv.UnknownName},
+		{"built-in name", func(tg map[string]any) { tg["name"] = "h200" }, "$.target.name", jsonv.DuplicateName},
+		{"a figure missing", func(tg map[string]any) { delete(obj(tg, "figures"), "clock_ghz") }, "$.target.figures", jsonv.Missing},
+		{"a figure without a source", func(tg map[string]any) { delete(obj(tg, "figures", "clock_ghz"), "source") }, "$.target.figures.clock_ghz", jsonv.Missing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := edit(t, func(g map[string]any) {
+				tg := customTargetJSON(t, []string{"sm_80"}, 100000)
+				tc.change(tg)
+				g["target"] = tg
+			})
+			_, err := Load(data)
+			ps := problemsOf(t, err)
+			found := false
+			for _, p := range ps {
+				found = found || p.Path.String() == tc.path && p.Code == tc.code
+			}
+			if !found {
+				t.Errorf("want %s [%s], have:%s", tc.path, tc.code, describeProblems(ps))
+			}
+		})
+	}
+}
+
+// TestClusterRequirement: a cluster size above 1, or a distribution whose
+// blocks form clusters, makes an alternative require the clusters feature,
+// so sm80 cannot run it and h200 can.
+func TestClusterRequirement(t *testing.T) {
+	const clustered = `{"version": 1, "target": "sm80",
+	  "distributions": {"pair": {"name": "pair", "element": "f16", "blocks_per_cluster": 2,
+	    "executors": [{"name": "block", "size": 2, "level": "block"}, {"name": "lane", "size": 32, "level": "lane"}],
+	    "locals": [{"name": "v", "size": 8}], "tile": [{"name": "m", "size": 32}, {"name": "k", "size": 16}],
+	    "ownership": {"m": "block * 16 + lane / 2", "k": "lane % 2 * 8 + v"}}},
+	  "tasks": {"t": {"ports": {"y": {"direction": "out", "tile": "(m:32, k:16)", "element": "f16"}},
+	    "alternatives": [{"id": "by_distribution", "ports": {"y": "pair"}, "cost": {"ns": 1}},
+	                     {"id": "by_resources", "ports": {"y": "pair"}, "resources": {"cluster_size": 2}, "requires": ["sm_90"], "cost": {"ns": 1}}]}},
+	  "invocations": [{"id": "t", "task": "t"}]}`
+	g, err := Load([]byte(clustered))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h200, _ := BuiltinTarget("h200")
+	for _, a := range g.Task("t").Alternatives {
+		if !slices.Contains(a.Requires, "clusters") {
+			t.Errorf("%s requires %v, not clusters", a.ID, a.Requires)
+		}
+		if ok, why := g.Target().CanRun(a); ok || !strings.HasPrefix(why, "sm80 lacks ") || !strings.Contains(why, "clusters") {
+			t.Errorf("sm80 CanRun(%s) = %v, %q", a.ID, ok, why)
+		}
+		if ok, why := h200.CanRun(a); !ok {
+			t.Errorf("h200 cannot run %s: %s", a.ID, why)
+		}
+	}
+	if ws := g.Warnings(); !slices.ContainsFunc(ws, func(p *jsonv.Problem) bool { return p.Code == CodeUnrunnable }) {
+		t.Errorf("no unrunnable warning:%s", describeProblems(ws))
+	}
+}
+
+// TestMeasuredFiles checks every measured-costs file of examples/measured
+// against the graph of the same name, and that a file's entries override the
+// graph's.
+func TestMeasuredFiles(t *testing.T) {
+	for _, name := range []string{"dequant_mma_n16", "dequant_mma_n4096"} {
+		graph, err := os.ReadFile("../examples/graphs/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		costs, err := os.ReadFile("../examples/measured/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Load(graph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := DecodeMeasured(costs)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		gm, err := g.WithMeasured(m)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, a := range m.Alternatives {
+			c := gm.Invocation(a.Task).Candidate(a.Alternative)
+			if ns, ok := gm.Measured().AlternativeNS(c); !ok || ns != a.NS {
+				t.Errorf("%s: %s/%s measured %v %v, want %v", name, a.Task, a.Alternative, ns, ok, a.NS)
+			}
+		}
+	}
+
+	// The file's entry replaces the graph's for the same key.
+	g, err := Load([]byte(small))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := DecodeMeasured([]byte(`{"version": 1, "conversions": [{"source": "rows", "target": "mma.m16n8k16.a.f16", "ns": 7}],
+	  "alternatives": [{"task": "scale", "alternative": "frag", "invocation": "scale", "ns": 0.5}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm, err := g.WithMeasured(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns, ok := gm.Measured().ConversionNS("rows", "mma.m16n8k16.a.f16", nil); !ok || ns != 7 {
+		t.Errorf("conversion %v %v, want 7", ns, ok)
+	}
+	if len(gm.Measured().Conversions) != 1 {
+		t.Errorf("conversions %v: the file's entry must replace the graph's", gm.Measured().Conversions)
+	}
+	if ns, ok := gm.Measured().AlternativeNS(gm.Invocation("scale").Candidate("frag")); !ok || ns != 0.5 {
+		t.Errorf("alternative %v %v", ns, ok)
+	}
+
+	// A measured-costs file with problems reports them all.
+	_, err = DecodeMeasured([]byte(`{"version": 2, "alternatives": [{"task": "scale", "ns": "1"}], "extra": 1}`))
+	var got []string
+	for _, p := range problemsOf(t, err) {
+		got = append(got, p.Path.String()+" "+string(p.Code))
+	}
+	want := "$.alternatives[0] missing,$.alternatives[0].ns type,$.extra unknown_field,$.version invalid"
+	if strings.Join(got, ",") != want {
+		t.Errorf("problems %v, want %s", got, want)
+	}
+}
+
+// TestEdgePairs checks Crossing, Compatible, Moves and Reads on every pair of
+// an edge of the dequantize → mma example against the rule of
+// docs/format.md, computed here from the bindings.
+func TestEdgePairs(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/dequant_mma_n4096.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := 0
+	for _, e := range g.Edges() {
+		for _, a := range e.From.Invocation.Candidates {
+			for _, b := range e.To.Invocation.Candidates {
+				s, d := e.SourceBinding(a), e.TargetBinding(b)
+				global := e.Kernel == MustCrossKernel ||
+					s.Layout != nil && s.Layout.Memory() == storage.Global || d.Layout != nil && d.Layout.Memory() == storage.Global
+				if (e.Crossing(a, b) == GlobalRoundTrip) != global {
+					t.Errorf("%s → %s: crossing %s", a.Alternative.ID, b.Alternative.ID, e.Crossing(a, b))
+				}
+				compatible := global || s.Loop == "" || d.Loop == "" || s.Loop == d.Loop
+				if e.Compatible(a, b) != compatible {
+					t.Errorf("%s → %s: compatible %v", a.Alternative.ID, b.Alternative.ID, e.Compatible(a, b))
+				}
+				if e.Moves(a, b) != a.PortMultiplicity[e.From.Port.Index] || e.Reads(b) != b.PortMultiplicity[e.To.Port.Index] {
+					t.Errorf("%s → %s: moves %d reads %d", a.Alternative.ID, b.Alternative.ID, e.Moves(a, b), e.Reads(b))
+				}
+				pairs++
+			}
+		}
+	}
+	// The load inside the GEMM loop cannot feed the standalone
+	// dequantization in one kernel, nor the load once per tile a fused one.
+	lw, dq := g.Invocation("load_w"), g.Invocation("dequantize")
+	e := dq.In[0]
+	for _, tc := range []struct {
+		load, dequant string
+		want          bool
+	}{{"ld_in_gemm", "fused_native", true}, {"ld_in_gemm", "standalone", false}, {"ld_once", "fused_blocked", false}, {"ld_once", "standalone", true}} {
+		if got := e.Compatible(lw.Candidate(tc.load), dq.Candidate(tc.dequant)); got != tc.want {
+			t.Errorf("%s → %s compatible %v, want %v", tc.load, tc.dequant, got, tc.want)
+		}
+	}
+	// At N = 4096 a fused dequantization moves cdiv(N, 64) = 64 times as
+	// many tiles as the standalone one.
+	mma := g.Invocation("mma")
+	e = mma.In[0]
+	fused, alone := e.Moves(dq.Candidate("fused_native"), mma.Candidate("a_in_registers")), e.Moves(dq.Candidate("standalone"), mma.Candidate("a_from_global"))
+	if fused != 64*alone || alone != 4096/16*16384/16 {
+		t.Errorf("moves fused %d, standalone %d", fused, alone)
+	}
+	if pairs == 0 {
+		t.Fatal("no pairs")
+	}
+	// Fan-out and fan-in as the planner reads them.
+	if out := dq.EdgesFrom(dq.Task.Port("a")); len(out) != 1 || out[0] != mma.In[0] {
+		t.Errorf("EdgesFrom(dequantize.a) = %v", out)
+	}
+	if in := mma.EdgeInto(mma.Task.Port("rhs")); in == nil || in.From.Invocation.ID != "load_x" {
+		t.Errorf("EdgeInto(mma.rhs) = %v", in)
+	}
+	if mma.EdgeInto(mma.Task.Port("out")) != nil {
+		t.Errorf("an output port has an edge into it")
+	}
+}
