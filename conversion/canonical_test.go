@@ -257,3 +257,40 @@ func TestKernelBoundary(t *testing.T) {
 	res := classify(t, a, a, Options{KernelBoundary: true})
 	expect(t, res, GlobalMemory, GlobalMemory)
 }
+
+// A transpose inside one warp (each lane holds a row, then a column) only
+// crosses lanes, but 31 rounds of shuffles with selects cost more than a
+// trip through swizzled shared memory: the mechanism sits above the class.
+func TestWarpTransposeGoesThroughSharedMemory(t *testing.T) {
+	rows := blocked(t, distribution.Blocked{Name: "rows", Axes: []string{"m", "n"}, Shape: []int{32, 32}, SizePerThread: []int{1, 32}, ThreadsPerWarp: []int{32, 1}, WarpsPerCTA: []int{1, 1}, Order: []int{1, 0}})
+	cols := blocked(t, distribution.Blocked{Name: "cols", Axes: []string{"m", "n"}, Shape: []int{32, 32}, SizePerThread: []int{32, 1}, ThreadsPerWarp: []int{1, 32}, WarpsPerCTA: []int{1, 1}, Order: []int{0, 1}})
+	res := classify(t, rows, cols, Options{})
+	expect(t, res, WarpShuffle, SharedMemory)
+	found := false
+	for _, r := range res.Rejected {
+		if r.Mechanism.Via == WarpShuffle {
+			found = true
+			if r.CostNS <= res.Cost.NS {
+				t.Errorf("shuffles cost %v ns, shared memory %v ns", r.CostNS, res.Cost.NS)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the shuffle plan is not among the rejected: %+v", res.Rejected)
+	}
+	// The layout ChooseShared picked serves both sides without bank
+	// conflicts: one wavefront per 128 bytes each access moves.
+	mp := res.Witness.Shared
+	for _, side := range []struct {
+		as []MemAccess
+		wf int
+	}{{mp.Stores, mp.StoreWavefronts}, {mp.Loads, mp.LoadWavefronts}} {
+		ideal := 0
+		for _, a := range side.as {
+			ideal += (len(a.Lanes)*a.Vector*4 + 127) / 128
+		}
+		if side.wf != ideal {
+			t.Errorf("%d wavefronts, %d without conflicts, on %s", side.wf, ideal, mp.Layout)
+		}
+	}
+}
