@@ -140,7 +140,7 @@ func TestMeasurementsOverride(t *testing.T) {
 	tg := builtinTarget(t, "h200")
 	ms, err := DecodeMeasurements([]byte(`{"target": "h200",
 	  "pairs": [{"src": "sha256:a", "dst": "sha256:b", "mechanism": "warp_shuffle", "cost_ns": 9.5, "latency_ns": 40, "source": "run 1"}],
-	  "sizes": [{"mechanism": "shared_memory", "bytes": 4096, "cost_ns": 100, "latency_ns": 300},
+	  "sizes": [{"class": "shared_memory", "bytes": 4096, "cost_ns": 100, "latency_ns": 300},
 	            {"mechanism": "shared_memory", "bytes": 2048, "cost_ns": 60, "latency_ns": 200}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -161,12 +161,13 @@ func TestMeasurementsOverride(t *testing.T) {
 		t.Errorf("outside the sizes measured: %+v", c)
 	}
 	_, err = DecodeMeasurements([]byte(`{"target": "h200", "pairs": [{"src": "a", "cost_ns": -1}],
-	  "sizes": [{"mechanism": "shared_memory", "bytes": 0, "cost_ns": 1}, {"mechanism": "shared_memory", "bytes": 0, "cost_ns": 2}]}`))
+	  "sizes": [{"mechanism": "shared_memory", "bytes": 0, "cost_ns": 1}, {"mechanism": "shared_memory", "bytes": 0, "cost_ns": 2},
+	            {"mechanism": "warp_shuffle", "class": "warp_shuffle", "bytes": 8, "cost_ns": 2}]}`))
 	var ps jsonv.Problems
 	if !errors.As(err, &ps) {
 		t.Fatalf("error %v", err)
 	}
-	for _, w := range []string{`$.pairs[0]: missing "dst"`, `$.pairs[0]: missing "mechanism"`, "$.pairs[0].cost_ns: -1 ns", "$.sizes[0].bytes: 0 bytes", "$.sizes[1]: shared_memory at 0 bytes is measured twice"} {
+	for _, w := range []string{`$.pairs[0]: missing "dst"`, `$.pairs[0]: missing "mechanism"`, "$.pairs[0].cost_ns: -1 ns", "$.sizes[0].bytes: 0 bytes", "$.sizes[1]: shared_memory at 0 bytes is measured twice", `$.sizes[2]: give "mechanism" or "class", not both`} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("no %q in:\n%v", w, err)
 		}

@@ -83,7 +83,9 @@ func (ms *Measurements) Lookup(key ConversionKey, mv Movement) (Cost, bool) {
 //	            "mechanism": "warp_shuffle", "cost_ns": 9.5, "latency_ns": 41, "source": "…"}],
 //	 "sizes": [{"mechanism": "shared_memory", "bytes": 8192, "cost_ns": 60, "latency_ns": 300}]}
 //
-// "rename", "variant", "latency_ns" and "source" may be left out. Every
+// "rename", "variant", "latency_ns" and "source" may be left out; a size
+// entry may name its mechanism as "class" (the conversion class whose
+// mechanism it is, e.g. "warp_shuffle"). Every
 // problem is reported at its JSON path; a size given twice for one mechanism
 // is a duplicate.
 func DecodeMeasurements(data []byte) (*Measurements, error) {
@@ -124,9 +126,18 @@ func DecodeMeasurements(data []byte) (*Measurements, error) {
 	if v, p := o.Field("sizes"); v != nil {
 		elems, _ := d.Array(v, p)
 		for i, ev := range elems {
-			e := d.Object(ev, p.Index(i), "mechanism", "variant", "bytes", "cost_ns", "latency_ns", "source")
+			e := d.Object(ev, p.Index(i), "mechanism", "class", "variant", "bytes", "cost_ns", "latency_ns", "source")
+			// A size is measured per mechanism, which may be written as the
+			// class it carries ("class": "shared_memory").
+			key := "mechanism"
+			if e.Has("class") {
+				key = "class"
+				if e.Has("mechanism") {
+					d.Report(p.Index(i), jsonv.Invalid, `give "mechanism" or "class", not both`)
+				}
+			}
 			sm := SizeMeasurement{
-				Mechanism: e.String("mechanism", true), Variant: e.String("variant", false),
+				Mechanism: e.String(key, true), Variant: e.String("variant", false),
 				Bytes:  e.Int("bytes", true),
 				CostNS: nonNegative(e, "cost_ns", true), LatencyNS: nonNegative(e, "latency_ns", false),
 				Source: e.String("source", false),
