@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/indexspace"
@@ -96,80 +94,82 @@ func (t *opTable[Q, P]) answer(line []byte, n int, env *env) (ans any) {
 	if err != nil {
 		return errorAnswer(err, n)
 	}
-	res, err := o.run(q, env)
+	res, err := o.run(q.(P), env)
 	if err != nil {
 		return errorAnswer(err, n)
 	}
 	return res
 }
 
-// decodeRequest reads one request line: a JSON object with "op", the op's
-// "args", and the fields the op takes. Keys match exactly; a repeated key,
-// an unknown one, or one that goes with another op is a bad request.
-func (t *opTable[Q, P]) decodeRequest(line []byte, env *env) (P, *op[P], error) {
+// decodeRequest reads one request line through internal/jsonv: a JSON
+// object with "op", the op's "args", and the fields the op takes. Keys match
+// exactly; a repeated key, an unknown one, or one that goes with another op
+// is a bad request, and every problem of the line is reported at its path.
+func (t *opTable[Q, P]) decodeRequest(line []byte, env *env) (batchRequest, *op[P], error) {
 	if len(line) == 0 {
 		return nil, nil, badRequest("empty line")
 	}
-	members, err := objectMembers(line)
+	v, err := jsonv.Parse(line, jsonv.Limits{MaxBytes: env.lim.lineBytes})
 	if err != nil {
-		return nil, nil, badRequest("not a request object: %v", err)
+		return nil, nil, &requestError{err: err}
 	}
-	fields := make(map[string]json.RawMessage, len(members))
-	for _, m := range members {
-		fields[m.key] = m.value
+	var d jsonv.Decoder
+	obj := d.Object(v, jsonv.Root)
+	if obj == nil {
+		return nil, nil, &requestError{err: d.Err()}
 	}
-	for _, m := range members {
-		if m.key != "op" && m.key != "args" && len(t.opsTaking(m.key)) == 0 {
-			return nil, nil, badRequest("unknown field %q%s", m.key, t.caseHint(m.key))
+	for _, k := range obj.Keys() {
+		if k != "op" && k != "args" && len(t.opsTaking(k)) == 0 {
+			d.Report(jsonv.Root.Key(k), jsonv.UnknownField, "unknown field %q%s", k, t.caseHint(k))
 		}
 	}
-	raw, ok := fields["op"]
-	if !ok {
-		return nil, nil, badRequest(`no "op": want one of %s`, quotedList(t.opNames()))
-	}
-	var name string
-	if err := json.Unmarshal(raw, &name); err != nil || raw[0] != '"' {
-		return nil, nil, badRequest(`"op", %s, is not a string`, raw)
+	name := obj.String("op", true)
+	if d.Failed() {
+		return nil, nil, &requestError{err: d.Err()}
 	}
 	o := t.find(name)
 	if o == nil || name == "" {
-		return nil, nil, badRequest("unknown op %q", name)
+		d.Report(jsonv.Root.Key("op"), jsonv.UnknownName, "unknown op %q", name)
+		return nil, nil, &requestError{err: d.Err()}
 	}
-	for _, m := range members {
-		if m.key == "op" || m.key == "args" || m.key == o.tail || slices.Contains(o.fields, m.key) {
-			continue
-		}
-		return nil, nil, badRequest("%q goes with %s only", m.key, orList(t.opsTaking(m.key)))
+	q, ok := any(P(new(Q))).(batchRequest)
+	if !ok {
+		return nil, nil, badRequest("%s takes no --batch requests", t.name)
 	}
-	q := P(new(Q))
-	var args []json.RawMessage
-	if raw, ok := fields["args"]; ok {
-		if err := json.Unmarshal(raw, &args); err != nil || raw[0] != '[' {
-			return nil, nil, badRequest(`"args", %s, is not a list`, raw)
+	for _, k := range obj.Keys() {
+		if k != "op" && k != "args" && k != o.tail && !slices.Contains(o.fields, k) && len(t.opsTaking(k)) > 0 {
+			d.Report(jsonv.Root.Key(k), jsonv.UnknownField, "%q goes with %s only", k, orList(t.opsTaking(k)))
 		}
 	}
+	var args []*jsonv.Value
+	av, ap := obj.Field("args")
 	switch {
-	case o.max == 0 && fields["args"] != nil:
-		return nil, nil, badRequest(`%s takes no "args"`, name)
-	case len(args) < o.min || len(args) > o.max:
-		return nil, nil, badRequest("%s takes %s (%s), got %d", name, plural(o.min, o.max, "arg"), o.operands, len(args))
+	case av == nil && o.min > 0:
+		d.Report(jsonv.Root, jsonv.Missing, "%s needs \"args\": %s", name, o.operands)
+	case av != nil && o.max == 0:
+		d.Report(ap, jsonv.UnknownField, "%s takes no \"args\"", name)
+	case av != nil:
+		if args, ok = d.Array(av, ap); ok && (len(args) < o.min || len(args) > o.max) {
+			d.Report(ap, jsonv.Invalid, "%s takes %s (%s), got %d", name, plural(o.min, o.max, "arg"), o.operands, len(args))
+		}
 	}
 	if err := env.lim.checkArgs(len(args), `entries in "args"`); err != nil {
 		return nil, nil, err
 	}
-	if err := q.decodeArgs(args); err != nil {
-		return nil, nil, err
+	if !d.Failed() {
+		q.decodeArgs(&d, args, ap)
 	}
-	if o.tail != "" && fields[o.tail] == nil {
-		return nil, nil, badRequest("%s needs %q", name, o.tail)
+	if o.tail != "" && !obj.Has(o.tail) {
+		d.Report(jsonv.Root, jsonv.Missing, "%s needs %q", name, o.tail)
 	}
-	for _, m := range members {
-		if m.key == "op" || m.key == "args" {
-			continue
+	for _, k := range obj.Keys() {
+		if k == o.tail || slices.Contains(o.fields, k) {
+			fv, fp := obj.Field(k)
+			q.decodeField(&d, k, fv, fp)
 		}
-		if err := q.decodeField(m.key, m.value); err != nil {
-			return nil, nil, err
-		}
+	}
+	if d.Failed() {
+		return nil, nil, &requestError{err: d.Err()}
 	}
 	if err := env.lim.checkArgs(q.count(), "arguments and values"); err != nil {
 		return nil, nil, err
@@ -204,14 +204,6 @@ func (t *opTable[Q, P]) opsTaking(name string) []string {
 	return names
 }
 
-func quotedList(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = strconv.Quote(s)
-	}
-	return orList(q)
-}
-
 // plural says how many of thing a request takes: "2 args", "1 to 2 args".
 func plural(least, most int, thing string) string {
 	s := func(n int) string {
@@ -224,75 +216,6 @@ func plural(least, most int, thing string) string {
 		return s(least)
 	}
 	return fmt.Sprintf("%d to %s", least, s(most))
-}
-
-// A member is one key and value of a JSON object, as written.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectMembers returns the members of the JSON object data, in order; it is
-// an error if data is no object, holds text after it, or repeats a key.
-func objectMembers(data []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("want a JSON object, have %s", jsonKind(data))
-	}
-	var members []member
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("a key is not a string")
-		}
-		if seen[key] {
-			return nil, fmt.Errorf("the key %q is repeated", key)
-		}
-		seen[key] = true
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, err
-		}
-		members = append(members, member{key, bytes.TrimSpace(value)})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("text after the object")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("text after the object")
-	}
-	return members, nil
-}
-
-// jsonKind names the kind of the JSON value that data starts with.
-func jsonKind(data []byte) string {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return "nothing"
-	}
-	switch data[0] {
-	case '[':
-		return "a list"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // The error codes of --batch answers beside CuTe's (cute.Code): a request

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/tasks"
 )
@@ -62,12 +60,8 @@ func (q *checkRequest) read(name string) ([]byte, error) {
 	return q.in.lim.readAll(f, name)
 }
 
-func (*checkRequest) setTail(string, []string) error     { return nil }
-func (*checkRequest) count() int                         { return 1 }
-func (*checkRequest) decodeArgs([]json.RawMessage) error { return badRequest("check takes no --batch") }
-func (*checkRequest) decodeField(name string, _ json.RawMessage) error {
-	return badRequest("unknown field %q", name)
-}
+func (*checkRequest) setTail(string, []string) error { return nil }
+func (*checkRequest) count() int                     { return 1 }
 
 // A checkResult is the verdict on a graph: its problems (warnings
 // included), and its summary when it is valid.

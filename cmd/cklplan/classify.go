@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
 	"github.com/cklplan/cklplan/distribution"
@@ -73,12 +71,6 @@ func (q *classifyRequest) setOperands(args []string, in *input) error {
 
 func (*classifyRequest) setTail(string, []string) error { return nil }
 func (*classifyRequest) count() int                     { return 2 }
-func (*classifyRequest) decodeArgs([]json.RawMessage) error {
-	return badRequest("classify takes no --batch")
-}
-func (*classifyRequest) decodeField(name string, _ json.RawMessage) error {
-	return badRequest("unknown field %q", name)
-}
 
 // loadTarget reads a built-in target by name or a target JSON file.
 func loadTarget(arg string) (*costmodel.Target, error) {

@@ -80,12 +80,8 @@ func (q *distRequest) setOperands(args []string, in *input) error {
 	return err
 }
 
-func (*distRequest) setTail(string, []string) error     { return nil }
-func (q *distRequest) count() int                       { return 1 }
-func (*distRequest) decodeArgs([]json.RawMessage) error { return badRequest("dist takes no --batch") }
-func (*distRequest) decodeField(name string, _ json.RawMessage) error {
-	return badRequest("unknown field %q", name)
-}
+func (*distRequest) setTail(string, []string) error { return nil }
+func (q *distRequest) count() int                   { return 1 }
 
 // distribution returns the distribution the request names.
 func (q *distRequest) distribution() (*distribution.Distribution, error) {

@@ -137,11 +137,11 @@ func TestBatchRequestKeys(t *testing.T) {
 	tests := []struct {
 		command, request, want string
 	}{
-		{"map", `{"Op": "show", "args": ["(a:2) -> (b:2) = (a)"]}`, `unknown field \"Op\" (keys are case-sensitive: \"op\")`},
+		{"map", `{"Op": "show", "args": ["(a:2) -> (b:2) = (a)"]}`, `$.Op: unknown field \"Op\" (keys are case-sensitive: \"op\")`},
 		{"map", `{"op": "show", "ARGS": ["(a:2) -> (b:2) = (a)"]}`, `unknown field \"ARGS\" (keys are case-sensitive: \"args\")`},
 		{"map", `{"op": "eval", "args": ["(a:2) -> (b:2) = (a)"], "Coord": [1]}`, `unknown field \"Coord\" (keys are case-sensitive: \"coord\")`},
-		{"layout", `{"op": "eval", "op": "coalesce", "args": ["2:1"]}`, `the key \"op\" is repeated`},
-		{"map", `{"op": "restrict", "args": ["(a:2, b:2) -> (c:4) = (2 * a + b)"], "fixed": {"a": 1, "a": 0}}`, `the key \"a\" is repeated`},
+		{"layout", `{"op": "eval", "op": "coalesce", "args": ["2:1"]}`, `$.op: key \"op\" is repeated`},
+		{"map", `{"op": "restrict", "args": ["(a:2, b:2) -> (c:4) = (2 * a + b)"], "fixed": {"a": 1, "a": 0}}`, `$.fixed.a: key \"a\" is repeated`},
 		{"map", `{"op": "show", "args": [{}]}`, `missing \"domain\"`},
 		{"layout", `{"op": "recognize", "values": []}`, `recognize needs a non-empty \"values\" list`},
 	}

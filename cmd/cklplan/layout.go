@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/cute"
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 var layoutCommand = &opTable[layoutRequest, *layoutRequest]{
@@ -79,29 +77,28 @@ func (q *layoutRequest) setTail(_ string, args []string) (err error) {
 func (q *layoutRequest) count() int { return len(q.args) + len(q.values) }
 
 // decodeArgs takes a JSON string, or a JSON integer as its decimal text.
-func (q *layoutRequest) decodeArgs(raw []json.RawMessage) error {
-	q.args = make([]string, len(raw))
-	for i, r := range raw {
-		var v int64
-		switch {
-		case len(r) > 0 && r[0] == '"' && json.Unmarshal(r, &q.args[i]) == nil:
-		case json.Unmarshal(r, &v) == nil && !bytes.Equal(r, []byte("null")):
-			q.args[i] = strconv.FormatInt(v, 10)
+func (q *layoutRequest) decodeArgs(d *jsonv.Decoder, args []*jsonv.Value, p jsonv.Path) {
+	q.args = make([]string, len(args))
+	for i, v := range args {
+		switch v.Kind {
+		case jsonv.String:
+			q.args[i] = v.Str()
+		case jsonv.Number:
+			if n, ok := d.Int(v, p.Index(i)); ok {
+				q.args[i] = strconv.Itoa(n)
+			}
 		default:
-			return badRequest("argument %d, %s, is neither a string nor an integer", i, r)
+			d.Report(p.Index(i), jsonv.Type, "want a layout, tiler or integer as a string, or an integer; have %s", v.Describe())
 		}
 	}
-	return nil
 }
 
-func (q *layoutRequest) decodeField(name string, raw json.RawMessage) error {
-	if err := json.Unmarshal(raw, &q.values); err != nil || raw[0] != '[' {
-		return badRequest("%q, %s, is not a list of integers", name, raw)
+// decodeField reads "values", a non-empty list of integers.
+func (q *layoutRequest) decodeField(d *jsonv.Decoder, name string, v *jsonv.Value, p jsonv.Path) {
+	q.values, _ = d.Ints(v, p)
+	if v.Kind == jsonv.Array && len(v.Elems()) == 0 {
+		d.Report(p, jsonv.Invalid, "recognize needs a non-empty %q list", name)
 	}
-	if len(q.values) == 0 {
-		return badRequest("recognize needs a non-empty %q list", name)
-	}
-	return nil
 }
 
 // operand parses operand i, which the usage names name, with parse.

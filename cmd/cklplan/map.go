@@ -8,8 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/cute"
 	"github.com/cklplan/cklplan/indexmap"
 	"github.com/cklplan/cklplan/internal/jsonv"
@@ -112,17 +110,20 @@ type mapRequest struct {
 	table, verbose   bool
 }
 
-// A mapArg is an operand: a map's text form, or (isJSON) its JSON form.
+// A mapArg is an operand: a map's text form, or (isJSON) its JSON form, as
+// text from the command line or as the value at path in a --batch line.
 type mapArg struct {
 	text   string
 	isJSON bool
+	value  *jsonv.Value
+	path   jsonv.Path
 }
 
 func (q *mapRequest) setOperands(args []string, in *input) error {
 	texts, err := in.texts(args)
 	q.args = make([]mapArg, len(texts))
 	for i, text := range texts {
-		q.args[i] = mapArg{text, strings.HasPrefix(text, "{")}
+		q.args[i] = mapArg{text: text, isJSON: strings.HasPrefix(text, "{")}
 	}
 	return err
 }
@@ -150,58 +151,39 @@ func (q *mapRequest) setTail(tail string, args []string) (err error) {
 
 func (q *mapRequest) count() int { return len(q.args) + len(q.coord) + len(q.fixed) }
 
-// decodeArgs takes a map's text as a JSON string, or its JSON object.
-func (q *mapRequest) decodeArgs(raw []json.RawMessage) error {
-	q.args = make([]mapArg, len(raw))
-	for i, r := range raw {
-		switch {
-		case len(r) > 0 && r[0] == '"' && json.Unmarshal(r, &q.args[i].text) == nil:
-		case len(r) > 0 && r[0] == '{':
-			q.args[i] = mapArg{string(r), true}
+// decodeArgs takes a map's text as a JSON string, or its JSON object, which
+// the operation decodes (its problems are the map's, at their paths).
+func (q *mapRequest) decodeArgs(d *jsonv.Decoder, args []*jsonv.Value, p jsonv.Path) {
+	q.args = make([]mapArg, len(args))
+	for i, v := range args {
+		switch v.Kind {
+		case jsonv.String:
+			q.args[i] = mapArg{text: v.Str()}
+		case jsonv.Object:
+			q.args[i] = mapArg{isJSON: true, value: v, path: p.Index(i)}
 		default:
-			return badRequest("args[%d], %s, is neither a map's text nor its JSON object", i, r)
+			d.Report(p.Index(i), jsonv.Type, "want a map's text as a string, or its JSON object; have %s", v.Describe())
 		}
 	}
-	return nil
 }
 
-func (q *mapRequest) decodeField(name string, raw json.RawMessage) error {
+func (q *mapRequest) decodeField(d *jsonv.Decoder, name string, v *jsonv.Value, p jsonv.Path) {
 	switch name {
 	case "coord":
-		if err := json.Unmarshal(raw, &q.coord); err != nil || raw[0] != '[' {
-			return badRequest("%q, %s, is not a list of integers", name, raw)
-		}
+		q.coord, _ = d.Ints(v, p)
 	case "fixed":
-		members, err := objectMembers(raw)
-		if err != nil {
-			return badRequest("%q is not an object of axes and integers: %v", name, err)
+		o := d.Object(v, p)
+		q.fixed = map[string]int{}
+		for _, axis := range o.Keys() {
+			q.fixed[axis] = o.Int(axis, true)
 		}
-		q.fixed = make(map[string]int, len(members))
-		for _, m := range members {
-			var v int
-			if err := json.Unmarshal(m.value, &v); err != nil {
-				return badRequest("%q: axis %q: %s is not an integer", name, m.key, m.value)
-			}
-			q.fixed[m.key] = v
-		}
-	case "domain", "codomain":
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil || raw[0] != '"' {
-			return badRequest("%q, %s, is not a kind's name", name, raw)
-		}
-		if name == "domain" {
-			q.domain = s
-		} else {
-			q.codomain = s
-		}
+	case "domain":
+		q.domain, _ = d.String(v, p)
+	case "codomain":
+		q.codomain, _ = d.String(v, p)
 	case "table":
-		if err := json.Unmarshal(raw, &q.table); err != nil || (raw[0] != 't' && raw[0] != 'f') {
-			return badRequest("%q, %s, is not true or false", name, raw)
-		}
-	default:
-		return badRequest("unknown field %q", name)
+		q.table, _ = d.Bool(v, p)
 	}
-	return nil
 }
 
 // mapOperand parses operand i as a map, whose spaces the cap on axes bounds.
@@ -232,6 +214,14 @@ func parseOperand[T any](args []mapArg, i int, parse func(string) (T, error), de
 	if !a.isJSON {
 		if v, err = parse(a.text); err != nil {
 			return v, &argError{index: i, text: a.text, err: err}
+		}
+		return v, nil
+	}
+	if a.value != nil {
+		var d jsonv.Decoder
+		v, _ = decode(&d, a.value, a.path)
+		if err := d.Err(); err != nil {
+			return v, &argError{index: i, err: err}
 		}
 		return v, nil
 	}

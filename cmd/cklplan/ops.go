@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 // Every command is a table of operations (an opTable): "map show", "layout
@@ -45,8 +47,8 @@ type failingResult interface {
 	failure() error
 }
 
-// A request is what an operation reads: from the command line (operands,
-// the trailing arguments, flags) or from one --batch line (JSON fields).
+// A request is what an operation reads from the command line: operands,
+// the trailing arguments, flags.
 type request interface {
 	// setOperands sets the operands from command-line arguments; in reads
 	// "-" (stdin) and files under the caps.
@@ -54,13 +56,20 @@ type request interface {
 	// setTail sets the request field tail ("coord") from the command-line
 	// arguments after the operands.
 	setTail(tail string, args []string) error
-	// decodeArgs sets the operands from a --batch request's "args".
-	decodeArgs(args []json.RawMessage) error
-	// decodeField sets the --batch request field name.
-	decodeField(name string, value json.RawMessage) error
 	// count is the number of operands and values the request holds, which
 	// the cap on arguments bounds.
 	count() int
+}
+
+// A batchRequest is the request of a command that answers --batch, which
+// also reads it from one JSON line, decoded through internal/jsonv: every
+// problem is recorded in d at its path.
+type batchRequest interface {
+	request
+	// decodeArgs sets the operands from the entries of "args" (at p).
+	decodeArgs(d *jsonv.Decoder, args []*jsonv.Value, p jsonv.Path)
+	// decodeField sets the request field name from its value v at p.
+	decodeField(d *jsonv.Decoder, name string, v *jsonv.Value, p jsonv.Path)
 }
 
 // An op is one operation of a command.
@@ -471,10 +480,21 @@ func (u *reporter[Q, P]) fail(err error) int {
 }
 
 // A requestError is a malformed request: a usage error on the command line,
-// "bad_request" in --batch.
-type requestError struct{ msg string }
+// "bad_request" in --batch; err, when set, holds the problems a --batch
+// line's decoding found.
+type requestError struct {
+	msg string
+	err error
+}
 
-func (e *requestError) Error() string { return e.msg }
+func (e *requestError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return e.msg
+}
+
+func (e *requestError) Unwrap() error { return e.err }
 
 func badRequest(format string, args ...any) error {
 	return &requestError{msg: fmt.Sprintf(format, args...)}

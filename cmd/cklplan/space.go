@@ -7,8 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/indexspace"
 )
 
@@ -60,11 +58,6 @@ func (q *spaceRequest) setTail(tail string, args []string) (err error) {
 		return badRequest("INDEX %q %s", args[0], intProblem(err))
 	}
 	return nil
-}
-
-func (*spaceRequest) decodeArgs([]json.RawMessage) error { return badRequest("space takes no --batch") }
-func (*spaceRequest) decodeField(name string, _ json.RawMessage) error {
-	return badRequest("unknown field %q", name)
 }
 
 // spaceOperand parses operand i as a space, which the cap on axes bounds.

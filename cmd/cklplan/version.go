@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-
-	json "github.com/goccy/go-json"
 )
 
 var versionCommand = &opTable[noOperands, *noOperands]{
@@ -37,7 +35,3 @@ type noOperands struct{}
 func (*noOperands) setOperands([]string, *input) error { return nil }
 func (*noOperands) setTail(string, []string) error     { return nil }
 func (*noOperands) count() int                         { return 0 }
-func (*noOperands) decodeArgs([]json.RawMessage) error { return nil }
-func (*noOperands) decodeField(name string, _ json.RawMessage) error {
-	return badRequest("unknown field %q", name)
-}
