@@ -57,6 +57,9 @@ through a pipe one request at a time.
 // without its table.
 const tableLimit = 1 << 20
 
+// layoutRequest answers --batch.
+var _ batchRequest = (*layoutRequest)(nil)
+
 // A layoutRequest is the operands of a layout operation, as CuTe notation,
 // or the values to recognize.
 type layoutRequest struct {

@@ -101,6 +101,9 @@ failed (any other failed condition), bad_request (a malformed line), and
 CuTe's codes for a LAYOUT.
 `
 
+// mapRequest answers --batch.
+var _ batchRequest = (*mapRequest)(nil)
+
 // A mapRequest is a map operation's operands and fields.
 type mapRequest struct {
 	args             []mapArg
