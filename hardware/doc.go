@@ -25,4 +25,22 @@
 // kernel, whose sum over a plan reproduces the plan's measured time
 // (TestDequantMeasuredAddsUp); DequantRecord.Compare sets each plan's time
 // beside the additive model of its parts timed alone.
+//
+// Conversions are lowered from package conversion's witnesses
+// (LowerConversion): every thread runs the same straight-line program —
+// shuffle rounds, shared or distributed shared-memory stores, barriers,
+// loads, and the register assembly of each destination register from the
+// witness's pieces — and what differs between threads (the register a lane
+// offers or stores, the lane it reads, its address, the piece pattern of a
+// destination register) is an affine expression of lane, warp and block
+// where one fits every thread, else a per-thread parameter read once before
+// the loop. ConvProgram.Run executes that program on the CPU as the kernel
+// does; ConversionCases builds the checked cases (Classify's witness for
+// each pair, and variants: a row-major scratch with its bank conflicts,
+// scalar stores, the cluster plan pulled instead of pushed, each replayed
+// by conversion.Replay before it is lowered; and a broken negative case);
+// GenerateConversions writes convcheck/convcheck.cu, whose harness checks
+// every destination register of every thread on the GPU and times each
+// conversion with every SM busy and alone. ConvCalibration sets the cost
+// model's formula beside the measurements.
 package hardware

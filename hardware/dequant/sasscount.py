@@ -10,8 +10,8 @@ import re
 import subprocess
 import sys
 
-OPS = ["LDG", "SHFL", "LDSM", "STS", "HMMA", "SEL", "LDL", "STL", "BAR", "LDGSTS",
-       "LOP3", "PRMT", "HADD2", "HMUL2", "HFMA2"]
+OPS = ["LDG", "SHFL", "LDSM", "LDS", "STS", "LD", "ST", "HMMA", "SEL", "LDL", "STL", "BAR", "LDGSTS",
+       "LOP3", "PRMT", "HADD2", "HMUL2", "HFMA2", "UCGABAR_ARV"]
 
 
 def main():
@@ -33,9 +33,9 @@ def main():
             cnt["total"] = cnt.get("total", 0) + 1
     if name:
         kernels.append((name, cnt))
-    print("%-28s %s  total" % ("kernel", " ".join("%6s" % o for o in OPS)))
+    print("%-44s %s  total" % ("kernel", " ".join("%6s" % o for o in OPS)))
     for name, cnt in sorted(kernels):
-        print("%-28s %s  %5d" % (name[:28], " ".join("%6d" % cnt.get(o, 0) for o in OPS),
+        print("%-44s %s  %5d" % (name[:44], " ".join("%6d" % cnt.get(o, 0) for o in OPS),
                                   cnt.get("total", 0)))
 
 
