@@ -376,9 +376,10 @@ func (g *Graph) Components() [][]*Invocation {
 // nothing consumes, an input that nothing feeds), sorted.
 func (g *Graph) Warnings() jsonv.Problems { return slices.Clone(g.warnings) }
 
-// Spec returns the declaration the graph was built from. It shares the
-// distributions (immutable) with the graph.
-func (g *Graph) Spec() Spec { return g.spec }
+// Spec returns a copy of the declaration the graph was built from. It shares
+// the distributions and the custom target's figures (immutable) with the
+// graph.
+func (g *Graph) Spec() Spec { return cloneSpec(g.spec) }
 
 // A Summary counts what a graph holds.
 type Summary struct {
