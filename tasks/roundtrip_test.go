@@ -3,11 +3,15 @@ package tasks
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	json "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -120,4 +124,86 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("the graphs differ:\n%s", cmp.Diff(digest(g), digest(g2)))
 		}
 	})
+}
+
+// FuzzLoadMutated mutates the small graph's value tree where the fuzzer's
+// seed says (replacing values by names, numbers and shapes that occur in task
+// graphs, deleting members), so that fuzzing reaches validation rather than
+// stopping at syntax errors. Properties as FuzzLoad's.
+func FuzzLoadMutated(f *testing.F) {
+	for _, seed := range []uint64{0, 1, 2, 3, 42, 1 << 40} {
+		f.Add(seed, uint8(3))
+	}
+	replacements := []any{"mma", "scale", "rows", "a", "x", "y", "load_a.a", "mma.lhs", "scale.y", "(m:16, k:16)",
+		"mma.m16n8k16.a.f16", "M/16 * K/16", "M * M * M * M * M", "global", "in", "out", "f16", "u4", "must_cross",
+		json.Number("0"), json.Number("-1"), json.Number("16"), json.Number("9223372036854775807"), json.Number("1.5"),
+		true, nil, []any{}, map[string]any{}, []any{"rows"}, map[string]any{"n": "k"}}
+	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
+		var g any
+		if err := json.Unmarshal([]byte(small), &g); err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(seed, uint64(n)))
+		for range int(n%8) + 1 {
+			g = mutateValue(rng, g, replacements, 0)
+		}
+		data, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gr, err := Load(data)
+		if err != nil {
+			for _, p := range problemsOf(t, err) {
+				if p.Code == "" || !strings.HasPrefix(p.Path.String(), "$") || p.Msg == "" {
+					t.Fatalf("problem without path, code or message: %q [%s]", p.Error(), p.Code)
+				}
+			}
+			return
+		}
+		out, err := Marshal(gr)
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		g2, err := Load(out)
+		if err != nil {
+			t.Fatalf("the marshalled graph does not load: %v\n%s", err, out)
+		}
+		if digest(gr) != digest(g2) {
+			t.Fatalf("the graphs differ:\n%s", cmp.Diff(digest(gr), digest(g2)))
+		}
+	})
+}
+
+// mutateValue replaces one value somewhere under v, or deletes a member.
+func mutateValue(rng *rand.Rand, v any, replacements []any, depth int) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) > 0 && rng.IntN(4) > 0 {
+			keys := slices.Sorted(maps.Keys(x))
+			k := keys[rng.IntN(len(keys))]
+			if rng.IntN(8) == 0 {
+				delete(x, k)
+				return x
+			}
+			x[k] = mutateValue(rng, x[k], replacements, depth+1)
+			return x
+		}
+	case []any:
+		if len(x) > 0 && rng.IntN(4) > 0 {
+			i := rng.IntN(len(x))
+			if rng.IntN(8) == 0 {
+				return slices.Delete(x, i, i+1)
+			}
+			x[i] = mutateValue(rng, x[i], replacements, depth+1)
+			return x
+		}
+	}
+	if depth == 0 {
+		return v
+	}
+	// A fresh copy: a replacement mutated later must not be shared.
+	var fresh any
+	data, _ := json.Marshal(replacements[rng.IntN(len(replacements))])
+	_ = json.Unmarshal(data, &fresh)
+	return fresh
 }
