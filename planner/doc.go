@@ -37,6 +37,11 @@
 //     general any node whose bucket over it and its neighbours has at most
 //     Options.MaxTable entries and which no budget touches), folding costs
 //     into table terms over the neighbours. A fan-out group is joined whole.
+//     A term sees a neighbour only through a class of its alternatives (for
+//     a group, the labels the node carries in it), so tables are indexed by
+//     classes, not alternatives: a fan-out over four consumers with four
+//     distributions per port is a table of 4^5 entries whatever the number
+//     of alternatives. kernel.go is the inner loop of the bucket tables.
 //  4. milp.go: the rest, the core, as a MILP in the marginalization
 //     (local-polytope) form: binary x[v,a]; continuous y[e,s,t] over the
 //     convertible pairs only, with Σ_t y = x-marginal of the source and Σ_s y

@@ -108,7 +108,7 @@ func (cm *coreModel) point(r *reduction, asg []int) []float64 {
 				}
 			}
 		case colTable:
-			x[j] = one(in.index(r.terms[c.term].scope, asg) == c.entry)
+			x[j] = one(r.terms[c.term].index(asg) == c.entry)
 		}
 	}
 	return x
@@ -198,14 +198,14 @@ func (cm *coreModel) addGroup(gi int, in *instance, addRow func(rowRef, float64,
 				srcRow[s] = append(srcRow[s], highs.Term{Col: y, Coef: 1})
 				tgtRow[t] = append(tgtRow[t], highs.Term{Col: y, Coef: 1})
 				if !fan {
-					addUses(y, g.uses[p])
+					addUses(y, g.pairUses(p))
 					continue
 				}
 				z, ok := zcol[p]
 				if !ok {
 					z = cm.addCol(highs.Column{Cost: g.cost[p], Upper: 1}, colRef{kind: colShare, group: gi, s: s, t: t})
 					zcol[p] = z
-					addUses(z, g.uses[p])
+					addUses(z, g.pairUses(p))
 				}
 				addRow(rowRef{kind: rowShare, group: gi, consumer: ci, label: g.sources[s] + "→" + g.targets[t]},
 					0, math.Inf(1), []highs.Term{{Col: z, Coef: 1}, {Col: y, Coef: -1}})
@@ -232,26 +232,33 @@ func (cm *coreModel) addGroup(gi int, in *instance, addRow func(rowRef, float64,
 
 func (cm *coreModel) addTable(ti int, tm *term, in *instance, addRow func(rowRef, float64, float64, []highs.Term),
 	x func(v, k int) int) {
-	// rows[j][a]: the marginal row of scope node j at domain position a.
+	// rows[j][c]: the marginal row of scope node j's class c.
 	rows := make([][][]highs.Term, len(tm.scope))
-	for j, v := range tm.scope {
-		rows[j] = make([][]highs.Term, len(in.domain[v]))
+	reps := make([][]int, len(tm.scope))
+	for j := range tm.scope {
+		rows[j] = make([][]highs.Term, tm.ncls[j])
+		reps[j] = make([]int, tm.ncls[j])
+		for k := len(tm.cls[j]) - 1; k >= 0; k-- {
+			reps[j][tm.cls[j][k]] = k
+		}
 	}
 	asg := make([]int, len(in.p.Nodes))
-	o := in.newOdometer(tm.scope, asg)
+	o := newOdometer(tm.scope, reps, asg)
 	for e, val := range tm.table {
 		if !math.IsInf(val, 1) {
 			y := cm.addCol(highs.Column{Cost: val, Upper: 1}, colRef{kind: colTable, term: ti, entry: e})
-			for j, v := range tm.scope {
-				rows[j][asg[v]] = append(rows[j][asg[v]], highs.Term{Col: y, Coef: 1})
+			for j := range tm.scope {
+				rows[j][o.c[j]] = append(rows[j][o.c[j]], highs.Term{Col: y, Coef: 1})
 			}
 		}
 		o.next()
 	}
 	for j, v := range tm.scope {
-		for a, terms := range rows[j] {
-			terms = append(terms, highs.Term{Col: x(v, a), Coef: -1})
-			addRow(rowRef{kind: rowTable, node: v, label: in.p.Nodes[v].Alternatives[in.domain[v][a]].ID}, 0, 0, terms)
+		for k, c := range tm.cls[j] {
+			rows[j][c] = append(rows[j][c], highs.Term{Col: x(v, k), Coef: -1})
+		}
+		for c, terms := range rows[j] {
+			addRow(rowRef{kind: rowTable, node: v, label: in.p.Nodes[v].Alternatives[in.domain[v][reps[j][c]]].ID}, 0, 0, terms)
 		}
 	}
 }

@@ -127,24 +127,20 @@ func (e *InvalidError) Error() string {
 // Problem that validates may still be infeasible; that is Solve's answer.
 func (p *Problem) Validate() error {
 	var faults []Fault
+	// Paths are formatted only for a fault: validation runs on every Solve.
 	add := func(path, format string, args ...any) {
 		faults = append(faults, Fault{path, fmt.Sprintf(format, args...)})
 	}
-	checkUses := func(path string, uses []Use) {
-		seen := map[int]bool{}
+	checkUses := func(path func() string, uses []Use) {
 		for k, u := range uses {
-			up := fmt.Sprintf("%s.uses[%d]", path, k)
-			switch {
-			case u.Budget < 0 || u.Budget >= len(p.Budgets):
-				add(up+".budget", "budget %d out of range [0, %d)", u.Budget, len(p.Budgets))
-			case seen[u.Budget]:
-				add(up+".budget", "budget %d (%s) used twice", u.Budget, p.Budgets[u.Budget].Name)
-			}
-			if u.Budget >= 0 {
-				seen[u.Budget] = true
+			up := func() string { return fmt.Sprintf("%s.uses[%d]", path(), k) }
+			if u.Budget < 0 || u.Budget >= len(p.Budgets) {
+				add(up()+".budget", "budget %d out of range [0, %d)", u.Budget, len(p.Budgets))
+			} else if slices.ContainsFunc(uses[:k], func(x Use) bool { return x.Budget == u.Budget }) {
+				add(up()+".budget", "budget %d (%s) used twice", u.Budget, p.Budgets[u.Budget].Name)
 			}
 			if math.IsNaN(u.Amount) || math.IsInf(u.Amount, 0) || u.Amount < 0 {
-				add(up+".amount", "%v is not a finite non-negative number", u.Amount)
+				add(up()+".amount", "%v is not a finite non-negative number", u.Amount)
 			}
 		}
 	}
@@ -152,56 +148,48 @@ func (p *Problem) Validate() error {
 		add("nodes", "no nodes")
 	}
 	for i, n := range p.Nodes {
-		path := fmt.Sprintf("nodes[%d]", i)
 		if len(n.Alternatives) == 0 {
-			add(path+".alternatives", "node %q has no alternatives", n.Name)
+			add(fmt.Sprintf("nodes[%d].alternatives", i), "node %q has no alternatives", n.Name)
 		}
-		ids := map[string]int{}
 		for a, alt := range n.Alternatives {
-			ap := fmt.Sprintf("%s.alternatives[%d]", path, a)
+			ap := func() string { return fmt.Sprintf("nodes[%d].alternatives[%d]", i, a) }
 			if alt.ID == "" {
-				add(ap+".id", "empty")
-			} else if prev, dup := ids[alt.ID]; dup {
-				add(ap+".id", "%q repeats alternatives[%d]", alt.ID, prev)
-			} else {
-				ids[alt.ID] = a
+				add(ap()+".id", "empty")
+			} else if prev := slices.IndexFunc(n.Alternatives[:a], func(x Alternative) bool { return x.ID == alt.ID }); prev >= 0 {
+				add(ap()+".id", "%q repeats alternatives[%d]", alt.ID, prev)
 			}
 			if math.IsNaN(alt.Cost) || math.IsInf(alt.Cost, 0) {
-				add(ap+".cost", "%v is not finite", alt.Cost)
+				add(ap()+".cost", "%v is not finite", alt.Cost)
 			}
 			checkUses(ap, alt.Uses)
 		}
 	}
 	nodeOK := func(v int) bool { return v >= 0 && v < len(p.Nodes) }
 	for g, gr := range p.Groups {
-		path := fmt.Sprintf("groups[%d]", g)
+		path := func() string { return fmt.Sprintf("groups[%d]", g) }
 		if !nodeOK(gr.Producer) {
-			add(path+".producer", "node %d out of range [0, %d)", gr.Producer, len(p.Nodes))
+			add(path()+".producer", "node %d out of range [0, %d)", gr.Producer, len(p.Nodes))
 		} else if n := len(p.Nodes[gr.Producer].Alternatives); len(gr.Sources) != n {
-			add(path+".sources", "%d labels for the %d alternatives of producer %q", len(gr.Sources), n, p.Nodes[gr.Producer].Name)
+			add(path()+".sources", "%d labels for the %d alternatives of producer %q", len(gr.Sources), n, p.Nodes[gr.Producer].Name)
 		}
 		if len(gr.Consumers) == 0 {
-			add(path+".consumers", "no consumers")
+			add(path()+".consumers", "no consumers")
 		}
 		for c, con := range gr.Consumers {
-			cp := fmt.Sprintf("%s.consumers[%d]", path, c)
+			cp := func() string { return fmt.Sprintf("%s.consumers[%d]", path(), c) }
 			if !nodeOK(con.Node) {
-				add(cp+".node", "node %d out of range [0, %d)", con.Node, len(p.Nodes))
+				add(cp()+".node", "node %d out of range [0, %d)", con.Node, len(p.Nodes))
 			} else if n := len(p.Nodes[con.Node].Alternatives); len(con.Targets) != n {
-				add(cp+".targets", "%d labels for the %d alternatives of consumer %q", len(con.Targets), n, p.Nodes[con.Node].Name)
+				add(cp()+".targets", "%d labels for the %d alternatives of consumer %q", len(con.Targets), n, p.Nodes[con.Node].Name)
 			}
 		}
-		seen := map[[2]string]int{}
 		for k, pr := range gr.Pairs {
-			pp := fmt.Sprintf("%s.pairs[%d]", path, k)
-			key := [2]string{pr.Source, pr.Target}
-			if prev, dup := seen[key]; dup {
-				add(pp, "pair (%q, %q) repeats pairs[%d]", pr.Source, pr.Target, prev)
-			} else {
-				seen[key] = k
+			pp := func() string { return fmt.Sprintf("%s.pairs[%d]", path(), k) }
+			if prev := slices.IndexFunc(gr.Pairs[:k], func(x Pair) bool { return x.Source == pr.Source && x.Target == pr.Target }); prev >= 0 {
+				add(pp(), "pair (%q, %q) repeats pairs[%d]", pr.Source, pr.Target, prev)
 			}
 			if math.IsNaN(pr.Cost) || pr.Cost < 0 || math.IsInf(pr.Cost, -1) {
-				add(pp+".cost", "%v is neither a finite non-negative number nor +Inf", pr.Cost)
+				add(pp()+".cost", "%v is neither a finite non-negative number nor +Inf", pr.Cost)
 			}
 			checkUses(pp, pr.Uses)
 		}

@@ -43,7 +43,7 @@ type cgroup struct {
 	sources   []string  // source labels, sorted
 	targets   []string  // target labels, sorted
 	cost      []float64 // cost[s*len(targets)+t]; +Inf: not convertible
-	uses      [][]Use   // uses[s*len(targets)+t], nil when none
+	uses      [][]Use   // uses[s*len(targets)+t]; nil when no pair uses anything
 	hasUses   bool
 }
 
@@ -192,33 +192,28 @@ func sameUses(x, y []Use) bool {
 	return true
 }
 
-// compileGroup interns a group's labels over the domains.
+// compileGroup interns a group's labels over the domains. Label sets are
+// small: slices with linear search beat maps here.
 func (in *instance) compileGroup(g Group) cgroup {
 	cg := cgroup{producer: g.Producer}
-	srcSet := map[string]bool{}
 	for _, a := range in.domain[g.Producer] {
-		srcSet[g.Sources[a]] = true
+		cg.sources = addLabel(cg.sources, g.Sources[a])
 	}
-	tgtSet := map[string]bool{}
 	for _, c := range g.Consumers {
 		for _, a := range in.domain[c.Node] {
-			tgtSet[c.Targets[a]] = true
+			cg.targets = addLabel(cg.targets, c.Targets[a])
 		}
 	}
-	cg.sources = sortedKeys(srcSet)
-	cg.targets = sortedKeys(tgtSet)
-	index := func(labels []string, l string) int {
-		i, _ := slices.BinarySearch(labels, l)
-		return i
-	}
+	slices.Sort(cg.sources)
+	slices.Sort(cg.targets)
 	cg.src = make([]int, len(in.domain[g.Producer]))
 	for k, a := range in.domain[g.Producer] {
-		cg.src[k] = index(cg.sources, g.Sources[a])
+		cg.src[k] = slices.Index(cg.sources, g.Sources[a])
 	}
 	for _, c := range g.Consumers {
 		cc := ccons{node: c.Node, tgt: make([]int, len(in.domain[c.Node]))}
 		for k, a := range in.domain[c.Node] {
-			cc.tgt[k] = index(cg.targets, c.Targets[a])
+			cc.tgt[k] = slices.Index(cg.targets, c.Targets[a])
 		}
 		cg.consumers = append(cg.consumers, cc)
 	}
@@ -227,14 +222,17 @@ func (in *instance) compileGroup(g Group) cgroup {
 	for i := range cg.cost {
 		cg.cost[i] = math.Inf(1)
 	}
-	cg.uses = make([][]Use, ns*nt)
 	for _, pr := range g.Pairs {
-		if !srcSet[pr.Source] || !tgtSet[pr.Target] {
+		s, t := slices.Index(cg.sources, pr.Source), slices.Index(cg.targets, pr.Target)
+		if s < 0 || t < 0 {
 			continue
 		}
-		i := cg.pair(index(cg.sources, pr.Source), index(cg.targets, pr.Target))
+		i := cg.pair(s, t)
 		cg.cost[i] = pr.Cost
 		if !math.IsInf(pr.Cost, 1) && uses(pr.Uses) {
+			if cg.uses == nil {
+				cg.uses = make([][]Use, ns*nt)
+			}
 			cg.uses[i] = pr.Uses
 			cg.hasUses = true
 		}
@@ -242,11 +240,17 @@ func (in *instance) compileGroup(g Group) cgroup {
 	return cg
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+func addLabel(labels []string, l string) []string {
+	if slices.Contains(labels, l) {
+		return labels
 	}
-	slices.Sort(keys)
-	return keys
+	return append(labels, l)
+}
+
+// pairUses are the uses of pair p; nil when none.
+func (g *cgroup) pairUses(p int) []Use {
+	if g.uses == nil {
+		return nil
+	}
+	return g.uses[p]
 }

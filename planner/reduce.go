@@ -1,8 +1,8 @@
 package planner
 
 import (
-	"container/heap"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,12 +28,18 @@ import (
 const DefaultMaxTable = 1 << 12
 
 // A bucket records one elimination, for back-substitution and min-marginals.
+// The bucket depends on a separator node u only through the join of the
+// classes its terms see u in (cls, numbered by first occurrence), so the
+// message is a table over those classes: a fan-out that sees a consumer
+// through 4 target labels costs 4 entries for it, not one per alternative.
 type bucket struct {
 	node   int
 	terms  []int     // the terms joined (dead once joined)
 	unary  []float64 // the node's unary costs when eliminated (final)
 	sep    []int     // S_v, ascending
-	msg    []float64 // m_v over sep, row-major
+	cls    [][]int   // per sep node: domain position → joined class
+	reps   [][]int   // per sep node: class → representative position
+	msg    []float64 // m_v over sep's classes, row-major
 	parent int       // position in order of the bucket the message went to; -1: the core
 }
 
@@ -47,6 +53,10 @@ type reduction struct {
 	core    []int       // core nodes, ascending
 	offset  float64     // Σ messages over the empty scope
 	maxSeen int         // the largest bucket eliminated, in entries
+
+	pairBuf, countBuf []int // scratch of refine and classCount
+	kernel            kernel
+	row               []float64
 }
 
 // liveTerms are the core's terms, in term order.
@@ -66,20 +76,48 @@ type keyed struct {
 
 type keyHeap []keyed
 
-func (h keyHeap) Len() int { return len(h) }
-func (h keyHeap) Less(i, j int) bool {
-	if h[i].size != h[j].size {
-		return h[i].size < h[j].size
+func (a keyed) less(b keyed) bool {
+	if a.size != b.size {
+		return a.size < b.size
 	}
-	return h[i].node < h[j].node
+	return a.node < b.node
 }
-func (h keyHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *keyHeap) Push(x any)   { *h = append(*h, x.(keyed)) }
-func (h *keyHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+// push and pop keep a binary min-heap by (size, node).
+func (h *keyHeap) push(x keyed) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s[i].less(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *keyHeap) pop() keyed {
+	s := *h
+	top := s[0]
+	s[0] = s[len(s)-1]
+	s = s[:len(s)-1]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(s) && s[l].less(s[m]) {
+			m = l
+		}
+		if l+1 < len(s) && s[l+1].less(s[m]) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
 }
 
 // reduce eliminates what it can: every node no budget row touches whose
@@ -93,9 +131,12 @@ func reduce(in *instance, limit int, eliminate bool) *reduction {
 		r.unary[v] = append([]float64(nil), in.unary[v]...)
 		r.pos[v] = -1
 	}
+	sc := in.newScratch()
 	for g := range in.groups {
 		scope := in.groups[g].groupScope()
-		r.terms = append(r.terms, term{scope: scope, group: g})
+		cls, ncls := r.groupClasses(&in.groups[g], scope)
+		r.terms = append(r.terms, term{scope: scope, cls: cls, ncls: ncls, group: g})
+		in.tabulate(&r.terms[g], limit, sc)
 		for _, v := range scope {
 			adj[v] = append(adj[v], g)
 		}
@@ -123,34 +164,13 @@ func reduce(in *instance, limit int, eliminate bool) *reduction {
 func (r *reduction) eliminate(adj [][]int, limit int) {
 	in := r.in
 	n := len(in.p.Nodes)
-	mark := make([]int, n) // mark[u] == stamp: u already collected
-	stamp := 0
 	eliminated := make([]bool, n)
 	current := make([]int, n) // the key last pushed for each node
-	// neighbours compacts v's term list and returns S_v, ascending.
-	neighbours := func(v int) []int {
-		stamp++
-		mark[v] = stamp
-		live := adj[v][:0]
-		var sep []int
-		for _, t := range adj[v] {
-			if r.terms[t].dead {
-				continue
-			}
-			live = append(live, t)
-			for _, u := range r.terms[t].scope {
-				if mark[u] != stamp {
-					mark[u] = stamp
-					sep = append(sep, u)
-				}
-			}
-		}
-		adj[v] = live
-		return sortedSet(sep)
-	}
+	j := newJoiner(n)
 	key := func(v int) int {
+		adj[v] = r.live(adj[v])
 		d := len(in.domain[v])
-		size := in.tableSize(neighbours(v), limit)
+		size := j.size(r, v, adj[v], limit/max(d, 1))
 		if d == 0 || size > limit/d {
 			return limit + 1
 		}
@@ -163,73 +183,217 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		}
 		if k := key(v); k <= limit {
 			current[v] = k
-			*h = append(*h, keyed{k, v})
+			h.push(keyed{k, v})
 		}
 	}
-	heap.Init(h)
-	scopes := map[string]int{} // scope key → live table term
+	tables := map[string]int{} // scope and classes → live table term
 	sc := in.newScratch()
-	for h.Len() > 0 {
-		kv := heap.Pop(h).(keyed)
+	for len(*h) > 0 {
+		kv := h.pop()
 		v := kv.node
 		if eliminated[v] || current[v] != kv.size {
 			continue
 		}
-		sep := neighbours(v)
-		terms := append([]int(nil), adj[v]...)
+		terms := r.live(adj[v])
+		b := bucket{node: v, terms: terms, unary: r.unary[v]}
+		b.sep, b.cls, b.reps = j.join(r, v, terms)
 		for _, t := range terms {
 			r.terms[t].dead = true
 			if r.terms[t].group < 0 {
-				delete(scopes, scopeKey(r.terms[t].scope))
+				delete(tables, tableKey(r.terms[t].scope, r.terms[t].cls))
 			}
 		}
-		b := bucket{node: v, terms: terms, unary: r.unary[v], sep: sep}
 		b.msg = r.message(&b, sc)
 		r.maxSeen = max(r.maxSeen, len(b.msg)*len(in.domain[v]))
 		eliminated[v] = true
 		r.pos[v] = len(r.order)
 		r.order = append(r.order, b)
-		switch len(sep) {
+		switch len(b.sep) {
 		case 0:
 			r.offset += b.msg[0]
 		case 1:
-			u := r.unary[sep[0]]
+			u := r.unary[b.sep[0]]
 			for k := range u {
-				u[k] += b.msg[k]
+				u[k] += b.msg[b.cls[0][k]]
 			}
 		default:
-			sk := scopeKey(sep)
-			if t, ok := scopes[sk]; ok {
+			tk := tableKey(b.sep, b.cls)
+			if t, ok := tables[tk]; ok {
 				tab := r.terms[t].table
 				for k := range tab {
 					tab[k] += b.msg[k]
 				}
 			} else {
 				t := len(r.terms)
-				r.terms = append(r.terms, term{scope: sep, group: -1, table: append([]float64(nil), b.msg...)})
-				scopes[sk] = t
-				for _, u := range sep {
+				ncls := make([]int, len(b.reps))
+				for i := range b.reps {
+					ncls[i] = len(b.reps[i])
+				}
+				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: append([]float64(nil), b.msg...)})
+				tables[tk] = t
+				for _, u := range b.sep {
 					adj[u] = append(adj[u], t)
 				}
 			}
 		}
-		for _, u := range sep {
+		for _, u := range b.sep {
 			if in.touched[u] || eliminated[u] {
 				continue
 			}
 			k := key(u)
 			current[u] = k
 			if k <= limit {
-				heap.Push(h, keyed{k, u})
+				h.push(keyed{k, u})
 			}
 		}
 	}
 }
 
-func scopeKey(scope []int) string {
+// live drops the dead terms of a term list, in place.
+func (r *reduction) live(ts []int) []int {
+	out := ts[:0]
+	for _, t := range ts {
+		if !r.terms[t].dead {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// A joiner computes buckets' separators and joined classes.
+type joiner struct {
+	mark  []int // mark[u] == stamp: u already collected
+	stamp int
+	buf   []int
+}
+
+func newJoiner(n int) *joiner { return &joiner{mark: make([]int, n)} }
+
+// separator is the ascending set of the terms' nodes other than v, in a
+// buffer that the next call reuses.
+func (j *joiner) separator(r *reduction, v int, terms []int) []int {
+	j.stamp++
+	j.mark[v] = j.stamp
+	sep := j.buf[:0]
+	for _, t := range terms {
+		for _, u := range r.terms[t].scope {
+			if j.mark[u] != j.stamp {
+				j.mark[u] = j.stamp
+				sep = append(sep, u)
+			}
+		}
+	}
+	slices.Sort(sep)
+	j.buf = sep
+	return sep
+}
+
+// nodeClasses joins the classes the terms see u in.
+func (r *reduction) nodeClasses(u int, terms []int) (cls, reps []int) {
+	var cur []int
+	ncur := 0
+	for _, t := range terms {
+		tm := &r.terms[t]
+		for i, w := range tm.scope {
+			if w != u {
+				continue
+			}
+			if cur == nil {
+				cur, ncur = tm.cls[i], tm.ncls[i]
+				continue
+			}
+			out := make([]int, len(cur))
+			ncur = r.refine(cur, ncur, tm.cls[i], tm.ncls[i], out)
+			cur = out
+		}
+	}
+	return cur, repsOf(cur)
+}
+
+// classCount is the number of classes nodeClasses would give, without
+// allocating.
+func (r *reduction) classCount(u int, terms []int) int {
+	var cur []int
+	ncur := 0
+	for _, t := range terms {
+		tm := &r.terms[t]
+		for i, w := range tm.scope {
+			if w != u {
+				continue
+			}
+			if cur == nil {
+				cur, ncur = tm.cls[i], tm.ncls[i]
+				continue
+			}
+			if len(r.countBuf) < len(cur) {
+				r.countBuf = make([]int, 2*len(cur))
+			}
+			out := r.countBuf[:len(cur)] // may be cur: refine works in place
+			ncur = r.refine(cur, ncur, tm.cls[i], tm.ncls[i], out)
+			cur = out
+		}
+	}
+	return ncur
+}
+
+// refine joins class maps a (na classes) and b (nb classes) into out,
+// numbering the pairs by first occurrence; out may be a. It returns the
+// number of classes.
+func (r *reduction) refine(a []int, na int, b []int, nb int, out []int) int {
+	need := na * nb
+	if len(r.pairBuf) < need {
+		r.pairBuf = make([]int, need)
+	}
+	buf := r.pairBuf[:need]
+	for i := range buf {
+		buf[i] = -1
+	}
+	n := 0
+	for k := range a {
+		key := a[k]*nb + b[k]
+		if buf[key] < 0 {
+			buf[key] = n
+			n++
+		}
+		out[k] = buf[key]
+	}
+	return n
+}
+
+// join is the bucket of v over terms: its separator and joined classes.
+func (j *joiner) join(r *reduction, v int, terms []int) (sep []int, cls, reps [][]int) {
+	sep = slices.Clone(j.separator(r, v, terms))
+	cls = make([][]int, len(sep))
+	reps = make([][]int, len(sep))
+	for i, u := range sep {
+		cls[i], reps[i] = r.nodeClasses(u, terms)
+	}
+	return sep, cls, reps
+}
+
+// size is the number of class combinations of v's separator, or limit+1
+// when it exceeds limit.
+func (j *joiner) size(r *reduction, v int, terms []int, limit int) int {
+	size := 1
+	for _, u := range j.separator(r, v, terms) {
+		n := r.classCount(u, terms)
+		if size > limit/n {
+			return limit + 1
+		}
+		size *= n
+	}
+	return size
+}
+
+func tableKey(scope []int, cls [][]int) string {
 	var b strings.Builder
-	for _, v := range scope {
+	for i, v := range scope {
 		b.WriteString(strconv.Itoa(v))
+		b.WriteByte(':')
+		for _, c := range cls[i] {
+			b.WriteString(strconv.Itoa(c))
+			b.WriteByte('.')
+		}
 		b.WriteByte(',')
 	}
 	return b.String()
@@ -237,14 +401,23 @@ func scopeKey(scope []int) string {
 
 // message computes m_v(S_v) = min over v of the bucket.
 func (r *reduction) message(b *bucket, sc *scratch) []float64 {
-	in := r.in
-	msg := make([]float64, in.tableSize(b.sep, math.MaxInt))
-	o := in.newOdometer(b.sep, sc.asg)
+	size := 1
+	for _, rp := range b.reps {
+		size *= len(rp)
+	}
+	msg := make([]float64, size)
+	if cap(r.row) < len(b.unary) {
+		r.row = make([]float64, len(b.unary))
+	}
+	row := r.row[:len(b.unary)]
+	kn := &r.kernel
+	kn.load(r, b)
+	o := newOdometer(b.sep, b.reps, sc.asg)
 	for i := range msg {
+		kn.row(sc, row)
 		best := inf
-		for k := range b.unary {
-			sc.asg[b.node] = k
-			if c := r.bucketValue(b, sc); c < best {
+		for _, c := range row {
+			if c < best {
 				best = c
 			}
 		}

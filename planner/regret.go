@@ -48,10 +48,12 @@ type regrets struct {
 	solves int
 }
 
-// A query asks for the best plan with some core nodes' choices fixed.
+// A query asks for the best plan with some core nodes' choices restricted
+// to sets of domain positions (one position, or a class of a separator).
 type query struct {
-	nodes, vals []int
-	lo, hi      float64
+	nodes  []int
+	sets   [][]int
+	lo, hi float64
 }
 
 type interval struct{ lo, hi []float64 }
@@ -88,7 +90,7 @@ func (rg *regrets) compute() error {
 			continue
 		}
 		for k := range in.domain[v] {
-			coreQ[[2]int{v, k}] = rg.ask([]int{v}, []int{k})
+			coreQ[[2]int{v, k}] = rg.ask([]int{v}, [][]int{{k}})
 		}
 	}
 	rootQ := map[int][]int{} // bucket → query per separator assignment
@@ -99,13 +101,17 @@ func (rg *regrets) compute() error {
 			continue
 		}
 		qs := make([]int, len(b.msg))
-		o := in.newOdometer(b.sep, scr)
+		o := newOdometer(b.sep, b.reps, scr)
 		for e := range qs {
-			vals := make([]int, len(b.sep))
-			for j, u := range b.sep {
-				vals[j] = scr[u]
+			sets := make([][]int, len(b.sep))
+			for j := range b.sep {
+				for k, c := range b.cls[j] {
+					if c == o.c[j] {
+						sets[j] = append(sets[j], k)
+					}
+				}
 			}
-			qs[e] = rg.ask(b.sep, vals)
+			qs[e] = rg.ask(b.sep, sets)
 			o.next()
 		}
 		rootQ[i] = qs
@@ -124,6 +130,8 @@ func (rg *regrets) compute() error {
 	mms := make([]interval, len(order))
 	nodeMM := map[int]interval{}
 	sc := in.newScratch()
+	var kn kernel
+	var kidRest []scoped
 	for i := len(order) - 1; i >= 0; i-- {
 		if !needed[i] {
 			continue
@@ -148,19 +156,29 @@ func (rg *regrets) compute() error {
 			size := len(order[j].msg)
 			kids[c] = interval{filled(size, inf), filled(size, inf)}
 		}
-		o := in.newOdometer(b.sep, sc.asg)
+		kn.load(rg.r, b)
+		row := make([]float64, dv)
+		kidIx := make([]indexer, len(children[i]))
+		kidBase := make([]int, len(children[i]))
+		kidRest = kidRest[:0]
+		for c, j := range children[i] {
+			kidIx[c] = newIndexer(order[j].sep, order[j].cls, classCounts(order[j].reps), b.node, &kidRest)
+		}
+		o := newOdometer(b.sep, b.reps, sc.asg)
 		for e := range b.msg {
-			for k := range dv {
-				sc.asg[b.node] = k
-				val := rg.r.bucketValue(b, sc)
+			kn.row(sc, row)
+			for c := range kidIx {
+				kidBase[c] = kidIx[c].baseOf(sc.asg)
+			}
+			for k, val := range row {
 				lo := combine(val, cur.lo[e], b.msg[e])
 				hi := combine(val, cur.hi[e], b.msg[e])
-				node.lo[k] = math.Min(node.lo[k], lo)
-				node.hi[k] = math.Min(node.hi[k], hi)
-				for c, j := range children[i] {
-					x := in.index(order[j].sep, sc.asg)
-					kids[c].lo[x] = math.Min(kids[c].lo[x], lo)
-					kids[c].hi[x] = math.Min(kids[c].hi[x], hi)
+				lower(&node.lo[k], lo)
+				lower(&node.hi[k], hi)
+				for c := range kidIx {
+					x := kidIx[c].at(kidBase[c], k)
+					lower(&kids[c].lo[x], lo)
+					lower(&kids[c].hi[x], hi)
 				}
 			}
 			o.next()
@@ -179,7 +197,7 @@ func (rg *regrets) compute() error {
 		if !explain[v] {
 			continue
 		}
-		pos := map[int]int{} // alternative → domain position
+		pos := make([]int, len(nd.Alternatives)) // alternative → domain position
 		for k, a := range in.domain[v] {
 			pos[a] = k
 		}
@@ -223,6 +241,21 @@ func (rg *regrets) compute() error {
 	return nil
 }
 
+func classCounts(reps [][]int) []int {
+	n := make([]int, len(reps))
+	for i := range reps {
+		n[i] = len(reps[i])
+	}
+	return n
+}
+
+// lower sets *x to v when v is smaller (no NaN arises here).
+func lower(x *float64, v float64) {
+	if v < *x {
+		*x = v
+	}
+}
+
 func filled(n int, v float64) []float64 {
 	s := make([]float64, n)
 	for i := range s {
@@ -239,26 +272,29 @@ func combine(val, mms, msg float64) float64 {
 	return val + mms - msg
 }
 
-// ask registers a query and returns its index; the optimum's own
-// restriction is answered at once.
-func (rg *regrets) ask(nodes, vals []int) int {
+// ask registers a query and returns its index; a query the optimum meets is
+// answered at once.
+func (rg *regrets) ask(nodes []int, sets [][]int) int {
 	var b strings.Builder
-	same := true
+	meets := true
 	for j, v := range nodes {
 		b.WriteString(strconv.Itoa(v))
 		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(vals[j]))
+		for _, k := range sets[j] {
+			b.WriteString(strconv.Itoa(k))
+			b.WriteByte('.')
+		}
 		b.WriteByte(',')
-		if rg.asg[v] != vals[j] {
-			same = false
+		if !slices.Contains(sets[j], rg.asg[v]) {
+			meets = false
 		}
 	}
 	key := b.String()
 	if q, ok := rg.index[key]; ok {
 		return q
 	}
-	q := query{nodes: nodes, vals: vals, lo: math.NaN(), hi: math.NaN()}
-	if same {
+	q := query{nodes: nodes, sets: sets, lo: math.NaN(), hi: math.NaN()}
+	if meets {
 		q.lo, q.hi = rg.opt0, rg.opt0
 	}
 	rg.queries = append(rg.queries, q)
@@ -307,7 +343,7 @@ func (rg *regrets) solveQueries() error {
 // 0 (its unary cost is +Inf): no plan makes it.
 func (rg *regrets) fixedOut(q *query) bool {
 	for j, v := range q.nodes {
-		if rg.cm.model.Columns[rg.cm.xcol[v]+q.vals[j]].Upper == 0 {
+		if !slices.ContainsFunc(q.sets[j], func(k int) bool { return rg.cm.model.Columns[rg.cm.xcol[v]+k].Upper > 0 }) {
 			return true
 		}
 	}
@@ -339,15 +375,23 @@ func (rg *regrets) worker(jobs <-chan int) error {
 		}
 		copy(point, rg.asg)
 		for j, v := range q.nodes {
-			point[v] = q.vals[j]
-			m.Columns[rg.cm.xcol[v]+q.vals[j]].Lower = 1
+			if !slices.Contains(q.sets[j], point[v]) {
+				point[v] = q.sets[j][0]
+			}
+			for k := range rg.r.in.domain[v] {
+				if !slices.Contains(q.sets[j], k) {
+					m.Columns[rg.cm.xcol[v]+k].Upper = 0
+				}
+			}
 		}
 		opt := base
 		opt.Start = rg.cm.point(rg.r, point)
 		var res *highs.Result
 		res, err = s.Solve(rg.ctx, &m, opt)
-		for j, v := range q.nodes {
-			m.Columns[rg.cm.xcol[v]+q.vals[j]].Lower = 0
+		for _, v := range q.nodes {
+			for k := range rg.r.in.domain[v] {
+				m.Columns[rg.cm.xcol[v]+k].Upper = rg.cm.model.Columns[rg.cm.xcol[v]+k].Upper
+			}
 		}
 		if err != nil {
 			continue

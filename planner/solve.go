@@ -265,7 +265,7 @@ func fullSize(in *instance) ModelSize {
 					s.Columns++
 					s.Nonzeros += 2
 					nUses := 0
-					for _, u := range g.uses[p] {
+					for _, u := range g.pairUses(p) {
 						if u.Amount != 0 {
 							nUses++
 						}

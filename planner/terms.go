@@ -4,12 +4,20 @@ import "math"
 
 // A term is one additive cost function of the objective over a few nodes.
 // It is either an original group, evaluated from its labels (group ≥ 0), or
-// a table over its scope's domains (group == -1), row-major with the last
-// scope node fastest. +Inf marks a forbidden combination. Node unary costs
+// a table (group == -1). A term depends on a node only through a class of
+// the node's alternatives: for a group, the labels the node carries in it;
+// for a table, what the terms joined into it depended on. cls[j] maps scope
+// node j's domain positions to classes 0..ncls[j]-1, numbered in order of
+// first occurrence. A table is row-major over the scope's classes, the last
+// scope node fastest; +Inf marks a forbidden combination. Node unary costs
 // are kept per node, not as terms.
 type term struct {
-	scope []int // node ids, ascending, distinct
-	group int   // index into instance.groups, or -1
+	scope []int   // node ids, ascending, distinct
+	cls   [][]int // per scope node: domain position → class
+	ncls  []int   // per scope node: number of classes
+	group int     // index into instance.groups, or -1
+	// table is a table term's values, or a group's tabulated over its
+	// classes (nil for a group too large to tabulate).
 	table []float64
 	dead  bool // consumed by an elimination
 }
@@ -61,32 +69,19 @@ func sortedSet(nodes []int) []int {
 	return out
 }
 
-// tableSize is Π |domain(n)| over nodes, or limit+1 when it exceeds limit.
-func (in *instance) tableSize(nodes []int, limit int) int {
-	size := 1
-	for _, n := range nodes {
-		d := len(in.domain[n])
-		if d != 0 && size > limit/d {
-			return limit + 1
-		}
-		size *= d
-	}
-	return size
-}
-
-// odometer walks every assignment of a scope, last node fastest, writing
-// the current assignment into asg (node → domain position).
+// odometer walks every class assignment of a scope, last node fastest,
+// writing each class's representative domain position into asg.
 type odometer struct {
 	scope []int
-	dims  []int
+	reps  [][]int // per scope node: class → representative position
+	c     []int   // the current class per scope node
 	asg   []int
 }
 
-func (in *instance) newOdometer(scope []int, asg []int) *odometer {
-	o := &odometer{scope: scope, dims: make([]int, len(scope)), asg: asg}
+func newOdometer(scope []int, reps [][]int, asg []int) *odometer {
+	o := &odometer{scope: scope, reps: reps, c: make([]int, len(scope)), asg: asg}
 	for i, n := range scope {
-		o.dims[i] = len(in.domain[n])
-		asg[n] = 0
+		asg[n] = reps[i][0]
 	}
 	return o
 }
@@ -95,31 +90,96 @@ func (in *instance) newOdometer(scope []int, asg []int) *odometer {
 func (o *odometer) next() bool {
 	for i := len(o.scope) - 1; i >= 0; i-- {
 		n := o.scope[i]
-		o.asg[n]++
-		if o.asg[n] < o.dims[i] {
+		o.c[i]++
+		if o.c[i] < len(o.reps[i]) {
+			o.asg[n] = o.reps[i][o.c[i]]
 			return true
 		}
-		o.asg[n] = 0
+		o.c[i] = 0
+		o.asg[n] = o.reps[i][0]
 	}
 	return false
 }
 
-// index is the row-major position of asg's values over scope in a table
-// over that scope.
-func (in *instance) index(scope []int, asg []int) int {
+// eval is the term's value under asg.
+func (in *instance) eval(t *term, asg []int, seen []bool) float64 {
+	if t.table != nil {
+		return t.table[t.index(asg)]
+	}
+	return in.groups[t.group].groupCost(asg, seen)
+}
+
+// repsOf is the first position of each class of a class map.
+func repsOf(cls []int) []int {
+	var reps []int
+	for k, c := range cls {
+		if c == len(reps) {
+			reps = append(reps, k)
+		}
+	}
+	return reps
+}
+
+// tabulate fills a group term's table over its classes, when it has at
+// most limit entries, so that evaluating it is a lookup.
+func (in *instance) tabulate(t *term, limit int, sc *scratch) {
+	size := 1
+	reps := make([][]int, len(t.scope))
+	for j := range t.scope {
+		if size > limit/t.ncls[j] {
+			return
+		}
+		size *= t.ncls[j]
+		reps[j] = repsOf(t.cls[j])
+	}
+	tab := make([]float64, size)
+	o := newOdometer(t.scope, reps, sc.asg)
+	g := &in.groups[t.group]
+	for e := range tab {
+		tab[e] = g.groupCost(sc.asg, sc.seen)
+		o.next()
+	}
+	t.table = tab
+}
+
+// index is the table entry of asg's classes.
+func (t *term) index(asg []int) int {
 	idx := 0
-	for _, n := range scope {
-		idx = idx*len(in.domain[n]) + asg[n]
+	for j, n := range t.scope {
+		idx = idx*t.ncls[j] + t.cls[j][asg[n]]
 	}
 	return idx
 }
 
-// eval is the term's value under asg.
-func (in *instance) eval(t *term, asg []int, seen []bool) float64 {
-	if t.group >= 0 {
-		return in.groups[t.group].groupCost(asg, seen)
+// groupClasses are a group term's class maps: a node's class is the tuple
+// of labels it carries in the group (its source, and its target at every
+// consumer entry it has).
+func (r *reduction) groupClasses(g *cgroup, scope []int) (cls [][]int, ncls []int) {
+	for _, u := range scope {
+		cur := make([]int, len(r.in.domain[u]))
+		zero := make([]int, len(cur))
+		first := true
+		n := 1
+		join := func(labels []int, nl int) {
+			if first {
+				n = r.refine(labels, nl, zero, 1, cur)
+				first = false
+				return
+			}
+			n = r.refine(cur, n, labels, nl, cur)
+		}
+		if g.producer == u {
+			join(g.src, len(g.sources))
+		}
+		for _, c := range g.consumers {
+			if c.node == u {
+				join(c.tgt, len(g.targets))
+			}
+		}
+		cls = append(cls, cur)
+		ncls = append(ncls, n)
 	}
-	return t.table[in.index(t.scope, asg)]
+	return cls, ncls
 }
 
 // scratch is per-goroutine evaluation state: an assignment over all nodes

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // An Evaluation is a plan's cost and feasibility, recomputed from the
@@ -78,11 +79,6 @@ func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
 		use(alt.Uses)
 	}
 	for gi, g := range p.Groups {
-		type pairKey struct{ s, t string }
-		pairs := make(map[pairKey]Pair, len(g.Pairs))
-		for _, pr := range g.Pairs {
-			pairs[pairKey{pr.Source, pr.Target}] = pr
-		}
 		gc := GroupChoice{Group: gi, Source: g.Sources[choices[g.Producer]]}
 		for ci, c := range g.Consumers {
 			t := c.Targets[choices[c.Node]]
@@ -97,14 +93,17 @@ func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
 			if shared {
 				continue
 			}
-			pr, ok := pairs[pairKey{gc.Source, t}]
-			cost := pr.Cost
-			if !ok || math.IsInf(cost, 1) {
+			k := slices.IndexFunc(g.Pairs, func(pr Pair) bool { return pr.Source == gc.Source && pr.Target == t })
+			cost := math.Inf(1)
+			if k >= 0 {
+				cost = g.Pairs[k].Cost
+			}
+			if math.IsInf(cost, 1) {
 				cost = math.Inf(1)
 				e.Violations = append(e.Violations, fmt.Sprintf("group %s: %s → %s cannot be converted (consumer %s)",
 					g.Name, gc.Source, t, p.Nodes[c.Node].Name))
 			} else {
-				use(pr.Uses)
+				use(g.Pairs[k].Uses)
 			}
 			gc.Conversions = append(gc.Conversions, Conversion{Source: gc.Source, Target: t, Cost: cost, Consumers: []int{ci}})
 			e.Conversion += cost

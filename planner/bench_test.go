@@ -1,0 +1,110 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cklplan/cklplan/internal/highs/highstest"
+)
+
+// benchSolve solves p b.N times and reports the model's sizes and the
+// regrets' re-solves as custom metrics.
+func benchSolve(b *testing.B, p *Problem, opt Options) {
+	b.Helper()
+	var sol *Solution
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		var err error
+		sol, err = Solve(context.Background(), p, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sol.Status != Optimal {
+			b.Fatalf("status %v", sol.Status)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(sol.Model.CoreNodes), "core-nodes")
+	b.ReportMetric(float64(sol.Model.Core.Columns), "core-cols")
+	b.ReportMetric(float64(sol.Model.Full.Columns), "full-cols")
+	b.ReportMetric(float64(sol.RegretSolves), "re-solves")
+	b.ReportMetric(float64(len(sol.Regrets)), "regrets")
+	b.ReportMetric(float64(sol.MILPNodes), "bb-nodes")
+}
+
+// BenchmarkTransformer plans transformer-like problems (8 alternatives, 4
+// distributions per port) with every regret, reduced.
+func BenchmarkTransformer(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		p := transformerLike(1, n, genAlternatives)
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) { benchSolve(b, p, Options{}) })
+	}
+}
+
+// BenchmarkTransformerNoRegrets is the plan alone.
+func BenchmarkTransformerNoRegrets(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		p := transformerLike(1, n, genAlternatives)
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) { benchSolve(b, p, Options{NoRegrets: true}) })
+	}
+}
+
+// BenchmarkTransformerNoReduce hands the whole problem to HiGHS (no
+// regrets: they would be one re-solve per rejected alternative).
+func BenchmarkTransformerNoReduce(b *testing.B) {
+	highstest.Library(b)
+	for _, n := range []int{1_000, 10_000} {
+		p := transformerLike(1, n, genAlternatives)
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) { benchSolve(b, p, Options{NoReduce: true, NoRegrets: true}) })
+	}
+}
+
+// BenchmarkDenseDAG plans random DAGs of average degree 4, whose core is
+// real: the plan alone, and the regrets of ten nodes.
+func BenchmarkDenseDAG(b *testing.B) {
+	highstest.Library(b)
+	for _, alts := range []int{4, 8} {
+		p := randomDAG(1, 1000, alts)
+		b.Run(fmt.Sprintf("nodes=1000/alts=%d", alts), func(b *testing.B) { benchSolve(b, p, Options{NoRegrets: true}) })
+		b.Run(fmt.Sprintf("nodes=1000/alts=%d/explain=10", alts), func(b *testing.B) {
+			benchSolve(b, p, Options{Explain: []int{0, 100, 200, 300, 400, 500, 600, 700, 800, 999}})
+		})
+	}
+}
+
+// BenchmarkSmall compares the planner with exhaustive search on small
+// transformer-like and random problems, with 3 alternatives per node (3^12
+// plans at 12 nodes).
+func BenchmarkSmall(b *testing.B) {
+	for _, n := range []int{8, 10, 12} {
+		for _, family := range []struct {
+			name string
+			p    *Problem
+		}{
+			{"transformer", transformerLike(2, n, 3)},
+			{"dag", randomDAG(2, n, 3)},
+		} {
+			b.Run(fmt.Sprintf("%s/nodes=%d/planner", family.name, n), func(b *testing.B) { benchSolve(b, family.p, Options{}) })
+			b.Run(fmt.Sprintf("%s/nodes=%d/exhaustive", family.name, n), func(b *testing.B) {
+				for b.Loop() {
+					exhaustive(family.p)
+				}
+			})
+		}
+	}
+}
+
+// cpuTime is the process's user and system CPU time: on a shared machine it
+// says what a benchmark costs better than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
