@@ -32,7 +32,7 @@ func (l Limits) Load(data []byte) (*Graph, error) {
 	if spec == nil {
 		return nil, problems
 	}
-	g, err := l.New(*spec)
+	g, err := l.build(*spec)
 	if len(problems) == 0 {
 		return g, err
 	}
@@ -606,7 +606,7 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 		})
 		s.Measured.Conversions = append(s.Measured.Conversions, c)
 	}
-	return New(s)
+	return Limits{}.build(s)
 }
 
 // encodeObject writes an object of the given members.

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/graph/topo"
 
 	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/indexspace"
 	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/storage"
 )
@@ -53,20 +54,24 @@ func (v *validator) invocations() {
 		}
 	}
 	for i, is := range s.Invocations {
-		p := root.Key("invocations").Index(i)
+		p := func() jsonv.Path { return root.Key("invocations").Index(i) } // built only to report
 		inv := &Invocation{Index: i, ID: is.ID, Pin: slices.Clone(is.Pin), Forbid: slices.Clone(is.Forbid)}
 		if is.ID == "" {
-			v.d.Report(p.Key("id"), jsonv.Missing, "invocation %d has no id", i)
+			v.d.Report(p().Key("id"), jsonv.Missing, "invocation %d has no id", i)
 		} else {
-			v.checkName(p.Key("id"), is.ID)
+			if !indexspace.IsIdent(is.ID) {
+				v.checkName(p().Key("id"), is.ID)
+			}
 			if prev, dup := g.invByID[is.ID]; dup {
-				v.d.Report(p.Key("id"), jsonv.DuplicateName, "invocation id %q is also invocations[%d]", is.ID, prev.Index)
+				v.d.Report(p().Key("id"), jsonv.DuplicateName, "invocation id %q is also invocations[%d]", is.ID, prev.Index)
 			} else {
 				g.invByID[is.ID] = inv
 			}
 		}
 		g.invocations = append(g.invocations, inv)
-		v.checkSizes(p.Key("sizes"), is.Sizes)
+		if len(is.Sizes) > 0 {
+			v.checkSizes(p().Key("sizes"), is.Sizes)
+		}
 		inv.Sizes = g.sizes // shared, read-only, unless the invocation binds its own
 		if len(is.Sizes) > 0 {
 			inv.Sizes = maps.Clone(g.sizes)
@@ -77,24 +82,24 @@ func (v *validator) invocations() {
 		t := g.taskByName[is.Task]
 		if t == nil {
 			if is.Task == "" {
-				v.d.Report(p.Key("task"), jsonv.Missing, "invocation %s names no task", is.ID)
+				v.d.Report(p().Key("task"), jsonv.Missing, "invocation %s names no task", is.ID)
 			} else if _, declared := s.Tasks[is.Task]; !declared {
-				v.d.Report(p.Key("task"), jsonv.UnknownName, "unknown task %q", is.Task)
+				v.d.Report(p().Key("task"), jsonv.UnknownName, "unknown task %q", is.Task)
 			}
 			continue
 		}
 		inv.Task = t
 		for j, id := range is.Pin {
 			if t.Alternative(id) == nil {
-				v.d.Report(p.Key("pin").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
+				v.d.Report(p().Key("pin").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
 			}
 		}
 		for j, id := range is.Forbid {
 			if t.Alternative(id) == nil {
-				v.d.Report(p.Key("forbid").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
+				v.d.Report(p().Key("forbid").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
 			}
 			if slices.Contains(is.Pin, id) {
-				v.d.Report(p.Key("forbid").Index(j), CodePin, "alternative %s is both pinned and forbidden", id)
+				v.d.Report(p().Key("forbid").Index(j), CodePin, "alternative %s is both pinned and forbidden", id)
 			}
 		}
 		for _, a := range t.Alternatives {
@@ -106,7 +111,7 @@ func (v *validator) invocations() {
 			}
 		}
 		if len(t.Alternatives) > 0 && len(inv.Candidates) == 0 && (len(is.Pin) > 0 || len(is.Forbid) > 0) {
-			v.d.Report(p, CodePin, "pins and forbids leave invocation %s no alternative of %s", is.ID, t.Name)
+			v.d.Report(p(), CodePin, "pins and forbids leave invocation %s no alternative of %s", is.ID, t.Name)
 		}
 		runs := false
 		for _, c := range inv.Candidates {
@@ -115,14 +120,14 @@ func (v *validator) invocations() {
 			}
 		}
 		if len(inv.Candidates) > 0 && !runs && g.target.Name != "" {
-			v.d.Warn(p, CodeUnrunnable, "no allowed alternative of %s runs on target %s", t.Name, g.target.Name)
+			v.d.Warn(p(), CodeUnrunnable, "no allowed alternative of %s runs on target %s", t.Name, g.target.Name)
 		}
 	}
 }
 
 // candidate evaluates an alternative's multiplicities under an invocation's
 // sizes. Names unknown to every invocation were reported at the alternative.
-func (v *validator) candidate(p jsonv.Path, inv *Invocation, a *Alternative, skip map[string]bool) (*Candidate, bool) {
+func (v *validator) candidate(p func() jsonv.Path, inv *Invocation, a *Alternative, skip map[string]bool) (*Candidate, bool) {
 	lookup := func(name string) (int64, bool) { n, ok := inv.Sizes[name]; return n, ok }
 	ok := true
 	eval := func(what string, e Expr) int64 {
@@ -138,12 +143,12 @@ func (v *validator) candidate(p jsonv.Path, inv *Invocation, a *Alternative, ski
 			if ee, isExpr := err.(*ExprError); isExpr && ee.Kind == ExprOverflow {
 				code = CodeOverflow
 			}
-			v.d.Wrap(p, code, fmt.Errorf("alternative %s, %s: %w", a.ID, what, err))
+			v.d.Wrap(p(), code, fmt.Errorf("alternative %s, %s: %w", a.ID, what, err))
 			ok = false
 			return 0
 		}
 		if n < 1 {
-			v.d.Report(p, CodeMultiplicity, "alternative %s, %s: multiplicity %q is %d under this invocation's sizes; it must be at least 1", a.ID, what, e, n)
+			v.d.Report(p(), CodeMultiplicity, "alternative %s, %s: multiplicity %q is %d under this invocation's sizes; it must be at least 1", a.ID, what, e, n)
 			ok = false
 		}
 		return n
@@ -161,15 +166,15 @@ func (v *validator) candidate(p jsonv.Path, inv *Invocation, a *Alternative, ski
 	return c, ok
 }
 
-func (v *validator) endpoint(p jsonv.Path, ref string) (Endpoint, bool) {
+func (v *validator) endpoint(path func() jsonv.Path, ref string) (Endpoint, bool) {
 	id, port, found := strings.Cut(ref, ".")
 	if !found || id == "" || port == "" {
-		v.d.Report(p, jsonv.Invalid, "endpoint %q: want invocation.port", ref)
+		v.d.Report(path(), jsonv.Invalid, "endpoint %q: want invocation.port", ref)
 		return Endpoint{}, false
 	}
 	inv := v.g.invByID[id]
 	if inv == nil {
-		v.d.Report(p, jsonv.UnknownName, "unknown invocation %q", id)
+		v.d.Report(path(), jsonv.UnknownName, "unknown invocation %q", id)
 		return Endpoint{}, false
 	}
 	if inv.Task == nil {
@@ -177,7 +182,7 @@ func (v *validator) endpoint(p jsonv.Path, ref string) (Endpoint, bool) {
 	}
 	pt := inv.Task.Port(port)
 	if pt == nil {
-		v.d.Report(p, jsonv.UnknownName, "task %s (invocation %s) has no port %q", inv.Task.Name, id, port)
+		v.d.Report(path(), jsonv.UnknownName, "task %s (invocation %s) has no port %q", inv.Task.Name, id, port)
 		return Endpoint{}, false
 	}
 	return Endpoint{inv, pt}, true
@@ -190,37 +195,37 @@ func (v *validator) edges() {
 		v.d.Report(root.Key("edges"), jsonv.Limit, "%d edges, more than the limit of %d", len(s.Edges), v.lim.Edges)
 		return
 	}
-	fed := map[Endpoint]int{}
-	named := map[string]bool{} // endpoints some edge names, valid or not
+	fed := make(map[Endpoint]int, len(s.Edges))
+	failed := map[string]bool{} // endpoints of edges with problems
 	for i, es := range s.Edges {
-		named[es.From], named[es.To] = true, true
-		p := root.Key("edges").Index(i)
-		from, okFrom := v.endpoint(p.Key("from"), es.From)
-		to, okTo := v.endpoint(p.Key("to"), es.To)
+		p := func() jsonv.Path { return root.Key("edges").Index(i) } // built only to report
+		from, okFrom := v.endpoint(func() jsonv.Path { return p().Key("from") }, es.From)
+		to, okTo := v.endpoint(func() jsonv.Path { return p().Key("to") }, es.To)
 		if es.Kernel != MayShareKernel && es.Kernel != MustCrossKernel {
-			v.d.Report(p.Key("kernel"), jsonv.Invalid, "invalid kernel requirement %d", es.Kernel)
+			v.d.Report(p().Key("kernel"), jsonv.Invalid, "invalid kernel requirement %d", es.Kernel)
 		}
 		if !okFrom || !okTo {
+			failed[es.From], failed[es.To] = true, true
 			continue
 		}
 		e := &Edge{Index: len(g.edges), From: from, To: to, Kernel: es.Kernel}
 		// A port without a valid direction was reported at its task.
 		ok := from.Port.Direction == Out && to.Port.Direction == In
 		if from.Port.Direction == In {
-			v.d.Report(p.Key("from"), CodeDirection, "%s is an input port: an edge starts at an output", es.From)
+			v.d.Report(p().Key("from"), CodeDirection, "%s is an input port: an edge starts at an output", es.From)
 		}
 		if to.Port.Direction == Out {
-			v.d.Report(p.Key("to"), CodeDirection, "%s is an output port: an edge ends at an input", es.To)
+			v.d.Report(p().Key("to"), CodeDirection, "%s is an output port: an edge ends at an input", es.To)
 		}
 		if from.Port.IsMemory() != to.Port.IsMemory() {
-			v.d.Report(p, CodeBinding, "edge joins a memory port and a register port (%s → %s)", es.From, es.To)
+			v.d.Report(p(), CodeBinding, "edge joins a memory port and a register port (%s → %s)", es.From, es.To)
 			ok = false
 		}
 		if from.Port.Element != to.Port.Element {
-			v.d.Report(p, CodeElementMismatch, "producer element %s does not match consumer element %s", from.Port.Element, to.Port.Element)
+			v.d.Report(p(), CodeElementMismatch, "producer element %s does not match consumer element %s", from.Port.Element, to.Port.Element)
 		}
 		if prev, dup := fed[to]; dup && to.Port.Direction == In {
-			v.d.Report(p.Key("to"), CodeFedTwice, "input %s is already fed by edges[%d]", es.To, prev)
+			v.d.Report(p().Key("to"), CodeFedTwice, "input %s is already fed by edges[%d]", es.To, prev)
 			ok = false
 		} else {
 			fed[to] = i
@@ -230,6 +235,7 @@ func (v *validator) edges() {
 			ok = false
 		}
 		if !ok {
+			failed[es.From], failed[es.To] = true, true
 			continue
 		}
 		g.edges = append(g.edges, e)
@@ -240,16 +246,15 @@ func (v *validator) edges() {
 		if inv.Task == nil {
 			continue
 		}
-		p := root.Key("invocations").Index(inv.Index)
 		for _, port := range inv.Task.Ports {
-			if port.IsMemory() || named[inv.ID+"."+port.Name] {
+			if port.IsMemory() || len(failed) > 0 && failed[inv.ID+"."+port.Name] {
 				continue // the graph's inputs and outputs in memory; ports of edges with problems
 			}
 			if port.Direction == Out && !slices.ContainsFunc(inv.Out, func(e *Edge) bool { return e.From.Port == port }) {
-				v.d.Warn(p, CodeUnconsumed, "output %s.%s is consumed by no edge", inv.ID, port.Name)
+				v.d.Warn(root.Key("invocations").Index(inv.Index), CodeUnconsumed, "output %s.%s is consumed by no edge", inv.ID, port.Name)
 			}
 			if port.Direction == In && !slices.ContainsFunc(inv.In, func(e *Edge) bool { return e.To.Port == port }) {
-				v.d.Warn(p, CodeUnfed, "input %s.%s is fed by no edge: it is taken to arrive in the chosen realization", inv.ID, port.Name)
+				v.d.Warn(root.Key("invocations").Index(inv.Index), CodeUnfed, "input %s.%s is fed by no edge: it is taken to arrive in the chosen realization", inv.ID, port.Name)
 			}
 		}
 	}
@@ -257,14 +262,14 @@ func (v *validator) edges() {
 
 // rename checks an edge's renaming and the tile correspondence it makes, and
 // returns the renaming (nil for none) and whether the tiles correspond.
-func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) (distribution.Rename, bool) {
+func (v *validator) rename(path func() jsonv.Path, e *Edge, rename map[string]string) (distribution.Rename, bool) {
 	src, dst := e.From.Port.axes, e.To.Port.axes
 	if len(src) == 0 || len(dst) == 0 {
 		return nil, false // the port's tile was reported
 	}
 	if len(rename) == 0 {
 		if !sameAxes(src, dst) {
-			v.d.Report(p, CodeTileMismatch, "producer tile %s does not match consumer tile %s", axesText(src), axesText(dst))
+			v.d.Report(path(), CodeTileMismatch, "producer tile %s does not match consumer tile %s", axesText(src), axesText(dst))
 			return nil, false
 		}
 		return nil, true
@@ -278,12 +283,12 @@ func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) (dis
 	for _, k := range sortedKeys(rename) {
 		to := rename[k]
 		if !slices.ContainsFunc(src, func(a axis) bool { return a.name == k }) {
-			v.d.Report(p.Key("rename").Key(k), jsonv.UnknownName, "the producer tile %s has no axis %q", axesText(src), k)
+			v.d.Report(path().Key("rename").Key(k), jsonv.UnknownName, "the producer tile %s has no axis %q", axesText(src), k)
 			ok = false
 			continue
 		}
 		if prev, dup := seen[to]; dup {
-			v.d.Report(p.Key("rename").Key(k), jsonv.DuplicateName, "axes %s and %s both renamed to %s", prev, k, to)
+			v.d.Report(path().Key("rename").Key(k), jsonv.DuplicateName, "axes %s and %s both renamed to %s", prev, k, to)
 			ok = false
 		}
 		seen[to] = k
@@ -301,7 +306,7 @@ func (v *validator) rename(p jsonv.Path, e *Edge, rename map[string]string) (dis
 		if len(rename) > 0 {
 			how = " renamed to " + axesText(renamed)
 		}
-		v.d.Report(p, CodeTileMismatch, "producer tile %s%s does not match consumer tile %s", axesText(src), how, axesText(dst))
+		v.d.Report(path(), CodeTileMismatch, "producer tile %s%s does not match consumer tile %s", axesText(src), how, axesText(dst))
 		return nil, false
 	}
 	return distribution.Rename(maps.Clone(rename)), true

@@ -72,7 +72,11 @@ var root = jsonv.Path{}
 func New(spec Spec) (*Graph, error) { return Limits{}.New(spec) }
 
 // New is the package's New under the limits l.
-func (l Limits) New(spec Spec) (*Graph, error) {
+func (l Limits) New(spec Spec) (*Graph, error) { return l.build(cloneSpec(spec)) }
+
+// build validates a Spec the graph may keep: one New copied, or one Decode
+// made.
+func (l Limits) build(spec Spec) (*Graph, error) {
 	v := &validator{d: &jsonv.Decoder{}, spec: spec, lim: l.withDefaults()}
 	g := v.graph()
 	if err := v.d.Err(); err != nil {
@@ -96,7 +100,7 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 
 func (v *validator) graph() *Graph {
 	s := v.spec
-	g := &Graph{spec: cloneSpec(s), taskByName: map[string]*Task{}, invByID: map[string]*Invocation{}}
+	g := &Graph{spec: s, taskByName: map[string]*Task{}, invByID: make(map[string]*Invocation, len(s.Invocations))}
 	v.g = g
 	if s.Version != Version {
 		v.d.Report(root.Key("version"), jsonv.Invalid, "unsupported version %d: this cklplan reads version %d", s.Version, Version)
