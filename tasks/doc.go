@@ -49,6 +49,28 @@
 //   - Limits cap the file size, the number of invocations and edges; Expr
 //     caps an expression's length and depth.
 //
+// # Reading a graph (for planners)
+//
+//	g.Target()                     features, limits, Model (costmodel figures)
+//	g.Invocations(), g.TopologicalOrder(), g.Components(), g.Groups(), g.GroupOf(v)
+//	v.Candidates                   allowed alternatives (pins, forbids applied), each with
+//	  c.Alternative                  ID, Implementation, Resources, Requires, Cost
+//	  c.Multiplicity                 executions of the tile body (evaluated)
+//	  c.PortMultiplicity[i]          tiles crossing port i (evaluated)
+//	  c.Binding(port)                Distribution (typed with the port's element) or Layout, Name, Loop
+//	v.In, v.Out, v.EdgesFrom(p), v.EdgeInto(p)
+//	e.From, e.To                   (invocation, port); e.Rename; e.Kernel
+//	e.SourceBinding(a), e.TargetBinding(b)
+//	e.Crossing(a, b)               in_kernel or global_round_trip
+//	e.Compatible(a, b)             whether the pair may realize the edge
+//	e.Moves(a, b), e.Reads(b)      tiles the producer emits, tiles the consumer reads
+//	g.Measured().AlternativeNS(c), g.Measured().ConversionNS(src, dst, rename)
+//
+// Costs follow the rule of docs/format.md: execution ns × multiplicity; a
+// conversion inside one kernel paid Moves times; a global round trip paid for
+// the producer's stores (Moves), the consumer's loads (Reads) and one kernel
+// boundary.
+//
 // The graph algorithms (topological order, strongly connected components
 // for cycles, weakly connected components) are gonum's graph/topo.
 package tasks
