@@ -609,6 +609,20 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	return Limits{}.build(s)
 }
 
+// WithTarget returns g planned for another target (a built-in name, or a
+// custom target), validated again: the alternatives must still be runnable
+// on some target, and the warnings are the new target's.
+func (g *Graph) WithTarget(t TargetSpec) (*Graph, error) {
+	s := cloneSpec(g.spec)
+	s.Target = t
+	if t.Custom != nil {
+		c := *t.Custom
+		c.Features = slices.Clone(c.Features)
+		s.Target.Custom = &c
+	}
+	return Limits{}.build(s)
+}
+
 // encodeObject writes an object of the given members.
 func encodeObject(members []jsonv.Member) []byte {
 	var b bytes.Buffer

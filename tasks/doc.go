@@ -65,6 +65,7 @@
 //	e.Compatible(a, b)             whether the pair may realize the edge
 //	e.Moves(a, b), e.Reads(b)      tiles the producer emits, tiles the consumer reads
 //	g.Measured().AlternativeNS(c), g.Measured().ConversionNS(src, dst, rename)
+//	g.WithTarget(t), g.WithMeasured(m)   the graph re-validated for another target or costs
 //
 // Costs follow the rule of docs/format.md: execution ns × multiplicity; a
 // conversion inside one kernel paid Moves times; a global round trip paid for

@@ -290,3 +290,31 @@ func TestEdgePairs(t *testing.T) {
 		t.Errorf("an output port has an edge into it")
 	}
 }
+
+// TestWithTarget: the same graph on sm80 loses the candidates it cannot run
+// to a warning, and on h200 gets them back.
+func TestWithTarget(t *testing.T) {
+	data := edit(t, func(g map[string]any) {
+		obj(g, "tasks", "mma", "alternatives", 0)["requires"] = []any{"wgmma"}
+	})
+	g, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Warnings()) != 0 {
+		t.Fatalf("warnings on h200:%s", describeProblems(g.Warnings()))
+	}
+	sm80, err := g.WithTarget(TargetSpec{Name: "sm80"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := sm80.Warnings(); len(ws) != 1 || ws[0].Code != CodeUnrunnable || sm80.Target().Name != "sm80" {
+		t.Errorf("sm80 warnings:%s", describeProblems(ws))
+	}
+	if g.Target().Name != "h200" {
+		t.Errorf("WithTarget changed the original graph")
+	}
+	if _, err := g.WithTarget(TargetSpec{Name: "sm70"}); err == nil {
+		t.Errorf("an unknown target is accepted")
+	}
+}
