@@ -295,6 +295,9 @@ var codeCases = []codeCase{
 	}), path: "$.invocations[1].forbid[0]", code: CodePin},
 	{name: "everything forbidden", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["forbid"] = []any{"rows", "frag"} }),
 		path: "$.invocations[1]", code: CodePin, msg: "no alternative of scale"},
+	{name: "threads beyond the block", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "mma", "alternatives", 0, "resources")["threads_per_block"] = 16
+	}), path: "$.tasks.mma.alternatives[0].ports.lhs", code: CodeResources, msg: "spans 32 threads of a block, the alternative declares 16"},
 	{name: "group crossed by must_cross", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["kernel"] = "must_cross" }),
 		path: "$.edges[1].kernel", code: CodeKernel, msg: "fused in group kernel"},
 }

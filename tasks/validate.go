@@ -32,6 +32,7 @@ const (
 	CodeOverflow        jsonv.Code = "overflow"             // a size or multiplicity beyond int64
 	CodePin             jsonv.Code = "pin"                  // pins and forbids that leave nothing
 	CodeKernel          jsonv.Code = "kernel"               // a fused group crossed by a must_cross edge
+	CodeResources       jsonv.Code = "resources"            // a realization that needs more than its alternative's block
 )
 
 // The default limits on a graph, so that hostile input fails with a clear
@@ -501,9 +502,18 @@ func (v *validator) alternative(p jsonv.Path, t *Task, index int, as Alternative
 		slices.Sort(a.Requires)
 	}
 	for _, b := range a.Bindings {
-		if b.Distribution != nil && b.Distribution.BlocksPerCluster() > 1 && !slices.Contains(a.Requires, "clusters") {
+		d := b.Distribution
+		if d == nil {
+			continue
+		}
+		if d.BlocksPerCluster() > 1 && !slices.Contains(a.Requires, "clusters") {
 			a.Requires = append(a.Requires, "clusters")
 			slices.Sort(a.Requires)
+		}
+		// A distribution's warps and lanes are threads of one block.
+		if threads := int64(d.LevelSize(distribution.LevelWarp)) * int64(d.LevelSize(distribution.LevelLane)); r.ThreadsPerBlock > 0 && threads > r.ThreadsPerBlock {
+			v.d.Report(p.Key("ports").Key(b.Port.Name), CodeResources,
+				"distribution %s spans %d threads of a block, the alternative declares %d threads per block", d.Name(), threads, r.ThreadsPerBlock)
 		}
 	}
 	v.cost(p.Key("cost"), as.Cost)
@@ -649,5 +659,5 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
 		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
-		CodeOverflow, CodePin, CodeKernel}
+		CodeOverflow, CodePin, CodeKernel, CodeResources}
 }
