@@ -1,6 +1,10 @@
 package indexmap
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func BenchmarkParseMMA(b *testing.B) {
 	b.ReportAllocs()
@@ -75,5 +79,20 @@ func BenchmarkSimplifyRandom(b *testing.B) {
 		for _, m := range maps {
 			m.Simplify()
 		}
+	}
+}
+
+// BenchmarkSimplifyXorChain simplifies a chain of 2,000 xor-ed quotients,
+// x / 1 ^ x / 2 ^ …: the rules ask for the bounds of every prefix, which the
+// simplifier memoizes (it recomputed them: 14 s from the command line).
+func BenchmarkSimplifyXorChain(b *testing.B) {
+	var parts []string
+	for i := range 2000 {
+		parts = append(parts, "x / "+strconv.Itoa(i%9+1))
+	}
+	m := MustParse("(x:4) -> (y:4) = (" + strings.Join(parts, " ^ ") + ")")
+	b.ReportAllocs()
+	for b.Loop() {
+		m.SimplifyTrace()
 	}
 }

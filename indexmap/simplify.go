@@ -53,6 +53,16 @@ type simplifier struct {
 	ranges func(string) (Interval, bool)
 	budget int
 	fired  []string
+	// bounded memoizes the bounds of the operations seen: expressions are
+	// immutable and the ranges fixed, so a node's bounds never change, and
+	// a rule asking for the bounds of a long chain costs one step, not a
+	// walk of the chain (a 2,000-term xor chain took 14 s).
+	bounded map[*Binary]bounded
+}
+
+type bounded struct {
+	iv Interval
+	ok bool
 }
 
 // simplifyBudget caps the rewrites per expression, so simplification ends
@@ -96,9 +106,26 @@ func (s *simplifier) expr(e Expr) Expr {
 	return b
 }
 
+// bounds is Bounds(e, s.ranges), and whether it succeeded, memoized per
+// operation node.
 func (s *simplifier) bounds(e Expr) (Interval, bool) {
-	iv, err := Bounds(e, s.ranges)
-	return iv, err == nil
+	b, ok := e.(*Binary)
+	if !ok {
+		iv, err := Bounds(e, s.ranges)
+		return iv, err == nil
+	}
+	if m, ok := s.bounded[b]; ok {
+		return m.iv, m.ok
+	}
+	x, okx := s.bounds(b.x)
+	y, oky := s.bounds(b.y)
+	iv := binaryBounds(b.op, x, y)
+	m := bounded{iv, okx && oky && inLimit(iv)}
+	if s.bounded == nil {
+		s.bounded = map[*Binary]bounded{}
+	}
+	s.bounded[b] = m
+	return m.iv, m.ok
 }
 
 // --- the rules ---
