@@ -13,6 +13,9 @@ import (
 
 	json "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/storage"
 )
 
 // digest writes what a planner reads from a graph: every candidate with its
@@ -206,4 +209,55 @@ func mutateValue(rng *rand.Rand, v any, replacements []any, depth int) any {
 	data, _ := json.Marshal(replacements[rng.IntN(len(replacements))])
 	_ = json.Unmarshal(data, &fresh)
 	return fresh
+}
+
+// TestMarshalInline: inline distributions and layouts, port multiplicities,
+// loops, renamings, pins, groups, measured costs and per-invocation sizes
+// survive Marshal and Load.
+func TestMarshalInline(t *testing.T) {
+	b := NewBuilder("inline", "sm90").Size("M", 64).Size("K", 64)
+	b.Task("p").Out("y", "(m:16, n:16)", storage.F16).
+		Alternative("a").InlineDist("y", mustBlockedMN(t), "l").CostNS(1).Multiplicity("M/16 * K/16").
+		Resources(Resources{RegistersPerThread: 8, SharedMemoryBytes: 64, ThreadsPerBlock: 32})
+	b.Task("c").In("x", "(m:16, k:16)", storage.F16).
+		Alternative("g").Bind(BindingSpec{Port: "x", InlineLayout: "global f16 elements align 16: logical(m:16, k:16) -> physical(a:4096) = (m * 64 + k)", Multiplicity: "cdiv(M, 16) * 2"}).
+		CostWork(Work{Flops: 10, Bytes: 20, Instruction: "fma_f32"}).Requires("sm_90")
+	b.Invoke("p1", "p").Size("K", 128).Pin("a")
+	b.Invoke("c1", "c").Forbid()
+	b.Edge("p1.y", "c1.x").Rename("n", "k").MustCrossKernel()
+	b.Group("k", 1024, 64, "p1")
+	b.MeasuredAlternative("p", "a", "p1", 0.25)
+	b.MeasuredConversion("mma.m16n8k16.a.f16", "mma.m16n8k16.b.f16", 2)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := Load(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if d := cmp.Diff(digest(g), digest(g2)); d != "" {
+		t.Errorf("round trip (-built +loaded):\n%s", d)
+	}
+	out2, _ := Marshal(g2)
+	if !bytes.Equal(out, out2) {
+		t.Errorf("Marshal not stable:\n%s", cmp.Diff(string(out), string(out2)))
+	}
+	c := g2.Invocation("c1").Candidates[0]
+	if c.PortMultiplicity[0] != 8 || c.Multiplicity != 1 || g2.Invocation("p1").Candidates[0].Multiplicity != 32 {
+		t.Errorf("multiplicities %d %v %d", c.Multiplicity, c.PortMultiplicity, g2.Invocation("p1").Candidates[0].Multiplicity)
+	}
+}
+
+func mustBlockedMN(tb testing.TB) *distribution.Distribution {
+	d, err := distribution.NewBlocked(distribution.Blocked{Name: "rows_mn", Axes: []string{"m", "n"}, Shape: []int{16, 16},
+		SizePerThread: []int{1, 8}, ThreadsPerWarp: []int{16, 2}, WarpsPerCTA: []int{1, 1}, Order: []int{1, 0}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }
