@@ -432,7 +432,7 @@ func (u *reporter[Q, P]) writeFlags(w io.Writer, o *op[P]) {
 	})
 	fmt.Fprintf(w, "  -format string\n    \toutput format: %s (default %s)\n", orList(o.formatList()), o.formatList()[0])
 	u.fs.VisitAll(func(f *flag.Flag) {
-		if isLimitFlag(f.Name) {
+		if isLimitFlag(f.Name) && (f.Name != "max-line-bytes" || u.t.batch != "") {
 			writeFlag(w, f)
 		}
 	})
