@@ -23,6 +23,11 @@ type Options struct {
 	// destination consumed by another: the tile goes through global memory
 	// whatever the distributions.
 	KernelBoundary bool
+	// Exclude lists levels whose mechanisms are not considered: a planner
+	// that must keep a kernel within its shared-memory budget excludes
+	// SharedMemory and ClusterSharedMemory, and gets the cheapest mechanism
+	// that needs no scratch. The class is unchanged.
+	Exclude []Class
 }
 
 // A Result is the classification of one conversion: the class, the
@@ -72,6 +77,9 @@ func Classify(src, dst *distribution.Distribution, opts Options) (*Result, error
 	}
 	var cands []candidate
 	for _, m := range p.mechanisms(class) {
+		if slices.Contains(opts.Exclude, m.Via) {
+			continue
+		}
 		w, why := p.plan(m, target)
 		c := candidate{w: w, why: why}
 		if why == "" {

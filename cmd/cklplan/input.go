@@ -15,6 +15,8 @@ import (
 // An env is what every operation runs with: the caps on its input and work.
 type env struct {
 	lim limits
+	// stderr is where a long operation shows its progress.
+	stderr io.Writer
 }
 
 // An input reads the operands that stand for more text: "-" (stdin, once)

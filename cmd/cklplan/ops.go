@@ -208,7 +208,7 @@ func (t *opTable[Q, P]) commonFlag(name string) bool {
 // run runs the command on its command-line arguments.
 func (t *opTable[Q, P]) run(args []string, s streams) int {
 	q := P(new(Q))
-	env := &env{}
+	env := &env{stderr: s.stderr}
 	fs, format, batch := t.flagSet(q, env)
 	pos, err := scanFlags(fs, args)
 	var o *op[P]

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/internal/taskgen"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+var genCommand = &opTable[genRequest, *genRequest]{
+	name:    "gen",
+	summary: "generate synthetic task graphs (transformer-like, random DAG, tree) for benchmarks",
+	noun:    "family",
+	about: `Writes a synthetic task graph (docs/format.md) to stdout, the same for the same
+flags. Every port carries a 16×16 f16 tile; every task has 8 alternatives that
+bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
+`,
+	flags: func(fs *flag.FlagSet, q *genRequest) {
+		fs.IntVar(&q.layers, "layers", 1000, "transformer `layers` (10 invocations each, plus 2)")
+		fs.IntVar(&q.n, "invocations", 1000, "`number` of invocations of a DAG or tree")
+		fs.IntVar(&q.degree, "degree", 4, "average `degree` of a DAG's invocations")
+		fs.Uint64Var(&q.seed, "seed", 1, "random `seed`")
+	},
+	ops: []*op[*genRequest]{
+		{name: "transformer", flags: []string{"layers", "seed"}, formats: []string{"json"}, run: genFamily("transformer"),
+			doc: "a stack of transformer-like layers with two residual edges each"},
+		{name: "dag", flags: []string{"invocations", "degree", "seed"}, formats: []string{"json"}, run: genFamily("dag"),
+			doc: "a random DAG, mostly local edges, of average degree --degree"},
+		{name: "tree", flags: []string{"invocations", "seed"}, formats: []string{"json"}, run: genFamily("tree"),
+			doc: "a random in-tree (every invocation feeds one consumer, fan-in up to 3)"},
+	},
+}
+
+// A genRequest is a family and its parameters.
+type genRequest struct {
+	family    string
+	layers, n int
+	degree    int
+	seed      uint64
+}
+
+func (q *genRequest) setOperands([]string, *input) error { return nil }
+func (q *genRequest) count() int                         { return 0 }
+func (q *genRequest) setTail(string, []string) error     { return errors.New("gen takes no arguments") }
+func (q *genRequest) decodeArgs([]json.RawMessage) error { return errors.New("gen has no --batch") }
+func (q *genRequest) decodeField(string, json.RawMessage) error {
+	return errors.New("gen has no --batch")
+}
+
+// A genResult is a generated graph, written in the task-graph format.
+type genResult struct{ data []byte }
+
+func (r genResult) writeText(w io.Writer, _ string) error { return r.writeJSON(w) }
+func (r genResult) writeJSON(w io.Writer) error {
+	_, err := w.Write(r.data)
+	return err
+}
+
+// maxGenerated caps what gen writes: graphs beyond a few million
+// invocations exceed what the loader accepts anyway.
+const maxGenerated = 1_000_000
+
+// genFamily is the operation that generates one family.
+func genFamily(family string) func(*genRequest, *env) (result, error) {
+	return func(q *genRequest, env *env) (result, error) {
+		q.family = family
+		return runGen(q)
+	}
+}
+
+func runGen(q *genRequest) (result, error) {
+	var (
+		s   tasks.Spec
+		err error
+	)
+	switch {
+	case q.layers < 1 || q.layers*10 > maxGenerated:
+		return nil, fmt.Errorf("--layers %d: want 1 to %d", q.layers, maxGenerated/10)
+	case q.n < 1 || q.n > maxGenerated:
+		return nil, fmt.Errorf("--invocations %d: want 1 to %d", q.n, maxGenerated)
+	case q.degree < 1 || q.degree > 16:
+		return nil, fmt.Errorf("--degree %d: want 1 to 16", q.degree)
+	}
+	switch q.family {
+	case "transformer":
+		s, err = taskgen.Transformer(q.layers, q.seed)
+	case "dag":
+		s, err = taskgen.DAG(q.n, q.degree, q.seed)
+	case "tree":
+		s, err = taskgen.Tree(q.n, q.seed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := tasks.MarshalSpec(s)
+	if err != nil {
+		return nil, err
+	}
+	return genResult{data}, nil
+}

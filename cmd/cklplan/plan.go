@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/planner"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+var planCommand = &opTable[planRequest, *planRequest]{
+	name:    "plan",
+	summary: "plan a task graph: one alternative per invocation, one conversion per boundary, with HiGHS",
+	about: `Plans the task graph in FILE (docs/format.md; - reads stdin): chooses one
+alternative per invocation and one conversion per boundary jointly, minimizing
+execution plus conversion cost under the kernels' budgets, with HiGHS; then
+explains the choice. --format text (the default) is the report for people:
+the summary, every invocation's choice and each rejected alternative's regret
+(how much more the best plan using it costs) and reason, every boundary's
+conversion. --format json is the plan for programs (docs/plan-format.md);
+--format dot draws the graph for Graphviz, boundaries coloured by class.
+Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
+`,
+	flags: func(fs *flag.FlagSet, q *planRequest) {
+		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file) instead of the graph's")
+		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s) and report the best plan with its gap")
+		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
+		fs.StringVar(&q.explain, "explain", "", "compute regrets only for these comma-separated invocation `ids`")
+		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"), overriding the graph's and the model's")
+		fs.BoolVar(&q.noReduce, "no-reduce", false, "solve the whole model in HiGHS, without the exact structural reduction")
+		fs.BoolVar(&q.quiet, "quiet", false, "no progress on stderr")
+		fs.BoolVar(&q.timing, "timing", false, "report the solve time (the output then differs from run to run)")
+	},
+	ops: []*op[*planRequest]{{operands: "FILE", min: 1, max: 1, formats: []string{"text", "json", "dot"},
+		flags: []string{"target", "time-limit", "gap", "explain", "costs", "no-reduce", "quiet", "timing"}, run: runPlan}},
+}
+
+// A planRequest is a task graph and how to plan it.
+type planRequest struct {
+	file      string
+	data      []byte
+	target    string
+	timeLimit time.Duration
+	gap       float64
+	explain   string
+	costs     string
+	noReduce  bool
+	quiet     bool
+	timing    bool
+}
+
+func (q *planRequest) setOperands(args []string, in *input) error {
+	if len(args) == 0 {
+		return nil
+	}
+	q.file = args[0]
+	var err error
+	if q.file == "-" {
+		q.data, err = in.lim.readAll(in.stdin, "stdin")
+		return err
+	}
+	f, err := os.Open(q.file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	q.data, err = in.lim.readAll(f, q.file)
+	return err
+}
+
+func (q *planRequest) count() int { return 1 }
+func (q *planRequest) setTail(string, []string) error {
+	return errors.New("plan takes no further arguments")
+}
+func (q *planRequest) decodeArgs([]json.RawMessage) error {
+	return errors.New("plan has no --batch")
+}
+func (q *planRequest) decodeField(string, json.RawMessage) error {
+	return errors.New("plan has no --batch")
+}
+
+// planResult renders a planner.Result.
+type planResult struct{ *planner.Result }
+
+func (r planResult) writeText(w io.Writer, format string) error {
+	if format == "dot" {
+		return r.WriteDOT(w)
+	}
+	return r.WriteText(w)
+}
+
+func (r planResult) writeJSON(w io.Writer) error { return r.WriteJSON(w) }
+
+func runPlan(q *planRequest, env *env) (result, error) {
+	g, err := tasks.Load(q.data)
+	if err != nil {
+		return nil, fmt.Errorf("%s:\n%w", q.file, err)
+	}
+	if q.costs != "" {
+		data, err := os.ReadFile(q.costs)
+		if err != nil {
+			return nil, err
+		}
+		m, err := tasks.DecodeMeasured(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s:\n%w", q.costs, err)
+		}
+		if g, err = g.WithMeasured(m); err != nil {
+			return nil, fmt.Errorf("%s with %s:\n%w", q.file, q.costs, err)
+		}
+	}
+	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap}, Timing: q.timing}
+	if q.gap < 0 || q.gap >= 1 {
+		return nil, fmt.Errorf("--gap %v: want a number in [0, 1)", q.gap)
+	}
+	if q.explain != "" {
+		opts.ExplainIDs = strings.Split(q.explain, ",")
+	}
+	if q.target != "" {
+		if opts.Target, err = loadTarget(q.target); err != nil {
+			return nil, err
+		}
+	}
+	ctx := context.Background()
+	stop := func() {}
+	if !q.quiet && env.stderr != nil && isTerminal(env.stderr) {
+		stop = progress(env.stderr)
+	}
+	res, err := planner.Plan(ctx, g, opts)
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	return planResult{res}, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progress shows the elapsed time on stderr once a solve has run for a
+// second, until stop is called.
+func progress(w io.Writer) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		shown := false
+		for {
+			select {
+			case <-done:
+				if shown {
+					fmt.Fprint(w, "\r\033[K")
+				}
+				return
+			case <-t.C:
+				shown = true
+				fmt.Fprintf(w, "\rplanning: %s elapsed", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 0, 64)+" s")
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}

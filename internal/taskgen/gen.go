@@ -1,0 +1,306 @@
+// Package taskgen generates synthetic task graphs for benchmarks and for
+// "cklplan gen": transformer-like stacks of layers with residual edges,
+// random DAGs and random trees. Every graph is deterministic in its seed.
+//
+// The graphs share one vocabulary: every port carries a (m:16, n:16) f16
+// tile, and every alternative binds each port to one of four Triton blocked
+// distributions of one warp (Distributions), so conversions between them are
+// register permutations or warp shuffles that conversion.Classify costs.
+// Task kinds differ in their alternatives' costs, drawn from the seed.
+package taskgen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/storage"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// Distributions are the four distributions every port chooses from: one
+// warp holding a 16×16 f16 tile, eight elements per thread, in four
+// arrangements.
+func Distributions() (map[string]*distribution.Distribution, error) {
+	shapes := []struct {
+		name          string
+		spt, tpw, ord []int
+	}{
+		{"rows8", []int{1, 8}, []int{16, 2}, []int{1, 0}},
+		{"cols8", []int{8, 1}, []int{2, 16}, []int{0, 1}},
+		{"rows4", []int{2, 4}, []int{8, 4}, []int{1, 0}},
+		{"cols4", []int{4, 2}, []int{4, 8}, []int{0, 1}},
+	}
+	out := map[string]*distribution.Distribution{}
+	for _, s := range shapes {
+		d, err := distribution.NewBlocked(distribution.Blocked{
+			Name: s.name, Axes: []string{"m", "n"}, Shape: []int{16, 16},
+			SizePerThread: s.spt, ThreadsPerWarp: s.tpw, WarpsPerCTA: []int{1, 1}, Order: s.ord,
+			Element: storage.F16,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("taskgen: %s: %w", s.name, err)
+		}
+		out[s.name] = d
+	}
+	return out, nil
+}
+
+var distNames = []string{"rows8", "cols8", "rows4", "cols4"}
+
+// Alternatives is how many alternatives every generated task has.
+const Alternatives = 8
+
+// base starts a Spec with the shared vocabulary.
+func base(name string) (tasks.Spec, error) {
+	ds, err := Distributions()
+	if err != nil {
+		return tasks.Spec{}, err
+	}
+	return tasks.Spec{
+		Version: tasks.Version, Name: name, Target: tasks.TargetSpec{Name: "h200"},
+		Sizes:         map[string]int64{"T": 4096},
+		Spaces:        map[string]string{"tile": "(m:16, n:16)"},
+		Distributions: ds,
+		Tasks:         map[string]tasks.TaskSpec{},
+	}, nil
+}
+
+// addTask adds task name with the inputs, one output "y", and eight
+// alternatives: alternative i reads every input in distribution (i+k) mod 4
+// for input k and writes its output in (i/2) mod 4, at a cost drawn around
+// baseNS (the cheapest alternatives rarely agree with their neighbours').
+func addTask(s *tasks.Spec, r *rand.Rand, name string, inputs []string, baseNS float64) {
+	t := tasks.TaskSpec{Kind: tasks.ComputeTask}
+	for _, in := range inputs {
+		t.Ports = append(t.Ports, tasks.PortSpec{Name: in, Direction: tasks.In, Tile: "tile", Element: storage.F16})
+	}
+	t.Ports = append(t.Ports, tasks.PortSpec{Name: "y", Direction: tasks.Out, Tile: "tile", Element: storage.F16})
+	for i := range Alternatives {
+		a := tasks.AlternativeSpec{
+			ID: fmt.Sprintf("a%d", i), Implementation: fmt.Sprintf("%s variant %d", name, i),
+			Cost:         tasks.CostSpec{Kind: tasks.DeclaredCost, NS: baseNS * (0.8 + 0.4*r.Float64())},
+			Multiplicity: "T",
+		}
+		for k, in := range inputs {
+			a.Ports = append(a.Ports, tasks.BindingSpec{Port: in, Distribution: distNames[(i+k)%4]})
+		}
+		a.Ports = append(a.Ports, tasks.BindingSpec{Port: "y", Distribution: distNames[(i/2)%4]})
+		t.Alternatives = append(t.Alternatives, a)
+	}
+	s.Tasks[name] = t
+}
+
+// Transformer is a stack of layers, each ten invocations with two residual
+// edges:
+//
+//	x → norm1 → qkv → attn → proj → add1(x) → norm2 → up → act → down → add2(add1)
+//
+// The first layer's x is a source invocation.
+func Transformer(layers int, seed uint64) (tasks.Spec, error) {
+	s, err := base(fmt.Sprintf("transformer-L%d-seed%d", layers, seed))
+	if err != nil {
+		return s, err
+	}
+	r := rand.New(rand.NewPCG(seed, 0x7a5c))
+	unary := []string{"norm", "qkv", "attn", "proj", "up", "act", "down"}
+	cost := map[string]float64{"norm": 2, "qkv": 12, "attn": 20, "proj": 8, "up": 16, "act": 1, "down": 16}
+	for _, u := range unary {
+		addTask(&s, r, u, []string{"x"}, cost[u])
+	}
+	addTask(&s, r, "add", []string{"x", "r"}, 1)
+	addTask(&s, r, "embed", nil, 4)
+	inv := func(id, task string) string {
+		s.Invocations = append(s.Invocations, tasks.InvocationSpec{ID: id, Task: task})
+		return id
+	}
+	edge := func(from, to string) {
+		s.Edges = append(s.Edges, tasks.EdgeSpec{From: from + ".y", To: to})
+	}
+	x := inv("embed", "embed")
+	for l := range layers {
+		p := func(n string) string { return fmt.Sprintf("l%d_%s", l, n) }
+		n1 := inv(p("norm1"), "norm")
+		edge(x, n1+".x")
+		prev := n1
+		for _, n := range []string{"qkv", "attn", "proj"} {
+			id := inv(p(n), n)
+			edge(prev, id+".x")
+			prev = id
+		}
+		a1 := inv(p("add1"), "add")
+		edge(prev, a1+".x")
+		edge(x, a1+".r")
+		n2 := inv(p("norm2"), "norm")
+		edge(a1, n2+".x")
+		prev = n2
+		for _, n := range []string{"up", "act", "down"} {
+			id := inv(p(n), n)
+			edge(prev, id+".x")
+			prev = id
+		}
+		a2 := inv(p("add2"), "add")
+		edge(prev, a2+".x")
+		edge(a1, a2+".r")
+		x = a2
+	}
+	addSink(&s, r, nil, nil)
+	out := inv("out", "sink")
+	edge(x, out+".x")
+	return s, nil
+}
+
+// DAG is a random DAG of n invocations: invocation i > 0 takes 1 to
+// degree−1 inputs from earlier invocations (on average degree/2, so the
+// average degree is about degree), preferring recent ones; every output
+// that nothing reads is read by a final sink chain so that no output is
+// left unconsumed.
+func DAG(n, degree int, seed uint64) (tasks.Spec, error) {
+	s, err := base(fmt.Sprintf("dag-n%d-d%d-seed%d", n, degree, seed))
+	if err != nil {
+		return s, err
+	}
+	if n < 1 || degree < 1 {
+		return s, fmt.Errorf("taskgen: a DAG needs n ≥ 1 and degree ≥ 1, got %d and %d", n, degree)
+	}
+	r := rand.New(rand.NewPCG(seed, 0xda6))
+	// In-degrees uniform in 1…degree−1 average degree/2, so the average
+	// degree (in and out) is about degree.
+	maxIn := max(1, degree-1)
+	for k := 0; k <= maxIn; k++ {
+		var names []string
+		for j := range k {
+			names = append(names, fmt.Sprintf("x%d", j))
+		}
+		addTask(&s, r, fmt.Sprintf("op%d", k), names, float64(2+3*k))
+	}
+	consumed := make([]bool, n)
+	for i := range n {
+		k := 0
+		if i > 0 {
+			k = min(i, 1+r.IntN(maxIn))
+		}
+		id := fmt.Sprintf("v%d", i)
+		s.Invocations = append(s.Invocations, tasks.InvocationSpec{ID: id, Task: fmt.Sprintf("op%d", k)})
+		picked := map[int]bool{}
+		for j := range k {
+			var src int
+			for {
+				// Mostly recent producers: a kernel graph is local.
+				src = i - 1 - int(float64(i)*r.Float64()*r.Float64())
+				if !picked[src] || len(picked) >= i {
+					break
+				}
+			}
+			if picked[src] {
+				continue
+			}
+			picked[src] = true
+			consumed[src] = true
+			s.Edges = append(s.Edges, tasks.EdgeSpec{From: fmt.Sprintf("v%d.y", src), To: fmt.Sprintf("%s.x%d", id, j)})
+		}
+	}
+	// Only edges to consecutive inputs are valid: renumber each consumer's
+	// inputs so that x0…x(k-1) are all fed, shrinking its task to op(k').
+	fed := map[string]int{}
+	for _, e := range s.Edges {
+		to, _, _ := cut(e.To)
+		fed[to]++
+	}
+	for i := range s.Invocations {
+		s.Invocations[i].Task = fmt.Sprintf("op%d", fed[s.Invocations[i].ID])
+	}
+	next := map[string]int{}
+	for i, e := range s.Edges {
+		to, _, _ := cut(e.To)
+		s.Edges[i].To = fmt.Sprintf("%s.x%d", to, next[to])
+		next[to]++
+	}
+	addSink(&s, r, consumed, func(i int) string { return fmt.Sprintf("v%d", i) })
+	return s, nil
+}
+
+// Tree is a random in-tree of n invocations: each invocation but the root
+// feeds exactly one later invocation, which takes up to three inputs.
+func Tree(n int, seed uint64) (tasks.Spec, error) {
+	s, err := base(fmt.Sprintf("tree-n%d-seed%d", n, seed))
+	if err != nil {
+		return s, err
+	}
+	if n < 1 {
+		return s, fmt.Errorf("taskgen: a tree needs n ≥ 1, got %d", n)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x77ee))
+	for k := 0; k <= 3; k++ {
+		var names []string
+		for j := range k {
+			names = append(names, fmt.Sprintf("x%d", j))
+		}
+		addTask(&s, r, fmt.Sprintf("op%d", k), names, float64(2+3*k))
+	}
+	// Build parents from the root down: invocation i > 0 feeds a parent
+	// among 0…i-1 that has fewer than three inputs.
+	parent := make([]int, n)
+	fanIn := make([]int, n)
+	open := []int{0}
+	for i := 1; i < n; i++ {
+		j := r.IntN(len(open))
+		p := open[j]
+		parent[i] = p
+		fanIn[p]++
+		if fanIn[p] == 3 {
+			open = slices.Delete(open, j, j+1)
+		}
+		open = append(open, i)
+	}
+	// Invocations in reverse, so producers (children) come first.
+	id := func(i int) string { return fmt.Sprintf("v%d", i) }
+	for i := n - 1; i >= 0; i-- {
+		s.Invocations = append(s.Invocations, tasks.InvocationSpec{ID: id(i), Task: fmt.Sprintf("op%d", fanIn[i])})
+	}
+	next := make([]int, n)
+	for i := n - 1; i >= 1; i-- {
+		p := parent[i]
+		s.Edges = append(s.Edges, tasks.EdgeSpec{From: id(i) + ".y", To: fmt.Sprintf("%s.x%d", id(p), next[p])})
+		next[p]++
+	}
+	consumed := make([]bool, n)
+	for i := 1; i < n; i++ {
+		consumed[i] = true
+	}
+	addSink(&s, r, consumed, id)
+	return s, nil
+}
+
+// addSink adds a "sink" task reading one tile and feeds every unconsumed
+// output to a sink invocation of its own.
+func addSink(s *tasks.Spec, r *rand.Rand, consumed []bool, id func(int) string) {
+	if _, ok := s.Tasks["sink"]; !ok {
+		addTask(s, r, "sink", []string{"x"}, 1)
+	}
+	t := s.Tasks["sink"]
+	// A sink's output is the graph's result: it stores, so it has none.
+	t.Ports = t.Ports[:1]
+	for i := range t.Alternatives {
+		t.Alternatives[i].Ports = t.Alternatives[i].Ports[:1]
+	}
+	s.Tasks["sink"] = t
+	for i, c := range consumed {
+		if c {
+			continue
+		}
+		sid := id(i) + "_out"
+		s.Invocations = append(s.Invocations, tasks.InvocationSpec{ID: sid, Task: "sink"})
+		s.Edges = append(s.Edges, tasks.EdgeSpec{From: id(i) + ".y", To: sid + ".x"})
+	}
+}
+
+func cut(endpoint string) (inv, port string, ok bool) {
+	for i := len(endpoint) - 1; i >= 0; i-- {
+		if endpoint[i] == '.' {
+			return endpoint[:i], endpoint[i+1:], true
+		}
+	}
+	return endpoint, "", false
+}

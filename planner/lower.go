@@ -1,0 +1,530 @@
+package planner
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cklplan/cklplan/conversion"
+	"github.com/cklplan/cklplan/costmodel"
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/storage"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// This file lowers a validated task graph to the abstract Problem: one node
+// per invocation, one group per producer port, one budget per fused kernel's
+// shared memory. The cost rules (docs/plan-format.md, "Costs") are:
+//
+//   - An alternative's execution cost is its per-tile cost × its
+//     multiplicity: a measured figure for it if the graph has one, else its
+//     declared ns, else the roofline of its work on the target (whole GPU).
+//     Measured and declared per-tile figures are per SM in a steady-state
+//     loop with every SM busy, so the total divides by the SM count.
+//   - A conversion inside a kernel costs its cost_ns (per tile and SM) ×
+//     the tiles that move (the producer port's multiplicity) / the SM count.
+//   - A global round trip costs one kernel boundary plus the bytes the
+//     producer stores and the consumer loads, at the target's HBM bandwidth;
+//     the bytes a side moves in its own alternative (a binding that already
+//     holds the tile in global memory) are in that alternative's cost.
+
+// A Cache keeps classifications and costs of conversions across Plan calls,
+// for a compiler that re-plans after small changes. The zero value is not
+// ready: use NewCache. It is safe for concurrent use.
+type Cache struct {
+	mu   sync.Mutex
+	conv map[convKey]*convEntry
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{conv: map[convKey]*convEntry{}} }
+
+type convKey struct {
+	src, dst distribution.Fingerprint
+	rename   string
+	target   *costmodel.Target
+	measured *costmodel.Measurements
+	noSmem   bool
+}
+
+type convEntry struct {
+	res *conversion.Result
+	err error
+}
+
+// Len is the number of conversions the cache holds.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.conv)
+}
+
+func (c *Cache) classify(src, dst *distribution.Distribution, rename distribution.Rename, target *costmodel.Target,
+	measured *costmodel.Measurements, noSmem bool) (*conversion.Result, error) {
+	k := convKey{src.Fingerprint(), dst.Fingerprint(), rename.String(), target, measured, noSmem}
+	c.mu.Lock()
+	e, ok := c.conv[k]
+	c.mu.Unlock()
+	if ok {
+		return e.res, e.err
+	}
+	opts := conversion.Options{Rename: rename, Target: target, Measured: measured}
+	if noSmem {
+		opts.Exclude = []conversion.Class{conversion.SharedMemory, conversion.ClusterSharedMemory}
+	}
+	res, err := conversion.Classify(src, dst, opts)
+	c.mu.Lock()
+	c.conv[k] = &convEntry{res, err}
+	c.mu.Unlock()
+	return res, err
+}
+
+// An endpoint is one side of a boundary as an alternative realizes it: the
+// label of a group's source or target is the endpoint's key.
+type endpoint struct {
+	dist   *distribution.Distribution // nil for a layout
+	layout *storage.Layout            // nil for a distribution
+	name   string                     // the binding's name, for reports
+	moves  int64                      // tiles crossing the port
+	loop   string
+	tile   int64 // elements of the port's tile
+	elem   storage.ElementType
+	// Source side only: convert without shared memory.
+	noSmem bool
+	// Target side only:
+	rename    distribution.Rename
+	mustCross bool
+}
+
+func (e *endpoint) inGlobal() bool {
+	return e.layout != nil && e.layout.Memory() == storage.Global
+}
+
+func (e *endpoint) realization() string {
+	switch {
+	case e.dist != nil:
+		return e.name + "#" + e.dist.Fingerprint().String()[len("sha256:"):][:12]
+	case e.layout != nil:
+		return e.name + "#" + e.layout.String()
+	}
+	return "none"
+}
+
+// sourceKey and targetKey are the labels: equal keys are interchangeable
+// realizations, so consumers with equal target keys share one conversion.
+func (e *endpoint) sourceKey() string {
+	k := fmt.Sprintf("%s|moves=%d|loop=%s", e.realization(), e.moves, e.loop)
+	if e.noSmem {
+		k += "|no-shared-memory"
+	}
+	return k
+}
+
+func (e *endpoint) targetKey(consumer string) string {
+	k := fmt.Sprintf("%s|loop=%s|rename=%s|cross=%t", e.realization(), e.loop, e.rename.String(), e.mustCross)
+	if e.inGlobal() || e.mustCross {
+		// Loads from global memory are each consumer's own: never shared.
+		k += "|consumer=" + consumer + fmt.Sprintf("|moves=%d", e.moves)
+	}
+	return k
+}
+
+// A lowering is a Problem together with what it was lowered from, so that a
+// Solution can be read back in the graph's terms.
+type lowering struct {
+	graph   *tasks.Graph
+	target  *costmodel.Target
+	sms     float64
+	cache   *Cache
+	measure *costmodel.Measurements
+
+	problem Problem
+	invs    []*tasks.Invocation
+	// alts[v] maps node v's alternatives to the task's: a task alternative
+	// appears once, or twice when the invocation produces a tile whose
+	// cheapest conversion needs shared-memory scratch under a budget (the
+	// second variant converts it without: a costlier mechanism that may be
+	// what fits).
+	alts [][]nodeAlt
+	// groups[g] is what Problem.Groups[g] was lowered from.
+	groups []groupInfo
+	// kernelBudget[group index of the graph] is its shared-memory budget
+	// index, or -1.
+	kernelBudget []int
+	kernelOf     map[*tasks.Invocation]*tasks.Group
+	index        map[*tasks.Invocation]int
+}
+
+// A nodeAlt is one alternative of a node: a task alternative, and whether
+// the conversions out of the invocation avoid shared memory.
+type nodeAlt struct {
+	task    int // index into the task's Alternatives
+	noSmem  bool
+	exec    execCost
+	removed string
+}
+
+// noSmemSuffix marks the variant of an alternative whose outgoing
+// conversions use no shared-memory scratch, in node alternative ids.
+const noSmemSuffix = " (its conversions without shared memory)"
+
+type execCost struct {
+	perTile      float64
+	multiplicity int64
+	origin       costmodel.Origin
+	detail       string
+}
+
+type groupInfo struct {
+	producer *tasks.Invocation
+	port     *tasks.Port
+	edges    []*tasks.Edge // parallel to the group's consumers
+	sources  map[string]*endpoint
+	targets  map[string]*endpoint
+	pairs    map[[2]string]*pairInfo
+}
+
+// pairInfo is how one (source, target) pair of a group is realized.
+type pairInfo struct {
+	crossing tasks.Crossing
+	result   *conversion.Result // nil for identity or a round trip without distributions
+	perTile  float64            // cost_ns per tile and SM (in a kernel)
+	total    float64
+	origin   costmodel.Origin
+	why      string // why the pair cannot be converted, when total is +Inf
+	detail   string
+	// stored and loaded are the bytes a global round trip moves.
+	stored, loaded float64
+}
+
+type portKey struct {
+	v    *tasks.Invocation
+	port *tasks.Port
+}
+
+// lowerGraph builds the Problem of g on target.
+func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Measurements, cache *Cache) (*lowering, error) {
+	lw := &lowering{graph: g, target: target, cache: cache, measure: measured, sms: target.Get("sm_count"),
+		kernelOf: map[*tasks.Invocation]*tasks.Group{}, index: map[*tasks.Invocation]int{}}
+	if lw.sms <= 0 {
+		return nil, fmt.Errorf("planner: target %s has no sm_count", target.Name)
+	}
+	invs := g.Invocations()
+	lw.invs = invs
+	for i, v := range invs {
+		lw.index[v] = i
+	}
+
+	// Budgets: each fused kernel with a shared-memory budget is a row.
+	kernels := g.Groups()
+	lw.kernelBudget = make([]int, len(kernels))
+	for i, k := range kernels {
+		lw.kernelBudget[i] = -1
+		for _, v := range k.Invocations {
+			lw.kernelOf[v] = k
+		}
+		if k.SharedMemoryBytes > 0 {
+			lw.kernelBudget[i] = len(lw.problem.Budgets)
+			lw.problem.Budgets = append(lw.problem.Budgets, Budget{
+				Name:     fmt.Sprintf("kernel %s: shared memory (bytes)", k.ID),
+				Capacity: float64(k.SharedMemoryBytes),
+			})
+		}
+	}
+
+	// The producer ports and their edges, in edge order.
+	byPort := map[portKey][]*tasks.Edge{}
+	var ports []portKey
+	for _, e := range g.Edges() {
+		k := portKey{e.From.Invocation, e.From.Port}
+		if _, ok := byPort[k]; !ok {
+			ports = append(ports, k)
+		}
+		byPort[k] = append(byPort[k], e)
+	}
+	// Invocations whose output needs a scratch-free variant.
+	variants := map[*tasks.Invocation]bool{}
+	for _, pk := range ports {
+		if lw.scratchUnderBudget(pk, byPort[pk]) {
+			variants[pk.v] = true
+		}
+	}
+
+	// Nodes: every alternative of the task (twice for the invocations with
+	// variants), the ones the invocation or the target excludes marked
+	// Removed with the reason.
+	tg := g.Target()
+	lw.alts = make([][]nodeAlt, len(invs))
+	for vi, v := range invs {
+		node := Node{Name: v.ID}
+		k := lw.kernelOf[v]
+		for ti, alt := range v.Task.Alternatives {
+			na := nodeAlt{task: ti}
+			c := v.Candidate(alt.ID)
+			switch {
+			case c == nil && slices.Contains(v.Forbid, alt.ID):
+				na.removed = "forbidden by the invocation"
+			case c == nil:
+				na.removed = fmt.Sprintf("not among the invocation's pins (%s)", strings.Join(v.Pin, ", "))
+			default:
+				if ok, why := tg.CanRun(alt); !ok {
+					na.removed = "the target cannot run it: " + why
+					break
+				}
+				if k != nil && k.RegistersPerThread > 0 && alt.Resources.RegistersPerThread > k.RegistersPerThread {
+					na.removed = fmt.Sprintf("needs %d registers per thread, over kernel %s's budget of %d",
+						alt.Resources.RegistersPerThread, k.ID, k.RegistersPerThread)
+					break
+				}
+				var err error
+				if na.exec, err = lw.executionCost(c); err != nil {
+					return nil, fmt.Errorf("planner: invocation %s, alternative %s: %w", v.ID, alt.ID, err)
+				}
+			}
+			a := Alternative{ID: alt.ID, Cost: na.exec.total(), Removed: na.removed}
+			if na.removed == "" && k != nil && alt.Resources.SharedMemoryBytes > 0 {
+				if b := lw.kernelBudget[k.Index]; b >= 0 {
+					a.Uses = append(a.Uses, Use{Budget: b, Amount: float64(alt.Resources.SharedMemoryBytes)})
+				}
+			}
+			node.Alternatives = append(node.Alternatives, a)
+			lw.alts[vi] = append(lw.alts[vi], na)
+			if variants[v] {
+				na.noSmem = true
+				a.ID += noSmemSuffix
+				node.Alternatives = append(node.Alternatives, a)
+				lw.alts[vi] = append(lw.alts[vi], na)
+			}
+		}
+		lw.problem.Nodes = append(lw.problem.Nodes, node)
+	}
+
+	// Groups: one per producer port, its out edges the consumers.
+	for _, pk := range ports {
+		if err := lw.addGroup(pk.v, pk.port, byPort[pk]); err != nil {
+			return nil, err
+		}
+	}
+	return lw, nil
+}
+
+// scratchUnderBudget reports whether some conversion out of the port, at
+// its cheapest, needs shared-memory scratch in a kernel with a budget that
+// holds both ends: then the plan may have to choose a costlier mechanism.
+func (lw *lowering) scratchUnderBudget(pk portKey, edges []*tasks.Edge) bool {
+	k := lw.kernelOf[pk.v]
+	if k == nil || lw.kernelBudget[k.Index] < 0 {
+		return false
+	}
+	for _, e := range edges {
+		if lw.kernelOf[e.To.Invocation] != k {
+			continue
+		}
+		for _, c := range pk.v.Candidates {
+			src := lw.endpoint(c, pk.port, false)
+			for _, d := range e.To.Invocation.Candidates {
+				dst := lw.endpoint(d, e.To.Port, false)
+				dst.rename = distribution.Rename(e.Rename)
+				dst.mustCross = e.Kernel == tasks.MustCrossKernel
+				if lw.pair(src, dst).scratch() > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (ec execCost) total() float64 { return ec.perTile * float64(ec.multiplicity) }
+
+// executionCost is the cost of candidate c: measured, declared or the
+// roofline of its work.
+func (lw *lowering) executionCost(c *tasks.Candidate) (execCost, error) {
+	ec := execCost{multiplicity: c.Multiplicity}
+	if ns, ok := lw.graph.Measured().AlternativeNS(c); ok {
+		ec.perTile, ec.origin, ec.detail = ns/lw.sms, costmodel.Measured, fmt.Sprintf("measured %.4g ns per tile and SM", ns)
+		return ec, nil
+	}
+	cs := c.Alternative.Cost
+	switch cs.Kind {
+	case tasks.DeclaredCost:
+		ec.perTile, ec.origin, ec.detail = cs.NS/lw.sms, costmodel.Declared, fmt.Sprintf("declared %.4g ns per tile and SM", cs.NS)
+		return ec, nil
+	case tasks.WorkCost:
+		w := costmodel.Work{Flops: float64(cs.Work.Flops), Bytes: float64(cs.Work.Bytes), Instruction: costmodel.Instruction(cs.Work.Instruction)}
+		cost, err := lw.target.Execution(w)
+		if err != nil {
+			return ec, err
+		}
+		ec.perTile, ec.origin, ec.detail = cost.NS, cost.Origin, cost.Detail
+		return ec, nil
+	}
+	return ec, fmt.Errorf("no execution cost")
+}
+
+func (lw *lowering) endpoint(c *tasks.Candidate, port *tasks.Port, noSmem bool) *endpoint {
+	b := c.Alternative.Bindings[port.Index]
+	e := &endpoint{dist: b.Distribution, layout: b.Layout, name: b.Name, moves: c.PortMultiplicity[port.Index],
+		loop: b.Loop, tile: int64(port.Tile.Size()), elem: port.Element, noSmem: noSmem}
+	if e.name == "" {
+		switch {
+		case e.dist != nil:
+			e.name = e.dist.Name()
+		case e.layout != nil:
+			e.name = e.layout.String()
+		}
+	}
+	return e
+}
+
+func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*tasks.Edge) error {
+	gi := groupInfo{producer: prod, port: port, edges: edges,
+		sources: map[string]*endpoint{}, targets: map[string]*endpoint{}, pairs: map[[2]string]*pairInfo{}}
+	pv := lw.index[prod]
+	grp := Group{Name: fmt.Sprintf("%s.%s", prod.ID, port.Name), Producer: pv}
+	for _, na := range lw.alts[pv] {
+		c := prod.Candidate(prod.Task.Alternatives[na.task].ID)
+		if c == nil || na.removed != "" {
+			grp.Sources = append(grp.Sources, "removed")
+			continue
+		}
+		e := lw.endpoint(c, port, na.noSmem)
+		k := e.sourceKey()
+		gi.sources[k] = e
+		grp.Sources = append(grp.Sources, k)
+	}
+	for _, edge := range edges {
+		w := edge.To.Invocation
+		wi := lw.index[w]
+		cons := Consumer{Node: wi}
+		for _, na := range lw.alts[wi] {
+			c := w.Candidate(w.Task.Alternatives[na.task].ID)
+			if c == nil || na.removed != "" {
+				cons.Targets = append(cons.Targets, "removed")
+				continue
+			}
+			e := lw.endpoint(c, edge.To.Port, false)
+			e.rename = distribution.Rename(edge.Rename)
+			e.mustCross = edge.Kernel == tasks.MustCrossKernel
+			k := e.targetKey(w.ID)
+			gi.targets[k] = e
+			cons.Targets = append(cons.Targets, k)
+		}
+		grp.Consumers = append(grp.Consumers, cons)
+	}
+	// Every (source, target) pair that may occur.
+	srcKeys := slices.Sorted(maps.Keys(gi.sources))
+	dstKeys := slices.Sorted(maps.Keys(gi.targets))
+	sameKernel := func(w int) *tasks.Group {
+		if k := lw.kernelOf[prod]; k != nil && k == lw.kernelOf[lw.invs[w]] {
+			return k
+		}
+		return nil
+	}
+	for _, sk := range srcKeys {
+		for _, dk := range dstKeys {
+			pi := lw.pair(gi.sources[sk], gi.targets[dk])
+			gi.pairs[[2]string{sk, dk}] = pi
+			pair := Pair{Source: sk, Target: dk, Cost: pi.total}
+			// A shared-memory conversion's scratch counts against the
+			// budget of the kernel that holds both ends.
+			if scratch := pi.scratch(); scratch > 0 {
+				for _, cons := range grp.Consumers {
+					if k := sameKernel(cons.Node); k != nil && lw.kernelBudget[k.Index] >= 0 &&
+						slices.Contains(cons.Targets, dk) {
+						pair.Uses = []Use{{Budget: lw.kernelBudget[k.Index], Amount: float64(scratch)}}
+						break
+					}
+				}
+			}
+			grp.Pairs = append(grp.Pairs, pair)
+		}
+	}
+	if len(gi.sources) == 0 {
+		return nil
+	}
+	lw.problem.Groups = append(lw.problem.Groups, grp)
+	lw.groups = append(lw.groups, gi)
+	return nil
+}
+
+// scratch is the shared memory per block the pair's conversion needs.
+func (pi *pairInfo) scratch() int {
+	if pi.result == nil || pi.crossing != tasks.InKernel || pi.result.Witness == nil {
+		return 0
+	}
+	w := pi.result.Witness
+	switch {
+	case w.Shared != nil:
+		return w.Shared.ScratchBytes
+	case w.Cluster != nil:
+		return w.Cluster.ScratchBytes
+	}
+	return 0
+}
+
+// pair costs converting from src to dst (total ns over the invocation), or
+// +Inf with the reason when it cannot be done.
+func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
+	global := src.inGlobal() || dst.inGlobal() || dst.mustCross
+	if !global && src.loop != "" && dst.loop != "" && src.loop != dst.loop {
+		return &pairInfo{total: math.Inf(1), why: fmt.Sprintf("the producer moves tiles in loop %q, the consumer in loop %q, and they share a kernel", src.loop, dst.loop)}
+	}
+	if global {
+		return lw.roundTrip(src, dst)
+	}
+	switch {
+	case src.dist != nil && dst.dist != nil:
+		res, err := lw.cache.classify(src.dist, dst.dist, dst.rename, lw.target, lw.measure, src.noSmem)
+		if err != nil {
+			return &pairInfo{total: math.Inf(1), why: err.Error()}
+		}
+		moves := float64(src.moves)
+		pi := &pairInfo{crossing: tasks.InKernel, result: res, perTile: res.Cost.NS, origin: res.Cost.Origin, detail: res.Cost.Detail}
+		if res.Class == conversion.Identity {
+			pi.perTile, pi.detail = 0, "nothing moves"
+		}
+		if ns, ok := lw.graph.Measured().ConversionNS(src.name, dst.name, dst.rename); ok && !src.noSmem {
+			pi.perTile, pi.origin = ns, costmodel.Measured
+			pi.detail = fmt.Sprintf("measured %.4g ns per tile and SM (the model's %s: %.4g ns)", ns, res.Mechanism, res.Cost.NS)
+		}
+		pi.total = pi.perTile * moves / lw.sms
+		return pi
+	case src.layout != nil && dst.layout != nil && src.layout.Equal(*dst.layout):
+		return &pairInfo{crossing: tasks.InKernel, origin: costmodel.Formula, detail: "the same storage layout"}
+	case src.noSmem:
+		return &pairInfo{total: math.Inf(1), why: "the tile would pass through shared memory"}
+	case src.dist != nil && dst.layout != nil:
+		pi := lw.sharedAccess(src.dist, dst.layout, storage.Store)
+		pi.total = pi.perTile * float64(src.moves) / lw.sms
+		return pi
+	case src.layout != nil && dst.dist != nil:
+		pi := lw.sharedAccess(dst.dist, src.layout, storage.Load)
+		pi.total = pi.perTile * float64(src.moves) / lw.sms
+		return pi
+	}
+	return &pairInfo{total: math.Inf(1), why: fmt.Sprintf("%s and %s are two different shared-memory layouts", src.name, dst.name)}
+}
+
+// roundTrip costs a tile through global memory across one kernel boundary.
+func (lw *lowering) roundTrip(src, dst *endpoint) *pairInfo {
+	bw := lw.target.Get("hbm_gb_per_s") // bytes per ns
+	launch := lw.target.Get("launch_overhead_ns")
+	tileBytes := float64(src.tile) * float64(src.elem.Bits()) / 8
+	var stores, loads float64
+	if !src.inGlobal() {
+		stores = tileBytes * float64(src.moves)
+	}
+	if !dst.inGlobal() {
+		loads = float64(dst.tile) * float64(dst.elem.Bits()) / 8 * float64(dst.moves)
+	}
+	total := launch
+	if bw > 0 {
+		total += (stores + loads) / bw
+	}
+	return &pairInfo{crossing: tasks.GlobalRoundTrip, total: total, origin: costmodel.Formula, stored: stores, loaded: loads,
+		detail: fmt.Sprintf("kernel boundary %.4g ns + %.0f bytes stored + %.0f bytes loaded at %.4g GB/s", launch, stores, loads, bw)}
+}

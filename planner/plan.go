@@ -1,0 +1,517 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cklplan/cklplan/conversion"
+	"github.com/cklplan/cklplan/costmodel"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// PlanOptions control Plan. The zero value plans on the graph's target with
+// the default solver options and a cache of its own.
+type PlanOptions struct {
+	// Solve passes on to Solve: NoReduce, time limit, gaps, regrets. Its
+	// Explain is replaced by ExplainIDs when those are given.
+	Solve Options
+	// ExplainIDs restricts the regrets to these invocations; nil: all.
+	ExplainIDs []string
+	// Target overrides the graph's target figures; nil: the graph's target
+	// (a built-in one by name).
+	Target *costmodel.Target
+	// Measured overrides the cost model's conversion formulas.
+	Measured *costmodel.Measurements
+	// Cache keeps classifications across calls; nil: a new one.
+	Cache *Cache
+	// Timing records the solve time in the Result.
+	Timing bool
+}
+
+// A Result is the planner's answer for a task graph, in the graph's terms: the
+// choice per invocation, the conversion per boundary, what was rejected and
+// why, and what is proven. It is plain data; the JSON plan
+// (docs/plan-format.md) is its encoding.
+type Result struct {
+	Graph  string `json:"graph"`
+	Target string `json:"target"`
+	Status string `json:"status"`
+	// ObjectiveNS is the plan's total cost, ExecutionNS + ConversionNS.
+	ObjectiveNS  float64 `json:"objective_ns"`
+	ExecutionNS  float64 `json:"execution_ns"`
+	ConversionNS float64 `json:"conversion_ns"`
+	BoundNS      float64 `json:"bound_ns"`
+	Gap          float64 `json:"gap"`
+	// SolveMS is the solve's wall-clock time in milliseconds, regrets
+	// included (0, and left out of the renderings, unless
+	// PlanOptions.Timing: the output is then the same for the same input,
+	// byte for byte); MILPNodes the branch-and-bound nodes.
+	SolveMS   float64    `json:"solve_ms,omitempty"`
+	MILPNodes int64      `json:"milp_nodes"`
+	Model     ModelSizes `json:"model"`
+	// LocalChoiceNS is the cost of choosing each invocation's locally
+	// cheapest alternative and paying the conversions (+Inf: that plan is
+	// infeasible, LocalChoiceViolations say why); SavingNS its difference
+	// from the joint optimum.
+	LocalChoiceNS         *float64     `json:"local_choice_ns"`
+	LocalChoiceViolations []string     `json:"local_choice_violations,omitempty"`
+	SavingNS              *float64     `json:"saving_ns"`
+	Choices               []PlanChoice `json:"choices"`
+	Boundaries            []Boundary   `json:"boundaries"`
+	Budgets               []BudgetUse  `json:"budgets,omitempty"`
+}
+
+// ModelSizes are the sizes of the planning problem and of its MILPs, as
+// the JSON plan writes them.
+type ModelSizes struct {
+	Invocations  int `json:"invocations"`
+	Alternatives int `json:"alternatives"` // left after removals and pruning
+	Eliminated   int `json:"eliminated"`   // invocations the reduction eliminated
+	Core         int `json:"core"`         // invocations left to the MILP
+	MaxBucket    int `json:"max_bucket"`   // entries of the largest joined term
+	// Whole is the MILP of the whole problem (what --no-reduce solves),
+	// Solved the one HiGHS solved.
+	Whole  MILPSize `json:"whole"`
+	Solved MILPSize `json:"solved"`
+}
+
+// MILPSize is the size of a MILP.
+type MILPSize struct {
+	Columns  int `json:"columns"`
+	Rows     int `json:"rows"`
+	Nonzeros int `json:"nonzeros"`
+}
+
+func modelSizes(m ModelStats) ModelSizes {
+	return ModelSizes{Invocations: m.Nodes, Alternatives: m.Alternatives, Eliminated: m.Eliminated, Core: m.CoreNodes,
+		MaxBucket: m.MaxBucket, Whole: MILPSize(m.Full), Solved: MILPSize(m.Core)}
+}
+
+// A PlanChoice is an invocation's chosen alternative and its rejected ones.
+type PlanChoice struct {
+	Invocation     string  `json:"invocation"`
+	Task           string  `json:"task"`
+	Alternative    string  `json:"alternative"`
+	Implementation string  `json:"implementation,omitempty"`
+	CostNS         float64 `json:"cost_ns"`
+	Multiplicity   int64   `json:"multiplicity"`
+	Origin         string  `json:"origin"`
+	// Tie says another alternative is exactly as good (regret 0).
+	Tie bool `json:"tie,omitempty"`
+	// Eliminated says the structural reduction decided the choice.
+	Eliminated bool `json:"eliminated,omitempty"`
+	// NoSharedMemoryConversions says the conversions out of the invocation
+	// avoid shared memory, at a higher cost, to fit a kernel's budget.
+	NoSharedMemoryConversions bool       `json:"no_shared_memory_conversions,omitempty"`
+	Rejected                  []Rejected `json:"rejected"`
+}
+
+// A Rejected is an alternative not chosen: how much more the best plan that
+// uses it costs (RegretNS; nil when no feasible plan uses it, Infeasible,
+// or when it was not computed), and why, in words.
+type Rejected struct {
+	Alternative string   `json:"alternative"`
+	RegretNS    *float64 `json:"regret_ns"`
+	Infeasible  bool     `json:"infeasible,omitempty"`
+	Exact       bool     `json:"exact"`
+	Tie         bool     `json:"tie,omitempty"`
+	Removed     bool     `json:"removed,omitempty"`
+	Reason      string   `json:"reason"`
+}
+
+// A Boundary is the conversion on one edge under the plan.
+type Boundary struct {
+	Edge     string `json:"edge"` // "producer.port -> consumer.port"
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Crossing string `json:"crossing"` // in_kernel or global_round_trip
+	// Class and Mechanism of the conversion ("identity" when nothing moves).
+	Class     string  `json:"class"`
+	Mechanism string  `json:"mechanism"`
+	CostNS    float64 `json:"cost_ns"`
+	// PerTileNS is cost_ns of one tile on one SM (in a kernel); Moves the
+	// tiles that cross.
+	PerTileNS float64 `json:"per_tile_ns,omitempty"`
+	Moves     int64   `json:"moves"`
+	Origin    string  `json:"origin"`
+	Detail    string  `json:"detail,omitempty"`
+	Source    string  `json:"source"`
+	Target    string  `json:"target"`
+	// SharedWith lists the other edges served by the same conversion
+	// (fan-out); the cost is counted once, on the first.
+	SharedWith   []string              `json:"shared_with,omitempty"`
+	Witness      *conversion.Witness   `json:"witness,omitempty"`
+	Alternatives []conversion.Rejected `json:"rejected_mechanisms,omitempty"`
+}
+
+// A BudgetUse is a budget's use by the plan.
+type BudgetUse struct {
+	Name     string  `json:"name"`
+	Used     float64 `json:"used"`
+	Capacity float64 `json:"capacity"`
+}
+
+// Plan chooses one alternative per invocation of g and one conversion per
+// boundary, jointly, and explains the choice.
+func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error) {
+	target := opts.Target
+	if target == nil {
+		var err error
+		if target, err = graphTarget(g); err != nil {
+			return nil, err
+		}
+	}
+	cache := opts.Cache
+	if cache == nil {
+		cache = NewCache()
+	}
+	lw, err := lowerGraph(g, target, opts.Measured, cache)
+	if err != nil {
+		return nil, err
+	}
+	so := opts.Solve
+	if opts.ExplainIDs != nil {
+		so.Explain = nil
+		for _, id := range opts.ExplainIDs {
+			i := slices.IndexFunc(lw.invs, func(v *tasks.Invocation) bool { return v.ID == id })
+			if i < 0 {
+				return nil, fmt.Errorf("planner: --explain: no invocation %q", id)
+			}
+			so.Explain = append(so.Explain, i)
+		}
+		if len(so.Explain) == 0 {
+			so.NoRegrets = true
+		}
+	}
+	sol, err := Solve(ctx, &lw.problem, so)
+	if err != nil {
+		return nil, lw.namedError(err)
+	}
+	res, err := lw.result(sol, target)
+	if err == nil && !opts.Timing {
+		res.SolveMS = 0
+	}
+	return res, err
+}
+
+// graphTarget is the cost-model target the graph names (a custom target
+// carries its own figures).
+func graphTarget(g *tasks.Graph) (*costmodel.Target, error) {
+	tg := g.Target()
+	if tg.Model == nil {
+		return nil, fmt.Errorf("planner: target %s has no cost-model figures", tg.Name)
+	}
+	return tg.Model, nil
+}
+
+// namedError rewrites nothing: it adds the invocations' and budgets' names
+// to an infeasibility, keeping the error's type.
+func (lw *lowering) namedError(err error) error {
+	var ie *InfeasibleError
+	if !asInfeasible(err, &ie) {
+		return err
+	}
+	var names []string
+	for _, v := range ie.Empty {
+		names = append(names, "invocation "+lw.invs[v].ID+" has no alternative left")
+	}
+	for _, b := range ie.Budgets {
+		names = append(names, lw.problem.Budgets[b].Name)
+	}
+	for _, v := range ie.Nodes {
+		names = append(names, "invocation "+lw.invs[v].ID)
+	}
+	for _, gr := range ie.Groups {
+		names = append(names, "boundaries of "+lw.problem.Groups[gr].Name)
+	}
+	return &PlanInfeasibleError{Conflict: names, Err: err}
+}
+
+// A PlanInfeasibleError says no plan of the graph exists, naming the
+// invocations, kernels and boundaries in conflict; it wraps the solver's
+// *InfeasibleError.
+type PlanInfeasibleError struct {
+	Conflict []string
+	Err      error
+}
+
+func (e *PlanInfeasibleError) Error() string {
+	if len(e.Conflict) == 0 {
+		return e.Err.Error()
+	}
+	return "planner: no feasible plan; in conflict: " + strings.Join(e.Conflict, "; ")
+}
+
+func (e *PlanInfeasibleError) Unwrap() error { return e.Err }
+
+func asInfeasible(err error, target **InfeasibleError) bool {
+	for err != nil {
+		if ie, ok := err.(*InfeasibleError); ok {
+			*target = ie
+			return true
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}
+
+// plan reads a Solution back in the graph's terms.
+func (lw *lowering) result(sol *Solution, target *costmodel.Target) (*Result, error) {
+	p := &Result{
+		Graph: lw.graph.Name(), Target: target.Name, Status: sol.Status.String(),
+		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
+		BoundNS: sol.Bound, Gap: sol.Gap, SolveMS: float64(sol.SolveTime.Microseconds()) / 1000,
+		MILPNodes: sol.MILPNodes, Model: modelSizes(sol.Model),
+		LocalChoiceViolations: sol.Local.Violations,
+	}
+	if !math.IsInf(sol.Local.Cost, 0) && sol.Local.Feasible() {
+		local, saving := sol.Local.Cost, sol.Local.Cost-sol.Objective
+		p.LocalChoiceNS, p.SavingNS = &local, &saving
+	}
+	choices := make([]int, len(sol.Choices))
+	for i, c := range sol.Choices {
+		choices[i] = c.Alternative
+	}
+	regrets := map[[2]int]Regret{}
+	for _, r := range sol.Regrets {
+		regrets[[2]int{r.Node, r.Alternative}] = r
+	}
+	removed := map[[2]int]string{}
+	for _, r := range sol.Removed {
+		removed[[2]int{r.Node, r.Alternative}] = r.Reason
+	}
+	for vi, v := range lw.invs {
+		ch := sol.Choices[vi]
+		na := lw.alts[vi][ch.Alternative]
+		alt := v.Task.Alternatives[na.task]
+		pc := PlanChoice{Invocation: v.ID, Task: v.Task.Name, Alternative: alt.ID, Implementation: alt.Implementation,
+			CostNS: ch.Cost, Multiplicity: na.exec.multiplicity, Origin: na.exec.origin.String(), Eliminated: ch.Eliminated,
+			NoSharedMemoryConversions: na.noSmem, Rejected: []Rejected{}}
+		// Each other task alternative, at its best variant.
+		for ti, other := range v.Task.Alternatives {
+			if ti == na.task {
+				continue
+			}
+			var best *Rejected
+			for ai, oa := range lw.alts[vi] {
+				if oa.task != ti {
+					continue
+				}
+				rj := lw.rejected(sol, choices, regrets, removed, vi, ai, other.ID)
+				if best == nil || better(rj, *best) {
+					best = &rj
+				}
+			}
+			if best.Tie {
+				pc.Tie = true
+			}
+			pc.Rejected = append(pc.Rejected, *best)
+		}
+		p.Choices = append(p.Choices, pc)
+	}
+	for gi, gc := range sol.Groups {
+		p.Boundaries = append(p.Boundaries, lw.boundaries(gi, gc)...)
+	}
+	for b, used := range sol.BudgetUse {
+		p.Budgets = append(p.Budgets, BudgetUse{Name: lw.problem.Budgets[b].Name, Used: used, Capacity: lw.problem.Budgets[b].Capacity})
+	}
+	return p, nil
+}
+
+// rejected explains node vi's alternative ai, the task's alternative id.
+func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Regret, removed map[[2]int]string, vi, ai int, id string) Rejected {
+	rj := Rejected{Alternative: id}
+	if why := lw.alts[vi][ai].removed; why != "" {
+		rj.Removed, rj.Reason, rj.Infeasible, rj.Exact = true, why, true, true
+		return rj
+	}
+	if r, ok := regrets[[2]int{vi, ai}]; ok {
+		val := r.Regret
+		rj.Exact, rj.Tie = r.Exact, r.Tie
+		if math.IsInf(val, 1) {
+			rj.Infeasible = true
+		} else {
+			rj.RegretNS = &val
+		}
+	}
+	if why, ok := removed[[2]int{vi, ai}]; ok {
+		rj.Reason = why + "; "
+	}
+	if lw.alts[vi][ai].noSmem {
+		rj.Reason += "with its conversions kept out of shared memory: "
+	}
+	rj.Reason += lw.reason(choices, vi, ai, rj.RegretNS)
+	return rj
+}
+
+// better orders two explanations of one task alternative: a computed finite
+// regret first, the smaller first.
+func better(a, b Rejected) bool {
+	switch {
+	case a.RegretNS != nil && b.RegretNS == nil:
+		return true
+	case a.RegretNS == nil || b.RegretNS == nil:
+		return !a.Removed && b.Removed
+	}
+	return *a.RegretNS < *b.RegretNS
+}
+
+// boundaries lists the conversions of group gi under the plan, one per edge.
+func (lw *lowering) boundaries(gi int, gc GroupChoice) []Boundary {
+	info := lw.groups[gi]
+	src := info.sources[gc.Source]
+	var out []Boundary
+	firstOf := map[string]int{} // target label → index in out of its first edge
+	for ci, edge := range info.edges {
+		tk := gc.Targets[ci]
+		pi := info.pairs[[2]string{gc.Source, tk}]
+		dst := info.targets[tk]
+		b := Boundary{
+			Edge: edgeName(edge), From: edge.From.Invocation.ID + "." + edge.From.Port.Name,
+			To: edge.To.Invocation.ID + "." + edge.To.Port.Name, Crossing: pi.crossing.String(),
+			CostNS: pi.total, PerTileNS: pi.perTile, Moves: src.moves, Origin: pi.origin.String(), Detail: pi.detail,
+			Source: src.name, Target: dst.name,
+		}
+		switch {
+		case pi.crossing == tasks.GlobalRoundTrip:
+			b.Class, b.Mechanism = conversion.GlobalMemory.String(), "global_round_trip"
+		case pi.result != nil:
+			b.Class, b.Mechanism = pi.result.Class.String(), pi.result.Mechanism.String()
+			if pi.result.Class != conversion.Identity {
+				// Nothing moves in an identity: no witness to lower.
+				b.Witness, b.Alternatives = pi.result.Witness, pi.result.Rejected
+			}
+		default:
+			b.Class, b.Mechanism = conversion.Identity.String(), conversion.Identity.String()
+		}
+		if first, ok := firstOf[tk]; ok && pi.crossing == tasks.InKernel && b.Class != conversion.Identity.String() {
+			out[first].SharedWith = append(out[first].SharedWith, b.Edge)
+			b.SharedWith = []string{out[first].Edge}
+			b.CostNS = 0
+			b.Detail = "shared with " + out[first].Edge + ", which pays it"
+		} else {
+			firstOf[tk] = len(out)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func edgeName(e *tasks.Edge) string {
+	return e.From.Invocation.ID + "." + e.From.Port.Name + " -> " + e.To.Invocation.ID + "." + e.To.Port.Name
+}
+
+// reason says in words why alternative ai of node vi lost: the plan with it
+// swapped in and every other choice kept, against the chosen plan —
+// execution, each boundary whose conversion changes, budgets it breaks.
+func (lw *lowering) reason(choices []int, vi, ai int, regret *float64) string {
+	base, err1 := lw.problem.Evaluate(choices)
+	swapped := slices.Clone(choices)
+	swapped[vi] = ai
+	alt, err2 := lw.problem.Evaluate(swapped)
+	if err1 != nil || err2 != nil {
+		return "not evaluated"
+	}
+	var parts []string
+	dExec := lw.problem.Nodes[vi].Alternatives[ai].Cost - lw.problem.Nodes[vi].Alternatives[choices[vi]].Cost
+	parts = append(parts, fmt.Sprintf("execution %s", signedNS(dExec)))
+	for gi := range lw.problem.Groups {
+		bg, ag := base.Groups[gi], alt.Groups[gi]
+		if slices.Equal(bg.Targets, ag.Targets) && bg.Source == ag.Source {
+			continue
+		}
+		info := lw.groups[gi]
+		for ci, edge := range info.edges {
+			if bg.Targets[ci] == ag.Targets[ci] && bg.Source == ag.Source {
+				continue
+			}
+			before := info.pairs[[2]string{bg.Source, bg.Targets[ci]}]
+			after := info.pairs[[2]string{ag.Source, ag.Targets[ci]}]
+			parts = append(parts, fmt.Sprintf("%s: %s instead of %s", edgeName(edge), pairWords(after), pairWords(before)))
+		}
+	}
+	for b, used := range alt.BudgetUse {
+		if bu := lw.problem.Budgets[b]; used > bu.Capacity+budgetTolerance(bu.Capacity) {
+			parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
+		}
+	}
+	s := strings.Join(parts, "; ")
+	if !alt.Feasible() && regret != nil {
+		return "swapped in alone it is infeasible: " + s + "; the best plan using it changes other choices too"
+	}
+	if regret != nil && alt.Feasible() && *regret < alt.Cost-base.Cost-1e-9*math.Max(1, base.Cost) {
+		s += fmt.Sprintf(" (with the other choices re-planned around it, %s)", signedNS(*regret))
+	}
+	return s
+}
+
+func pairWords(pi *pairInfo) string {
+	switch {
+	case pi == nil:
+		return "nothing"
+	case math.IsInf(pi.total, 1):
+		return "an impossible conversion (" + pi.why + ")"
+	case pi.crossing == tasks.GlobalRoundTrip:
+		var moved []string
+		if pi.stored > 0 {
+			moved = append(moved, fmtBytes(pi.stored)+" stored")
+		}
+		if pi.loaded > 0 {
+			moved = append(moved, fmtBytes(pi.loaded)+" loaded")
+		}
+		if len(moved) == 0 {
+			moved = append(moved, "no extra traffic")
+		}
+		return fmt.Sprintf("a kernel boundary with %s (%s)", strings.Join(moved, ", "), fmtNS(pi.total))
+	case pi.result == nil && pi.total == 0:
+		return "nothing to convert"
+	case pi.result == nil:
+		return fmt.Sprintf("a shared-memory access (%s)", fmtNS(pi.total))
+	case pi.result.Class == conversion.Identity:
+		return "nothing to convert"
+	case pi.result.Mechanism.Via == pi.result.Class:
+		return fmt.Sprintf("a %s conversion (%s)", pi.result.Class, fmtNS(pi.total))
+	}
+	return fmt.Sprintf("a %s conversion via %s (%s)", pi.result.Class, pi.result.Mechanism, fmtNS(pi.total))
+}
+
+// fmtBytes writes a byte count with a binary unit.
+func fmtBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.4g GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.4g MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.4g KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f bytes", b)
+}
+
+func signedNS(ns float64) string {
+	if ns >= 0 {
+		return "+" + fmtNS(ns)
+	}
+	return "−" + fmtNS(-ns)
+}
+
+// fmtNS writes a duration in ns with a unit that keeps 4 significant digits.
+func fmtNS(ns float64) string {
+	a := math.Abs(ns)
+	switch {
+	case math.IsInf(ns, 0):
+		return "∞"
+	case a >= 1e6:
+		return fmt.Sprintf("%.4g ms", ns/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.4g µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.4g ns", ns)
+}

@@ -1,0 +1,371 @@
+package planner
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cklplan/cklplan/conversion"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden reports under testdata/examples")
+
+// examples returns the bundled example graphs, loaded.
+func examples(t *testing.T) map[string]*tasks.Graph {
+	t.Helper()
+	files, err := filepath.Glob("../examples/graphs/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example graphs: %v", err)
+	}
+	out := map[string]*tasks.Graph{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := tasks.Load(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = g
+	}
+	return out
+}
+
+// render renders r three ways; the JSON leaves out the witnesses (every
+// element's route: megabytes for a CTA tile), which TestPlanWitnessesReplay
+// checks by replaying them instead.
+func render(t *testing.T, r *Result) (text, js, dot []byte) {
+	t.Helper()
+	var a, b, c bytes.Buffer
+	if err := r.WriteText(&a); err != nil {
+		t.Fatal(err)
+	}
+	lean := *r
+	lean.Boundaries = append([]Boundary(nil), r.Boundaries...)
+	for i := range lean.Boundaries {
+		if lean.Boundaries[i].Witness != nil {
+			lean.Boundaries[i].Witness = nil
+			lean.Boundaries[i].Detail += " [witness left out of the golden file]"
+		}
+	}
+	if err := lean.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteDOT(&c); err != nil {
+		t.Fatal(err)
+	}
+	return a.Bytes(), b.Bytes(), c.Bytes()
+}
+
+// TestExampleReports plans every example and compares its three renderings
+// with the golden files (go test ./planner -run ExampleReports -update
+// rewrites them). Planning twice gives the same bytes.
+func TestExampleReports(t *testing.T) {
+	for name, g := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			r, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, js, dot := render(t, r)
+			again, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text2, js2, dot2 := render(t, again)
+			if !bytes.Equal(text, text2) || !bytes.Equal(js, js2) || !bytes.Equal(dot, dot2) {
+				t.Errorf("planning %s twice gave different output", name)
+			}
+			for ext, got := range map[string][]byte{".txt": text, ".json": js, ".dot": dot} {
+				golden := filepath.Join("testdata", "examples", name+ext)
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create it)", err)
+				}
+				if diff := cmp.Diff(string(want), string(got)); diff != "" {
+					t.Errorf("%s differs (-want +got):\n%s", golden, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestPlanWitnessesReplay replays the witness of every conversion a plan
+// of an example uses over the whole tile (conversion.Replay): every
+// destination slot ends up holding what the destination distribution says.
+func TestPlanWitnessesReplay(t *testing.T) {
+	for name, g := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			target, err := graphTarget(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lw, err := lowerGraph(g, target, nil, NewCache())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sol, err := Solve(context.Background(), &lw.problem, Options{NoRegrets: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for gi, gc := range sol.Groups {
+				info := lw.groups[gi]
+				src := info.sources[gc.Source]
+				for _, tk := range gc.Targets {
+					pi, dst := info.pairs[[2]string{gc.Source, tk}], info.targets[tk]
+					if pi.result == nil || src.dist == nil || dst.dist == nil {
+						continue
+					}
+					opts := conversion.Options{Rename: dst.rename, Target: target}
+					if src.noSmem {
+						opts.Exclude = []conversion.Class{conversion.SharedMemory, conversion.ClusterSharedMemory}
+					}
+					if err := conversion.Replay(src.dist, dst.dist, opts, pi.result.Witness); err != nil {
+						t.Errorf("%s: %s → %s: %v", info.producer.ID, src.name, dst.name, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestExamplesReducedMatchesNoReduce: the exact reduction and the whole
+// MILP find the same optimum, and the reports agree on every regret.
+func TestExamplesReducedMatchesNoReduce(t *testing.T) {
+	for name, g := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			red, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoReduce: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameNS(red.ObjectiveNS, whole.ObjectiveNS) {
+				t.Errorf("objective: reduced %v, whole %v", red.ObjectiveNS, whole.ObjectiveNS)
+			}
+			for i, c := range red.Choices {
+				for j, rj := range c.Rejected {
+					wj := whole.Choices[i].Rejected
+					if j >= len(wj) || wj[j].Alternative != rj.Alternative {
+						continue // the whole MILP may break a tie the other way
+					}
+					if (rj.RegretNS == nil) != (wj[j].RegretNS == nil) ||
+						rj.RegretNS != nil && !sameNS(*rj.RegretNS, *wj[j].RegretNS) {
+						t.Errorf("%s %s: regret reduced %v, whole %v", c.Invocation, rj.Alternative, deref(rj.RegretNS), deref(wj[j].RegretNS))
+					}
+				}
+			}
+		})
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func sameNS(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(a)) }
+
+// TestRegretsByForcing checks every regret of every example by definition:
+// the optimum of the problem with the alternative forced, minus the optimum.
+func TestRegretsByForcing(t *testing.T) {
+	for name, g := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			target, err := graphTarget(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lw, err := lowerGraph(g, target, nil, NewCache())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sol, err := Solve(context.Background(), &lw.problem, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range sol.Regrets {
+				forced := lw.problem
+				forced.Nodes = append([]Node(nil), lw.problem.Nodes...)
+				node := forced.Nodes[r.Node]
+				node.Alternatives = append([]Alternative(nil), node.Alternatives...)
+				for a := range node.Alternatives {
+					if a != r.Alternative && node.Alternatives[a].Removed == "" {
+						node.Alternatives[a].Removed = "forced away"
+					}
+				}
+				forced.Nodes[r.Node] = node
+				fs, err := Solve(context.Background(), &forced, Options{NoRegrets: true})
+				if math.IsInf(r.Regret, 1) {
+					if err == nil {
+						t.Errorf("%s %s: regret +Inf, but forcing it solves to %v", node.Name, r.ID, fs.Objective)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s %s: regret %v, but forcing it fails: %v", node.Name, r.ID, r.Regret, err)
+					continue
+				}
+				if !sameNS(fs.Objective-sol.Objective, r.Regret) {
+					t.Errorf("%s %s: regret %v, forced optimum %v − optimum %v = %v", node.Name, r.ID, r.Regret, fs.Objective, sol.Objective, fs.Objective-sol.Objective)
+				}
+			}
+		})
+	}
+}
+
+// TestMeasuredDequantizePicksTheMeasuredFastest feeds the H200 part
+// measurements (examples/measured, docs/hardware.md) to the dequantize → mma
+// example: the planner must choose the plan measured fastest at each N —
+// the dequantization fused into the GEMM, producing the mma fragment
+// natively, at N = 16; the unfused plan through global memory at N = 4096.
+func TestMeasuredDequantizePicksTheMeasuredFastest(t *testing.T) {
+	tests := []struct {
+		n       string
+		choices map[string]string
+	}{
+		{"16", map[string]string{"dequantize": "fused_native", "mma": "a_in_registers"}},
+		{"4096", map[string]string{"dequantize": "standalone", "mma": "a_from_global"}},
+	}
+	for _, tt := range tests {
+		t.Run("N="+tt.n, func(t *testing.T) {
+			data, err := os.ReadFile("../examples/graphs/dequant_mma_n" + tt.n + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := tasks.Load(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mdata, err := os.ReadFile("../examples/measured/dequant_mma_n" + tt.n + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := tasks.DecodeMeasured(mdata)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, err = g.WithMeasured(m); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range r.Choices {
+				if want, ok := tt.choices[c.Invocation]; ok && c.Alternative != want {
+					t.Errorf("%s: chose %s, the measured fastest plan has %s", c.Invocation, c.Alternative, want)
+				}
+			}
+		})
+	}
+}
+
+// TestCacheAcrossCalls: a second plan with the same cache classifies
+// nothing new and gives the same plan.
+func TestCacheAcrossCalls(t *testing.T) {
+	g := examples(t)["transformer_layer"]
+	cache := NewCache()
+	first, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := cache.Len()
+	if n == 0 {
+		t.Fatal("the cache holds no conversion after a plan")
+	}
+	second, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cache.Len() != n {
+		t.Errorf("cache grew from %d to %d on the same graph", n, cache.Len())
+	}
+	if first.ObjectiveNS != second.ObjectiveNS {
+		t.Errorf("objectives differ: %v, %v", first.ObjectiveNS, second.ObjectiveNS)
+	}
+}
+
+// TestBudgetChoosesCostlierConversion: in the shared-memory budget example,
+// the cheapest conversion into the mma operand needs shared-memory scratch
+// the kernel has no room for; the plan converts through warp shuffles.
+func TestBudgetChoosesCostlierConversion(t *testing.T) {
+	r, err := Plan(context.Background(), examples(t)["smem_budget"], PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range r.Budgets {
+		if b.Used > b.Capacity {
+			t.Errorf("%s: %v over %v", b.Name, b.Used, b.Capacity)
+		}
+	}
+	found := false
+	for _, b := range r.Boundaries {
+		if b.To == "mma.lhs" {
+			found = true
+			if b.Mechanism != "warp_shuffle" {
+				t.Errorf("scale.y -> mma.lhs: mechanism %s, want warp_shuffle (no scratch)", b.Mechanism)
+			}
+		}
+	}
+	if !found {
+		t.Error("no boundary into mma.lhs")
+	}
+	if r.LocalChoiceNS != nil {
+		t.Errorf("the local choice fits the budget (%v): the example shows nothing", *r.LocalChoiceNS)
+	}
+}
+
+// TestInfeasibleNamesTheConflict: a budget nothing fits names itself.
+func TestInfeasibleNamesTheConflict(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/smem_budget.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte(`"shared_memory_bytes": 53248`), []byte(`"shared_memory_bytes": 40000`), 1)
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Plan(context.Background(), g, PlanOptions{})
+	var pe *PlanInfeasibleError
+	if err == nil || !asPlanInfeasible(err, &pe) {
+		t.Fatalf("Plan = %v, want a *PlanInfeasibleError", err)
+	}
+	if !strings.Contains(err.Error(), "kernel gemm_kernel: shared memory") {
+		t.Errorf("the error does not name the budget: %v", err)
+	}
+	var ie *InfeasibleError
+	if !asInfeasible(err, &ie) {
+		t.Errorf("the solver's *InfeasibleError is not kept: %v", err)
+	}
+}
+
+func asPlanInfeasible(err error, target **PlanInfeasibleError) bool {
+	pe, ok := err.(*PlanInfeasibleError)
+	if ok {
+		*target = pe
+	}
+	return ok
+}

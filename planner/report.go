@@ -1,0 +1,161 @@
+package planner
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	json "github.com/goccy/go-json"
+)
+
+// The three renderings of a Result: text for people, JSON for programs
+// (docs/plan-format.md), DOT for pictures. Each only prints what Plan
+// computed.
+
+// WriteText writes the human-readable report: the summary, then every
+// invocation with its choice and each rejected alternative's regret and
+// reason, then every boundary's conversion, then the budgets.
+func (r *Result) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "plan of %s on %s\n\n", r.Graph, r.Target)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+	status := r.Status
+	if r.Status == "optimal" {
+		status += " (proven)"
+	}
+	gap := r.Gap
+	if gap < 1e-9 {
+		gap = 0 // rounding in the bound's last digits
+	}
+	fmt.Fprintf(tw, "status\t%s; bound %s, gap %.3g%%\n", status, fmtNS(r.BoundNS), 100*gap)
+	fmt.Fprintf(tw, "total\t%s = execution %s + conversions %s\n", fmtNS(r.ObjectiveNS), fmtNS(r.ExecutionNS), fmtNS(r.ConversionNS))
+	switch {
+	case r.LocalChoiceNS == nil:
+		fmt.Fprintf(tw, "local choice\tinfeasible: %s\n", strings.Join(r.LocalChoiceViolations, "; "))
+	case *r.SavingNS > 0:
+		fmt.Fprintf(tw, "local choice\t%s; planning jointly saves %s (%.1f%%)\n", fmtNS(*r.LocalChoiceNS), fmtNS(*r.SavingNS), 100**r.SavingNS / *r.LocalChoiceNS)
+	default:
+		fmt.Fprintf(tw, "local choice\t%s; the locally cheapest choices are jointly optimal\n", fmtNS(*r.LocalChoiceNS))
+	}
+	m := r.Model
+	fmt.Fprintf(tw, "model\t%d invocations, %d alternatives left; the exact reduction eliminated %d, leaving %d to HiGHS (MILP of %d columns, %d rows; the whole model: %d columns, %d rows)\n",
+		m.Invocations, m.Alternatives, m.Eliminated, m.Core, m.Solved.Columns, m.Solved.Rows, m.Whole.Columns, m.Whole.Rows)
+	if r.SolveMS > 0 {
+		fmt.Fprintf(tw, "solve\t%.3g ms, %d branch-and-bound nodes\n", r.SolveMS, r.MILPNodes)
+	} else {
+		fmt.Fprintf(tw, "solve\t%d branch-and-bound nodes\n", r.MILPNodes)
+	}
+	tw.Flush()
+
+	fmt.Fprintf(bw, "\ninvocations (chosen alternative, cost, origin; then each rejected one: regret, why)\n")
+	for _, c := range r.Choices {
+		tie := ""
+		if c.Tie {
+			tie = "  (a tie: another alternative is as good)"
+		}
+		fmt.Fprintf(bw, "  %s: %s  %s  %s, %d × per tile%s\n", c.Invocation, c.Alternative, fmtNS(c.CostNS), c.Origin, c.Multiplicity, tie)
+		if c.NoSharedMemoryConversions {
+			fmt.Fprintf(bw, "      (its outgoing conversions avoid shared memory: the kernel's budget has no room for their scratch)\n")
+		}
+		for _, rj := range c.Rejected {
+			fmt.Fprintf(bw, "      %-14s %-10s %s\n", rj.Alternative, regretText(rj), rj.Reason)
+		}
+	}
+
+	fmt.Fprintf(bw, "\nboundaries (class, mechanism, cost, origin)\n")
+	for _, b := range r.Boundaries {
+		fmt.Fprintf(bw, "  %s: %s", b.Edge, b.Class)
+		if b.Mechanism != b.Class {
+			fmt.Fprintf(bw, " via %s", b.Mechanism)
+		}
+		fmt.Fprintf(bw, ", %s, %s", fmtNS(b.CostNS), b.Origin)
+		if b.PerTileNS > 0 {
+			fmt.Fprintf(bw, " (%d tiles × %s per tile and SM)", b.Moves, fmtNS(b.PerTileNS))
+		}
+		fmt.Fprintf(bw, "\n      %s → %s\n", b.Source, b.Target)
+		if len(b.SharedWith) > 0 {
+			fmt.Fprintf(bw, "      one conversion shared with %s\n", strings.Join(b.SharedWith, ", "))
+		}
+		if b.Crossing == "global_round_trip" && b.Detail != "" {
+			fmt.Fprintf(bw, "      %s\n", b.Detail)
+		}
+	}
+	if len(r.Budgets) > 0 {
+		fmt.Fprintf(bw, "\nbudgets\n")
+		for _, b := range r.Budgets {
+			fmt.Fprintf(bw, "  %s: %.0f of %.0f\n", b.Name, b.Used, b.Capacity)
+		}
+	}
+	return bw.Flush()
+}
+
+func regretText(rj Rejected) string {
+	switch {
+	case rj.Removed:
+		return "removed"
+	case rj.Infeasible:
+		return "infeasible"
+	case rj.RegretNS == nil:
+		return "—"
+	case rj.Tie:
+		return "tie"
+	}
+	s := "+" + fmtNS(*rj.RegretNS)
+	if !rj.Exact {
+		s = "≥" + s
+	}
+	return s
+}
+
+// WriteJSON writes the plan as JSON (docs/plan-format.md), indented.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// classColors colours boundaries by conversion class, cheapest lightest.
+var classColors = map[string]string{
+	"identity":              "gray60",
+	"register_permute":      "darkgreen",
+	"warp_shuffle":          "blue",
+	"shared_memory":         "darkorange",
+	"cluster_shared_memory": "purple",
+	"global_memory":         "red",
+}
+
+// WriteDOT writes the graph for Graphviz: invocations labelled with their
+// chosen alternative, boundaries coloured by conversion class and labelled
+// with the mechanism and cost.
+func (r *Result) WriteDOT(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "digraph %s {\n", strconv.Quote(r.Graph))
+	fmt.Fprintf(bw, "  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
+	fmt.Fprintf(bw, "  label=%s;\n", strconv.Quote(fmt.Sprintf("%s on %s: %s (%s)", r.Graph, r.Target, fmtNS(r.ObjectiveNS), r.Status)))
+	for _, c := range r.Choices {
+		fmt.Fprintf(bw, "  %s [label=%s];\n", strconv.Quote(c.Invocation), strconv.Quote(fmt.Sprintf("%s\n%s\n%s", c.Invocation, c.Alternative, fmtNS(c.CostNS))))
+	}
+	for _, b := range r.Boundaries {
+		from, _, _ := strings.Cut(b.From, ".")
+		to, _, _ := strings.Cut(b.To, ".")
+		color := classColors[b.Class]
+		if color == "" {
+			color = "black"
+		}
+		label := b.Mechanism
+		if b.CostNS > 0 {
+			label += "\n" + fmtNS(b.CostNS)
+		}
+		style := "solid"
+		if b.Crossing == "global_round_trip" {
+			style = "dashed"
+		}
+		fmt.Fprintf(bw, "  %s -> %s [color=%s, style=%s, label=%s];\n", strconv.Quote(from), strconv.Quote(to), color, style, strconv.Quote(label))
+	}
+	fmt.Fprintf(bw, "}\n")
+	return bw.Flush()
+}
