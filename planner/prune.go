@@ -25,14 +25,16 @@ type Removal struct {
 // position. Tables, terms and the MILP speak domain positions; Solution
 // speaks alternative indices.
 type instance struct {
-	p        *Problem
-	domain   [][]int     // node → active alternative indices, ascending
-	unary    [][]float64 // node → execution cost per domain position
-	groups   []cgroup
-	touched  []bool // node takes part in a budget row: it stays in the core
-	removed  []Removal
-	dominant map[[2]int]int // (node, pruned alternative) → dominating alternative
-	empty    []int          // nodes left without an alternative, ascending
+	p       *Problem
+	domain  [][]int     // node → active alternative indices, ascending
+	unary   [][]float64 // node → execution cost per domain position
+	groups  []cgroup
+	touched []bool // node takes part in a budget row: it stays in the core
+	removed []Removal
+	// dominant[v][a] is the alternative dominating alternative a of node v,
+	// or -1; dominant[v] is nil when v has no dominated alternative.
+	dominant [][]int
+	empty    []int // nodes left without an alternative, ascending
 }
 
 // cgroup is a Group over domain positions.
@@ -62,7 +64,7 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 		domain:   make([][]int, len(p.Nodes)),
 		unary:    make([][]float64, len(p.Nodes)),
 		touched:  make([]bool, len(p.Nodes)),
-		dominant: map[[2]int]int{},
+		dominant: make([][]int, len(p.Nodes)),
 	}
 	// ports[v] lists the label slices of v: a producer's sources and a
 	// consumer's targets, in group order.
@@ -160,7 +162,13 @@ func (in *instance) prune(v int, live []int, ports [][]string) []int {
 		if d := rep[k]; d != a {
 			in.removed = append(in.removed, Removal{Node: v, Alternative: a, ID: alts[a].ID,
 				Reason: "dominated by " + alts[d].ID, DominatedBy: d})
-			in.dominant[[2]int{v, a}] = d
+			if in.dominant[v] == nil {
+				in.dominant[v] = make([]int, len(alts))
+				for i := range in.dominant[v] {
+					in.dominant[v][i] = -1
+				}
+			}
+			in.dominant[v][a] = d
 			continue
 		}
 		kept = append(kept, a)
@@ -253,4 +261,12 @@ func (g *cgroup) pairUses(p int) []Use {
 		return nil
 	}
 	return g.uses[p]
+}
+
+// dominatedBy is the alternative dominating alternative a of node v, or -1.
+func (in *instance) dominatedBy(v, a int) int {
+	if in.dominant[v] == nil {
+		return -1
+	}
+	return in.dominant[v][a]
 }

@@ -3,8 +3,6 @@ package planner
 import (
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // Exact structural reduction: bucket elimination over the term hypergraph.
@@ -125,7 +123,7 @@ func (h *keyHeap) pop() keyed {
 // false (the NoReduce path still builds the terms).
 func reduce(in *instance, limit int, eliminate bool) *reduction {
 	n := len(in.p.Nodes)
-	r := &reduction{in: in, unary: make([][]float64, n), pos: make([]int, n)}
+	r := &reduction{in: in, unary: make([][]float64, n), pos: make([]int, n), order: make([]bucket, 0, n)}
 	adj := make([][]int, n)
 	for v := range n {
 		r.unary[v] = append([]float64(nil), in.unary[v]...)
@@ -186,7 +184,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 			h.push(keyed{k, v})
 		}
 	}
-	tables := map[string]int{} // scope and classes → live table term
+	tables := tableIndex{} // live table terms by scope and classes
 	sc := in.newScratch()
 	for len(*h) > 0 {
 		kv := h.pop()
@@ -200,7 +198,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		for _, t := range terms {
 			r.terms[t].dead = true
 			if r.terms[t].group < 0 {
-				delete(tables, tableKey(r.terms[t].scope, r.terms[t].cls))
+				tables.remove(t, &r.terms[t])
 			}
 		}
 		b.msg = r.message(&b, sc)
@@ -217,8 +215,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 				u[k] += b.msg[b.cls[0][k]]
 			}
 		default:
-			tk := tableKey(b.sep, b.cls)
-			if t, ok := tables[tk]; ok {
+			if t, ok := tables.find(r, b.sep, b.cls); ok {
 				tab := r.terms[t].table
 				for k := range tab {
 					tab[k] += b.msg[k]
@@ -230,7 +227,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 					ncls[i] = len(b.reps[i])
 				}
 				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: append([]float64(nil), b.msg...)})
-				tables[tk] = t
+				tables.add(t, &r.terms[t])
 				for _, u := range b.sep {
 					adj[u] = append(adj[u], t)
 				}
@@ -385,18 +382,47 @@ func (j *joiner) size(r *reduction, v int, terms []int, limit int) int {
 	return size
 }
 
-func tableKey(scope []int, cls [][]int) string {
-	var b strings.Builder
-	for i, v := range scope {
-		b.WriteString(strconv.Itoa(v))
-		b.WriteByte(':')
-		for _, c := range cls[i] {
-			b.WriteString(strconv.Itoa(c))
-			b.WriteByte('.')
-		}
-		b.WriteByte(',')
+// A tableIndex finds the live table term over a scope with given class
+// maps, to add a new message into it.
+type tableIndex map[uint64][]int
+
+func tableHash(scope []int, cls [][]int) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(x int) {
+		h ^= uint64(x)
+		h *= 1099511628211
 	}
-	return b.String()
+	for i, v := range scope {
+		mix(v)
+		for _, c := range cls[i] {
+			mix(c)
+		}
+		mix(-1)
+	}
+	return h
+}
+
+func (ix tableIndex) find(r *reduction, scope []int, cls [][]int) (int, bool) {
+	for _, t := range ix[tableHash(scope, cls)] {
+		tm := &r.terms[t]
+		if slices.Equal(tm.scope, scope) && slices.EqualFunc(tm.cls, cls, slices.Equal[[]int]) {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+func (ix tableIndex) add(t int, tm *term) {
+	h := tableHash(tm.scope, tm.cls)
+	ix[h] = append(ix[h], t)
+}
+
+func (ix tableIndex) remove(t int, tm *term) {
+	h := tableHash(tm.scope, tm.cls)
+	ix[h] = slices.DeleteFunc(ix[h], func(x int) bool { return x == t })
+	if len(ix[h]) == 0 {
+		delete(ix, h)
+	}
 }
 
 // message computes m_v(S_v) = min over v of the bucket.

@@ -128,10 +128,19 @@ func (rg *regrets) compute() error {
 		}
 	}
 	mms := make([]interval, len(order))
-	nodeMM := map[int]interval{}
+	nodeMM := make([]interval, n)
 	sc := in.newScratch()
 	var kn kernel
 	var kidRest []scoped
+	var kidIx []indexer
+	var kidBase []int
+	var row []float64
+	twoSided := false
+	for _, q := range rg.queries {
+		if q.lo != q.hi {
+			twoSided = true
+		}
+	}
 	for i := len(order) - 1; i >= 0; i-- {
 		if !needed[i] {
 			continue
@@ -150,19 +159,27 @@ func (rg *regrets) compute() error {
 		}
 		mms[i] = interval{}
 		dv := len(b.unary)
-		node := interval{filled(dv, inf), filled(dv, inf)}
+		// When every value is exact (no re-solve stopped early), lo and hi
+		// share their slices and only lo is computed.
+		pair := func(size int) interval {
+			lo := filled(size, inf)
+			if !twoSided {
+				return interval{lo, lo}
+			}
+			return interval{lo, filled(size, inf)}
+		}
+		node := pair(dv)
 		kids := make([]interval, len(children[i]))
 		for c, j := range children[i] {
-			size := len(order[j].msg)
-			kids[c] = interval{filled(size, inf), filled(size, inf)}
+			kids[c] = pair(len(order[j].msg))
 		}
 		kn.load(rg.r, b)
-		row := make([]float64, dv)
-		kidIx := make([]indexer, len(children[i]))
-		kidBase := make([]int, len(children[i]))
+		row = grow(row, dv)
+		kidIx = kidIx[:0]
+		kidBase = growInts(kidBase, len(children[i]))
 		kidRest = kidRest[:0]
-		for c, j := range children[i] {
-			kidIx[c] = newIndexer(order[j].sep, order[j].cls, classCounts(order[j].reps), b.node, &kidRest)
+		for _, j := range children[i] {
+			kidIx = append(kidIx, newIndexer(order[j].sep, order[j].cls, classCounts(order[j].reps), b.node, &kidRest))
 		}
 		o := newOdometer(b.sep, b.reps, sc.asg)
 		for e := range b.msg {
@@ -172,13 +189,17 @@ func (rg *regrets) compute() error {
 			}
 			for k, val := range row {
 				lo := combine(val, cur.lo[e], b.msg[e])
-				hi := combine(val, cur.hi[e], b.msg[e])
 				lower(&node.lo[k], lo)
+				for c := range kidIx {
+					lower(&kids[c].lo[kidIx[c].at(kidBase[c], k)], lo)
+				}
+				if !twoSided {
+					continue
+				}
+				hi := combine(val, cur.hi[e], b.msg[e])
 				lower(&node.hi[k], hi)
 				for c := range kidIx {
-					x := kidIx[c].at(kidBase[c], k)
-					lower(&kids[c].lo[x], lo)
-					lower(&kids[c].hi[x], hi)
+					lower(&kids[c].hi[kidIx[c].at(kidBase[c], k)], hi)
 				}
 			}
 			o.next()
@@ -193,11 +214,21 @@ func (rg *regrets) compute() error {
 
 	// The regrets, by node and alternative.
 	tol := objectiveTolerance(rg.opt0)
+	var pos []int
+	count := 0
+	for v, nd := range in.p.Nodes {
+		if explain[v] {
+			count += len(nd.Alternatives) - 1
+		}
+	}
+	if count > 0 {
+		rg.out = make([]Regret, 0, count)
+	}
 	for v, nd := range in.p.Nodes {
 		if !explain[v] {
 			continue
 		}
-		pos := make([]int, len(nd.Alternatives)) // alternative → domain position
+		pos = growInts(pos, len(nd.Alternatives)) // alternative → domain position
 		for k, a := range in.domain[v] {
 			pos[a] = k
 		}
@@ -218,7 +249,7 @@ func (rg *regrets) compute() error {
 			}
 			reg := Regret{Node: v, Alternative: a, ID: alt.ID, DominatedBy: -1}
 			var lo, hi float64
-			if d, ok := in.dominant[[2]int{v, a}]; ok {
+			if d := in.dominatedBy(v, a); d >= 0 {
 				reg.DominatedBy = d
 				lo, hi = value(pos[d])
 				shift := alt.Cost - nd.Alternatives[d].Cost
@@ -238,6 +269,9 @@ func (rg *regrets) compute() error {
 			rg.out = append(rg.out, reg)
 		}
 	}
+	if len(rg.out) == 0 {
+		rg.out = nil // no regret: the same as none computed
+	}
 	return nil
 }
 
@@ -254,6 +288,20 @@ func lower(x *float64, v float64) {
 	if v < *x {
 		*x = v
 	}
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+func growInts(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
 }
 
 func filled(n int, v float64) []float64 {

@@ -42,14 +42,15 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	if len(in.empty) > 0 {
 		return nil, &InfeasibleError{Empty: in.empty}
 	}
-	r := reduce(in, opt.maxTable(), !opt.NoReduce)
+	full := fullSize(in)
+	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, full)
 	sol := &Solution{Removed: in.removed}
 	sol.Model = ModelStats{
 		Nodes:      len(p.Nodes),
 		Eliminated: len(r.order),
 		CoreNodes:  len(r.core),
 		MaxBucket:  r.maxSeen,
-		Full:       fullSize(in),
+		Full:       full,
 	}
 	for _, d := range in.domain {
 		sol.Model.Alternatives += len(d)
@@ -59,7 +60,6 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	}
 
 	asg := make([]int, len(p.Nodes))
-	var cm *coreModel
 	var main *coreResult
 	var lib *highs.Library
 	solverObjective := r.offset
@@ -69,7 +69,6 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		if lib, err = loadHiGHS(); err != nil {
 			return nil, err
 		}
-		cm = buildCore(r)
 		sol.Model.Core = sizeOf(&cm.model)
 		main, err = cm.solve(ctx, lib, r, opt.solverOptions(), nil)
 		if err != nil {
@@ -133,6 +132,30 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	sol.SolveTime = time.Since(start)
 	return sol, nil
 }
+
+// reduceAndBuild reduces the problem and builds the core's MILP (nil for
+// an empty core). Tables left in the core can make its MILP larger than the
+// whole problem's (on dense graphs, where little reduces): then the
+// reduction is redone with an 8× smaller table limit, down to smallTable,
+// and at last not at all, so that reducing never grows the MILP.
+func reduceAndBuild(in *instance, limit int, eliminate bool, full ModelSize) (*reduction, *coreModel) {
+	for {
+		r := reduce(in, limit, eliminate)
+		if len(r.core) == 0 {
+			return r, nil
+		}
+		cm := buildCore(r)
+		if !eliminate || len(cm.model.Columns) <= full.Columns {
+			return r, cm
+		}
+		if limit /= 8; limit < smallTable {
+			eliminate = false
+		}
+	}
+}
+
+// smallTable is the smallest table limit reduceAndBuild retries with.
+const smallTable = 64
 
 func gap(obj, bound float64) float64 {
 	d := obj - bound
