@@ -61,13 +61,17 @@ type ConvCalibrationRow struct {
 
 // ConvCalibration costs every positive case under target's formulas (a
 // variant's movement recounted: a row-major scratch's wavefronts under
-// storage's bank model, one access per element for scalar stores; a flipped
-// cluster plan costed as the mechanism Classify rejected) and pairs it with
-// its measurement.
+// storage's bank model, one access per element for scalar stores, the
+// cluster plan's remote accesses where they now are) and pairs it with its
+// measurement less the empty loop's (EmptyLoop).
 func ConvCalibration(cases []ConvCase, measured []ConvMeasurement, target *costmodel.Target) ([]ConvCalibrationRow, error) {
 	byCase := map[string]ConvMeasurement{}
 	for _, m := range measured {
 		byCase[m.Case] = m
+	}
+	base, baseLat, err := EmptyLoop(cases, measured)
+	if err != nil {
+		return nil, err
 	}
 	var rows []ConvCalibrationRow
 	for _, c := range cases {
@@ -84,7 +88,8 @@ func ConvCalibration(cases []ConvCase, measured []ConvMeasurement, target *costm
 		}
 		cost := target.ConversionFormula(mv)
 		rows = append(rows, ConvCalibrationRow{Case: c.Name, Mechanism: c.Witness.Mechanism.String(),
-			ModelNS: cost.NS, ModelLatencyNS: cost.LatencyNS, MeasuredNS: m.AllSMsNS, MeasuredLatencyNS: m.AloneNS})
+			ModelNS: cost.NS, ModelLatencyNS: cost.LatencyNS,
+			MeasuredNS: max(m.AllSMsNS-base, 0), MeasuredLatencyNS: max(m.AloneNS-baseLat, 0)})
 	}
 	return rows, nil
 }
@@ -180,4 +185,87 @@ func sign(v float64) int {
 		return -1
 	}
 	return 0
+}
+
+// A MeasurementTable is costmodel's measurement-table form (read by
+// costmodel.DecodeMeasurements).
+type MeasurementTable struct {
+	Target string             `json:"target"`
+	Pairs  []MeasurementEntry `json:"pairs"`
+}
+
+// A MeasurementEntry is one measured (pair, mechanism).
+type MeasurementEntry struct {
+	Src       string  `json:"src"`
+	Dst       string  `json:"dst"`
+	Rename    string  `json:"rename,omitempty"`
+	Mechanism string  `json:"mechanism"`
+	Variant   string  `json:"variant,omitempty"`
+	CostNS    float64 `json:"cost_ns"`
+	LatencyNS float64 `json:"latency_ns"`
+	Source    string  `json:"source"`
+}
+
+// EmptyLoop returns the measured times of the case whose witness moves
+// nothing with an instruction (only renames whole registers): the timing
+// loop's own cost, which the other cases' costs are taken less.
+func EmptyLoop(cases []ConvCase, measured []ConvMeasurement) (ns, latency float64, err error) {
+	for _, c := range cases {
+		mv := c.Movement()
+		if c.Negative || mv.ALU+mv.Cvt+mv.Shuffles+mv.SharedAccesses+mv.RemoteAccesses+mv.GlobalAccesses != 0 {
+			continue
+		}
+		for _, m := range measured {
+			if m.Case == c.Name {
+				return m.AllSMsNS, m.AloneNS, nil
+			}
+		}
+	}
+	return 0, 0, fmt.Errorf("conversion record: no measured case that only renames registers (the empty loop)")
+}
+
+// ConvMeasurementTable turns the measured cases into a measurement table
+// for target: one entry per pair and mechanism that Classify's witness (or
+// its cluster flip, another variant of the mechanism) carried out. Layout
+// and vector-width variants are left out: they share their pair and
+// mechanism with the case Classify chose. Costs are the measured ones less
+// the empty loop's (EmptyLoop), rounded to 0.01 ns.
+func ConvMeasurementTable(cases []ConvCase, measured []ConvMeasurement, target, source string) (*MeasurementTable, error) {
+	byCase := map[string]ConvMeasurement{}
+	for _, m := range measured {
+		byCase[m.Case] = m
+	}
+	base, baseLat, err := EmptyLoop(cases, measured)
+	if err != nil {
+		return nil, err
+	}
+	t := &MeasurementTable{Target: target}
+	for _, c := range cases {
+		if c.Negative || (c.Variant != "" && c.Variant != "flipped") {
+			continue
+		}
+		m, ok := byCase[c.Name]
+		if !ok {
+			return nil, fmt.Errorf("conversion record: no case %q", c.Name)
+		}
+		if m.Check != "PASS" {
+			return nil, fmt.Errorf("conversion record: case %q did not pass its check (%s)", c.Name, m.Check)
+		}
+		round := func(v float64) float64 { return math.Round(v*100) / 100 }
+		t.Pairs = append(t.Pairs, MeasurementEntry{Src: c.Src, Dst: c.Dst, Rename: c.Rename,
+			Mechanism: c.Witness.Mechanism.Via.String(), Variant: c.Witness.Mechanism.Variant,
+			CostNS: round(max(m.AllSMsNS-base, 0)), LatencyNS: round(max(m.AloneNS-baseLat, 0)),
+			Source: source + ": " + c.Name + ", less the empty loop"})
+	}
+	return t, nil
+}
+
+// Movement is what the case's witness does, as the cost model counts it
+// (recounted for a transformed witness).
+func (c ConvCase) Movement() costmodel.Movement {
+	mv, err := recount(c.Witness, c.Program.MovedBits)
+	if err != nil {
+		return c.Witness.Movement
+	}
+	return mv
 }

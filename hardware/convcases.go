@@ -16,6 +16,8 @@ import (
 // check must catch them.
 type ConvCase struct {
 	Name     string
+	Src, Dst string // the distributions' fingerprints
+	Rename   string // the tile renaming, "" for none
 	Class    conversion.Class
 	Variant  string // how the witness differs from Classify's, "" for none
 	Negative bool
@@ -117,7 +119,8 @@ func ConversionCases() ([]ConvCase, error) {
 		if bad := p.Check(); bad != 0 {
 			return fmt.Errorf("%s: the lowered program gets %d registers wrong on the CPU", name, bad)
 		}
-		out = append(out, ConvCase{Name: name, Class: res.Class, Variant: variant, Witness: w, Program: p})
+		out = append(out, ConvCase{Name: name, Src: pr.src.Fingerprint().String(), Dst: pr.dst.Fingerprint().String(),
+			Rename: pr.opts.Rename.String(), Class: res.Class, Variant: variant, Witness: w, Program: p})
 		return nil
 	}
 	for _, pr := range pairs {
@@ -158,7 +161,8 @@ func ConversionCases() ([]ConvCase, error) {
 		for t := range p.Rounds[0].From {
 			p.Rounds[0].From[t] ^= 1
 		}
-		out = append(out, ConvCase{Name: p.Name, Class: c.Class, Variant: "wrong lanes in round 0", Negative: true, Witness: c.Witness, Program: p})
+		out = append(out, ConvCase{Name: p.Name, Src: c.Src, Dst: c.Dst, Rename: c.Rename, Class: c.Class,
+			Variant: "wrong lanes in round 0", Negative: true, Witness: c.Witness, Program: p})
 	}
 	return out, nil
 }

@@ -5,6 +5,11 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/conversion"
+	"github.com/cklplan/cklplan/costmodel"
 )
 
 // Every case's lowered program gives every destination register its
@@ -85,6 +90,65 @@ func TestKendallTau(t *testing.T) {
 	} {
 		if got := KendallTau(c.x, c.y); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("KendallTau(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+}
+
+// The measurement table written from the conversion record (go test
+// ./hardware -update) is costmodel's form, and Classify, given it, reports
+// each measured pair's cost with origin measured.
+func TestConvMeasurementTable(t *testing.T) {
+	data, err := os.ReadFile("convcheck/record/conv.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, measured, err := DecodeConvRecord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := ConversionCases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := ConvMeasurementTable(cases, measured, "h200", "hardware/convcheck/record/conv.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.MarshalIndent(table, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	const file = "convcheck/record/measurements.json"
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is stale: run go test ./hardware -update", file)
+	}
+	ms, err := costmodel.DecodeMeasurements(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := convPairs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range pairs {
+		opts := pr.opts
+		opts.Measured = ms
+		res, err := conversion.Classify(pr.src, pr.dst, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Cost.Origin != costmodel.Measured {
+			t.Errorf("%s: cost %+v is not the measured one", pr.name, res.Cost)
 		}
 	}
 }
