@@ -161,7 +161,9 @@ const DequantOnceSplit = 16
 //	a_blocked_f16 → mma.a = (the shared-memory plan) − b, the cheapest mechanism;
 //	w_u4_ld → mma.a (the native plan's loads of its own fragment) = (the native plan) − b;
 //	ld_once = l at N = 16; standalone = (the dequantize kernel) − ld_once;
-//	a_from_global = (the f16 GEMM kernel).
+//	a_from_global = (the f16 GEMM kernel);
+//	load_x and store_y = 0: the mma loop and the GEMM kernels read X and
+//	write Y, so their times hold those loads and stores already.
 //
 // So the fused plans' costs add up to their measured times exactly, and the
 // unfused plan's to the sum of its two kernels timed one by one. A negative
@@ -200,8 +202,10 @@ func (r *DequantRecord) Measured(n, split int) (*MeasuredCosts, error) {
 			{"dequantize", "standalone", per(deq-once, onceTiles)},
 			{"load_w", "ld_in_gemm", per(l, fused)},
 			{"load_w", "ld_once", per(once, onceTiles)},
+			{"load_x", "ldmatrix_trans", 0},
 			{"mma", "a_from_global", per(f16, mma)},
 			{"mma", "a_in_registers", per(m, mma)},
+			{"store_y", "st_global", 0},
 		},
 		Conversions: []MeasuredConversion{
 			{"a_blocked_f16", "mma.m16n8k16.a.f16", per(min(smem, shfl)-b, fused)},
