@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/tasks"
 )
@@ -47,10 +45,6 @@ type genRequest struct {
 func (q *genRequest) setOperands([]string, *input) error { return nil }
 func (q *genRequest) count() int                         { return 0 }
 func (q *genRequest) setTail(string, []string) error     { return errors.New("gen takes no arguments") }
-func (q *genRequest) decodeArgs([]json.RawMessage) error { return errors.New("gen has no --batch") }
-func (q *genRequest) decodeField(string, json.RawMessage) error {
-	return errors.New("gen has no --batch")
-}
 
 // A genResult is a generated graph, written in the task-graph format.
 type genResult struct{ data []byte }

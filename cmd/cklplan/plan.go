@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/cklplan/cklplan/planner"
 	"github.com/cklplan/cklplan/tasks"
 )
@@ -80,12 +78,6 @@ func (q *planRequest) setOperands(args []string, in *input) error {
 func (q *planRequest) count() int { return 1 }
 func (q *planRequest) setTail(string, []string) error {
 	return errors.New("plan takes no further arguments")
-}
-func (q *planRequest) decodeArgs([]json.RawMessage) error {
-	return errors.New("plan has no --batch")
-}
-func (q *planRequest) decodeField(string, json.RawMessage) error {
-	return errors.New("plan has no --batch")
 }
 
 // planResult renders a planner.Result.
