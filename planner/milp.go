@@ -286,18 +286,9 @@ type coreResult struct {
 	values    []float64
 }
 
-// solveCore solves the core model, with the columns in fix forced to 1.
-func (cm *coreModel) solve(ctx context.Context, s highs.MILPSolver, r *reduction, opt highs.Options, fix []int) (*coreResult, error) {
-	m := &cm.model
-	saved := make([]float64, len(fix))
-	for i, col := range fix {
-		saved[i] = m.Columns[col].Lower
-		m.Columns[col].Lower = 1
-	}
-	res, err := s.Solve(ctx, m, opt)
-	for i, col := range fix {
-		m.Columns[col].Lower = saved[i]
-	}
+// solve solves the core model.
+func (cm *coreModel) solve(ctx context.Context, s highs.MILPSolver, r *reduction, opt highs.Options) (*coreResult, error) {
+	res, err := s.Solve(ctx, &cm.model, opt)
 	if err != nil {
 		return nil, fmt.Errorf("planner: HiGHS: %w", err)
 	}

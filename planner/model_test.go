@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
 	"github.com/google/go-cmp/cmp"
@@ -198,5 +199,37 @@ func TestEvaluateErrors(t *testing.T) {
 	}
 	if _, err := Solve(context.Background(), p, Options{Explain: []int{5}}); err == nil {
 		t.Error("Explain naming node 5 of 2 accepted")
+	}
+}
+
+// TestTimeLimit: a solve stopped by its time limit returns the best plan
+// found, verified, with its bound and gap and without regrets; the local
+// choice is HiGHS's first incumbent, so a plan exists when it is feasible.
+func TestTimeLimit(t *testing.T) {
+	highstest.Library(t)
+	p := randomDAG(3, 1000, 8)
+	sol, err := Solve(context.Background(), p, Options{TimeLimit: time.Millisecond})
+	if err != nil {
+		t.Fatalf("time limit: %v", err)
+	}
+	if sol.Status != TimeLimit || sol.Regrets != nil {
+		t.Fatalf("status %v, %d regrets; want a time-limited plan without regrets", sol.Status, len(sol.Regrets))
+	}
+	choices := make([]int, len(sol.Choices))
+	for v, c := range sol.Choices {
+		choices[v] = c.Alternative
+	}
+	ev, err := p.Evaluate(choices)
+	if err != nil || !ev.Feasible() || ev.Cost != sol.Objective {
+		t.Fatalf("plan evaluates to %v, %v; objective %v", ev, err, sol.Objective)
+	}
+	if sol.Objective > sol.Local.Cost || !(sol.Bound <= sol.Objective) || sol.Gap < 0 {
+		t.Fatalf("objective %v, local %v, bound %v, gap %v", sol.Objective, sol.Local.Cost, sol.Bound, sol.Gap)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Solve(ctx, p, Options{}); !errors.Is(err, ErrNoPlan) {
+		t.Errorf("a cancelled context: %v, want ErrNoPlan", err)
 	}
 }

@@ -70,7 +70,9 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 			return nil, err
 		}
 		sol.Model.Core = sizeOf(&cm.model)
-		main, err = cm.solve(ctx, lib, r, opt.solverOptions(), nil)
+		hopt := opt.solverOptions()
+		hopt.Start = cm.localStart(r, localChoice(p))
+		main, err = cm.solve(ctx, lib, r, hopt)
 		if err != nil {
 			return nil, err
 		}
@@ -166,6 +168,27 @@ func gap(obj, bound float64) float64 {
 		return math.Inf(1)
 	}
 	return d / math.Abs(obj)
+}
+
+// localStart is the core's point of the local-choice plan, HiGHS's first
+// incumbent (so that a time limit returns a plan whenever that one is
+// feasible), or nil when the plan uses an alternative outside the domains.
+// An infeasible start is ignored by HiGHS.
+func (cm *coreModel) localStart(r *reduction, lc LocalChoice) []float64 {
+	in := r.in
+	asg := make([]int, len(in.p.Nodes))
+	for _, v := range r.core {
+		a := lc.Choices[v]
+		if d := in.dominatedBy(v, a); d >= 0 {
+			a = d // same labels and uses, cheaper: as feasible
+		}
+		k := slices.Index(in.domain[v], a)
+		if k < 0 {
+			return nil
+		}
+		asg[v] = k
+	}
+	return cm.point(r, asg)
 }
 
 // localChoice is the baseline: each node's cheapest alternative among those
