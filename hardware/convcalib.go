@@ -3,6 +3,7 @@ package hardware
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
@@ -226,7 +227,8 @@ func EmptyLoop(cases []ConvCase, measured []ConvMeasurement) (ns, latency float6
 
 // ConvMeasurementTable turns the measured cases into a measurement table
 // for target: one entry per pair and mechanism that Classify's witness (or
-// its cluster flip, another variant of the mechanism) carried out. Layout
+// its cluster flip, another variant of the mechanism, or the next-ranked
+// mechanism's witness) carried out. Layout
 // and vector-width variants are left out: they share their pair and
 // mechanism with the case Classify chose. Costs are the measured ones less
 // the empty loop's (EmptyLoop), rounded to 0.01 ns.
@@ -241,7 +243,7 @@ func ConvMeasurementTable(cases []ConvCase, measured []ConvMeasurement, target, 
 	}
 	t := &MeasurementTable{Target: target}
 	for _, c := range cases {
-		if c.Negative || (c.Variant != "" && c.Variant != "flipped") {
+		if c.Negative || (c.Variant != "" && c.Variant != "flipped" && !strings.HasPrefix(c.Variant, "via_")) {
 			continue
 		}
 		m, ok := byCase[c.Name]

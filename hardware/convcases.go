@@ -93,11 +93,12 @@ func convPairs() ([]convPair, error) {
 }
 
 // ConversionCases classifies every pair, replays and lowers its witness,
-// adds the variants (the shared-memory transposes through a row-major
+// adds the variants (the shared-memory conversions through a row-major
 // scratch with its bank conflicts, and with one-element stores; the cluster
-// swap pulled instead of pushed), each replayed by conversion.Replay before
-// it is lowered, and one negative case (a shuffle plan whose first round
-// reads the wrong lanes).
+// swap pulled instead of pushed; an exchange inside one warp by the
+// mechanism Classify ranked next, shuffles or shared memory), each replayed
+// by conversion.Replay before it is lowered, and one negative case (a
+// shuffle plan whose first round reads the wrong lanes).
 func ConversionCases() ([]ConvCase, error) {
 	pairs, err := convPairs()
 	if err != nil {
@@ -144,6 +145,20 @@ func ConversionCases() ([]ConvCase, error) {
 		}
 		if w := res.Witness; w.Cluster != nil {
 			if err := add(pr, res, flipPushPull(w), "flipped"); err != nil {
+				return nil, err
+			}
+		}
+		// The same pair by the mechanism Classify ranked next, where the
+		// chosen one is a shuffle or shared memory: both ways of an
+		// exchange inside one warp, measured.
+		if via := res.Mechanism.Via; via == conversion.WarpShuffle || (via == conversion.SharedMemory && res.Class == conversion.WarpShuffle) {
+			opts := pr.opts
+			opts.Exclude = []conversion.Class{via}
+			alt, err := conversion.Classify(pr.src, pr.dst, opts)
+			if err != nil {
+				return nil, fmt.Errorf("%s without %s: %w", pr.name, via, err)
+			}
+			if err := add(pr, res, alt.Witness, "via_"+alt.Mechanism.Via.String()); err != nil {
 				return nil, err
 			}
 		}
