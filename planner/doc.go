@@ -55,9 +55,12 @@
 //     from the Problem alone; a disagreement with the solver beyond 1e-6
 //     relative is a *VerifyError, never swallowed.
 //  7. regret.go: exact regrets, from min-marginals: the distribute pass of
-//     the junction tree the elimination built, and, where the tree meets the
-//     core, re-solves of the core with the choices fixed (warm-started, in
-//     parallel on at most Options.Workers HiGHS instances).
+//     the junction tree the elimination built (buckets whose parent is done
+//     run in parallel on Options.Workers goroutines), and, where the tree
+//     meets the core, re-solves of the core with the choices fixed, or
+//     restricted to a separator's class (warm-started, in parallel on at most
+//     Options.Workers HiGHS instances). A time-limited re-solve makes its
+//     regrets intervals (Regret.Lower, Regret.Exact).
 //
 // Options.NoReduce skips stage 3: HiGHS solves the whole problem and every
 // regret is a re-solve.

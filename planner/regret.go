@@ -129,88 +129,21 @@ func (rg *regrets) compute() error {
 	}
 	mms := make([]interval, len(order))
 	nodeMM := make([]interval, n)
-	sc := in.newScratch()
-	var kn kernel
-	var kidRest []scoped
-	var kidIx []indexer
-	var kidBase []int
-	var row []float64
 	twoSided := false
 	for _, q := range rg.queries {
 		if q.lo != q.hi {
 			twoSided = true
 		}
 	}
+	dp := &distributor{rg: rg, order: order, children: children, mms: mms, nodeMM: nodeMM,
+		explain: explain, rootQ: rootQ, twoSided: twoSided}
+	var roots []int
 	for i := len(order) - 1; i >= 0; i-- {
-		if !needed[i] {
-			continue
-		}
-		b := &order[i]
-		cur := mms[i]
-		switch {
-		case b.parent >= 0:
-		case len(b.sep) == 0:
-			cur = interval{[]float64{rg.opt0}, []float64{rg.opt0}}
-		default:
-			cur = interval{make([]float64, len(b.msg)), make([]float64, len(b.msg))}
-			for e, q := range rootQ[i] {
-				cur.lo[e], cur.hi[e] = rg.queries[q].lo, rg.queries[q].hi
-			}
-		}
-		mms[i] = interval{}
-		dv := len(b.unary)
-		// When every value is exact (no re-solve stopped early), lo and hi
-		// share their slices and only lo is computed.
-		pair := func(size int) interval {
-			lo := filled(size, inf)
-			if !twoSided {
-				return interval{lo, lo}
-			}
-			return interval{lo, filled(size, inf)}
-		}
-		node := pair(dv)
-		kids := make([]interval, len(children[i]))
-		for c, j := range children[i] {
-			kids[c] = pair(len(order[j].msg))
-		}
-		kn.load(rg.r, b)
-		row = grow(row, dv)
-		kidIx = kidIx[:0]
-		kidBase = growInts(kidBase, len(children[i]))
-		kidRest = kidRest[:0]
-		for _, j := range children[i] {
-			kidIx = append(kidIx, newIndexer(order[j].sep, order[j].cls, classCounts(order[j].reps), b.node, &kidRest))
-		}
-		o := newOdometer(b.sep, b.reps, sc.asg)
-		for e := range b.msg {
-			kn.row(sc, row)
-			for c := range kidIx {
-				kidBase[c] = kidIx[c].baseOf(sc.asg)
-			}
-			for k, val := range row {
-				lo := combine(val, cur.lo[e], b.msg[e])
-				lower(&node.lo[k], lo)
-				for c := range kidIx {
-					lower(&kids[c].lo[kidIx[c].at(kidBase[c], k)], lo)
-				}
-				if !twoSided {
-					continue
-				}
-				hi := combine(val, cur.hi[e], b.msg[e])
-				lower(&node.hi[k], hi)
-				for c := range kidIx {
-					lower(&kids[c].hi[kidIx[c].at(kidBase[c], k)], hi)
-				}
-			}
-			o.next()
-		}
-		for c, j := range children[i] {
-			mms[j] = kids[c]
-		}
-		if explain[b.node] {
-			nodeMM[b.node] = node
+		if needed[i] && order[i].parent < 0 {
+			roots = append(roots, i)
 		}
 	}
+	dp.run(roots, rg.opt.workers())
 
 	// The regrets, by node and alternative.
 	tol := objectiveTolerance(rg.opt0)
@@ -273,6 +206,137 @@ func (rg *regrets) compute() error {
 		rg.out = nil // no regret: the same as none computed
 	}
 	return nil
+}
+
+// A distributor runs the distribute pass: a bucket is ready once its
+// parent is done (its MMS known), so ready buckets run in parallel on
+// workers, each with its own scratch. Every bucket's values depend only on
+// its parent's, computed in a fixed order: the result does not depend on
+// the schedule.
+type distributor struct {
+	rg       *regrets
+	order    []bucket
+	children [][]int
+	mms      []interval
+	nodeMM   []interval
+	explain  []bool
+	rootQ    map[int][]int
+	twoSided bool
+}
+
+// dworker is one worker's scratch.
+type dworker struct {
+	sc      *scratch
+	kn      kernel
+	kidRest []scoped
+	kidIx   []indexer
+	kidBase []int
+	row     []float64
+}
+
+func (dp *distributor) run(roots []int, workers int) {
+	ready := make(chan int, len(dp.order))
+	var pending sync.WaitGroup
+	pending.Add(len(roots))
+	for _, i := range roots {
+		ready <- i
+	}
+	go func() {
+		pending.Wait()
+		close(ready)
+	}()
+	var done sync.WaitGroup
+	for range max(1, workers) {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			w := &dworker{sc: dp.rg.r.in.newScratch()}
+			for i := range ready {
+				kids := dp.bucket(i, w)
+				pending.Add(len(kids))
+				for _, j := range kids {
+					ready <- j
+				}
+				pending.Done()
+			}
+		}()
+	}
+	done.Wait()
+}
+
+// bucket computes bucket i's min-marginals: its node's, and its children's
+// MMS, which it returns as ready.
+func (dp *distributor) bucket(i int, w *dworker) []int {
+	rg, order, children, mms, nodeMM, explain, rootQ, twoSided := dp.rg, dp.order, dp.children, dp.mms, dp.nodeMM, dp.explain, dp.rootQ, dp.twoSided
+	sc, kn := w.sc, &w.kn
+	b := &order[i]
+	cur := mms[i]
+	switch {
+	case b.parent >= 0:
+	case len(b.sep) == 0:
+		cur = interval{[]float64{rg.opt0}, []float64{rg.opt0}}
+	default:
+		cur = interval{make([]float64, len(b.msg)), make([]float64, len(b.msg))}
+		for e, q := range rootQ[i] {
+			cur.lo[e], cur.hi[e] = rg.queries[q].lo, rg.queries[q].hi
+		}
+	}
+	mms[i] = interval{}
+	dv := len(b.unary)
+	// When every value is exact (no re-solve stopped early), lo and hi
+	// share their slices and only lo is computed.
+	pair := func(size int) interval {
+		lo := filled(size, inf)
+		if !twoSided {
+			return interval{lo, lo}
+		}
+		return interval{lo, filled(size, inf)}
+	}
+	node := pair(dv)
+	kids := make([]interval, len(children[i]))
+	for c, j := range children[i] {
+		kids[c] = pair(len(order[j].msg))
+	}
+	kn.load(rg.r, b)
+	w.row = grow(w.row, dv)
+	row := w.row
+	w.kidIx = w.kidIx[:0]
+	w.kidBase = growInts(w.kidBase, len(children[i]))
+	w.kidRest = w.kidRest[:0]
+	for _, j := range children[i] {
+		w.kidIx = append(w.kidIx, newIndexer(order[j].sep, order[j].cls, classCounts(order[j].reps), b.node, &w.kidRest))
+	}
+	kidIx, kidBase := w.kidIx, w.kidBase
+	o := newOdometer(b.sep, b.reps, sc.asg)
+	for e := range b.msg {
+		kn.row(sc, row)
+		for c := range kidIx {
+			kidBase[c] = kidIx[c].baseOf(sc.asg)
+		}
+		for k, val := range row {
+			lo := combine(val, cur.lo[e], b.msg[e])
+			lower(&node.lo[k], lo)
+			for c := range kidIx {
+				lower(&kids[c].lo[kidIx[c].at(kidBase[c], k)], lo)
+			}
+			if !twoSided {
+				continue
+			}
+			hi := combine(val, cur.hi[e], b.msg[e])
+			lower(&node.hi[k], hi)
+			for c := range kidIx {
+				lower(&kids[c].hi[kidIx[c].at(kidBase[c], k)], hi)
+			}
+		}
+		o.next()
+	}
+	for c, j := range children[i] {
+		mms[j] = kids[c]
+	}
+	if explain[b.node] {
+		nodeMM[b.node] = node
+	}
+	return children[i]
 }
 
 func classCounts(reps [][]int) []int {
