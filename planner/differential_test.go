@@ -96,6 +96,9 @@ func TestDifferential(t *testing.T) {
 			if sol.RegretSolves > 0 {
 				stats["re-solves"]++
 			}
+			if sol.RegretMILPSolves > 0 {
+				stats["MILP re-solves"]++
+			}
 			for _, r := range sol.Regrets {
 				if r.Tie {
 					stats["ties"]++
@@ -117,7 +120,7 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("%d problems: %v", differentialProblems, stats)
 	// The generator must exercise every path; these fail if it drifts.
-	for _, k := range []string{"feasible", "core empty", "core and eliminated", "re-solves", "ties", "infinite regrets", "dominated"} {
+	for _, k := range []string{"feasible", "core empty", "core and eliminated", "re-solves", "MILP re-solves", "ties", "infinite regrets", "dominated"} {
 		if stats[k] == 0 {
 			t.Errorf("no problem exercised %q", k)
 		}

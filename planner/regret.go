@@ -46,6 +46,9 @@ type regrets struct {
 
 	out    []Regret
 	solves int
+
+	mu                   sync.Mutex
+	lpSolves, milpSolves int
 }
 
 // A query asks for the best plan with some core nodes' choices restricted
@@ -464,18 +467,38 @@ func (rg *regrets) fixedOut(q *query) bool {
 
 // worker answers queries on its own HiGHS instance and copy of the columns;
 // after an error it drains the jobs without solving.
-func (rg *regrets) worker(jobs <-chan int) error {
-	s, err := rg.lib.NewSolver()
-	if err != nil {
+func (rg *regrets) worker(jobs <-chan int) (err error) {
+	drain := func() {
 		for range jobs {
 		}
+	}
+	s, err := rg.lib.NewSolver()
+	if err != nil {
+		drain()
 		return err
 	}
 	defer s.Close()
+	// The LP relaxation stays loaded on its own instance: each query changes
+	// a few bounds and re-solves from the last basis. Where the LP's x are
+	// integral its optimum is the MILP's (LP ≤ MILP, and an integral x
+	// determines y and z exactly); elsewhere the MILP is re-solved.
+	lpSolver, err := rg.lib.NewSolver()
+	if err != nil {
+		drain()
+		return err
+	}
+	defer lpSolver.Close()
 	m := rg.cm.model
 	m.Columns = slices.Clone(m.Columns)
+	lp := rg.cm.model
+	lp.Columns = slices.Clone(lp.Columns)
+	for j := range lp.Columns {
+		lp.Columns[j].Integer = false
+	}
 	point := make([]int, len(rg.asg))
 	base := rg.opt.solverOptions()
+	lpLoaded := false
+	var changes, restore []highs.BoundChange
 	for qi := range jobs {
 		if err != nil {
 			continue
@@ -485,29 +508,65 @@ func (rg *regrets) worker(jobs <-chan int) error {
 			q.lo, q.hi = inf, inf
 			continue
 		}
+		changes, restore = changes[:0], restore[:0]
+		for j, v := range q.nodes {
+			for k := range rg.r.in.domain[v] {
+				if col := rg.cm.xcol[v] + k; !slices.Contains(q.sets[j], k) {
+					changes = append(changes, highs.BoundChange{Col: col, Lower: 0, Upper: 0})
+					restore = append(restore, highs.BoundChange{Col: col, Lower: lp.Columns[col].Lower, Upper: lp.Columns[col].Upper})
+				}
+			}
+		}
+		if !lpLoaded {
+			if _, err = lpSolver.Solve(rg.ctx, &lp, base); err != nil {
+				continue
+			}
+			lpLoaded = true
+		}
+		var res *highs.Result
+		if err = lpSolver.SetBounds(&lp, changes); err != nil {
+			continue
+		}
+		res, err = lpSolver.Resolve(rg.ctx, &lp, base)
+		if err != nil {
+			continue
+		}
+		if err = lpSolver.SetBounds(&lp, restore); err != nil {
+			continue
+		}
+		rg.mu.Lock()
+		rg.lpSolves++
+		rg.mu.Unlock()
+		if res.Status == highs.Infeasible {
+			q.lo, q.hi = inf, inf
+			continue
+		}
+		if res.Status == highs.Optimal && rg.integral(res.Values) {
+			q.lo, q.hi = res.Objective, res.Objective
+			continue
+		}
+
 		copy(point, rg.asg)
 		for j, v := range q.nodes {
 			if !slices.Contains(q.sets[j], point[v]) {
 				point[v] = q.sets[j][0]
 			}
-			for k := range rg.r.in.domain[v] {
-				if !slices.Contains(q.sets[j], k) {
-					m.Columns[rg.cm.xcol[v]+k].Upper = 0
-				}
-			}
+		}
+		for _, ch := range changes {
+			m.Columns[ch.Col].Upper = 0
 		}
 		opt := base
 		opt.Start = rg.cm.point(rg.r, point)
-		var res *highs.Result
 		res, err = s.Solve(rg.ctx, &m, opt)
-		for _, v := range q.nodes {
-			for k := range rg.r.in.domain[v] {
-				m.Columns[rg.cm.xcol[v]+k].Upper = rg.cm.model.Columns[rg.cm.xcol[v]+k].Upper
-			}
+		for _, ch := range restore {
+			m.Columns[ch.Col].Upper = ch.Upper
 		}
 		if err != nil {
 			continue
 		}
+		rg.mu.Lock()
+		rg.milpSolves++
+		rg.mu.Unlock()
 		switch {
 		case res.Status == highs.Optimal:
 			q.lo, q.hi = res.Objective, res.Objective
@@ -523,4 +582,17 @@ func (rg *regrets) worker(jobs <-chan int) error {
 		}
 	}
 	return err
+}
+
+// integral reports whether every x of a core point is within 1e-6 of 0 or 1.
+func (rg *regrets) integral(values []float64) bool {
+	for _, v := range rg.r.core {
+		for k := range rg.r.in.domain[v] {
+			x := values[rg.cm.xcol[v]+k]
+			if math.Abs(x-math.Round(x)) > 1e-6 {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -88,8 +88,10 @@ type Solution struct {
 	// Nil when not computed (Options.NoRegrets, or a plan not proven
 	// optimal).
 	Regrets []Regret
-	// RegretSolves is the number of HiGHS re-solves the regrets took.
-	RegretSolves int
+	// RegretSolves is the number of core re-solves the regrets took: each a
+	// warm-started LP re-solve, and RegretMILPSolves of them also a MILP
+	// re-solve (where the LP's choice was fractional).
+	RegretSolves, RegretMILPSolves int
 	// Local is the plan that takes each node's locally cheapest alternative.
 	Local LocalChoice
 }

@@ -129,7 +129,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		if err := rg.compute(); err != nil {
 			return nil, err
 		}
-		sol.Regrets, sol.RegretSolves = rg.out, rg.solves
+		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
 	}
 	sol.SolveTime = time.Since(start)
 	return sol, nil

@@ -100,6 +100,7 @@ type cfuncs struct {
 	setCallback        func(h uintptr, cb uintptr, userData uintptr) highsInt
 	startCallback      func(h uintptr, callbackType highsInt) highsInt
 	zeroAllClocks      func(h uintptr) highsInt
+	changeColBounds    func(h uintptr, col highsInt, lower, upper float64) highsInt
 	getIis             func(h uintptr, numCol, numRow, colIndex, rowIndex, colBound, rowBound, colStatus, rowStatus *highsInt) highsInt
 	// resetGlobalScheduler shuts down the task scheduler of the calling
 	// thread (HiGHS keeps one per thread, sized by the first run's threads).
@@ -153,6 +154,7 @@ func (f *cfuncs) solverSymbols() []symbol {
 		{"Highs_startCallback", &f.startCallback},
 		{"Highs_zeroAllClocks", &f.zeroAllClocks},
 		{"Highs_resetGlobalScheduler", &f.resetGlobalScheduler},
+		{"Highs_changeColBounds", &f.changeColBounds},
 	}
 }
 

@@ -94,6 +94,7 @@ func (s *Solver) Conflict(ctx context.Context, m *Model, opt Options) (*Conflict
 	defer stop()
 	var conf *Conflict
 	var err error
+	s.loaded = nil // conflict loads a continuous copy
 	inst.do(func(h uintptr) { conf, err = s.conflict(h, m, in, opt) })
 	return conf, err
 }

@@ -64,6 +64,9 @@ type Solver struct {
 	lib  *Library
 	mu   sync.Mutex // held for a whole solve
 	inst *instance  // nil once closed
+	// loaded is the model the last Solve passed to HiGHS, still loaded
+	// there (with any bound changes since); nil when none is.
+	loaded *Model
 }
 
 // NewSolver starts a HiGHS instance.
@@ -233,10 +236,18 @@ func (s *Solver) load(h uintptr, m *Model, in *input, opt Options) error {
 
 // run does one solve; it is called on the instance's thread.
 func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, error) {
-	c := &s.lib.c
+	s.loaded = nil
 	if err := s.load(h, m, in, opt); err != nil {
 		return nil, err
 	}
+	s.loaded = m
+	return s.execute(h, m)
+}
+
+// execute runs the loaded model m and reads the result; it is called on the
+// instance's thread.
+func (s *Solver) execute(h uintptr, m *Model) (*Result, error) {
+	c := &s.lib.c
 	c.zeroAllClocks(h)
 	// A run status of error goes with a model status that says which error;
 	// the model status is what the result reports.

@@ -1,0 +1,100 @@
+package highs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// A BoundChange sets a column's bounds in the model loaded on a Solver.
+type BoundChange struct {
+	Col          int
+	Lower, Upper float64
+}
+
+// ErrNotLoaded is returned by SetBounds and Resolve when the model they are
+// given is not the one the Solver's last Solve loaded.
+var ErrNotLoaded = errors.New("highs: the model is not the one loaded on this solver")
+
+// SetBounds changes column bounds of m inside HiGHS, where m is the model the
+// last Solve on s loaded; m itself is not changed (its bounds are what the
+// next Solve loads). The changes stay until changed back.
+func (s *Solver) SetBounds(m *Model, changes []BoundChange) error {
+	for i, ch := range changes {
+		if ch.Col < 0 || ch.Col >= len(m.Columns) {
+			return &ModelError{fmt.Sprintf("bound change %d", i), fmt.Sprintf("column %d out of range [0, %d)", ch.Col, len(m.Columns))}
+		}
+		if err := checkBounds(ch.Lower, ch.Upper); err != "" {
+			return &ModelError{fmt.Sprintf("bound change %d: %s", i, colWhere(ch.Col, m.Columns[ch.Col])), err}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst == nil {
+		return ErrClosed
+	}
+	if s.loaded != m {
+		return ErrNotLoaded
+	}
+	inf := s.lib.infinity
+	clamp := func(v float64) float64 {
+		switch {
+		case math.IsInf(v, 1):
+			return inf
+		case math.IsInf(v, -1):
+			return -inf
+		}
+		return v
+	}
+	var err error
+	s.inst.do(func(h uintptr) {
+		for _, ch := range changes {
+			if s.lib.c.changeColBounds(h, highsInt(ch.Col), clamp(ch.Lower), clamp(ch.Upper)) == cStatusError {
+				err = fmt.Errorf("highs: Highs_changeColBounds(%d) failed", ch.Col)
+				return
+			}
+		}
+	})
+	return err
+}
+
+// Resolve solves again the model the last Solve on s loaded, with the bound
+// changes made since (SetBounds). For an LP, HiGHS starts from the basis of
+// the previous solve, so a re-solve after a few bound changes takes a few
+// simplex iterations; a MIP starts its search over. opt must ask for the
+// same number of threads as that Solve; it replaces its other options (Start
+// is not used).
+func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst == nil {
+		return nil, ErrClosed
+	}
+	if s.loaded != m {
+		return nil, ErrNotLoaded
+	}
+	if opt.threadCount() != s.inst.threads {
+		return nil, &OptionError{"Threads", fmt.Sprintf("%d, but the model was loaded with %d", opt.threadCount(), s.inst.threads)}
+	}
+	if ctx.Err() != nil {
+		return &Result{Status: InterruptedNoSolution, HighsStatus: cModelStatusInterrupt,
+			Objective: math.NaN(), DualBound: math.NaN(), Gap: math.Inf(1)}, nil
+	}
+	inst := s.inst
+	inst.interrupt.Store(false)
+	stop := context.AfterFunc(ctx, func() { inst.interrupt.Store(true) })
+	defer stop()
+	var res *Result
+	var err error
+	inst.do(func(h uintptr) {
+		if err = setOptions(&s.lib.c, h, opt); err != nil {
+			return
+		}
+		res, err = s.execute(h, m)
+	})
+	return res, err
+}

@@ -1,0 +1,162 @@
+package highs_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/cklplan/cklplan/internal/highs"
+	"github.com/cklplan/cklplan/internal/highs/highstest"
+)
+
+// forcedKnapsack is the knapsack's optimum with item i fixed to force[i] (0
+// or 1) where force[i] >= 0: over 0/1 choices by enumeration, or, relaxed to
+// an LP, by the greedy fill in order of value per weight (the fractional
+// knapsack's optimum).
+func (k knapsack) forcedOptimum(force []int, relaxed bool) float64 {
+	if !relaxed {
+		best := math.Inf(-1)
+		for set := 0; set < 1<<len(k.value); set++ {
+			v, w, ok := 0.0, 0.0, true
+			for i := range k.value {
+				in := set&(1<<i) != 0
+				if force[i] >= 0 && in != (force[i] == 1) {
+					ok = false
+				}
+				if in {
+					v += k.value[i]
+					w += k.weight[i]
+				}
+			}
+			if ok && w <= k.capacity && v > best {
+				best = v
+			}
+		}
+		return best
+	}
+	v, room := 0.0, k.capacity
+	var free []int
+	for i := range k.value {
+		switch force[i] {
+		case 1:
+			v += k.value[i]
+			room -= k.weight[i]
+		case -1:
+			free = append(free, i)
+		}
+	}
+	if room < 0 {
+		return math.Inf(-1)
+	}
+	slices.SortStableFunc(free, func(a, b int) int {
+		ra, rb := k.value[a]/k.weight[a], k.value[b]/k.weight[b]
+		switch {
+		case ra > rb:
+			return -1
+		case ra < rb:
+			return 1
+		}
+		return 0
+	})
+	for _, i := range free {
+		take := math.Min(1, room/k.weight[i])
+		v += take * k.value[i]
+		room -= take * k.weight[i]
+		if room <= 0 {
+			break
+		}
+	}
+	return v
+}
+
+// TestResolve: after SetBounds, Resolve finds the optimum of the model with
+// those bounds, for MIPs and (warm-started) LPs, and changing the bounds back
+// gives the first optimum again.
+func TestResolve(t *testing.T) {
+	lib := highstest.Library(t)
+	s, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for seed := range uint64(12) {
+		k := randomKnapsack(10, seed)
+		for _, relaxed := range []bool{false, true} {
+			m := k.model()
+			for j := range m.Columns {
+				m.Columns[j].Integer = !relaxed
+			}
+			first, err := s.Solve(ctx, m, highs.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(seed, 9))
+			for trial := range 6 {
+				force := make([]int, len(k.value))
+				var changes []highs.BoundChange
+				for i := range force {
+					force[i] = rng.IntN(4) - 2 // -2, -1: free; 0, 1: fixed
+					if force[i] < 0 {
+						force[i] = -1
+						changes = append(changes, highs.BoundChange{Col: i, Lower: 0, Upper: 1})
+					} else {
+						changes = append(changes, highs.BoundChange{Col: i, Lower: float64(force[i]), Upper: float64(force[i])})
+					}
+				}
+				if err := s.SetBounds(m, changes); err != nil {
+					t.Fatal(err)
+				}
+				res, err := s.Resolve(ctx, m, highs.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := k.forcedOptimum(force, relaxed)
+				if math.IsInf(want, -1) {
+					if res.Status != highs.Infeasible {
+						t.Fatalf("seed %d relaxed=%v trial %d: %v, want infeasible", seed, relaxed, trial, res.Status)
+					}
+					continue
+				}
+				if res.Status != highs.Optimal || math.Abs(res.Objective-want) > tol*math.Max(1, want) {
+					t.Fatalf("seed %d relaxed=%v trial %d force %v: %v %v, want %v", seed, relaxed, trial, force, res.Status, res.Objective, want)
+				}
+			}
+			var back []highs.BoundChange
+			for j := range m.Columns {
+				back = append(back, highs.BoundChange{Col: j, Lower: 0, Upper: 1})
+			}
+			if err := s.SetBounds(m, back); err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Resolve(ctx, m, highs.Options{})
+			if err != nil || math.Abs(res.Objective-first.Objective) > tol*math.Max(1, first.Objective) {
+				t.Fatalf("seed %d relaxed=%v: bounds restored: %v, %v; first solve %v", seed, relaxed, res, err, first.Objective)
+			}
+		}
+	}
+	other := randomKnapsack(3, 1).model()
+	if err := s.SetBounds(other, nil); !errors.Is(err, highs.ErrNotLoaded) {
+		t.Errorf("SetBounds on a model not loaded: %v", err)
+	}
+	if _, err := s.Resolve(ctx, other, highs.Options{}); !errors.Is(err, highs.ErrNotLoaded) {
+		t.Errorf("Resolve on a model not loaded: %v", err)
+	}
+	m := randomKnapsack(3, 1).model()
+	if _, err := s.Solve(ctx, m, highs.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var me *highs.ModelError
+	if err := s.SetBounds(m, []highs.BoundChange{{Col: 3}}); !errors.As(err, &me) {
+		t.Errorf("a change of column 3 of 3: %v", err)
+	}
+	if err := s.SetBounds(m, []highs.BoundChange{{Col: 0, Lower: 1, Upper: 0}}); !errors.As(err, &me) {
+		t.Errorf("lower above upper: %v", err)
+	}
+	if _, err := s.Resolve(ctx, m, highs.Options{Threads: 2}); err == nil {
+		t.Error("Resolve with another thread count accepted")
+	}
+}
