@@ -26,7 +26,10 @@
 // that only solves should depend on. Options' zero value solves to HiGHS's
 // default gaps, on one thread (deterministic), with seed 0 and no time limit;
 // Options.Start hands HiGHS a first incumbent. HiGHS's output is always
-// silenced.
+// silenced. After a Solve, the model stays loaded on the Solver:
+// Solver.SetBounds changes column bounds there and Solver.Resolve solves it
+// again, an LP from its last basis (a few simplex iterations after a few
+// bound changes), until the next Solve or Conflict loads another model.
 //
 // # Invariants
 //
