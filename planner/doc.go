@@ -47,8 +47,13 @@
 //     convertible pairs only, with Σ_t y = x-marginal of the source and Σ_s y
 //     = x-marginal of the target; for a fan-out, z[g,s,t] ≥ y[e,s,t] carrying
 //     the cost and scratch once; a table term's y over its finite entries with
-//     a marginal row per node and alternative; the budget rows. HiGHS solves
-//     it on one thread with seed 0. An empty core makes no HiGHS call.
+//     a marginal row per node and class; the budget rows. HiGHS solves it on
+//     one thread with seed 0, from the local-choice plan as first incumbent
+//     (so that a time limit returns a plan). An empty core makes no HiGHS
+//     call. Should the core's MILP have more columns than the whole
+//     problem's (dense graphs, where tables pile up in the core), the
+//     reduction is redone with an 8× smaller table limit, down to 64, then
+//     not at all.
 //  5. back-substitution: each eliminated node takes its bucket's argmin given
 //     its neighbours, in reverse elimination order.
 //  6. verify.go: Problem.Evaluate recomputes the plan's cost and feasibility
@@ -58,9 +63,13 @@
 //     the junction tree the elimination built (buckets whose parent is done
 //     run in parallel on Options.Workers goroutines), and, where the tree
 //     meets the core, re-solves of the core with the choices fixed, or
-//     restricted to a separator's class (warm-started, in parallel on at most
-//     Options.Workers HiGHS instances). A time-limited re-solve makes its
-//     regrets intervals (Regret.Lower, Regret.Exact).
+//     restricted to a separator's class, in parallel on at most
+//     Options.Workers workers: first the LP relaxation, kept loaded and
+//     re-solved from its last basis after the bound changes, exact where its
+//     x are integral (LP ≤ MILP, and integral x fix y and z); a MILP re-solve,
+//     warm-started from the optimum with the choice put in, elsewhere. A
+//     time-limited re-solve makes its regrets intervals (Regret.Lower,
+//     Regret.Exact).
 //
 // Options.NoReduce skips stage 3: HiGHS solves the whole problem and every
 // regret is a re-solve.
