@@ -66,7 +66,7 @@ func BenchmarkTransformerNoReduce(b *testing.B) {
 }
 
 // BenchmarkDenseDAG plans random DAGs of average degree 4, whose core is
-// real: the plan alone, and the regrets of ten nodes.
+// real: the plan alone, the regrets of ten nodes, and (4 alternatives) all.
 func BenchmarkDenseDAG(b *testing.B) {
 	highstest.Library(b)
 	for _, alts := range []int{4, 8} {
@@ -76,6 +76,8 @@ func BenchmarkDenseDAG(b *testing.B) {
 			benchSolve(b, p, Options{Explain: []int{0, 100, 200, 300, 400, 500, 600, 700, 800, 999}})
 		})
 	}
+	p := randomDAG(1, 1000, 4)
+	b.Run("nodes=1000/alts=4/regrets=all", func(b *testing.B) { benchSolve(b, p, Options{}) })
 }
 
 // BenchmarkSmall compares the planner with exhaustive search on small

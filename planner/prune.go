@@ -3,7 +3,9 @@ package planner
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // A Removal is an alternative excluded before solving.
@@ -103,8 +105,20 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Alternative, y.Alternative))
 	})
 	in.groups = make([]cgroup, len(p.Groups))
+	// Groups compile independently: in parallel chunks.
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(p.Groups)/1024))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for gi := w; gi < len(p.Groups); gi += workers {
+				in.groups[gi] = in.compileGroup(p.Groups[gi])
+			}
+		}()
+	}
+	wg.Wait()
 	for gi, g := range p.Groups {
-		in.groups[gi] = in.compileGroup(g)
 		if in.groups[gi].hasUses {
 			in.touched[g.Producer] = true
 			for _, c := range g.Consumers {

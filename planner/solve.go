@@ -122,15 +122,18 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		alt := p.Nodes[v].Alternatives[a]
 		sol.Choices = append(sol.Choices, Choice{Node: v, Alternative: a, ID: alt.ID, Cost: alt.Cost, Eliminated: r.pos[v] >= 0})
 	}
-	sol.Local = localChoice(p)
-
+	// The baseline is independent of the regrets: it runs beside them.
+	local := make(chan LocalChoice, 1)
+	go func() { local <- localChoice(p) }()
 	if sol.Status == Optimal && !opt.NoRegrets {
 		rg := &regrets{r: r, cm: cm, lib: lib, opt: &opt, asg: asg, opt0: sol.Objective, ctx: ctx}
 		if err := rg.compute(); err != nil {
+			<-local
 			return nil, err
 		}
 		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
 	}
+	sol.Local = <-local
 	sol.SolveTime = time.Since(start)
 	return sol, nil
 }
