@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"math"
 	"slices"
 )
 
@@ -453,30 +452,25 @@ func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 	return msg
 }
 
-// bucketValue is the bucket's value at sc.asg.
-func (r *reduction) bucketValue(b *bucket, sc *scratch) float64 {
-	c := b.unary[sc.asg[b.node]]
-	for _, t := range b.terms {
-		if math.IsInf(c, 1) {
-			return c
-		}
-		c += r.in.eval(&r.terms[t], sc.asg, sc.seen)
-	}
-	return c
-}
-
 // backSubstitute completes asg (node → domain position), which holds the
 // core's choices, with the eliminated nodes' choices: in reverse order of
 // elimination, each node takes its bucket's argmin given its separator,
 // the lowest domain position on exact ties.
 func (r *reduction) backSubstitute(asg []int) {
 	sc := &scratch{asg: asg, seen: r.in.newScratch().seen}
+	var kn kernel
+	var row []float64
 	for i := len(r.order) - 1; i >= 0; i-- {
 		b := &r.order[i]
+		kn.load(r, b)
+		if cap(row) < len(b.unary) {
+			row = make([]float64, len(b.unary))
+		}
+		row = row[:len(b.unary)]
+		kn.row(sc, row)
 		best, arg := inf, 0
-		for k := range b.unary {
-			asg[b.node] = k
-			if c := r.bucketValue(b, sc); c < best {
+		for k, c := range row {
+			if c < best {
 				best, arg = c, k
 			}
 		}
