@@ -8,7 +8,6 @@ type kernel struct {
 	b     *bucket
 	tabs  []indexer // tabulated terms
 	vals  [][]float64
-	base  []int
 	slow  []int // terms without a table, evaluated from their group
 	terms []term
 	in    *instance
@@ -76,29 +75,36 @@ func (kn *kernel) load(r *reduction, b *bucket) {
 		kn.tabs = append(kn.tabs, newIndexer(tm.scope, tm.cls, tm.ncls, b.node, &kn.rest))
 		kn.vals = append(kn.vals, tm.table)
 	}
-	if cap(kn.base) < len(kn.tabs) {
-		kn.base = make([]int, len(kn.tabs))
-	}
-	kn.base = kn.base[:len(kn.tabs)]
 }
 
 // row writes the bucket's value at every alternative of the eliminated node
-// into out, for the separator assignment in sc.asg.
+// into out, for the separator assignment in sc.asg. Each value is the unary
+// cost plus the terms in order, the same sum whatever the loop order.
 func (kn *kernel) row(sc *scratch, out []float64) {
+	copy(out, kn.b.unary)
 	for i := range kn.tabs {
-		kn.base[i] = kn.tabs[i].baseOf(sc.asg)
-	}
-	v := kn.b.node
-	for k, c := range kn.b.unary {
-		for i := range kn.tabs {
-			c += kn.vals[i][kn.tabs[i].at(kn.base[i], k)]
+		ix := &kn.tabs[i]
+		base := ix.baseOf(sc.asg)
+		vals := kn.vals[i]
+		if ix.vcls == nil {
+			c := vals[base]
+			for k := range out {
+				out[k] += c
+			}
+			continue
 		}
-		if len(kn.slow) > 0 {
+		vs := ix.vstride
+		for k, c := range ix.vcls[:len(out)] {
+			out[k] += vals[base+c*vs]
+		}
+	}
+	if len(kn.slow) > 0 {
+		v := kn.b.node
+		for k := range out {
 			sc.asg[v] = k
 			for _, t := range kn.slow {
-				c += kn.in.eval(&kn.terms[t], sc.asg, sc.seen)
+				out[k] += kn.in.eval(&kn.terms[t], sc.asg, sc.seen)
 			}
 		}
-		out[k] = c
 	}
 }
