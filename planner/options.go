@@ -14,7 +14,9 @@ type Options struct {
 	// reduction. Regrets then all come from re-solves.
 	NoReduce bool
 	// MaxTable bounds the entries of a bucket the reduction may form; 0
-	// means DefaultMaxTable.
+	// means DefaultMaxTable. Should the core's MILP outgrow the whole
+	// problem's, Solve retries with an 8× smaller limit, down to 64, then
+	// solves the whole problem.
 	MaxTable int
 	// TimeLimit bounds each HiGHS solve; 0 means none. A main solve stopped by
 	// it returns the best plan with its proven gap (Status TimeLimit).
@@ -26,7 +28,8 @@ type Options struct {
 	// Explain lists the nodes whose regrets are computed; nil means every
 	// node. Regrets of core nodes cost one re-solve per alternative.
 	Explain []int
-	// Workers bounds the re-solves run in parallel; 0 means GOMAXPROCS.
+	// Workers bounds the goroutines of the regrets (the distribute pass and
+	// the core re-solves, one HiGHS instance each); 0 means GOMAXPROCS.
 	Workers int
 	// KeepDominated keeps dominated alternatives in the model.
 	KeepDominated bool
