@@ -233,3 +233,30 @@ func TestTimeLimit(t *testing.T) {
 		t.Errorf("a cancelled context: %v, want ErrNoPlan", err)
 	}
 }
+
+// TestInfeasibleIntegersOnly: an odd cycle of edges that each need the two
+// ends in different layouts has no plan, though its LP relaxation (every
+// choice one half) is feasible: no conflicting rows exist, and the error
+// says so.
+func TestInfeasibleIntegersOnly(t *testing.T) {
+	highstest.Library(t)
+	p := &Problem{}
+	for _, name := range []string{"a", "b", "c"} {
+		p.Nodes = append(p.Nodes, Node{Name: name, Alternatives: []Alternative{{ID: "x"}, {ID: "y"}}})
+	}
+	for u := range 3 {
+		p.Groups = append(p.Groups, Group{Name: p.Nodes[u].Name + ".out", Producer: u, Sources: []string{"x", "y"},
+			Consumers: []Consumer{{Node: (u + 1) % 3, Targets: []string{"x", "y"}}},
+			Pairs:     []Pair{{Source: "x", Target: "y"}, {Source: "y", Target: "x"}}})
+	}
+	if ex := exhaustive(p); !math.IsInf(ex.opt, 1) {
+		t.Fatalf("exhaustive search finds a plan %v", ex.choices)
+	}
+	for _, opt := range []Options{{}, {NoReduce: true}} {
+		_, err := Solve(context.Background(), p, opt)
+		var inf *InfeasibleError
+		if !errors.As(err, &inf) || len(inf.Rows) != 0 || inf.Note == "" {
+			t.Errorf("NoReduce=%v: %v, want infeasible with a note and no rows", opt.NoReduce, err)
+		}
+	}
+}
