@@ -12,8 +12,11 @@ setup:
 	scripts/setup-highs.sh
 	$(GO) mod download
 
+# The main job: plan the bundled dequantize -> mma example at the decode size
+# (N = 16), with the part costs measured on an H200 (docs/hardware.md), and
+# print the report.
 run: setup
-	$(GO) run ./cmd/cklplan doctor
+	$(GO) run ./cmd/cklplan plan examples/graphs/dequant_mma_n16.json --costs examples/measured/dequant_mma_n16.json
 
 test: setup
 	scripts/test.sh

@@ -428,13 +428,27 @@ func (lw *lowering) reason(choices []int, vi, ai int, regret *float64) string {
 			continue
 		}
 		info := lw.groups[gi]
-		for ci, edge := range info.edges {
-			if bg.Targets[ci] == ag.Targets[ci] && bg.Source == ag.Source {
+		// One phrase per conversion of the changed plan: the edges it
+		// serves (one conversion for all of them), what they need instead
+		// of what the plan has.
+		for _, conv := range ag.Conversions {
+			var edges []string
+			changed := false
+			for _, ci := range conv.Consumers {
+				edges = append(edges, edgeName(info.edges[ci]))
+				changed = changed || bg.Targets[ci] != ag.Targets[ci] || bg.Source != ag.Source
+			}
+			if !changed {
 				continue
 			}
+			ci := conv.Consumers[0]
 			before := info.pairs[[2]string{bg.Source, bg.Targets[ci]}]
 			after := info.pairs[[2]string{ag.Source, ag.Targets[ci]}]
-			parts = append(parts, fmt.Sprintf("%s: %s instead of %s", edgeName(edge), pairWords(after), pairWords(before)))
+			what := pairWords(after)
+			if len(edges) > 1 && after != nil && after.total > 0 && after.crossing == tasks.InKernel {
+				what += ", one conversion for all of them"
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, pairWords(before)))
 		}
 	}
 	for b, used := range alt.BudgetUse {
