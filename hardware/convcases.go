@@ -2,10 +2,12 @@ package hardware
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"slices"
 
 	"github.com/cklplan/cklplan/conversion"
+	"github.com/cklplan/cklplan/costmodel"
 	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/storage"
 )
@@ -29,6 +31,21 @@ type convPair struct {
 	name     string
 	src, dst *distribution.Distribution
 	opts     conversion.Options
+}
+
+//go:embed convcheck/record/target.json
+var recordTargetJSON []byte
+
+// RecordTarget is the h200 target as it was when the recorded witnesses were
+// classified and lowered, before its calibration: the cases are classified
+// with it, so that they stay the programs the record measured whatever the
+// built-in h200 target now prefers.
+func RecordTarget() (*costmodel.Target, error) {
+	t, err := costmodel.DecodeTarget(recordTargetJSON)
+	if err != nil {
+		return nil, fmt.Errorf("convcheck/record/target.json: %w", err)
+	}
+	return t, nil
 }
 
 func builtinDist(name string) (*distribution.Distribution, error) { return distribution.Builtin(name) }
@@ -86,8 +103,15 @@ func convPairs() ([]convPair, error) {
 			blocked("columns.f16", distribution.Blocked{Axes: []string{"m", "n"}, Shape: []int{64, 64}, SizePerThread: []int{8, 1}, ThreadsPerWarp: []int{8, 4}, WarpsPerCTA: []int{1, 4}, Order: []int{0, 1}, Element: storage.F16}), conversion.Options{}},
 		{"cl_block_swap", rows(false), rows(true), conversion.Options{}},
 	}
+	target, err := RecordTarget()
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, errs[0]
+	}
+	for i := range pairs {
+		pairs[i].opts.Target = target
 	}
 	return pairs, nil
 }
