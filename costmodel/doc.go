@@ -17,7 +17,11 @@
 // targets sm80 (A100 SXM4 80 GB), sm90 (H100 SXM5) and h200 (H200 SXM) are
 // JSON data under targets/, read by DecodeTarget like any target file, so
 // that a calibration refits the h200 numbers without touching the formulas
-// (Target.With replaces one figure in Go).
+// (Target.With replaces one figure in Go). The h200 target's conversion
+// figures (pipe throughputs, barriers, latencies) are fitted to conversions
+// measured on an H200 (hardware.FitConvTarget; docs/hardware.md,
+// Calibration); its latencies are effective figures of the formula, not
+// single-instruction latencies.
 //
 // Conversions. A Movement counts what a conversion does per block of its
 // tile: ALU and cvt instructions, shuffles and their rounds, shared-memory

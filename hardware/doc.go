@@ -42,5 +42,11 @@
 // GenerateConversions writes convcheck/convcheck.cu, whose harness checks
 // every destination register of every thread on the GPU and times each
 // conversion with every SM busy and alone. ConvCalibration sets the cost
-// model's formula beside the measurements.
+// model's formula beside the measurements. The cases are classified with the
+// target the record was made with (RecordTarget, convcheck/record/target.json),
+// so they stay the measured programs. FitConvTarget refits the h200 target's
+// conversion figures to the record by coordinate search on the squared log
+// ratios of model to measurement, ConvHeldOut's cases left out to test it;
+// the built-in h200 target is that fit (go test ./hardware -update rewrites
+// it).
 package hardware
