@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -156,6 +155,28 @@ type lowering struct {
 	kernelBudget []int
 	kernelOf     map[*tasks.Invocation]*tasks.Group
 	index        map[*tasks.Invocation]int
+	// touch[v] lists the groups node v produces or consumes in, built on
+	// first use by the explanations.
+	touch [][]int
+	// pairs caches pair by the endpoints' keys, which say everything pair
+	// reads: most groups of a graph convert between the same realizations.
+	pairs map[[2]string]*pairInfo
+	// keys caches endpoint keys by what makes them; endpoints are the
+	// endpoints by key.
+	keys        map[keyOf]string
+	endpoints   map[string]*endpoint
+	sharedPairs map[string][]Pair
+}
+
+// keyOf is what an endpoint's key is made of, for the cache of keys.
+type keyOf struct {
+	binding   *tasks.Binding
+	moves     int64
+	noSmem    bool
+	target    bool
+	rename    string
+	mustCross bool
+	consumer  string
 }
 
 // A nodeAlt is one alternative of a node: a task alternative, and whether
@@ -175,16 +196,12 @@ type execCost struct {
 	perTile      float64
 	multiplicity int64
 	origin       costmodel.Origin
-	detail       string
 }
 
 type groupInfo struct {
 	producer *tasks.Invocation
 	port     *tasks.Port
 	edges    []*tasks.Edge // parallel to the group's consumers
-	sources  map[string]*endpoint
-	targets  map[string]*endpoint
-	pairs    map[[2]string]*pairInfo
 }
 
 // pairInfo is how one (source, target) pair of a group is realized.
@@ -208,7 +225,9 @@ type portKey struct {
 // lowerGraph builds the Problem of g on target.
 func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Measurements, cache *Cache) (*lowering, error) {
 	lw := &lowering{graph: g, target: target, cache: cache, measure: measured, sms: target.Get("sm_count"),
-		kernelOf: map[*tasks.Invocation]*tasks.Group{}, index: map[*tasks.Invocation]int{}}
+		kernelOf: map[*tasks.Invocation]*tasks.Group{}, index: map[*tasks.Invocation]int{},
+		pairs: map[[2]string]*pairInfo{}, keys: map[keyOf]string{}, endpoints: map[string]*endpoint{},
+		sharedPairs: map[string][]Pair{}}
 	if lw.sms <= 0 {
 		return nil, fmt.Errorf("planner: target %s has no sm_count", target.Name)
 	}
@@ -345,13 +364,13 @@ func (ec execCost) total() float64 { return ec.perTile * float64(ec.multiplicity
 func (lw *lowering) executionCost(c *tasks.Candidate) (execCost, error) {
 	ec := execCost{multiplicity: c.Multiplicity}
 	if ns, ok := lw.graph.Measured().AlternativeNS(c); ok {
-		ec.perTile, ec.origin, ec.detail = ns/lw.sms, costmodel.Measured, fmt.Sprintf("measured %.4g ns per tile and SM", ns)
+		ec.perTile, ec.origin = ns/lw.sms, costmodel.Measured
 		return ec, nil
 	}
 	cs := c.Alternative.Cost
 	switch cs.Kind {
 	case tasks.DeclaredCost:
-		ec.perTile, ec.origin, ec.detail = cs.NS/lw.sms, costmodel.Declared, fmt.Sprintf("declared %.4g ns per tile and SM", cs.NS)
+		ec.perTile, ec.origin = cs.NS/lw.sms, costmodel.Declared
 		return ec, nil
 	case tasks.WorkCost:
 		w := costmodel.Work{Flops: float64(cs.Work.Flops), Bytes: float64(cs.Work.Bytes), Instruction: costmodel.Instruction(cs.Work.Instruction)}
@@ -359,7 +378,7 @@ func (lw *lowering) executionCost(c *tasks.Candidate) (execCost, error) {
 		if err != nil {
 			return ec, err
 		}
-		ec.perTile, ec.origin, ec.detail = cost.NS, cost.Origin, cost.Detail
+		ec.perTile, ec.origin = cost.NS, cost.Origin
 		return ec, nil
 	}
 	return ec, fmt.Errorf("no execution cost")
@@ -381,53 +400,88 @@ func (lw *lowering) endpoint(c *tasks.Candidate, port *tasks.Port, noSmem bool) 
 }
 
 func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*tasks.Edge) error {
-	gi := groupInfo{producer: prod, port: port, edges: edges,
-		sources: map[string]*endpoint{}, targets: map[string]*endpoint{}, pairs: map[[2]string]*pairInfo{}}
+	gi := groupInfo{producer: prod, port: port, edges: edges}
 	pv := lw.index[prod]
-	grp := Group{Name: fmt.Sprintf("%s.%s", prod.ID, port.Name), Producer: pv}
+	grp := Group{Name: prod.ID + "." + port.Name, Producer: pv}
+	var srcKeys, dstKeys []string
+	addKey := func(keys []string, k string) []string {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		return keys
+	}
 	for _, na := range lw.alts[pv] {
 		c := prod.Candidate(prod.Task.Alternatives[na.task].ID)
 		if c == nil || na.removed != "" {
 			grp.Sources = append(grp.Sources, "removed")
 			continue
 		}
-		e := lw.endpoint(c, port, na.noSmem)
-		k := e.sourceKey()
-		gi.sources[k] = e
+		ko := keyOf{binding: &c.Alternative.Bindings[port.Index], moves: c.PortMultiplicity[port.Index], noSmem: na.noSmem}
+		k, ok := lw.keys[ko]
+		if !ok {
+			e := lw.endpoint(c, port, na.noSmem)
+			k = e.sourceKey()
+			lw.keys[ko] = k
+			lw.endpoints[k] = e
+		}
+		srcKeys = addKey(srcKeys, k)
 		grp.Sources = append(grp.Sources, k)
 	}
 	for _, edge := range edges {
 		w := edge.To.Invocation
 		wi := lw.index[w]
 		cons := Consumer{Node: wi}
+		rename := distribution.Rename(edge.Rename)
+		renameKey := rename.String()
+		mustCross := edge.Kernel == tasks.MustCrossKernel
 		for _, na := range lw.alts[wi] {
 			c := w.Candidate(w.Task.Alternatives[na.task].ID)
 			if c == nil || na.removed != "" {
 				cons.Targets = append(cons.Targets, "removed")
 				continue
 			}
-			e := lw.endpoint(c, edge.To.Port, false)
-			e.rename = distribution.Rename(edge.Rename)
-			e.mustCross = edge.Kernel == tasks.MustCrossKernel
-			k := e.targetKey(w.ID)
-			gi.targets[k] = e
+			b := &c.Alternative.Bindings[edge.To.Port.Index]
+			ko := keyOf{binding: b, moves: c.PortMultiplicity[edge.To.Port.Index], target: true, rename: renameKey, mustCross: mustCross}
+			if mustCross || b.InMemory() {
+				ko.consumer = w.ID
+			}
+			k, ok := lw.keys[ko]
+			if !ok {
+				e := lw.endpoint(c, edge.To.Port, false)
+				e.rename, e.mustCross = rename, mustCross
+				k = e.targetKey(w.ID)
+				lw.keys[ko] = k
+				lw.endpoints[k] = e
+			}
+			dstKeys = addKey(dstKeys, k)
 			cons.Targets = append(cons.Targets, k)
 		}
 		grp.Consumers = append(grp.Consumers, cons)
 	}
-	// Every (source, target) pair that may occur.
-	srcKeys := slices.Sorted(maps.Keys(gi.sources))
-	dstKeys := slices.Sorted(maps.Keys(gi.targets))
+	// Every (source, target) pair that may occur, in a stable order.
+	slices.Sort(srcKeys)
+	slices.Sort(dstKeys)
 	sameKernel := func(w int) *tasks.Group {
 		if k := lw.kernelOf[prod]; k != nil && k == lw.kernelOf[lw.invs[w]] {
 			return k
 		}
 		return nil
 	}
+	// Groups between the same realizations share one list of pairs (the
+	// planner never changes a Problem), unless a pair takes a budget.
+	shareKey := strings.Join(srcKeys, "\x00") + "\x01" + strings.Join(dstKeys, "\x00")
+	if shared, ok := lw.sharedPairs[shareKey]; ok {
+		grp.Pairs = shared
+		srcKeys, dstKeys = nil, nil // nothing left to compute
+	}
+	budgeted := false
 	for _, sk := range srcKeys {
 		for _, dk := range dstKeys {
-			pi := lw.pair(gi.sources[sk], gi.targets[dk])
-			gi.pairs[[2]string{sk, dk}] = pi
+			pi, ok := lw.pairs[[2]string{sk, dk}]
+			if !ok {
+				pi = lw.pair(lw.endpoints[sk], lw.endpoints[dk])
+				lw.pairs[[2]string{sk, dk}] = pi
+			}
 			pair := Pair{Source: sk, Target: dk, Cost: pi.total}
 			// A shared-memory conversion's scratch counts against the
 			// budget of the kernel that holds both ends.
@@ -436,6 +490,7 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 					if k := sameKernel(cons.Node); k != nil && lw.kernelBudget[k.Index] >= 0 &&
 						slices.Contains(cons.Targets, dk) {
 						pair.Uses = []Use{{Budget: lw.kernelBudget[k.Index], Amount: float64(scratch)}}
+						budgeted = true
 						break
 					}
 				}
@@ -443,7 +498,10 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 			grp.Pairs = append(grp.Pairs, pair)
 		}
 	}
-	if len(gi.sources) == 0 {
+	if srcKeys != nil && !budgeted {
+		lw.sharedPairs[shareKey] = grp.Pairs
+	}
+	if len(grp.Pairs) == 0 {
 		return nil
 	}
 	lw.problem.Groups = append(lw.problem.Groups, grp)

@@ -18,8 +18,12 @@ type PlanOptions struct {
 	// Solve passes on to Solve: NoReduce, time limit, gaps, regrets. Its
 	// Explain is replaced by ExplainIDs when those are given.
 	Solve Options
-	// ExplainIDs restricts the regrets to these invocations; nil: all.
+	// ExplainIDs restricts the regrets to these invocations; nil: all of a
+	// graph of at most ExplainAll invocations, none of a larger one.
 	ExplainIDs []string
+	// ExplainAll is the largest graph whose every regret Plan computes
+	// unasked; 0 means DefaultExplainAll.
+	ExplainAll int
 	// Target overrides the graph's target figures; nil: the graph's target
 	// (a built-in one by name).
 	Target *costmodel.Target
@@ -30,6 +34,11 @@ type PlanOptions struct {
 	// Timing records the solve time in the Result.
 	Timing bool
 }
+
+// DefaultExplainAll is the largest graph whose every regret Plan computes
+// without being asked: all regrets of a 1,000-invocation graph cost a small
+// multiple of its solve; beyond, regrets are for the invocations named.
+const DefaultExplainAll = 1000
 
 // A Result is the planner's answer for a task graph, in the graph's terms: the
 // choice per invocation, the conversion per boundary, what was rejected and
@@ -56,12 +65,15 @@ type Result struct {
 	// cheapest alternative and paying the conversions (+Inf: that plan is
 	// infeasible, LocalChoiceViolations say why); SavingNS its difference
 	// from the joint optimum.
-	LocalChoiceNS         *float64     `json:"local_choice_ns"`
-	LocalChoiceViolations []string     `json:"local_choice_violations,omitempty"`
-	SavingNS              *float64     `json:"saving_ns"`
-	Choices               []PlanChoice `json:"choices"`
-	Boundaries            []Boundary   `json:"boundaries"`
-	Budgets               []BudgetUse  `json:"budgets,omitempty"`
+	LocalChoiceNS         *float64 `json:"local_choice_ns"`
+	LocalChoiceViolations []string `json:"local_choice_violations,omitempty"`
+	SavingNS              *float64 `json:"saving_ns"`
+	// Explained is how many invocations' regrets were computed (all of a
+	// graph of at most PlanOptions.ExplainAll invocations, else those named).
+	Explained  int          `json:"explained"`
+	Choices    []PlanChoice `json:"choices"`
+	Boundaries []Boundary   `json:"boundaries"`
+	Budgets    []BudgetUse  `json:"budgets,omitempty"`
 }
 
 // ModelSizes are the sizes of the planning problem and of its MILPs, as
@@ -173,6 +185,13 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		return nil, err
 	}
 	so := opts.Solve
+	explainAll := opts.ExplainAll
+	if explainAll == 0 {
+		explainAll = DefaultExplainAll
+	}
+	if opts.ExplainIDs == nil && len(lw.invs) > explainAll && so.Explain == nil {
+		so.NoRegrets = true
+	}
 	if opts.ExplainIDs != nil {
 		so.Explain = nil
 		for _, id := range opts.ExplainIDs {
@@ -190,7 +209,8 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	if err != nil {
 		return nil, lw.namedError(err)
 	}
-	res, err := lw.result(sol, target)
+	wanted := func(v int) bool { return !so.NoRegrets && (so.Explain == nil || slices.Contains(so.Explain, v)) }
+	res, err := lw.result(sol, target, wanted)
 	if err == nil && !opts.Timing {
 		res.SolveMS = 0
 	}
@@ -263,7 +283,7 @@ func asInfeasible(err error, target **InfeasibleError) bool {
 }
 
 // plan reads a Solution back in the graph's terms.
-func (lw *lowering) result(sol *Solution, target *costmodel.Target) (*Result, error) {
+func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(v int) bool) (*Result, error) {
 	p := &Result{
 		Graph: lw.graph.Name(), Target: target.Name, Status: sol.Status.String(),
 		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
@@ -283,6 +303,11 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target) (*Result, er
 	for _, r := range sol.Regrets {
 		regrets[[2]int{r.Node, r.Alternative}] = r
 	}
+	for v := range lw.invs {
+		if wanted(v) {
+			p.Explained++
+		}
+	}
 	removed := map[[2]int]string{}
 	for _, r := range sol.Removed {
 		removed[[2]int{r.Node, r.Alternative}] = r.Reason
@@ -294,9 +319,15 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target) (*Result, er
 		pc := PlanChoice{Invocation: v.ID, Task: v.Task.Name, Alternative: alt.ID, Implementation: alt.Implementation,
 			CostNS: ch.Cost, Multiplicity: na.exec.multiplicity, Origin: na.exec.origin.String(), Eliminated: ch.Eliminated,
 			NoSharedMemoryConversions: na.noSmem, Rejected: []Rejected{}}
-		// Each other task alternative, at its best variant.
+		// Each other task alternative, at its best variant; reasons only
+		// where the regrets were computed (a removed alternative always
+		// says why).
 		for ti, other := range v.Task.Alternatives {
 			if ti == na.task {
+				continue
+			}
+			if !wanted(vi) && !lw.removedTask(vi, ti) {
+				pc.Rejected = append(pc.Rejected, Rejected{Alternative: other.ID, Reason: "not explained (ask with --explain " + v.ID + ")"})
 				continue
 			}
 			var best *Rejected
@@ -325,6 +356,17 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target) (*Result, er
 	return p, nil
 }
 
+// removedTask reports whether every variant of task alternative ti of node
+// vi was removed before solving.
+func (lw *lowering) removedTask(vi, ti int) bool {
+	for _, na := range lw.alts[vi] {
+		if na.task == ti && na.removed == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // rejected explains node vi's alternative ai, the task's alternative id.
 func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Regret, removed map[[2]int]string, vi, ai int, id string) Rejected {
 	rj := Rejected{Alternative: id}
@@ -347,7 +389,7 @@ func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Re
 	if lw.alts[vi][ai].noSmem {
 		rj.Reason += "with its conversions kept out of shared memory: "
 	}
-	rj.Reason += lw.reason(choices, vi, ai, rj.RegretNS)
+	rj.Reason += lw.reason(choices, sol.BudgetUse, vi, ai, rj.RegretNS)
 	return rj
 }
 
@@ -366,13 +408,13 @@ func better(a, b Rejected) bool {
 // boundaries lists the conversions of group gi under the plan, one per edge.
 func (lw *lowering) boundaries(gi int, gc GroupChoice) []Boundary {
 	info := lw.groups[gi]
-	src := info.sources[gc.Source]
+	src := lw.endpoints[gc.Source]
 	var out []Boundary
 	firstOf := map[string]int{} // target label → index in out of its first edge
 	for ci, edge := range info.edges {
 		tk := gc.Targets[ci]
-		pi := info.pairs[[2]string{gc.Source, tk}]
-		dst := info.targets[tk]
+		pi := lw.pairs[[2]string{gc.Source, tk}]
+		dst := lw.endpoints[tk]
 		b := Boundary{
 			Edge: edgeName(edge), From: edge.From.Invocation.ID + "." + edge.From.Port.Name,
 			To: edge.To.Invocation.ID + "." + edge.To.Port.Name, Crossing: pi.crossing.String(),
@@ -411,39 +453,65 @@ func edgeName(e *tasks.Edge) string {
 // reason says in words why alternative ai of node vi lost: the plan with it
 // swapped in and every other choice kept, against the chosen plan —
 // execution, each boundary whose conversion changes, budgets it breaks.
-func (lw *lowering) reason(choices []int, vi, ai int, regret *float64) string {
-	base, err1 := lw.problem.Evaluate(choices)
-	swapped := slices.Clone(choices)
-	swapped[vi] = ai
-	alt, err2 := lw.problem.Evaluate(swapped)
-	if err1 != nil || err2 != nil {
-		return "not evaluated"
-	}
-	var parts []string
-	dExec := lw.problem.Nodes[vi].Alternatives[ai].Cost - lw.problem.Nodes[vi].Alternatives[choices[vi]].Cost
-	parts = append(parts, fmt.Sprintf("execution %s", signedNS(dExec)))
-	for gi := range lw.problem.Groups {
-		bg, ag := base.Groups[gi], alt.Groups[gi]
-		if slices.Equal(bg.Targets, ag.Targets) && bg.Source == ag.Source {
-			continue
+func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regret *float64) string {
+	if lw.touch == nil {
+		lw.touch = make([][]int, len(lw.problem.Nodes))
+		for gi, g := range lw.problem.Groups {
+			lw.touch[g.Producer] = append(lw.touch[g.Producer], gi)
+			for _, c := range g.Consumers {
+				if n := lw.touch[c.Node]; len(n) == 0 || n[len(n)-1] != gi {
+					lw.touch[c.Node] = append(lw.touch[c.Node], gi)
+				}
+			}
 		}
+	}
+	base := func(v int) int { return choices[v] }
+	swapped := func(v int) int {
+		if v == vi {
+			return ai
+		}
+		return choices[v]
+	}
+	chosen := lw.problem.Nodes[vi].Alternatives[choices[vi]]
+	other := lw.problem.Nodes[vi].Alternatives[ai]
+	dExec := other.Cost - chosen.Cost
+	dCost := dExec
+	delta := make([]float64, len(lw.problem.Budgets))
+	for _, u := range other.Uses {
+		delta[u.Budget] += u.Amount
+	}
+	for _, u := range chosen.Uses {
+		delta[u.Budget] -= u.Amount
+	}
+	parts := []string{fmt.Sprintf("execution %s", signedNS(dExec))}
+	feasible := true
+	for _, gi := range lw.touch[vi] {
+		bg, ag := lw.groupState(gi, base), lw.groupState(gi, swapped)
+		dCost += ag.cost - bg.cost
+		for b, u := range ag.uses {
+			delta[b] += u
+		}
+		for b, u := range bg.uses {
+			delta[b] -= u
+		}
+		feasible = feasible && !math.IsInf(ag.cost, 1)
 		info := lw.groups[gi]
 		// One phrase per conversion of the changed plan: the edges it
 		// serves (one conversion for all of them), what they need instead
 		// of what the plan has.
-		for _, conv := range ag.Conversions {
+		for _, conv := range ag.convs {
 			var edges []string
 			changed := false
-			for _, ci := range conv.Consumers {
+			for _, ci := range conv.consumers {
 				edges = append(edges, edgeName(info.edges[ci]))
-				changed = changed || bg.Targets[ci] != ag.Targets[ci] || bg.Source != ag.Source
+				changed = changed || bg.targets[ci] != ag.targets[ci] || bg.source != ag.source
 			}
 			if !changed {
 				continue
 			}
-			ci := conv.Consumers[0]
-			before := info.pairs[[2]string{bg.Source, bg.Targets[ci]}]
-			after := info.pairs[[2]string{ag.Source, ag.Targets[ci]}]
+			ci := conv.consumers[0]
+			before := lw.pairs[[2]string{bg.source, bg.targets[ci]}]
+			after := lw.pairs[[2]string{ag.source, ag.targets[ci]}]
 			what := pairWords(after)
 			if len(edges) > 1 && after != nil && after.total > 0 && after.crossing == tasks.InKernel {
 				what += ", one conversion for all of them"
@@ -451,19 +519,69 @@ func (lw *lowering) reason(choices []int, vi, ai int, regret *float64) string {
 			parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, pairWords(before)))
 		}
 	}
-	for b, used := range alt.BudgetUse {
-		if bu := lw.problem.Budgets[b]; used > bu.Capacity+budgetTolerance(bu.Capacity) {
+	for b, bu := range lw.problem.Budgets {
+		if used := budgetUse[b] + delta[b]; used > bu.Capacity+budgetTolerance(bu.Capacity) {
+			feasible = false
 			parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
 		}
 	}
 	s := strings.Join(parts, "; ")
-	if !alt.Feasible() && regret != nil {
+	if !feasible && regret != nil {
 		return "swapped in alone it is infeasible: " + s + "; the best plan using it changes other choices too"
 	}
-	if regret != nil && alt.Feasible() && *regret < alt.Cost-base.Cost-1e-9*math.Max(1, base.Cost) {
+	if regret != nil && feasible && *regret < dCost-1e-9*math.Max(1, math.Abs(dCost)) {
 		s += fmt.Sprintf(" (with the other choices re-planned around it, %s)", signedNS(*regret))
 	}
 	return s
+}
+
+// A groupState is what one group converts under a plan.
+type groupState struct {
+	source  string
+	targets []string
+	convs   []groupConv // distinct conversions, in the order of their first consumer
+	cost    float64
+	uses    map[int]float64
+}
+
+type groupConv struct {
+	target    string
+	consumers []int
+}
+
+// groupState evaluates group gi under the plan choice(v): one conversion
+// per distinct target, as the verifier counts them.
+func (lw *lowering) groupState(gi int, choice func(v int) int) groupState {
+	g := &lw.problem.Groups[gi]
+	st := groupState{source: g.Sources[choice(g.Producer)], uses: map[int]float64{}}
+	for ci, c := range g.Consumers {
+		t := c.Targets[choice(c.Node)]
+		st.targets = append(st.targets, t)
+		found := false
+		for k := range st.convs {
+			if st.convs[k].target == t {
+				st.convs[k].consumers = append(st.convs[k].consumers, ci)
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		st.convs = append(st.convs, groupConv{target: t, consumers: []int{ci}})
+		cost := math.Inf(1)
+		for _, pr := range g.Pairs {
+			if pr.Source == st.source && pr.Target == t {
+				cost = pr.Cost
+				for _, u := range pr.Uses {
+					st.uses[u.Budget] += u.Amount
+				}
+				break
+			}
+		}
+		st.cost += cost
+	}
+	return st
 }
 
 func pairWords(pi *pairInfo) string {

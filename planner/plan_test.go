@@ -128,9 +128,9 @@ func TestPlanWitnessesReplay(t *testing.T) {
 			}
 			for gi, gc := range sol.Groups {
 				info := lw.groups[gi]
-				src := info.sources[gc.Source]
+				src := lw.endpoints[gc.Source]
 				for _, tk := range gc.Targets {
-					pi, dst := info.pairs[[2]string{gc.Source, tk}], info.targets[tk]
+					pi, dst := lw.pairs[[2]string{gc.Source, tk}], lw.endpoints[tk]
 					if pi.result == nil || src.dist == nil || dst.dist == nil {
 						continue
 					}

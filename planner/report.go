@@ -51,6 +51,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	tw.Flush()
 
 	fmt.Fprintf(bw, "\ninvocations (chosen alternative, cost, origin; then each rejected one: regret, why)\n")
+	if r.Explained < len(r.Choices) {
+		fmt.Fprintf(bw, "  (regrets computed for %d of %d invocations: --explain ID,… names others)\n", r.Explained, len(r.Choices))
+	}
 	for _, c := range r.Choices {
 		tie := ""
 		if c.Tie {

@@ -1,0 +1,81 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/cklplan/cklplan/internal/taskgen"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// The end-to-end benchmarks of a generated task graph: load and validate
+// the JSON (the floor), then the whole of what "cklplan plan" does — load,
+// classify, lower, reduce and solve, regrets, the text report.
+//
+//	go test ./planner -run '^$' -bench 'EndToEnd|LoadOnly' -benchmem
+func benchGraph(b *testing.B, family string, n int) []byte {
+	b.Helper()
+	var (
+		s   tasks.Spec
+		err error
+	)
+	switch family {
+	case "transformer":
+		s, err = taskgen.Transformer(n/10, 1)
+	case "dag":
+		s, err = taskgen.DAG(n, 4, 1)
+	case "tree":
+		s, err = taskgen.Tree(n, 1)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func BenchmarkLoadOnly(b *testing.B) {
+	for _, c := range []struct {
+		family string
+		n      int
+	}{{"transformer", 1000}, {"transformer", 10000}, {"transformer", 100000}} {
+		data := benchGraph(b, c.family, c.n)
+		b.Run(fmt.Sprintf("%s/invocations=%d", c.family, c.n), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := (tasks.Limits{FileBytes: 1 << 30, Invocations: 1 << 20, Edges: 1 << 21}).Load(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkEndToEnd(b *testing.B) {
+	for _, c := range []struct {
+		family string
+		n      int
+	}{{"transformer", 1000}, {"transformer", 10000}, {"transformer", 100000}, {"tree", 10000}} {
+		data := benchGraph(b, c.family, c.n)
+		b.Run(fmt.Sprintf("%s/invocations=%d", c.family, c.n), func(b *testing.B) {
+			for b.Loop() {
+				g, err := (tasks.Limits{FileBytes: 1 << 30, Invocations: 1 << 20, Edges: 1 << 21}).Load(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, err := Plan(context.Background(), g, PlanOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.WriteText(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
