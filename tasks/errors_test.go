@@ -187,7 +187,7 @@ var codeCases = []codeCase{
 		msg: "5 invocations, more than the limit of 4"},
 	{name: "edge count", data: raw(small), limits: Limits{Edges: 3}, path: "$.edges", code: jsonv.Limit},
 	{name: "JSON depth", data: raw(strings.Replace(small, `"name": "small"`, `"name": `+strings.Repeat("[", 70)+strings.Repeat("]", 70), 1)),
-		path: "$", code: jsonv.Syntax, msg: "nested deeper than 64 (the depth limit)"}, // internal/jsonv's code for it
+		path: "$", code: jsonv.Limit, msg: "nested deeper than 64 (the depth limit)"},
 	{name: "unknown task", data: mutate(func(g map[string]any) { obj(g, "invocations", 3)["task"] = "mma2" }),
 		path: "$.invocations[3].task", code: jsonv.UnknownName, msg: `unknown task "mma2"`},
 	{name: "unknown space", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "x")["tile"] = "aa" }),

@@ -94,14 +94,20 @@ func (d *Decoder) want(v *Value, p Path, want string) {
 // An ObjectReader reads the members of one object. Fields it is asked for
 // are marked read; End reports the rest as unknown fields.
 type ObjectReader struct {
-	d      *Decoder
-	path   Path
-	v      *Value
-	index  map[string]int // key → index of its first member
+	d    *Decoder
+	path Path
+	v    *Value
+	// index maps a key to its first member in a large object; a small one
+	// (most of them) is searched in place, without a map.
+	index  map[string]int
+	first  []bool // first[i]: member i is its key's first occurrence
+	read   []bool // read[i]: member i's field was asked for
 	known  []string
-	read   map[string]bool
 	closed bool
 }
+
+// smallObject is the size up to which members are searched in place.
+const smallObject = 16
 
 // Object starts reading the object v at p. Known, when given, lists every
 // field the form defines: End reports the others, and the message lists the
@@ -117,16 +123,40 @@ func (d *Decoder) Object(v *Value, p Path, known ...string) *ObjectReader {
 		d.want(v, p, "an object")
 		return nil
 	}
-	o := &ObjectReader{d: d, path: p, v: v, index: make(map[string]int, len(v.members)), known: known, read: map[string]bool{}}
+	n := len(v.members)
+	o := &ObjectReader{d: d, path: p, v: v, known: known, first: make([]bool, n), read: make([]bool, n)}
+	if n > smallObject {
+		o.index = make(map[string]int, n)
+	}
 	for i, m := range v.members {
-		if first, dup := o.index[m.Key]; dup {
+		if first := o.lookup(m.Key, i); first >= 0 {
 			d.add(&Problem{Path: p.Key(m.Key), Code: DuplicateKey, Offset: m.KeyOffset,
 				Msg: fmt.Sprintf("key %s is repeated (first at byte %d)", strconv.Quote(m.Key), v.members[first].KeyOffset)})
 			continue
 		}
-		o.index[m.Key] = i
+		o.first[i] = true
+		if o.index != nil {
+			o.index[m.Key] = i
+		}
 	}
 	return o
+}
+
+// lookup returns the index of the first member before limit with the key,
+// or -1.
+func (o *ObjectReader) lookup(key string, limit int) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok && i < limit {
+			return i
+		}
+		return -1
+	}
+	for i := 0; i < limit; i++ {
+		if o.first[i] && o.v.members[i].Key == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // Path is the path of the object.
@@ -142,8 +172,7 @@ func (o *ObjectReader) Has(name string) bool {
 	if o == nil {
 		return false
 	}
-	_, ok := o.index[name]
-	return ok
+	return o.lookup(name, len(o.v.members)) >= 0
 }
 
 // Keys returns the object's keys in document order, each once.
@@ -153,7 +182,7 @@ func (o *ObjectReader) Keys() []string {
 	}
 	var out []string
 	for i, m := range o.v.members {
-		if o.index[m.Key] == i {
+		if o.first[i] {
 			out = append(out, m.Key)
 		}
 	}
@@ -167,11 +196,11 @@ func (o *ObjectReader) Field(name string) (*Value, Path) {
 		return nil, Root
 	}
 	p := o.path.Key(name)
-	o.read[name] = true
-	i, ok := o.index[name]
-	if !ok {
+	i := o.lookup(name, len(o.v.members))
+	if i < 0 {
 		return nil, p
 	}
+	o.read[i] = true
 	return o.v.members[i].Value, p
 }
 
@@ -242,7 +271,7 @@ func (o *ObjectReader) End() {
 	}
 	o.closed = true
 	for i, m := range o.v.members {
-		if o.index[m.Key] != i || o.read[m.Key] || contains(o.known, m.Key) {
+		if !o.first[i] || o.read[i] || contains(o.known, m.Key) {
 			continue
 		}
 		msg := "unknown field " + strconv.Quote(m.Key)

@@ -173,8 +173,10 @@ func TestParseLimits(t *testing.T) {
 	}
 	// The default limit holds against a document far deeper than any stack.
 	huge := bytes.Repeat([]byte("["), 10_000_000)
-	if _, err := Parse(huge, Limits{}); err == nil || !strings.Contains(err.Error(), "depth limit") {
-		t.Errorf("10^7 open brackets: %v", err)
+	_, err = Parse(huge, Limits{})
+	var lp *Problem
+	if !errors.As(err, &lp) || lp.Code != Limit || !strings.Contains(lp.Msg, "depth limit") {
+		t.Errorf("10^7 open brackets: %v, want a Limit problem", err)
 	}
 	_, err = Parse([]byte(`[1, 2, 3]`), Limits{MaxBytes: 8})
 	var p *Problem

@@ -232,6 +232,7 @@ func (p *parser) literal(word string) bool {
 func (p *parser) nest(depth int) bool {
 	if depth >= p.maxDepth {
 		p.fail(p.pos, "arrays and objects nested deeper than %d (the depth limit)", p.maxDepth)
+		p.err.Code = Limit // a cap, not a fault of the JSON
 		return false
 	}
 	return true
