@@ -304,3 +304,41 @@ func FuzzUnmarshalJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONEveryProblemCodes decodes a space with several mistakes and checks
+// every problem's path and code (the messages are checked above).
+func TestJSONEveryProblemCodes(t *testing.T) {
+	in := `{"name": "1t", "axes": [{"name": "a"}, {"name": "b", "size": "x"}, {"size": 0}, {"name": "a", "size": 2},
+	        {"name": "g", "axes": []}, 7], "colour": 1, "axes": []}`
+	var s Space
+	err := json.Unmarshal([]byte(in), &s)
+	var ps JSONErrors
+	if !errors.As(err, &ps) {
+		t.Fatalf("Unmarshal: %v, want JSONErrors", err)
+	}
+	type row struct{ Path, Code string }
+	var got []row
+	for _, p := range ps {
+		got = append(got, row{p.Path.String(), string(p.Code)})
+	}
+	want := []row{
+		{"$.axes", "duplicate_key"},
+		{"$.axes[0]", "missing"},
+		{"$.axes[1].size", "type"},
+		{"$.axes[2]", "missing"},
+		{"$.axes[2].size", "range"},
+		{"$.axes[3].name", "duplicate_name"},
+		{"$.axes[4].axes", "invalid"},
+		{"$.axes[5]", "type"},
+		{"$.colour", "unknown_field"},
+		{"$.name", "invalid"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(got), len(want), err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("problem %d: got %v, want %v\n%v", i, got[i], want[i], err)
+		}
+	}
+}
