@@ -310,8 +310,9 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 	return ""
 }
 
+// firstLine is the first line of err's message, unedited.
 func firstLine(err error) string {
-	s, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "storage: "), "\n")
+	s, _, _ := strings.Cut(err.Error(), "\n")
 	return s
 }
 
