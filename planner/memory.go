@@ -32,51 +32,31 @@ func (lw *lowering) sharedAccess(d *distribution.Distribution, l *storage.Layout
 			verb, mv.SharedAccesses, mv.SharedWavefronts, c.Detail)}
 }
 
-// sharedMovement counts the accesses and wavefronts of block 0.
+// sharedMovement counts the accesses and wavefronts of block 0, at the
+// widest vector every lane's values run along, or one value at a time where
+// the layout does not keep such runs contiguous.
 func sharedMovement(d *distribution.Distribution, l *storage.Layout, op storage.Op) (costmodel.Movement, error) {
-	mv := costmodel.Movement{Mechanism: "shared_memory", Barriers: 1}
 	if l.Memory() != storage.Shared {
-		return mv, fmt.Errorf("not a shared-memory layout")
+		return costmodel.Movement{}, fmt.Errorf("not a shared-memory layout")
 	}
 	if len(l.Tile().Leaves()) != len(d.Tile()) {
-		return mv, fmt.Errorf("the layout's tile %v and the distribution's differ", l.Tile())
+		return costmodel.Movement{}, fmt.Errorf("the layout's tile %v and the distribution's differ", l.Tile())
 	}
-	execs := d.NumExecutors()
-	values := d.NumValues()
-	bits := d.Element().Bits()
-	table := d.Table()
-	sizes := d.TileSizes()
-	coords := func(flat int) []int {
-		c := make([]int, len(sizes))
-		for i := len(sizes) - 1; i >= 0; i-- {
-			c[i] = flat % sizes[i]
-			flat /= sizes[i]
-		}
-		return c
+	vector := widestVector(d)
+	mv, err := sharedAccesses(d, l, op, vector)
+	if err != nil && vector > 1 {
+		return sharedAccesses(d, l, op, 1)
 	}
-	// warps[w] lists block 0's executors of warp w by lane.
-	warps := map[int][]int{}
-	lanes := 0
-	for e := range execs {
-		b, w, lane := d.LevelIndex(e)
-		if b != 0 {
-			continue
-		}
-		for len(warps[w]) <= lane {
-			warps[w] = append(warps[w], -1)
-		}
-		warps[w][lane] = e
-		lanes = max(lanes, lane+1)
-	}
-	if lanes > storage.WarpSize {
-		return mv, fmt.Errorf("%d lanes per warp", lanes)
-	}
-	mv.Bytes = d.NumElements() * bits / 8
-	// The widest vector every lane's values run along: values v…v+V−1 are
-	// consecutive elements of the fastest axis for every lane and every v
-	// that is a multiple of V.
+	return mv, err
+}
+
+// widestVector is the widest run, up to 16 bytes, of values v…v+V−1 that
+// are consecutive elements of the tile's fastest axis for every lane and
+// every v that is a multiple of V.
+func widestVector(d *distribution.Distribution) int {
+	execs, values, bits := d.NumExecutors(), d.NumValues(), d.Element().Bits()
+	table, sizes := d.Table(), d.TileSizes()
 	last := sizes[len(sizes)-1]
-	vector := 1
 	for v := max(1, 128/max(bits, 1)); v > 1; v /= 2 {
 		if values%v != 0 {
 			continue
@@ -85,50 +65,24 @@ func sharedMovement(d *distribution.Distribution, l *storage.Layout, op storage.
 		for e := 0; e < execs && ok; e++ {
 			for base := 0; base < values && ok; base += v {
 				t0 := table[e*values+base]
-				for i := 1; i < v; i++ {
-					t := table[e*values+base+i]
-					if t != t0+i || t0%last+i >= last {
-						ok = false
-						break
-					}
+				for i := 1; i < v && ok; i++ {
+					ok = table[e*values+base+i] == t0+i && t0%last+i < last
 				}
 			}
 		}
 		if ok {
-			vector = v
-			break
+			return v
 		}
 	}
-	for w := 0; w < len(warps); w++ {
-		lanesOf := warps[w]
-		for base := 0; base < values; base += vector {
-			a := storage.Access{Lanes: make([][]int, len(lanesOf)), Vector: vector, Op: op}
-			for lane, e := range lanesOf {
-				if e >= 0 {
-					a.Lanes[lane] = coords(table[e*values+base])
-				}
-			}
-			wf, err := l.Wavefronts(a)
-			if err != nil && vector > 1 {
-				return sharedMovementScalar(d, l, op, mv)
-			}
-			if err != nil {
-				return mv, err
-			}
-			mv.SharedAccesses++
-			mv.SharedWavefronts += wf.Total
-		}
-	}
-	return mv, nil
+	return 1
 }
 
-// sharedMovementScalar counts one access per value, for layouts that do not
-// keep a lane's run contiguous.
-func sharedMovementScalar(d *distribution.Distribution, l *storage.Layout, op storage.Op, mv costmodel.Movement) (costmodel.Movement, error) {
-	mv.SharedAccesses, mv.SharedWavefronts = 0, 0
-	values := d.NumValues()
-	table := d.Table()
-	sizes := d.TileSizes()
+// sharedAccesses counts block 0's warp accesses of the given vector width
+// and their wavefronts under l's bank model.
+func sharedAccesses(d *distribution.Distribution, l *storage.Layout, op storage.Op, vector int) (costmodel.Movement, error) {
+	mv := costmodel.Movement{Mechanism: "shared_memory", Barriers: 1, Bytes: d.NumElements() * d.Element().Bits() / 8}
+	values, table, sizes := d.NumValues(), d.Table(), d.TileSizes()
+	// warps[w] lists block 0's executors of warp w by lane.
 	warps := map[int][]int{}
 	for e := range d.NumExecutors() {
 		b, w, lane := d.LevelIndex(e)
@@ -141,19 +95,15 @@ func sharedMovementScalar(d *distribution.Distribution, l *storage.Layout, op st
 		warps[w][lane] = e
 	}
 	for w := 0; w < len(warps); w++ {
-		for v := range values {
-			a := storage.Access{Lanes: make([][]int, len(warps[w])), Vector: 1, Op: op}
+		if len(warps[w]) > storage.WarpSize {
+			return mv, fmt.Errorf("%d lanes per warp", len(warps[w]))
+		}
+		for base := 0; base < values; base += vector {
+			a := storage.Access{Lanes: make([][]int, len(warps[w])), Vector: vector, Op: op}
 			for lane, e := range warps[w] {
-				if e < 0 {
-					continue
+				if e >= 0 {
+					a.Lanes[lane] = unflattenTile(table[e*values+base], sizes)
 				}
-				flat := table[e*values+v]
-				c := make([]int, len(sizes))
-				for i := len(sizes) - 1; i >= 0; i-- {
-					c[i] = flat % sizes[i]
-					flat /= sizes[i]
-				}
-				a.Lanes[lane] = c
 			}
 			wf, err := l.Wavefronts(a)
 			if err != nil {
@@ -164,4 +114,14 @@ func sharedMovementScalar(d *distribution.Distribution, l *storage.Layout, op st
 		}
 	}
 	return mv, nil
+}
+
+// unflattenTile is the row-major coordinates of a flat tile index.
+func unflattenTile(flat int, sizes []int) []int {
+	c := make([]int, len(sizes))
+	for i := len(sizes) - 1; i >= 0; i-- {
+		c[i] = flat % sizes[i]
+		flat /= sizes[i]
+	}
+	return c
 }
