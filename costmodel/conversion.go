@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -58,11 +59,25 @@ type Movement struct {
 //
 //	cost_ns    = (max(issue, pipes) + sync) / clock_ghz
 //	             + GlobalBytes / (hbm_gb_per_s / sm_count) + Launches · launch_overhead_ns
-//	latency_ns = cost_ns + (the latency of each stage the movement has, once:
-//	             alu_latency_cycles if ALU or Cvt, shuffle_latency_cycles per round,
-//	             2·shared_latency_cycles if SharedAccesses, dsmem_latency_cycles if RemoteAccesses
-//	             and again if RemoteLoads,
+//	latency_ns = cost_ns + (chain + the latency of each other stage the movement has, once:
+//	             2·shared_latency_cycles if SharedAccesses,
+//	             dsmem_latency_cycles if RemoteAccesses,
 //	             2·global_latency_cycles if GlobalAccesses) / clock_ghz
+//	chain      = ShuffleRounds · (shuffle_latency_cycles + ⌈(ALU + Cvt) / warps / ShuffleRounds⌉ · alu_latency_cycles)
+//	             with warps = ⌈Shuffles / ShuffleRounds⌉, if ShuffleRounds > 0;
+//	             else alu_latency_cycles if ALU or Cvt
+//
+// The chain is the dependent work one warp waits for. Shuffle rounds follow
+// each other, and the selects and prmt between two rounds take the earlier
+// round's result: the assumption is that a warp's ALU and cvt instructions
+// split evenly over its rounds and that each round's share is a chain of
+// dependent steps (a select consumes the previous select's result), so
+// each round pays the shuffle's latency and one ALU latency per step.
+// Without shuffles, the ALU and cvt instructions each read only the tile's
+// input registers (a prmt or cvt per output register), so they overlap and
+// the chain is one step deep. A remote access pays dsmem_latency_cycles
+// once whether it loads or stores: a load waits for the reply, a store's
+// release at the cluster barrier for the acknowledgement.
 //
 // The throughput cost assumes every SM is busy with its own tiles: global
 // memory bandwidth is shared by sm_count SMs, and a kernel boundary (or a
@@ -90,18 +105,20 @@ func (t *Target) ConversionFormula(m Movement) Cost {
 	cost := (max(issue, pipes)+sync)/clock + hbm + launch
 
 	var stages float64
-	if m.ALU+m.Cvt > 0 {
+	switch {
+	case m.ShuffleRounds > 0:
+		rounds := float64(m.ShuffleRounds)
+		warps := max(math.Ceil(float64(m.Shuffles)/rounds), 1)
+		steps := math.Ceil(float64(m.ALU+m.Cvt) / warps / rounds)
+		stages += rounds * (t.Get("shuffle_latency_cycles") + steps*t.Get("alu_latency_cycles"))
+	case m.ALU+m.Cvt > 0:
 		stages += t.Get("alu_latency_cycles")
 	}
-	stages += float64(m.ShuffleRounds) * t.Get("shuffle_latency_cycles")
 	if m.SharedAccesses > 0 {
 		stages += 2 * t.Get("shared_latency_cycles")
 	}
 	if m.RemoteAccesses > 0 {
-		stages += t.Get("dsmem_latency_cycles")
-	}
-	if m.RemoteLoads > 0 {
-		stages += t.Get("dsmem_latency_cycles") // the way back
+		stages += t.Get("dsmem_latency_cycles") // a round trip, loads and stores alike
 	}
 	if m.GlobalAccesses > 0 {
 		stages += 2 * t.Get("global_latency_cycles")

@@ -107,6 +107,48 @@ func TestDecodeTargetErrors(t *testing.T) {
 	}
 }
 
+// The latency by its definition: the throughput cost plus the dependent
+// chain (per shuffle round, the shuffle's latency and one ALU latency per
+// step of the warp's share of selects) and each other stage once.
+func TestConversionLatency(t *testing.T) {
+	tg := builtinTarget(t, "h200")
+	clock := tg.Get("clock_ghz")
+	alu, shfl := tg.Get("alu_latency_cycles"), tg.Get("shuffle_latency_cycles")
+	shared, dsmem := tg.Get("shared_latency_cycles"), tg.Get("dsmem_latency_cycles")
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+	cases := []struct {
+		m      Movement
+		cycles float64 // what the latency adds to the throughput cost
+	}{
+		// One warp, 28 selects over 4 rounds: 7 dependent steps a round.
+		{Movement{ALU: 28, Shuffles: 4, ShuffleRounds: 4}, 4 * (shfl + 7*alu)},
+		// Two warps of 4 rounds share 30 selects: 15 each, ⌈15/4⌉ = 4 steps a round.
+		{Movement{ALU: 30, Shuffles: 8, ShuffleRounds: 4}, 4 * (shfl + 4*alu)},
+		// cvt instructions join the chain: ⌈(2+3)/3⌉ = 2 steps a round.
+		{Movement{ALU: 2, Cvt: 3, Shuffles: 3, ShuffleRounds: 3}, 3 * (shfl + 2*alu)},
+		// Shuffles alone: the rounds' latencies.
+		{Movement{Shuffles: 5, ShuffleRounds: 5}, 5 * shfl},
+		// Without shuffles the selects are independent: one ALU latency.
+		{Movement{ALU: 64, SharedAccesses: 4, SharedWavefronts: 4}, alu + 2*shared},
+		// A remote store and a remote load each pay one round trip.
+		{Movement{SharedAccesses: 1, RemoteAccesses: 1, RemoteBytes: 128}, 2*shared + dsmem},
+		{Movement{SharedAccesses: 1, RemoteAccesses: 1, RemoteLoads: 1, RemoteBytes: 128}, 2*shared + dsmem},
+	}
+	for _, tc := range cases {
+		c := tg.ConversionFormula(tc.m)
+		if want := c.NS + tc.cycles/clock; !near(c.LatencyNS, want) {
+			t.Errorf("%+v: latency %v ns, want %v (cost %v + %v cycles)", tc.m, c.LatencyNS, want, c.NS, tc.cycles)
+		}
+	}
+	// More selects between the same rounds never wait less.
+	for a := 0; a < 64; a++ {
+		m, more := Movement{ALU: a, Shuffles: 4, ShuffleRounds: 4}, Movement{ALU: a + 1, Shuffles: 4, ShuffleRounds: 4}
+		if tg.ConversionFormula(more).LatencyNS < tg.ConversionFormula(m).LatencyNS {
+			t.Errorf("%d selects wait less than %d", a+1, a)
+		}
+	}
+}
+
 // The formula by its definition: each pipe alone, then the maximum.
 func TestConversionFormula(t *testing.T) {
 	tg := builtinTarget(t, "h200")

@@ -35,7 +35,9 @@
 //     distributed shared memory) plus the barriers, plus the SM's share of
 //     device-memory bandwidth and the whole of any kernel boundary;
 //   - latency_ns: one tile on an otherwise idle SM: the above plus the
-//     latency of each stage the movement has.
+//     latency of each stage the movement has, and for a shuffle plan its
+//     dependent chain: per round, the shuffle's latency and one ALU
+//     latency per step of the selects that wait on it.
 //
 // ConversionFormula's comment gives the formula exactly.
 //
