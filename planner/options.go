@@ -33,6 +33,20 @@ type Options struct {
 	Workers int
 	// KeepDominated keeps dominated alternatives in the model.
 	KeepDominated bool
+	// Progress, when not nil, is called while HiGHS solves the core, at
+	// most every few hundred milliseconds, with the incumbent plan's cost,
+	// the bound and the gap (in the whole problem's terms). It runs on the
+	// solve's thread: keep it short.
+	Progress func(Progress)
+}
+
+// Progress is where the solve of the core stands.
+type Progress struct {
+	Elapsed   time.Duration
+	Incumbent float64 // ns; +Inf before the first plan
+	Bound     float64 // ns
+	Gap       float64 // relative
+	Nodes     int64   // branch-and-bound nodes
 }
 
 func (o *Options) relativeGap() float64 {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cklplan/cklplan/conversion"
+	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -368,4 +369,38 @@ func asPlanInfeasible(err error, target **PlanInfeasibleError) bool {
 		*target = pe
 	}
 	return ok
+}
+
+// TestProgressInPlanTerms: Options.Progress reports the core's solve in the
+// whole problem's terms (the eliminated part's cost added): the bound never
+// above the optimum, an incumbent never below it.
+func TestProgressInPlanTerms(t *testing.T) {
+	spec, err := taskgen.DAG(16, 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []Progress
+	r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{},
+		Solve: Options{Progress: func(p Progress) { seen = append(seen, p) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model.Core == 0 {
+		t.Fatal("the graph has no core: HiGHS is not called")
+	}
+	if len(seen) == 0 {
+		t.Fatal("Progress was never called")
+	}
+	for i, p := range seen {
+		if !math.IsInf(p.Bound, 0) && p.Bound > r.ObjectiveNS*(1+1e-9) {
+			t.Errorf("progress %d: bound %v above the optimum %v", i, p.Bound, r.ObjectiveNS)
+		}
+		if !math.IsInf(p.Incumbent, 0) && p.Incumbent < r.ObjectiveNS*(1-1e-9) {
+			t.Errorf("progress %d: incumbent %v below the optimum %v", i, p.Incumbent, r.ObjectiveNS)
+		}
+	}
 }

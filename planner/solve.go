@@ -72,6 +72,13 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		sol.Model.Core = sizeOf(&cm.model)
 		hopt := opt.solverOptions()
 		hopt.Start = cm.localStart(r, localChoice(p))
+		if opt.Progress != nil {
+			offset := r.offset
+			hopt.Progress = func(hp highs.Progress) {
+				opt.Progress(Progress{Elapsed: hp.Elapsed, Incumbent: hp.Incumbent + offset, Bound: hp.Bound + offset,
+					Gap: hp.Gap, Nodes: hp.Nodes})
+			}
+		}
 		main, err = cm.solve(ctx, lib, r, hopt)
 		if err != nil {
 			return nil, err

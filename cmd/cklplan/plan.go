@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cklplan/cklplan/planner"
@@ -125,7 +127,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	ctx := context.Background()
 	stop := func() {}
 	if !q.quiet && env.stderr != nil && isTerminal(env.stderr) {
-		stop = progress(env.stderr)
+		stop = progress(env.stderr, &opts)
 	}
 	res, err := planner.Plan(ctx, g, opts)
 	stop()
@@ -145,9 +147,12 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// progress shows the elapsed time on stderr once a solve has run for a
-// second, until stop is called.
-func progress(w io.Writer) (stop func()) {
+// progress shows on stderr, once a solve has run for a second and every
+// second after, the incumbent, the bound and the gap HiGHS last reported,
+// and the elapsed time; stop clears the line.
+func progress(w io.Writer, opts *planner.PlanOptions) (stop func()) {
+	var last atomic.Pointer[planner.Progress]
+	opts.Solve.Progress = func(p planner.Progress) { last.Store(&p) }
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	start := time.Now()
@@ -165,9 +170,22 @@ func progress(w io.Writer) (stop func()) {
 				return
 			case <-t.C:
 				shown = true
-				fmt.Fprintf(w, "\rplanning: %s elapsed", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 0, 64)+" s")
+				line := fmt.Sprintf("planning: %.0f s", time.Since(start).Seconds())
+				if p := last.Load(); p != nil {
+					line += fmt.Sprintf("; HiGHS: incumbent %s, bound %s, gap %.3g%%, %d nodes",
+						nsText(p.Incumbent), nsText(p.Bound), 100*p.Gap, p.Nodes)
+				}
+				fmt.Fprint(w, "\r\033[K"+line)
 			}
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// nsText writes a progress figure: ns, or "none" before HiGHS has one.
+func nsText(ns float64) string {
+	if math.IsInf(ns, 0) || math.IsNaN(ns) {
+		return "none"
+	}
+	return strconv.FormatFloat(ns, 'g', 6, 64) + " ns"
 }

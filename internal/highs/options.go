@@ -23,11 +23,29 @@ type Options struct {
 	// Presolve turns HiGHS's presolve on or off; the zero value lets HiGHS
 	// choose.
 	Presolve Presolve
+	// Progress, when not nil, is called during a MIP solve with the
+	// incumbent, the bound and the gap, at most every ProgressEvery
+	// (HiGHS's MIP interrupt checks, on the solve's thread: keep it short).
+	Progress func(Progress)
 	// Start, when not nil, is a point to start from, one value per column:
 	// for a MIP, a feasible Start is HiGHS's first incumbent, so a solve
 	// stopped early returns it or something better. An infeasible Start is
 	// ignored by HiGHS.
 	Start []float64
+}
+
+// ProgressEvery is the least time between two Progress calls of one solve.
+const ProgressEvery = 200 * time.Millisecond
+
+// Progress is where a MIP solve stands: HiGHS's running time, the
+// incumbent's objective (+Inf before the first), the best bound, the
+// relative gap and the branch-and-bound nodes so far.
+type Progress struct {
+	Elapsed   time.Duration
+	Incumbent float64
+	Bound     float64
+	Gap       float64
+	Nodes     int64
 }
 
 // Presolve is the presolve setting.

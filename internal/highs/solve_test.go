@@ -873,3 +873,41 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestProgress: a MIP solve with Options.Progress reports where it stands,
+// and what it reports is consistent with the result: the bound never
+// above the incumbent (maximizing: never below), the final objective
+// between them, the elapsed time and node count never going back.
+func TestProgress(t *testing.T) {
+	lib := highstest.Library(t)
+	k := randomKnapsack(40, 11)
+	var seen []highs.Progress
+	// Presolve off and a tight gap, so that the solve branches and HiGHS
+	// reaches its MIP interrupt checks.
+	res, err := lib.Solve(context.Background(), k.model(), highs.Options{Presolve: highs.PresolveOff, RelativeGap: 1e-9,
+		Progress: func(p highs.Progress) { seen = append(seen, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != highs.Optimal {
+		t.Fatalf("status %v", res.Status)
+	}
+	if len(seen) == 0 {
+		t.Fatal("Progress was never called")
+	}
+	t.Logf("%d reports; first %+v; last %+v; optimum %v", len(seen), seen[0], seen[len(seen)-1], res.Objective)
+	for i, p := range seen {
+		if math.IsNaN(p.Bound) || p.Elapsed < 0 || p.Nodes < 0 {
+			t.Errorf("progress %d: %+v", i, p)
+		}
+		if !math.IsInf(p.Incumbent, 0) && p.Bound < p.Incumbent-tol {
+			t.Errorf("progress %d: maximizing, bound %v below incumbent %v", i, p.Bound, p.Incumbent)
+		}
+		if !math.IsInf(p.Bound, 0) && p.Bound < res.Objective-tol {
+			t.Errorf("progress %d: bound %v below the optimum %v", i, p.Bound, res.Objective)
+		}
+		if i > 0 && (p.Elapsed < seen[i-1].Elapsed || p.Nodes < seen[i-1].Nodes) {
+			t.Errorf("progress %d went back: %+v after %+v", i, p, seen[i-1])
+		}
+	}
+}

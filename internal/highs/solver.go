@@ -131,7 +131,11 @@ func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, err
 
 	var res *Result
 	var err error
-	inst.do(func(h uintptr) { res, err = s.run(h, m, in, opt) })
+	inst.do(func(h uintptr) {
+		inst.progress, inst.lastProgress = opt.Progress, time.Time{}
+		res, err = s.run(h, m, in, opt)
+		inst.progress = nil
+	})
 	return res, err
 }
 
@@ -475,6 +479,10 @@ type instance struct {
 	done      chan struct{}      // closed when the thread has destroyed the instance
 	interrupt atomic.Bool        // set to stop the current run
 	threads   int                // the size of this thread's HiGHS scheduler; 0 before the first run
+	// progress is the current run's Options.Progress, and lastProgress
+	// when it was last called; both touched on the instance's thread only.
+	progress     func(Progress)
+	lastProgress time.Time
 }
 
 var (
@@ -489,7 +497,7 @@ var (
 // instance's id as user data. HiGHS calls it on the thread running Highs_run,
 // at its interrupt checks; user_interrupt (the first field of
 // HighsCallbackDataIn, a C int) set to 1 asks HiGHS to stop.
-func interruptCallback(callbackType int32, _, _, dataIn unsafe.Pointer, userData uintptr) {
+func interruptCallback(callbackType int32, _, dataOut, dataIn unsafe.Pointer, userData uintptr) {
 	switch callbackType {
 	case cCallbackSimplexInterrupt, cCallbackIpmInterrupt, cCallbackMipInterrupt:
 	default:
@@ -499,6 +507,12 @@ func interruptCallback(callbackType int32, _, _, dataIn unsafe.Pointer, userData
 	if !ok || dataIn == nil {
 		return
 	}
+	if in := v.(*instance); callbackType == cCallbackMipInterrupt && in.progress != nil && dataOut != nil {
+		if now := time.Now(); in.lastProgress.IsZero() || now.Sub(in.lastProgress) >= ProgressEvery {
+			in.lastProgress = now
+			in.progress(readProgress(dataOut))
+		}
+	}
 	// HiGHS keeps the field between runs, so write it either way: a solve
 	// after an interrupted one must not inherit the interrupt.
 	var stop int32
@@ -506,6 +520,23 @@ func interruptCallback(callbackType int32, _, _, dataIn unsafe.Pointer, userData
 		stop = 1
 	}
 	*(*int32)(dataIn) = stop
+}
+
+// readProgress reads HighsCallbackDataOut (lp_data/HighsCallbackStruct.h of
+// HiGHS 1.10 and later, x86-64 and arm64 layout, 32-bit HighsInt, which Load
+// checks): void* cbdata at 0, int log_type at 8, double running_time at 16,
+// three HighsInt iteration counts at 24, double objective_function_value at
+// 40, int64 mip_node_count at 48, int64 mip_total_lp_iterations at 56,
+// double mip_primal_bound at 64, mip_dual_bound at 72, mip_gap at 80.
+func readProgress(out unsafe.Pointer) Progress {
+	f64 := func(off uintptr) float64 { return *(*float64)(unsafe.Add(out, off)) }
+	return Progress{
+		Elapsed:   time.Duration(f64(16) * float64(time.Second)),
+		Nodes:     *(*int64)(unsafe.Add(out, 48)),
+		Incumbent: f64(64),
+		Bound:     f64(72),
+		Gap:       f64(80),
+	}
 }
 
 func newInstance(l *Library) (*instance, error) {
