@@ -66,31 +66,16 @@ type ConvCalibrationRow struct {
 // cluster plan's remote accesses where they now are) and pairs it with its
 // measurement less the empty loop's (EmptyLoop).
 func ConvCalibration(cases []ConvCase, measured []ConvMeasurement, target *costmodel.Target) ([]ConvCalibrationRow, error) {
-	byCase := map[string]ConvMeasurement{}
-	for _, m := range measured {
-		byCase[m.Case] = m
-	}
-	base, baseLat, err := EmptyLoop(cases, measured)
+	data, err := ConvFitData(cases, measured)
 	if err != nil {
 		return nil, err
 	}
-	var rows []ConvCalibrationRow
-	for _, c := range cases {
-		if c.Negative {
-			continue
-		}
-		m, ok := byCase[c.Name]
-		if !ok {
-			return nil, fmt.Errorf("conversion record: no case %q", c.Name)
-		}
-		mv, err := recount(c.Witness, c.Program.MovedBits)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name, err)
-		}
-		cost := target.ConversionFormula(mv)
-		rows = append(rows, ConvCalibrationRow{Case: c.Name, Mechanism: c.Witness.Mechanism.String(),
+	rows := make([]ConvCalibrationRow, len(data))
+	for i, d := range data {
+		cost := target.ConversionFormula(d.Movement)
+		rows[i] = ConvCalibrationRow{Case: d.Case, Mechanism: d.Mechanism,
 			ModelNS: cost.NS, ModelLatencyNS: cost.LatencyNS,
-			MeasuredNS: max(m.AllSMsNS-base, 0), MeasuredLatencyNS: max(m.AloneNS-baseLat, 0)})
+			MeasuredNS: d.MeasuredNS, MeasuredLatencyNS: d.MeasuredLatencyNS}
 	}
 	return rows, nil
 }
