@@ -223,19 +223,15 @@ func TestJSONEveryProblem(t *testing.T) {
 	if !errors.As(err, &ps) {
 		t.Fatalf("Unmarshal: %v, want jsonv.Problems", err)
 	}
-	type row struct{ Path, Code string }
-	var got []row
-	for _, p := range ps {
-		got = append(got, row{p.Path.String(), string(p.Code)})
-	}
-	want := []row{
-		{"$.codomain.colour", "unknown_field"},
-		{"$.domain.kind", "invalid"},
-		{"$.domain.space.axes[0].size", "type"},
-		{"$.guard", "invalid"},
-		{"$.results", "duplicate_key"},
-		{"$.results[0]", "invalid"},
-		{"$.results[1]", "type"},
+	got := ps.Where()
+	want := []string{
+		"$.codomain.colour unknown_field",
+		"$.domain.kind invalid",
+		"$.domain.space.axes[0].size type",
+		"$.guard invalid",
+		"$.results duplicate_key",
+		"$.results[0] invalid",
+		"$.results[1] type",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s\nerror:\n%v", diff, err)

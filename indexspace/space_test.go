@@ -316,22 +316,18 @@ func TestJSONEveryProblemCodes(t *testing.T) {
 	if !errors.As(err, &ps) {
 		t.Fatalf("Unmarshal: %v, want JSONErrors", err)
 	}
-	type row struct{ Path, Code string }
-	var got []row
-	for _, p := range ps {
-		got = append(got, row{p.Path.String(), string(p.Code)})
-	}
-	want := []row{
-		{"$.axes", "duplicate_key"},
-		{"$.axes[0]", "missing"},
-		{"$.axes[1].size", "type"},
-		{"$.axes[2]", "missing"},
-		{"$.axes[2].size", "range"},
-		{"$.axes[3].name", "duplicate_name"},
-		{"$.axes[4].axes", "invalid"},
-		{"$.axes[5]", "type"},
-		{"$.colour", "unknown_field"},
-		{"$.name", "invalid"},
+	got := ps.Where()
+	want := []string{
+		"$.axes duplicate_key",
+		"$.axes[0] missing",
+		"$.axes[1].size type",
+		"$.axes[2] missing",
+		"$.axes[2].size range",
+		"$.axes[3].name duplicate_name",
+		"$.axes[4].axes invalid",
+		"$.axes[5] type",
+		"$.colour unknown_field",
+		"$.name invalid",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d problems, want %d:\n%v", len(got), len(want), err)

@@ -177,19 +177,15 @@ func TestJSONEveryProblem(t *testing.T) {
 	if !errors.As(err, &ps) {
 		t.Fatalf("Unmarshal: %v, want jsonv.Problems", err)
 	}
-	type row struct{ Path, Code string }
-	var got []row
-	for _, p := range ps {
-		got = append(got, row{p.Path.String(), string(p.Code)})
-	}
-	want := []row{
-		{"$.align", "range"},
-		{"$.map.results[0]", "invalid"},
-		{"$.memory", "duplicate_key"},
-		{"$.memory", "invalid"},
-		{"$.stride", "unknown_field"},
-		{"$.swizzle", "type"},
-		{"$.unit", "invalid"},
+	got := ps.Where()
+	want := []string{
+		"$.align range",
+		"$.map.results[0] invalid",
+		"$.memory duplicate_key",
+		"$.memory invalid",
+		"$.stride unknown_field",
+		"$.swizzle type",
+		"$.unit invalid",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s\nerror:\n%v", diff, err)

@@ -105,6 +105,17 @@ func (ps Problems) Unwrap() []error {
 	return out
 }
 
+// Where lists every problem as "PATH CODE", in ps's order: what a program
+// (or a test) compares to know which mistakes a document has, whatever the
+// messages say.
+func (ps Problems) Where() []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Path.String() + " " + string(p.Code)
+	}
+	return out
+}
+
 // Sort sorts ps in place by path, then code, then message.
 func (ps Problems) Sort() { slices.SortStableFunc(ps, compareProblems) }
 
