@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"time"
 )
@@ -14,7 +15,9 @@ type Options struct {
 	// reduction. Regrets then all come from re-solves.
 	NoReduce bool
 	// MaxTable bounds the entries of a bucket the reduction may form; 0
-	// means DefaultMaxTable. Should the core's MILP outgrow the whole
+	// means DefaultMaxTable, except that a problem without budgets that
+	// buckets of up to 2^21 entries (2^23 in all) would eliminate entirely
+	// is eliminated so, with no MILP. Should the core's MILP outgrow the whole
 	// problem's, Solve retries with an 8× smaller limit, down to 64, then
 	// solves the whole problem.
 	MaxTable int
@@ -28,6 +31,15 @@ type Options struct {
 	// Explain lists the nodes whose regrets are computed; nil means every
 	// node. Regrets of core nodes cost one re-solve per alternative.
 	Explain []int
+	// RegretTimeLimit bounds the wall time of the regrets, counted from the
+	// moment the plan is found; 0 means no limit. RegretTimeFactor, when
+	// positive, raises that limit to this multiple of the time the plan
+	// took, so that a hard core's explanations cost in proportion to it.
+	// A regret whose re-solve the limit stops is an interval: Regret.Exact
+	// is false, Regret.Lower and Regret.Regret bound it (Regret is +Inf
+	// when no plan using the alternative was found).
+	RegretTimeLimit  time.Duration
+	RegretTimeFactor float64
 	// Workers bounds the goroutines of the regrets (the distribute pass and
 	// the core re-solves, one HiGHS instance each); 0 means GOMAXPROCS.
 	Workers int
@@ -70,6 +82,16 @@ func (o *Options) maxTable() int {
 	return o.MaxTable
 }
 
+// regretTimeLimit is the regrets' time limit when the plan took planned;
+// 0 means none.
+func (o *Options) regretTimeLimit(planned time.Duration) time.Duration {
+	lim := o.RegretTimeLimit
+	if o.RegretTimeFactor > 0 {
+		lim = max(lim, time.Duration(o.RegretTimeFactor*float64(planned)))
+	}
+	return lim
+}
+
 func (o *Options) workers() int {
 	if o.Workers == 0 {
 		return runtime.GOMAXPROCS(0)
@@ -86,6 +108,10 @@ func (o *Options) validate(nodes int) error {
 		return fmt.Errorf("planner: Options.TimeLimit %v is negative", o.TimeLimit)
 	case o.RelativeGap < 0 || o.AbsoluteGap < 0:
 		return fmt.Errorf("planner: Options gaps %v, %v: negative", o.RelativeGap, o.AbsoluteGap)
+	case o.RegretTimeLimit < 0:
+		return fmt.Errorf("planner: Options.RegretTimeLimit %v is negative", o.RegretTimeLimit)
+	case o.RegretTimeFactor < 0 || math.IsNaN(o.RegretTimeFactor) || math.IsInf(o.RegretTimeFactor, 0):
+		return fmt.Errorf("planner: Options.RegretTimeFactor %v: want a finite number ≥ 0", o.RegretTimeFactor)
 	case o.Workers < 0:
 		return fmt.Errorf("planner: Options.Workers %d is negative", o.Workers)
 	}

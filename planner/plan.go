@@ -70,10 +70,13 @@ type Result struct {
 	SavingNS              *float64 `json:"saving_ns"`
 	// Explained is how many invocations' regrets were computed (all of a
 	// graph of at most PlanOptions.ExplainAll invocations, else those named).
-	Explained  int          `json:"explained"`
-	Choices    []PlanChoice `json:"choices"`
-	Boundaries []Boundary   `json:"boundaries"`
-	Budgets    []BudgetUse  `json:"budgets,omitempty"`
+	Explained int `json:"explained"`
+	// UnprovenRegrets counts the regrets a time limit left as intervals
+	// (Rejected.Exact false).
+	UnprovenRegrets int          `json:"unproven_regrets,omitempty"`
+	Choices         []PlanChoice `json:"choices"`
+	Boundaries      []Boundary   `json:"boundaries"`
+	Budgets         []BudgetUse  `json:"budgets,omitempty"`
 }
 
 // ModelSizes are the sizes of the planning problem and of its MILPs, as
@@ -123,15 +126,18 @@ type PlanChoice struct {
 
 // A Rejected is an alternative not chosen: how much more the best plan that
 // uses it costs (RegretNS; nil when no feasible plan uses it, Infeasible,
-// or when it was not computed), and why, in words.
+// or when it was not computed), and why, in words. A regret that a time
+// limit left unproven (Exact false) lies between RegretLowerNS and RegretNS,
+// the best plan found using the alternative (nil when none was found).
 type Rejected struct {
-	Alternative string   `json:"alternative"`
-	RegretNS    *float64 `json:"regret_ns"`
-	Infeasible  bool     `json:"infeasible,omitempty"`
-	Exact       bool     `json:"exact"`
-	Tie         bool     `json:"tie,omitempty"`
-	Removed     bool     `json:"removed,omitempty"`
-	Reason      string   `json:"reason"`
+	Alternative   string   `json:"alternative"`
+	RegretNS      *float64 `json:"regret_ns"`
+	RegretLowerNS *float64 `json:"regret_lower_ns,omitempty"`
+	Infeasible    bool     `json:"infeasible,omitempty"`
+	Exact         bool     `json:"exact"`
+	Tie           bool     `json:"tie,omitempty"`
+	Removed       bool     `json:"removed,omitempty"`
+	Reason        string   `json:"reason"`
 }
 
 // A Boundary is the conversion on one edge under the plan.
@@ -304,7 +310,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		regrets[[2]int{r.Node, r.Alternative}] = r
 	}
 	for v := range lw.invs {
-		if wanted(v) {
+		if wanted(v) && sol.Status == Optimal {
 			p.Explained++
 		}
 	}
@@ -331,6 +337,10 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 				continue
 			}
 			var best *Rejected
+			// The task alternative's regret is its best variant's; where a
+			// variant's is an interval, so is the alternative's, from the
+			// least lower bound.
+			unproven, lower := false, math.Inf(1)
 			for ai, oa := range lw.alts[vi] {
 				if oa.task != ti {
 					continue
@@ -339,6 +349,19 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 				if best == nil || better(rj, *best) {
 					best = &rj
 				}
+				switch {
+				case rj.RegretLowerNS != nil:
+					unproven, lower = true, math.Min(lower, *rj.RegretLowerNS)
+				case rj.RegretNS != nil:
+					lower = math.Min(lower, *rj.RegretNS)
+				}
+			}
+			if unproven {
+				if best.RegretNS != nil {
+					lower = math.Min(lower, *best.RegretNS)
+				}
+				best.Exact, best.RegretLowerNS, best.Infeasible = false, &lower, false
+				p.UnprovenRegrets++
 			}
 			if best.Tie {
 				pc.Tie = true
@@ -375,12 +398,16 @@ func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Re
 		return rj
 	}
 	if r, ok := regrets[[2]int{vi, ai}]; ok {
-		val := r.Regret
+		val, lower := r.Regret, r.Lower
 		rj.Exact, rj.Tie = r.Exact, r.Tie
-		if math.IsInf(val, 1) {
+		switch {
+		case math.IsInf(val, 1) && r.Exact:
 			rj.Infeasible = true
-		} else {
+		case !math.IsInf(val, 1):
 			rj.RegretNS = &val
+		}
+		if !r.Exact {
+			rj.RegretLowerNS = &lower
 		}
 	}
 	if why, ok := removed[[2]int{vi, ai}]; ok {
@@ -389,7 +416,11 @@ func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Re
 	if lw.alts[vi][ai].noSmem {
 		rj.Reason += "with its conversions kept out of shared memory: "
 	}
-	rj.Reason += lw.reason(choices, sol.BudgetUse, vi, ai, rj.RegretNS)
+	exact := rj.RegretNS
+	if !rj.Exact {
+		exact = nil // the reason speaks only of a proven best plan
+	}
+	rj.Reason += lw.reason(choices, sol.BudgetUse, vi, ai, exact)
 	return rj
 }
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/cklplan/cklplan/internal/highs/highstest"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -384,8 +386,10 @@ func TestProgressInPlanTerms(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []Progress
+	// The default table limit, given explicitly, keeps the core that the
+	// whole elimination would otherwise dissolve.
 	r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{},
-		Solve: Options{Progress: func(p Progress) { seen = append(seen, p) }}})
+		Solve: Options{MaxTable: DefaultMaxTable, Progress: func(p Progress) { seen = append(seen, p) }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,5 +406,57 @@ func TestProgressInPlanTerms(t *testing.T) {
 		if !math.IsInf(p.Incumbent, 0) && p.Incumbent < r.ObjectiveNS*(1-1e-9) {
 			t.Errorf("progress %d: incumbent %v below the optimum %v", i, p.Incumbent, r.ObjectiveNS)
 		}
+	}
+}
+
+// TestSmallDenseGraphsDissolve: a small dense DAG that the default table
+// limit leaves a core of is eliminated whole, with no MILP, and its optimum
+// and the regrets asked for equal those that HiGHS proves on the core (the
+// default table limit given explicitly keeps the core).
+func TestSmallDenseGraphsDissolve(t *testing.T) {
+	highstest.Library(t)
+	spec, err := taskgen.DAG(16, 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain := []string{"v9"}
+	whole, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain, Solve: Options{MaxTable: DefaultMaxTable}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if core.Model.Core == 0 {
+		t.Fatal("no core at the default table limit: the case tests nothing")
+	}
+	if whole.Model.Core != 0 || whole.Model.Eliminated != whole.Model.Invocations {
+		t.Fatalf("%d of %d invocations eliminated, core %d; want all eliminated",
+			whole.Model.Eliminated, whole.Model.Invocations, whole.Model.Core)
+	}
+	if whole.Status != "optimal" || core.Status != "optimal" || !near(whole.ObjectiveNS, core.ObjectiveNS) {
+		t.Fatalf("whole elimination %s %v, HiGHS on the core %s %v", whole.Status, whole.ObjectiveNS, core.Status, core.ObjectiveNS)
+	}
+	compared := 0
+	for i, c := range whole.Choices {
+		if !slices.Contains(explain, c.Invocation) {
+			continue
+		}
+		for j, rj := range c.Rejected {
+			want := core.Choices[i].Rejected[j]
+			if rj.Alternative != want.Alternative || !rj.Exact || !want.Exact || rj.Infeasible != want.Infeasible ||
+				(rj.RegretNS == nil) != (want.RegretNS == nil) || (rj.RegretNS != nil && !near(*rj.RegretNS, *want.RegretNS)) {
+				t.Errorf("%s %s: whole elimination %+v, HiGHS on the core %+v", c.Invocation, rj.Alternative, rj, want)
+			}
+			compared++
+		}
+	}
+	if compared == 0 {
+		t.Fatal("no regret compared")
 	}
 }

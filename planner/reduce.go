@@ -51,6 +51,8 @@ type reduction struct {
 	offset  float64     // Σ messages over the empty scope
 	maxSeen int         // the largest bucket eliminated, in entries
 
+	dry *dryRun // non-nil: size the buckets only (eliminatesWithin)
+
 	pairBuf, countBuf []int // scratch of refine and classCount
 	kernel            kernel
 	row               []float64
@@ -121,8 +123,37 @@ func (h *keyHeap) pop() keyed {
 // bucket has at most limit entries, when eliminate is true; nothing when it is
 // false (the NoReduce path still builds the terms).
 func reduce(in *instance, limit int, eliminate bool) *reduction {
+	return reduceWith(in, limit, eliminate, nil)
+}
+
+// A dryRun makes reduce plan the elimination without computing any table:
+// it sizes every bucket and stops once their entries exceed budget. It
+// tells whether the whole problem would eliminate within a table limit and
+// at what cost, before any of that cost is paid.
+type dryRun struct {
+	budget  int  // the most bucket entries, summed, it may plan
+	total   int  // the bucket entries planned, summed
+	stopped bool // the budget stopped it
+}
+
+// eliminatesWithin reports whether every node of in eliminates with tables
+// of at most limit entries and at most budget entries in all buckets
+// together. No budget row may touch a node for that (such nodes stay in the
+// core), so it is false at once when one does.
+func eliminatesWithin(in *instance, limit, budget int) bool {
+	for _, t := range in.touched {
+		if t {
+			return false
+		}
+	}
+	dry := &dryRun{budget: budget}
+	r := reduceWith(in, limit, true, dry)
+	return !dry.stopped && len(r.core) == 0
+}
+
+func reduceWith(in *instance, limit int, eliminate bool, dry *dryRun) *reduction {
 	n := len(in.p.Nodes)
-	r := &reduction{in: in, unary: make([][]float64, n), pos: make([]int, n), order: make([]bucket, 0, n)}
+	r := &reduction{in: in, unary: make([][]float64, n), pos: make([]int, n), order: make([]bucket, 0, n), dry: dry}
 	adj := make([][]int, n)
 	for v := range n {
 		r.unary[v] = append([]float64(nil), in.unary[v]...)
@@ -133,7 +164,9 @@ func reduce(in *instance, limit int, eliminate bool) *reduction {
 		scope := in.groups[g].groupScope()
 		cls, ncls := r.groupClasses(&in.groups[g], scope)
 		r.terms = append(r.terms, term{scope: scope, cls: cls, ncls: ncls, group: g})
-		in.tabulate(&r.terms[g], limit, sc)
+		if dry == nil {
+			in.tabulate(&r.terms[g], limit, sc)
+		}
 		for _, v := range scope {
 			adj[v] = append(adj[v], g)
 		}
@@ -200,15 +233,41 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 				tables.remove(t, &r.terms[t])
 			}
 		}
-		b.msg = r.message(&b, sc)
-		r.maxSeen = max(r.maxSeen, len(b.msg)*len(in.domain[v]))
+		entries := len(in.domain[v])
+		for _, rp := range b.reps {
+			entries *= len(rp)
+		}
+		if r.dry != nil {
+			if r.dry.total += entries; r.dry.total > r.dry.budget {
+				r.dry.stopped = true
+				return
+			}
+		} else {
+			b.msg = r.message(&b, sc)
+		}
+		r.maxSeen = max(r.maxSeen, entries)
 		eliminated[v] = true
 		r.pos[v] = len(r.order)
 		r.order = append(r.order, b)
-		switch len(b.sep) {
-		case 0:
+		switch {
+		case r.dry != nil && len(b.sep) < 2:
+			// Nothing to size: the message folds into a unary or the offset.
+		case r.dry != nil:
+			if _, ok := tables.find(r, b.sep, b.cls); !ok {
+				t := len(r.terms)
+				ncls := make([]int, len(b.reps))
+				for i := range b.reps {
+					ncls[i] = len(b.reps[i])
+				}
+				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1})
+				tables.add(t, &r.terms[t])
+				for _, u := range b.sep {
+					adj[u] = append(adj[u], t)
+				}
+			}
+		case len(b.sep) == 0:
 			r.offset += b.msg[0]
-		case 1:
+		case len(b.sep) == 1:
 			u := r.unary[b.sep[0]]
 			for k := range u {
 				u[k] += b.msg[b.cls[0][k]]

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -508,6 +509,12 @@ func (rg *regrets) worker(jobs <-chan int) (err error) {
 			q.lo, q.hi = inf, inf
 			continue
 		}
+		if rg.ctx.Err() != nil {
+			// The regret time limit has struck (or the caller gave up):
+			// the optimum is all that is proven.
+			q.lo, q.hi = rg.opt0, inf
+			continue
+		}
 		changes, restore = changes[:0], restore[:0]
 		for j, v := range q.nodes {
 			for k := range rg.r.in.domain[v] {
@@ -524,7 +531,11 @@ func (rg *regrets) worker(jobs <-chan int) (err error) {
 			lpLoaded = true
 		}
 		var res *highs.Result
-		if err = lpSolver.SetBounds(&lp, changes); err != nil {
+		if err = lpSolver.SetBounds(&lp, changes); errors.Is(err, highs.ErrNotLoaded) {
+			// The context ended before the LP was loaded.
+			q.lo, q.hi, err, lpLoaded = rg.opt0, inf, nil, false
+			continue
+		} else if err != nil {
 			continue
 		}
 		res, err = lpSolver.Resolve(rg.ctx, &lp, base)

@@ -51,8 +51,17 @@ func (r *Result) WriteText(w io.Writer) error {
 	tw.Flush()
 
 	fmt.Fprintf(bw, "\ninvocations (chosen alternative, cost, origin; then each rejected one: regret, why)\n")
-	if r.Explained < len(r.Choices) {
+	if r.Status != "optimal" {
+		fmt.Fprintf(bw, "  (no regrets: they are measured from the proven optimum, and the solve stopped before proving it)\n")
+	} else if r.Explained < len(r.Choices) {
 		fmt.Fprintf(bw, "  (regrets computed for %d of %d invocations: --explain ID,… names others)\n", r.Explained, len(r.Choices))
+	}
+	if r.UnprovenRegrets > 0 {
+		what := "regrets"
+		if r.UnprovenRegrets == 1 {
+			what = "regret"
+		}
+		fmt.Fprintf(bw, "  (%d %s unproven: a time limit stopped the re-solves; shown is what is proven: +lower…+upper, ≥+lower where no plan using the alternative was found, or unproven)\n", r.UnprovenRegrets, what)
 	}
 	for _, c := range r.Choices {
 		tie := ""
@@ -101,16 +110,19 @@ func regretText(rj Rejected) string {
 		return "removed"
 	case rj.Infeasible:
 		return "infeasible"
+	case rj.RegretNS == nil && rj.RegretLowerNS != nil && *rj.RegretLowerNS > 0:
+		// Unproven, and no plan using it found in time.
+		return "≥+" + fmtNS(*rj.RegretLowerNS)
+	case rj.RegretNS == nil && rj.RegretLowerNS != nil:
+		return "unproven"
 	case rj.RegretNS == nil:
 		return "—"
 	case rj.Tie:
 		return "tie"
+	case !rj.Exact && rj.RegretLowerNS != nil:
+		return "+" + fmtNS(*rj.RegretLowerNS) + "…+" + fmtNS(*rj.RegretNS)
 	}
-	s := "+" + fmtNS(*rj.RegretNS)
-	if !rj.Exact {
-		s = "≥" + s
-	}
-	return s
+	return "+" + fmtNS(*rj.RegretNS)
 }
 
 // WriteJSON writes the plan as JSON (docs/plan-format.md), indented.

@@ -43,7 +43,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		return nil, &InfeasibleError{Empty: in.empty}
 	}
 	full := fullSize(in)
-	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, full)
+	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, opt.MaxTable == 0, full)
 	sol := &Solution{Removed: in.removed}
 	sol.Model = ModelStats{
 		Nodes:      len(p.Nodes),
@@ -133,7 +133,15 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	local := make(chan LocalChoice, 1)
 	go func() { local <- localChoice(p) }()
 	if sol.Status == Optimal && !opt.NoRegrets {
-		rg := &regrets{r: r, cm: cm, lib: lib, opt: &opt, asg: asg, opt0: sol.Objective, ctx: ctx}
+		rctx := ctx
+		if lim := opt.regretTimeLimit(time.Since(start)); lim > 0 {
+			// Past the limit every HiGHS re-solve stops at once with
+			// what it has proven: the regrets it leaves are intervals.
+			var cancel context.CancelFunc
+			rctx, cancel = context.WithTimeout(ctx, lim)
+			defer cancel()
+		}
+		rg := &regrets{r: r, cm: cm, lib: lib, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx}
 		if err := rg.compute(); err != nil {
 			<-local
 			return nil, err
@@ -146,16 +154,30 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 }
 
 // reduceAndBuild reduces the problem and builds the core's MILP (nil for
-// an empty core). Tables left in the core can make its MILP larger than the
+// an empty core). With whole (the default table limit), a problem that
+// tables of up to wholeTable entries would eliminate entirely is eliminated
+// so. Otherwise tables left in the core can make its MILP larger than the
 // whole problem's (on dense graphs, where little reduces): then the
 // reduction is redone with an 8× smaller table limit, down to smallTable,
 // and at last not at all, so that reducing never grows the MILP.
-func reduceAndBuild(in *instance, limit int, eliminate bool, full ModelSize) (*reduction, *coreModel) {
+func reduceAndBuild(in *instance, limit int, eliminate, whole bool, full ModelSize) (*reduction, *coreModel) {
+	first := whole
 	for {
 		r := reduce(in, limit, eliminate)
 		if len(r.core) == 0 {
 			return r, nil
 		}
+		// A core that tables of up to wholeTable entries would dissolve
+		// entirely is cheaper to eliminate than to hand to HiGHS: on
+		// small dense graphs whose labels frustrate each other the
+		// marginalization LP is weak, and HiGHS branches for seconds on
+		// what elimination settles in milliseconds. A dry run sizes
+		// the buckets first, so a graph that would not dissolve costs
+		// no table.
+		if first && eliminate && eliminatesWithin(in, wholeTable, wholeBudget) {
+			return reduce(in, wholeTable, true), nil
+		}
+		first = false
 		cm := buildCore(r)
 		if !eliminate || len(cm.model.Columns) <= full.Columns {
 			return r, cm
@@ -168,6 +190,15 @@ func reduceAndBuild(in *instance, limit int, eliminate bool, full ModelSize) (*r
 
 // smallTable is the smallest table limit reduceAndBuild retries with.
 const smallTable = 64
+
+// wholeTable and wholeBudget bound the elimination of a whole problem that
+// the default table limit leaves a core of: at most 2^21 entries in one
+// bucket (16 MiB of costs) and 2^23 in all buckets together, about a tenth
+// of a second of tabulation on the development machine.
+const (
+	wholeTable  = 1 << 21
+	wholeBudget = 1 << 23
+)
 
 func gap(obj, bound float64) float64 {
 	d := obj - bound

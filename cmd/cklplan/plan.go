@@ -34,6 +34,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file) instead of the graph's")
 		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
+		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "bound the regrets' re-solves to `limit`: a duration, auto (3× the plan's time, at least 1s) or none; regrets left unproven are shown as intervals")
 		fs.StringVar(&q.explain, "explain", "", "compute regrets only for these comma-separated invocation `ids`")
 		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"), overriding the graph's and the model's")
 		fs.BoolVar(&q.noReduce, "no-reduce", false, "solve the whole model in HiGHS, without the exact structural reduction")
@@ -41,21 +42,22 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.BoolVar(&q.timing, "timing", false, "report the solve time (the output then differs from run to run)")
 	},
 	ops: []*op[*planRequest]{{operands: "FILE", min: 1, max: 1, formats: []string{"text", "json", "dot"},
-		flags: []string{"target", "time-limit", "gap", "explain", "costs", "no-reduce", "quiet", "timing"}, run: runPlan}},
+		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "explain", "costs", "no-reduce", "quiet", "timing"}, run: runPlan}},
 }
 
 // A planRequest is a task graph and how to plan it.
 type planRequest struct {
-	file      string
-	data      []byte
-	target    string
-	timeLimit time.Duration
-	gap       float64
-	explain   string
-	costs     string
-	noReduce  bool
-	quiet     bool
-	timing    bool
+	file        string
+	data        []byte
+	target      string
+	timeLimit   time.Duration
+	gap         float64
+	explain     string
+	regretLimit string
+	costs       string
+	noReduce    bool
+	quiet       bool
+	timing      bool
 }
 
 func (q *planRequest) setOperands(args []string, in *input) error {
@@ -115,6 +117,17 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap}, Timing: q.timing}
 	if q.gap < 0 || q.gap >= 1 {
 		return nil, fmt.Errorf("--gap %v: want a number in [0, 1)", q.gap)
+	}
+	switch q.regretLimit {
+	case "auto":
+		opts.Solve.RegretTimeLimit, opts.Solve.RegretTimeFactor = time.Second, 3
+	case "none":
+	default:
+		d, err := time.ParseDuration(q.regretLimit)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("--regret-time-limit %q: want a positive duration (e.g. 30s), auto or none", q.regretLimit)
+		}
+		opts.Solve.RegretTimeLimit = d
 	}
 	if q.explain != "" {
 		opts.ExplainIDs = strings.Split(q.explain, ",")

@@ -1,0 +1,105 @@
+package planner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cklplan/cklplan/internal/highs/highstest"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// TestRegretTimeLimitGivesSoundIntervals: with a regret time limit that
+// strikes at once, every regret a re-solve would have proven is an interval
+// [Lower, Regret] that holds the exhaustive regret, flagged inexact, and
+// never called infeasible unless it is.
+func TestRegretTimeLimitGivesSoundIntervals(t *testing.T) {
+	highstest.Library(t)
+	ctx := context.Background()
+	cores, unproven := 0, 0
+	for seed := range uint64(300) {
+		p := randomProblem(seed, 10)
+		ex := exhaustive(p)
+		if math.IsInf(ex.opt, 1) {
+			continue
+		}
+		name := fmt.Sprintf("seed %d", seed)
+		sol, err := Solve(ctx, p, Options{RegretTimeLimit: time.Nanosecond})
+		checkAgainst(t, name, p, ex, sol, err, false)
+		if sol.Model.CoreNodes > 0 {
+			cores++
+		}
+		for _, r := range sol.Regrets {
+			exact := ex.best[r.Node][r.Alternative] - ex.opt
+			if r.Exact {
+				if !near(r.Regret, exact) {
+					t.Fatalf("%s: node %d alternative %d: exact regret %v, exhaustive %v", name, r.Node, r.Alternative, r.Regret, exact)
+				}
+				continue
+			}
+			unproven++
+			if r.Lower > r.Regret || r.Lower > exact+1e-6*math.Max(1, math.Abs(exact)) ||
+				(!math.IsInf(exact, 1) && r.Regret < exact-1e-6*math.Max(1, math.Abs(exact))) {
+				t.Fatalf("%s: node %d alternative %d: interval [%v, %v] misses the exhaustive regret %v",
+					name, r.Node, r.Alternative, r.Lower, r.Regret, exact)
+			}
+		}
+	}
+	if cores == 0 || unproven == 0 {
+		t.Fatalf("%d problems with a core, %d unproven regrets: the limit was never exercised", cores, unproven)
+	}
+}
+
+// TestPlanShowsUnprovenRegrets: a plan whose regret re-solves a time limit
+// stopped says so, and shows each such regret as what is proven.
+func TestPlanShowsUnprovenRegrets(t *testing.T) {
+	highstest.Library(t)
+	data, err := os.ReadFile("../examples/graphs/smem_budget.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{RegretTimeLimit: time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model.Core == 0 {
+		t.Fatal("the budget example has no core: nothing is re-solved")
+	}
+	counted := 0
+	for _, c := range r.Choices {
+		for _, rj := range c.Rejected {
+			switch {
+			case rj.Exact && rj.RegretLowerNS != nil:
+				t.Errorf("%s %s: exact, with a lower bound", c.Invocation, rj.Alternative)
+			case !rj.Exact && !rj.Removed && rj.RegretLowerNS == nil:
+				t.Errorf("%s %s: unproven, without a lower bound", c.Invocation, rj.Alternative)
+			case !rj.Exact && rj.Infeasible:
+				t.Errorf("%s %s: unproven, yet called infeasible", c.Invocation, rj.Alternative)
+			case !rj.Exact:
+				counted++
+			}
+		}
+	}
+	if counted == 0 || counted != r.UnprovenRegrets {
+		t.Fatalf("%d unproven regrets listed, UnprovenRegrets %d", counted, r.UnprovenRegrets)
+	}
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("(%d regret", counted); !strings.Contains(text.String(), want) || !strings.Contains(text.String(), "unproven: a time limit stopped the re-solves") {
+		t.Errorf("the report lacks %q:\n%s", want, text.String())
+	}
+	if !strings.Contains(text.String(), "≥+") && !strings.Contains(text.String(), "…+") && !strings.Contains(text.String(), "  unproven  ") {
+		t.Errorf("no regret shown as an interval:\n%s", text.String())
+	}
+}
