@@ -22,7 +22,11 @@ type Options struct {
 	// solves the whole problem.
 	MaxTable int
 	// TimeLimit bounds each HiGHS solve; 0 means none. A main solve stopped by
-	// it returns the best plan with its proven gap (Status TimeLimit).
+	// it returns the best plan with its proven gap (Status TimeLimit). Under
+	// a time limit, a core of 100 nodes or more in a problem without budgets
+	// first gets a plan from a large-neighbourhood search (exact re-planning
+	// of windows of 10 nodes, two passes at most), HiGHS's start; the search
+	// counts against the main solve's limit.
 	TimeLimit time.Duration
 	// RelativeGap and AbsoluteGap are HiGHS's MIP gaps; 0 means 1e-9 and 1e-6.
 	RelativeGap, AbsoluteGap float64

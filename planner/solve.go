@@ -71,7 +71,18 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		}
 		sol.Model.Core = sizeOf(&cm.model)
 		hopt := opt.solverOptions()
-		hopt.Start = cm.localStart(r, localChoice(p))
+		lc := localChoice(p)
+		hopt.Start = cm.startFrom(r, lc.Choices)
+		if opt.TimeLimit > 0 && len(p.Budgets) == 0 && len(r.core) >= improveCore {
+			// A large core under a time limit may not be proven: give
+			// HiGHS the best plan a large-neighbourhood search finds
+			// from the local choice, within the same limit.
+			plan := improve(p, lc.Choices, r.core, improvePasses)
+			if st := cm.startFrom(r, plan); st != nil {
+				hopt.Start = st
+			}
+			hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+		}
 		if opt.Progress != nil {
 			offset := r.offset
 			hopt.Progress = func(hp highs.Progress) {
@@ -99,7 +110,13 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		}
 		copy(asg, main.asg)
 		solverObjective = main.objective
-		sol.Bound = main.bound
+		// Before HiGHS has a bound (a time limit inside the root LP) the
+		// execution floor is one: no plan runs cheaper than every node's
+		// cheapest alternative, conversions being never negative.
+		sol.Bound = executionFloor(p)
+		if main.bound > sol.Bound { // false for NaN
+			sol.Bound = main.bound
+		}
 		sol.MILPNodes = main.nodes
 	} else {
 		// Every row of the empty core's model is a budget with no uses.
@@ -211,15 +228,15 @@ func gap(obj, bound float64) float64 {
 	return d / math.Abs(obj)
 }
 
-// localStart is the core's point of the local-choice plan, HiGHS's first
-// incumbent (so that a time limit returns a plan whenever that one is
+// startFrom is the core's point of a plan (alternative indices), HiGHS's
+// first incumbent (so that a time limit returns a plan whenever that one is
 // feasible), or nil when the plan uses an alternative outside the domains.
 // An infeasible start is ignored by HiGHS.
-func (cm *coreModel) localStart(r *reduction, lc LocalChoice) []float64 {
+func (cm *coreModel) startFrom(r *reduction, choices []int) []float64 {
 	in := r.in
 	asg := make([]int, len(in.p.Nodes))
 	for _, v := range r.core {
-		a := lc.Choices[v]
+		a := choices[v]
 		if d := in.dominatedBy(v, a); d >= 0 {
 			a = d // same labels and uses, cheaper: as feasible
 		}
@@ -373,4 +390,20 @@ func fullSize(in *instance) ModelSize {
 		}
 	}
 	return s
+}
+
+// executionFloor is Σ over nodes of the cheapest alternative left: a lower
+// bound on every plan's cost.
+func executionFloor(p *Problem) float64 {
+	floor := 0.0
+	for _, n := range p.Nodes {
+		best := math.Inf(1)
+		for _, a := range n.Alternatives {
+			if a.Removed == "" {
+				best = math.Min(best, a.Cost)
+			}
+		}
+		floor += best
+	}
+	return floor
 }

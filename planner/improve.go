@@ -1,0 +1,195 @@
+package planner
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// A large-neighbourhood search for good plans on problems whose core HiGHS
+// proves slowly (dense graphs whose labels frustrate each other, where the
+// LP bound is weak and the search needs good plans to prune).
+//
+// From a plan, it takes a window of nodes around each node in turn (a
+// breadth-first ball over the groups), fixes every node outside the window
+// to the plan's choice, and re-plans the window exactly: a window of a few
+// dozen nodes is eliminated whole, in milliseconds. A better window replaces
+// the plan's choices. A pass visits every node once; the search stops after
+// a pass that improves nothing or after maxPasses. Every step is exact on
+// its window, so the plan never gets worse, and the order of the windows
+// comes from a fixed seed, so the result is deterministic.
+
+// improveCore is the smallest core Solve searches a first plan for, under a
+// time limit; improvePasses bounds the passes.
+const (
+	improveCore   = 100
+	improvePasses = 2
+)
+
+// improveWindow is the number of nodes a window holds at most.
+const improveWindow = 10
+
+// improve returns a plan no worse than start (alternative indices, one per
+// node), from windows around seeds, or start itself when p has budgets (a
+// window cannot see what the rest of the plan leaves of them).
+func improve(p *Problem, start, seeds []int, maxPasses int) []int {
+	if len(p.Budgets) > 0 {
+		return start
+	}
+	for v, a := range start {
+		if a < 0 || a >= len(p.Nodes[v].Alternatives) {
+			return start // a node with nothing left: Solve reports it
+		}
+	}
+	n := len(p.Nodes)
+	touch := make([][]int, n) // node → the groups it is in
+	for gi, g := range p.Groups {
+		touch[g.Producer] = append(touch[g.Producer], gi)
+		for _, c := range g.Consumers {
+			if t := touch[c.Node]; len(t) == 0 || t[len(t)-1] != gi {
+				touch[c.Node] = append(touch[c.Node], gi)
+			}
+		}
+	}
+	plan := slices.Clone(start)
+	w := &windower{p: p, touch: touch, in: make([]int, n), stamp: 0}
+	r := rand.New(rand.NewPCG(1, 2))
+	order := slices.Clone(seeds)
+	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	for range maxPasses {
+		improved := false
+		for _, seed := range order {
+			if w.replan(seed, plan) {
+				improved = true
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return plan
+}
+
+type windower struct {
+	p     *Problem
+	touch [][]int
+	in    []int // node → stamp when in the current window or its boundary
+	stamp int
+	queue []int
+}
+
+// replan re-plans the window around seed exactly, with the rest of plan
+// fixed, and reports whether it found a strictly cheaper window.
+func (w *windower) replan(seed int, plan []int) bool {
+	p := w.p
+	w.stamp += 2
+	inside, boundary := w.stamp, w.stamp-1
+	// The window: a breadth-first ball from seed over shared groups.
+	window := w.queue[:0]
+	window = append(window, seed)
+	w.in[seed] = inside
+	for i := 0; i < len(window) && len(window) < improveWindow; i++ {
+		for _, gi := range w.touch[window[i]] {
+			g := &p.Groups[gi]
+			for _, v := range groupNodes(g) {
+				if w.in[v] != inside && len(window) < improveWindow {
+					w.in[v] = inside
+					window = append(window, v)
+				}
+			}
+		}
+	}
+	w.queue = window
+	// The sub-problem: the window's nodes free, the nodes they share a
+	// group with fixed to the plan, every group touching the window.
+	index := map[int]int{}
+	sub := &Problem{}
+	addNode := func(v int) {
+		if _, ok := index[v]; ok {
+			return
+		}
+		index[v] = len(sub.Nodes)
+		nd := p.Nodes[v]
+		if w.in[v] != inside {
+			alts := slices.Clone(nd.Alternatives)
+			for a := range alts {
+				if a != plan[v] && alts[a].Removed == "" {
+					alts[a].Removed = "fixed"
+				}
+			}
+			nd.Alternatives = alts
+			w.in[v] = boundary
+		}
+		sub.Nodes = append(sub.Nodes, nd)
+	}
+	for _, v := range window {
+		addNode(v)
+	}
+	var groups []int
+	for _, v := range window {
+		for _, gi := range w.touch[v] {
+			if !slices.Contains(groups, gi) {
+				groups = append(groups, gi)
+			}
+		}
+	}
+	slices.Sort(groups)
+	for _, gi := range groups {
+		g := p.Groups[gi]
+		for _, v := range groupNodes(&g) {
+			addNode(v)
+		}
+		sg := Group{Name: g.Name, Producer: index[g.Producer], Sources: g.Sources, Pairs: g.Pairs,
+			Consumers: make([]Consumer, len(g.Consumers))}
+		for ci, c := range g.Consumers {
+			sg.Consumers[ci] = Consumer{Node: index[c.Node], Targets: c.Targets}
+		}
+		sub.Groups = append(sub.Groups, sg)
+	}
+	cur := make([]int, len(sub.Nodes))
+	for v, i := range index {
+		cur[i] = plan[v]
+	}
+	before, err := sub.Evaluate(cur)
+	if err != nil || !before.Feasible() {
+		return false
+	}
+	in := newInstance(sub, false)
+	if len(in.empty) > 0 {
+		return false
+	}
+	// The dry run gives up early on a window that would not dissolve.
+	if !eliminatesWithin(in, improveTable, improveBudget) {
+		return false
+	}
+	red := reduce(in, improveTable, true)
+	if red.offset >= before.Cost-objectiveTolerance(before.Cost) || math.IsInf(red.offset, 1) {
+		return false
+	}
+	asg := make([]int, len(sub.Nodes))
+	red.backSubstitute(asg)
+	for v, i := range index {
+		if w.in[v] == inside {
+			plan[v] = in.domain[i][asg[i]]
+		}
+	}
+	return true
+}
+
+// improveTable and improveBudget bound the entries of one bucket and of all
+// buckets of a window's elimination; a window that does not eliminate whole
+// within them is left as it is.
+const (
+	improveTable  = 1 << 14
+	improveBudget = 1 << 14
+)
+
+// groupNodes lists a group's producer and consumers.
+func groupNodes(g *Group) []int {
+	out := make([]int, 0, 1+len(g.Consumers))
+	out = append(out, g.Producer)
+	for _, c := range g.Consumers {
+		out = append(out, c.Node)
+	}
+	return out
+}
