@@ -165,7 +165,8 @@ type ModelSize struct {
 var ErrInfeasible = errors.New("planner: no feasible plan")
 
 // ErrNoPlan is matched by the error of a solve stopped (time limit, context)
-// before any plan was found.
+// before any plan was found: HiGHS had no incumbent and the start it was
+// given (the local choice, or the search's plan) is infeasible.
 var ErrNoPlan = errors.New("planner: stopped before a plan was found")
 
 // An InfeasibleError is the evidence that no plan exists: the nodes left

@@ -71,17 +71,17 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		}
 		sol.Model.Core = sizeOf(&cm.model)
 		hopt := opt.solverOptions()
-		lc := localChoice(p)
-		hopt.Start = cm.startFrom(r, lc.Choices)
+		startPlan := localChoice(p).Choices
 		if opt.TimeLimit > 0 && len(p.Budgets) == 0 && len(r.core) >= improveCore {
 			// A large core under a time limit may not be proven: give
 			// HiGHS the best plan a large-neighbourhood search finds
 			// from the local choice, within the same limit.
-			plan := improve(p, lc.Choices, r.core, improvePasses)
-			if st := cm.startFrom(r, plan); st != nil {
-				hopt.Start = st
-			}
+			startPlan = improve(p, startPlan, r.core, improvePasses)
 			hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+		}
+		startAsg := cm.startPositions(r, startPlan)
+		if startAsg != nil {
+			hopt.Start = cm.point(r, startAsg)
 		}
 		if opt.Progress != nil {
 			offset := r.offset
@@ -104,7 +104,18 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		case highs.Infeasible:
 			return nil, infeasible(ctx, in, opt)
 		case highs.TimeLimitNoSolution, highs.InterruptedNoSolution:
-			return nil, fmt.Errorf("%w (HiGHS: %v)", ErrNoPlan, main.status)
+			// HiGHS stopped before it took up its start (an interrupt
+			// before the solve began): the start is the plan, when it is
+			// one.
+			ev, err := p.Evaluate(startPlan)
+			if startAsg == nil || err != nil || !ev.Feasible() {
+				return nil, fmt.Errorf("%w (HiGHS: %v)", ErrNoPlan, main.status)
+			}
+			sol.Status = Interrupted
+			if main.status == highs.TimeLimitNoSolution {
+				sol.Status = TimeLimit
+			}
+			main.asg, main.objective = startAsg, cm.model.Objective(hopt.Start)
 		default:
 			return nil, fmt.Errorf("planner: HiGHS ended %v on the core", main.status)
 		}
@@ -228,11 +239,12 @@ func gap(obj, bound float64) float64 {
 	return d / math.Abs(obj)
 }
 
-// startFrom is the core's point of a plan (alternative indices), HiGHS's
-// first incumbent (so that a time limit returns a plan whenever that one is
-// feasible), or nil when the plan uses an alternative outside the domains.
-// An infeasible start is ignored by HiGHS.
-func (cm *coreModel) startFrom(r *reduction, choices []int) []float64 {
+// startPositions are the domain positions of a plan's core choices (node →
+// position, 0 outside the core), or nil when the plan uses an alternative
+// outside the domains. Their point (coreModel.point) is HiGHS's first
+// incumbent, so that a time limit returns a plan whenever that one is
+// feasible; HiGHS ignores an infeasible start.
+func (cm *coreModel) startPositions(r *reduction, choices []int) []int {
 	in := r.in
 	asg := make([]int, len(in.p.Nodes))
 	for _, v := range r.core {
@@ -246,7 +258,7 @@ func (cm *coreModel) startFrom(r *reduction, choices []int) []float64 {
 		}
 		asg[v] = k
 	}
-	return cm.point(r, asg)
+	return asg
 }
 
 // localChoice is the baseline: each node's cheapest alternative among those

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,9 @@ the summary, every invocation's choice and each rejected alternative's regret
 (how much more the best plan using it costs) and reason, every boundary's
 conversion. --format json is the plan for programs (docs/plan-format.md);
 --format dot draws the graph for Graphviz, boundaries coloured by class.
+An interrupt (Ctrl-C) stops the solve and reports the best plan found, with
+its gap (HiGHS notices it between branch-and-bound steps; inside the first LP
+of a large core, only once that LP is solved); a second one ends the program.
 Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 `,
 	flags: func(fs *flag.FlagSet, q *planRequest) {
@@ -137,7 +141,11 @@ func runPlan(q *planRequest, env *env) (result, error) {
 			return nil, err
 		}
 	}
-	ctx := context.Background()
+	// The first interrupt (Ctrl-C) stops the solve: the report is the best
+	// plan found, with its gap; a second one ends the program.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stopSignals()
+	context.AfterFunc(ctx, stopSignals)
 	stop := func() {}
 	if !q.quiet && env.stderr != nil && isTerminal(env.stderr) {
 		stop = progress(env.stderr, &opts)
