@@ -265,7 +265,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 					acc = append(acc, sa)
 				}
 			}
-			chosen, all, err := storage.ChooseShared(tile, p.moved(), acc)
+			chosen, considered, err := storage.CheapestShared(tile, p.moved(), acc)
 			if err != nil {
 				reasons = append(reasons, fmt.Sprintf("vectors %d/%d: %s", vs, vl, firstLine(err)))
 				continue
@@ -283,7 +283,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 			mp.Layout = layout.String()
 			mp.ScratchBytes = layout.Footprint()
 			mp.Barriers = 2
-			mp.Considered = len(all)
+			mp.Considered = considered
 			k := 0
 			for i := range mp.Stores {
 				mp.Stores[i].Wavefronts = chosen.Accesses[k].Total

@@ -104,8 +104,7 @@ func CountWavefronts(op Op, width int, lanes []LaneAddress) (Wavefronts, error) 
 	if op != Load && op != Store {
 		return Wavefronts{}, fmt.Errorf("storage: access direction %v: want load or store", op)
 	}
-	perPhase, err := LanesPerPhase(width)
-	if err != nil {
+	if _, err := LanesPerPhase(width); err != nil {
 		return Wavefronts{}, err
 	}
 	var addr [WarpSize]int64
@@ -123,51 +122,104 @@ func CountWavefronts(op Op, width int, lanes []LaneAddress) (Wavefronts, error) 
 		}
 		addr[la.Lane], active[la.Lane] = la.Byte, true
 	}
-	if op == Load && width > BankBytes && pairShared(&addr, &active) {
+	return countPhases(op, width, &addr, &active, true), nil
+}
+
+// countPhases applies the bank model to checked lane addresses. With detail
+// it records every phase; without, it returns Op, Width, Total and Ideal
+// only and allocates nothing, which is what ChooseShared's inner loop needs.
+func countPhases(op Op, width int, addr *[WarpSize]int64, active *[WarpSize]bool, detail bool) Wavefronts {
+	perPhase, _ := LanesPerPhase(width)
+	if op == Load && width > BankBytes && pairShared(addr, active) {
 		perPhase *= 2 // half as many distinct requests: twice the lanes per 128 bytes
 	}
-	w := Wavefronts{Op: op, Width: width, Phases: make([]Phase, 0, WarpSize/perPhase)}
+	w := Wavefronts{Op: op, Width: width}
+	if detail {
+		w.Phases = make([]Phase, 0, WarpSize/perPhase)
+	}
 	wordsPerLane := max(1, width/BankBytes)
-	// A phase lists at most 64 words: perPhase * wordsPerLane is 32, or 64
-	// for a pair-shared access (whose distinct words are again at most 32).
-	var words [2 * WarpSize]int64
+	var tally bankTally
 	for first := 0; first < WarpSize; first += perPhase {
-		n := 0
+		tally.reset()
 		for lane := first; lane < first+perPhase; lane++ {
 			if !active[lane] {
 				continue
 			}
 			for k := range wordsPerLane {
-				words[n] = addr[lane]/BankBytes + int64(k)
-				n++
+				tally.add(addr[lane]/BankBytes + int64(k))
 			}
 		}
 		p := Phase{FirstLane: first, LastLane: first + perPhase - 1, Bank: -1}
-		if n > 0 {
+		if tally.n > 0 {
 			w.Ideal++
-			ws := words[:n]
-			slices.Sort(ws)
-			var perBank [BankCount]int
-			for i, word := range ws {
-				if i > 0 && word == ws[i-1] {
-					continue // the same word: a broadcast
-				}
-				bank := int(word % BankCount)
-				perBank[bank]++
-				if perBank[bank] > p.Wavefronts || perBank[bank] == p.Wavefronts && bank < p.Bank {
-					p.Wavefronts, p.Bank = perBank[bank], bank
-				}
-			}
-			for i, word := range ws {
-				if int(word%BankCount) == p.Bank && (i == 0 || word != ws[i-1]) {
-					p.Words = append(p.Words, word)
-				}
+			p.Wavefronts, p.Bank = tally.busiest()
+			if detail {
+				p.Words = tally.words(p.Bank)
 			}
 		}
 		w.Total += p.Wavefronts
-		w.Phases = append(w.Phases, p)
+		if detail {
+			w.Phases = append(w.Phases, p)
+		}
 	}
-	return w, nil
+	return w
+}
+
+// A bankTally collects the distinct words of one phase by bank. Only words
+// of the same bank can be equal, so each bank keeps its own chain of the
+// words seen: a lookup compares a word with its bank's words alone, which
+// in a conflict-free phase is at most one, and nothing is sorted or
+// allocated. A phase touches at most 64 words: perPhase * wordsPerLane is
+// 32, or 64 for a pair-shared access.
+type bankTally struct {
+	count [BankCount]uint8    // distinct words per bank
+	last  [BankCount]uint8    // 1 + the index in word of the bank's latest word; 0: none
+	prev  [2 * WarpSize]uint8 // 1 + the index of the bank's word before word[i]; 0: none
+	word  [2 * WarpSize]int64 // the distinct words, in the order first seen
+	n     uint8               // len of word in use
+}
+
+// reset empties the tally; word and prev are overwritten before they are read.
+func (t *bankTally) reset() {
+	t.count = [BankCount]uint8{}
+	t.last = [BankCount]uint8{}
+	t.n = 0
+}
+
+// add records a touch of word (a non-negative word address).
+func (t *bankTally) add(word int64) {
+	bank := word % BankCount
+	for i := t.last[bank]; i != 0; i = t.prev[i-1] {
+		if t.word[i-1] == word {
+			return // the same word: a broadcast
+		}
+	}
+	t.word[t.n], t.prev[t.n] = word, t.last[bank]
+	t.n++
+	t.last[bank] = t.n
+	t.count[bank]++
+}
+
+// busiest returns the largest number of distinct words in one bank and the
+// lowest bank that holds that many; (0, -1) when no word was added.
+func (t *bankTally) busiest() (words, bank int) {
+	bank = -1
+	for b, c := range t.count {
+		if int(c) > words {
+			words, bank = int(c), b
+		}
+	}
+	return words, bank
+}
+
+// words lists the distinct words of bank, ascending.
+func (t *bankTally) words(bank int) []int64 {
+	out := make([]int64, 0, t.count[bank])
+	for i := t.last[bank]; i != 0; i = t.prev[i-1] {
+		out = append(out, t.word[i-1])
+	}
+	slices.Sort(out)
+	return out
 }
 
 // plural writes n and the noun, with an s unless n is 1.

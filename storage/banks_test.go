@@ -2,6 +2,8 @@ package storage
 
 import (
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -207,6 +209,88 @@ func TestWavefrontsShiftInvariant(t *testing.T) {
 		}
 		if m.Total != w.Total || m.Ideal != w.Ideal {
 			t.Fatalf("width %d, shift %d bytes: %v, unshifted %v", width, shift*int64(width), m, w)
+		}
+	}
+}
+
+// TestWavefrontsByDefinition recounts random warp accesses from the model's
+// definition, with maps instead of CountWavefronts's bank tally: the phases
+// of LanesPerPhase (doubled for pair-shared loads wider than a word), and per
+// phase the distinct words of each bank. The addresses come from few lines,
+// so that banks hold many words, partners often share, and some words are
+// broadcast.
+func TestWavefrontsByDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 3000 {
+		width := []int{1, 2, 4, 8, 16}[rng.IntN(5)]
+		op := Op(rng.IntN(2))
+		lines := 1 + rng.IntN(40) // distinct 128-byte lines the warp touches
+		var lanes []LaneAddress
+		var addr [WarpSize]int64
+		var active [WarpSize]bool
+		for l := range WarpSize {
+			if rng.IntN(6) == 0 {
+				continue
+			}
+			if l > 0 && active[l-1] && rng.IntN(3) == 0 {
+				addr[l] = addr[l-1] // a partner sharing the address
+			} else {
+				addr[l] = int64(rng.IntN(lines)*WavefrontBytes + rng.IntN(WavefrontBytes/width)*width)
+			}
+			active[l] = true
+			lanes = append(lanes, LaneAddress{Lane: l, Byte: addr[l]})
+		}
+		got, err := CountWavefronts(op, width, lanes)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		perPhase, _ := LanesPerPhase(width)
+		shared := func(mask int) bool {
+			for l := range WarpSize {
+				if active[l] && active[l^mask] && addr[l] != addr[l^mask] {
+					return false
+				}
+			}
+			return true
+		}
+		if op == Load && width > BankBytes && (shared(1) || shared(2)) {
+			perPhase *= 2
+		}
+		want := Wavefronts{Op: op, Width: width}
+		for first := 0; first < WarpSize; first += perPhase {
+			banks := map[int]map[int64]bool{} // bank → its distinct words
+			for l := first; l < first+perPhase; l++ {
+				for k := 0; active[l] && k < max(1, width/BankBytes); k++ {
+					word := addr[l]/BankBytes + int64(k)
+					if banks[int(word%BankCount)] == nil {
+						banks[int(word%BankCount)] = map[int64]bool{}
+					}
+					banks[int(word%BankCount)][word] = true
+				}
+			}
+			p := Phase{FirstLane: first, LastLane: first + perPhase - 1, Bank: -1}
+			for b := range BankCount {
+				if len(banks[b]) > p.Wavefronts {
+					p.Wavefronts, p.Bank = len(banks[b]), b
+				}
+			}
+			if p.Bank >= 0 {
+				want.Ideal++
+				for word := range banks[p.Bank] {
+					p.Words = append(p.Words, word)
+				}
+				slices.Sort(p.Words)
+			}
+			want.Total += p.Wavefronts
+			want.Phases = append(want.Phases, p)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%v of %d bytes at %v:\ngot  %+v\nwant %+v", op, width, lanes, got, want)
+		}
+		// The choice's totals-only count agrees.
+		if fast := countPhases(op, width, &addr, &active, false); fast.Total != want.Total || fast.Ideal != want.Ideal || fast.Phases != nil {
+			t.Fatalf("%v of %d bytes at %v: totals only %+v, want total %d, ideal %d", op, width, lanes, fast, want.Total, want.Ideal)
 		}
 	}
 }

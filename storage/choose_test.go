@@ -2,6 +2,8 @@ package storage
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -105,6 +107,9 @@ func TestChooseShared(t *testing.T) {
 			if got := fmt.Sprintf("%s: %d wavefronts, %d bytes", what, best.Wavefronts, best.Layout.Footprint()); got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
+			if cheapest, n, err := CheapestShared(indexspace.MustParse(tt.tile), tt.elem, tt.accesses); err != nil || n != len(all) || !reflect.DeepEqual(cheapest, best) {
+				t.Errorf("CheapestShared = %v wavefronts on %v of %d, %v; ChooseShared chose %v", cheapest.Wavefronts, cheapest.Layout, n, err, best.Layout)
+			}
 			// The choice is the minimum over every candidate that serves.
 			for _, c := range all {
 				if c.Rejected == "" && c.Wavefronts < best.Wavefronts {
@@ -126,5 +131,107 @@ func TestChooseShared(t *testing.T) {
 	bad := Access{Lanes: [][]int{{0, 60}}, Vector: 8}
 	if _, _, err := ChooseShared(indexspace.MustParse("(m:16, k:64)"), F16, []Access{bad}); err == nil || !strings.Contains(err.Error(), "no shared layout of (m:16, k:64) serves every access") {
 		t.Errorf("ChooseShared(run past the tile) = %v", err)
+	}
+}
+
+// randomAccesses draws up to four warp accesses to tile: rows (lanes along
+// the fastest leaf), columns (lanes down the leaf before it, some lanes
+// sharing a row), pairs of lanes at one point, and scattered points, with
+// vectors of 1 to 16 elements, mostly along the fastest leaf, loads and
+// stores, inactive lanes, and now and then a point outside the tile or a
+// run past it.
+func randomAccesses(rng *rand.Rand, tile indexspace.Space) []Access {
+	leaves := tile.Leaves()
+	fast := len(leaves) - 1
+	var out []Access
+	for range rng.IntN(5) {
+		a := Access{Op: Op(rng.IntN(2)), Vector: []int{0, 1, 2, 4, 8, 16}[rng.IntN(6)]}
+		if rng.IntN(4) == 0 {
+			a.Axis = leaves[rng.IntN(len(leaves))].Name
+		}
+		v := max(1, a.Vector)
+		pattern, origin, spread := rng.IntN(4), rng.IntN(64), 1+rng.IntN(3)
+		for lane := range WarpSize - rng.IntN(3)*8 {
+			if rng.IntN(10) == 0 {
+				a.Lanes = append(a.Lanes, nil)
+				continue
+			}
+			p := make([]int, len(leaves))
+			for i, leaf := range leaves {
+				switch pattern {
+				case 0: // a row
+					p[i] = origin % leaf.Size
+					if i == fast {
+						p[i] = lane * v % leaf.Size
+					}
+				case 1: // a column
+					p[i] = origin * v % leaf.Size
+					if i == fast-1 {
+						p[i] = lane / spread % leaf.Size
+					}
+				case 2: // lane pairs at one point
+					p[i] = (origin + lane/2*(i+1)) % leaf.Size
+				default:
+					p[i] = rng.IntN(leaf.Size)
+				}
+			}
+			if rng.IntN(200) == 0 {
+				p[rng.IntN(len(p))] = leaves[0].Size + 1 // outside the tile, or a run past it
+			}
+			a.Lanes = append(a.Lanes, p)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// choiceTiles are the tiles and element types the choice tests draw from:
+// square and flat tiles, three leaves, sub-byte and 8-byte elements.
+var choiceTiles = []struct {
+	tile string
+	elem ElementType
+}{
+	{"(m:16, k:64)", F16}, {"(m:32, k:32)", F32}, {"(m:64, n:64)", BF16}, {"(m:8, k:16)", F64},
+	{"(a:4, m:8, k:32)", I8}, {"(m:8, k:64)", U4}, {"(m:3, k:40)", F32}, {"(m:4, k:64)", B1},
+}
+
+// TestCheapestSharedIsChooseShared checks CheapestShared against its
+// definition: ChooseShared's choice, its full cost, the candidates' count,
+// and the same error when no candidate serves.
+func TestCheapestSharedIsChooseShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 600 {
+		tc := choiceTiles[i%len(choiceTiles)]
+		tile := indexspace.MustParse(tc.tile)
+		accesses := randomAccesses(rng, tile)
+		best, all, err := ChooseShared(tile, tc.elem, accesses)
+		got, n, gotErr := CheapestShared(tile, tc.elem, accesses)
+		if fmt.Sprint(gotErr) != fmt.Sprint(err) || n != len(all) || !reflect.DeepEqual(got, best) {
+			t.Fatalf("%v %v, %d accesses:\nCheapestShared %v, %d wavefronts, of %d, error %v\nChooseShared   %v, %d wavefronts, of %d, error %v",
+				tile, tc.elem, len(accesses), got.Layout, got.Wavefronts, n, gotErr, best.Layout, best.Wavefronts, len(all), err)
+		}
+	}
+}
+
+// TestConflictFreeIsIdeal checks the bound CheapestShared relies on: on
+// every candidate that serves an access, the access's conflict-free cost,
+// computed from tile points alone, is the ideal the bank model reports.
+func TestConflictFreeIsIdeal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 200 {
+		tc := choiceTiles[i%len(choiceTiles)]
+		tile := indexspace.MustParse(tc.tile)
+		layouts, err := SharedCandidates(tile, tc.elem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range randomAccesses(rng, tile) {
+			bound := conflictFree(&a, tc.elem)
+			for _, l := range layouts {
+				if w, err := l.Wavefronts(a); err == nil && w.Ideal != bound {
+					t.Fatalf("%v, access %v: conflict-free cost %d, ideal %d", l, a, bound, w.Ideal)
+				}
+			}
+		}
 	}
 }

@@ -2,6 +2,9 @@ package storage
 
 import (
 	"errors"
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -587,4 +590,105 @@ func TestLdmatrixEveryBlock(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLayoutWavefrontsByDefinition checks Layout.Wavefronts against its
+// definition on random accesses: every lane's run read back through
+// BitOffset (inside the tile, aligned, contiguous), the lanes' byte
+// addresses costed by CountWavefronts, the worst over the base residues the
+// alignment allows. The layouts are ChooseShared's candidates (padded, and
+// swizzled with chunks larger and smaller than the runs), small-alignment
+// ones, a broadcast one, a swizzled column-major one and one whose map is
+// not affine.
+func TestLayoutWavefrontsByDefinition(t *testing.T) {
+	var layouts []Layout
+	for _, tc := range choiceTiles {
+		ls, err := SharedCandidates(indexspace.MustParse(tc.tile), tc.elem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		layouts = append(layouts, ls...)
+	}
+	for _, text := range []string{
+		"shared f16 elements align 2: logical(m:2, k:63) -> physical(addr:126) = (m * 63 + k)",
+		"shared i8 bytes align 1: logical(m:8, k:40) -> physical(addr:360) = (m * 45 + k)",
+		"shared f32 elements align 16: logical(m:4, k:4) -> physical(addr:4) = (k) broadcast(m)",
+		"shared f16 bytes align 1024 Swizzle<3,4,3>: logical(m:64, k:8) -> physical(addr:1024) = (m * 2 + k * 128)",
+		"shared f16 elements align 16: logical(m:16, k:64) -> physical(addr:1024) = (m * 64 + (k ^ (m % 8 * 8)))",
+	} {
+		layouts = append(layouts, MustParse(text))
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	served := 0
+	for i := range 4000 {
+		l := layouts[i%len(layouts)]
+		for _, a := range randomAccesses(rng, l.Tile()) {
+			got, err := l.Wavefronts(a)
+			want, ok := wavefrontsByDefinition(t, l, a)
+			switch {
+			case !ok && err == nil:
+				t.Fatalf("%v, access %v: %v; want an error", l, a, got)
+			case ok && err != nil:
+				t.Fatalf("%v, access %v: %v; want %v", l, a, err, want)
+			case ok && !reflect.DeepEqual(got, want):
+				t.Fatalf("%v, access %v:\ngot  %+v\nwant %+v", l, a, got, want)
+			case ok:
+				served++
+			}
+		}
+	}
+	if served < 1000 {
+		t.Errorf("only %d accesses served: the test checks too little", served)
+	}
+}
+
+// wavefrontsByDefinition is Layout.Wavefronts from the definition; ok is
+// false where the access is invalid on l.
+func wavefrontsByDefinition(t *testing.T, l Layout, a Access) (Wavefronts, bool) {
+	leaves := l.Tile().Leaves()
+	leaf := len(leaves) - 1
+	if a.Axis != "" {
+		r, _ := l.Tile().Lookup(a.Axis)
+		leaf = r.First
+	}
+	v := max(1, a.Vector)
+	ebits := l.Element().Bits()
+	width := v * ebits
+	if a.Vector < 0 || width%8 != 0 || width > MaxVectorBits || l.BaseAlign()*8%width != 0 {
+		return Wavefronts{}, false
+	}
+	var lanes []LaneAddress
+	for lane, p := range a.Lanes {
+		if p == nil {
+			continue
+		}
+		start, err := l.BitOffset(p)
+		if err != nil || p[leaf]+v > leaves[leaf].Size || start%width != 0 {
+			return Wavefronts{}, false
+		}
+		for j := 1; j < v; j++ {
+			q := slices.Clone(p)
+			q[leaf] += j
+			if pos, _ := l.BitOffset(q); pos != start+j*ebits {
+				return Wavefronts{}, false
+			}
+		}
+		lanes = append(lanes, LaneAddress{Lane: lane, Byte: int64(start / 8)})
+	}
+	var worst Wavefronts
+	for base := 0; base < BankBytes; base += l.BaseAlign() {
+		shifted := slices.Clone(lanes)
+		for i := range shifted {
+			shifted[i].Byte += int64(base)
+		}
+		w, err := CountWavefronts(a.Op, width/8, shifted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if base == 0 || w.Total > worst.Total {
+			w.Base = base
+			worst = w
+		}
+	}
+	return worst, true
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cklplan/cklplan/indexmap"
 )
@@ -202,6 +203,12 @@ func AccessOf(lanes indexmap.Map, vector int, axis string) (Access, error) {
 // over the base residues the alignment allows, and Base says which residue
 // attains it.
 func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
+	return l.wavefronts(&a, true)
+}
+
+// wavefronts is Wavefronts; without detail the result has no phases (and
+// Base 0), and nothing is allocated unless the access is rejected.
+func (l *Layout) wavefronts(a *Access, detail bool) (Wavefronts, error) {
 	if l.memory != Shared {
 		return Wavefronts{}, fmt.Errorf("storage: the layout is in %v memory; the bank model is for shared memory", l.memory)
 	}
@@ -224,44 +231,115 @@ func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
 	if (l.align*8)%width != 0 {
 		return Wavefronts{}, fmt.Errorf("storage: base alignment %d bytes does not allow %d-byte accesses", l.align, width/8)
 	}
-	var lanes []LaneAddress
+	var addr [WarpSize]int64
+	var active [WarpSize]bool
+	contiguous := l.runsContiguous(leaf, v)
 	for lane, p := range a.Lanes {
 		if p == nil {
 			continue
 		}
-		if len(p) != len(l.leaves) {
-			return Wavefronts{}, fmt.Errorf("storage: lane %d: point %v has %d coordinates, the tile %v has %d leaves", lane, p, len(p), l.tile, len(l.leaves))
-		}
-		c := append([]int(nil), p...)
-		if _, err := l.tile.Flat(c); err != nil {
-			return Wavefronts{}, fmt.Errorf("storage: lane %d: point %s is outside the tile %v", lane, l.point(c), l.tile)
-		}
-		if c[leaf]+v > l.leaves[leaf].Size {
-			return Wavefronts{}, fmt.Errorf("storage: lane %d: %d elements from %s run past axis %s of size %d", lane, v, l.point(c), l.leaves[leaf].Name, l.leaves[leaf].Size)
-		}
-		if why := l.laneRunLimit(c, leaf, v); why != "" {
-			return Wavefronts{}, fmt.Errorf("storage: lane %d: %s", lane, why)
-		}
-		lanes = append(lanes, LaneAddress{Lane: lane, Byte: int64(l.bitPos(c) / 8)})
-	}
-	// Moving every address by a multiple of 4 bytes renames the banks and
-	// changes no count, so only the base's residue modulo 4 matters.
-	var worst Wavefronts
-	for base := 0; base < BankBytes; base += l.align {
-		shifted := make([]LaneAddress, len(lanes))
-		for i, la := range lanes {
-			shifted[i] = LaneAddress{Lane: la.Lane, Byte: la.Byte + int64(base)}
-		}
-		w, err := CountWavefronts(a.Op, width/8, shifted)
+		start, err := l.laneStart(lane, p, leaf, v, contiguous)
 		if err != nil {
 			return Wavefronts{}, err
 		}
+		addr[lane], active[lane] = int64(start/8), true
+	}
+	// Moving every address by a multiple of 4 bytes renames the banks and
+	// changes no count, so only the base's residue modulo 4 matters. The
+	// addresses stay aligned to the access (the checks above), so the bank
+	// model's own checks cannot fail here.
+	var worst Wavefronts
+	for base := 0; base < BankBytes; base += l.align {
+		shifted := addr
+		for lane := range shifted {
+			shifted[lane] += int64(base)
+		}
+		w := countPhases(a.Op, width/8, &shifted, &active, detail)
 		if base == 0 || w.Total > worst.Total {
 			w.Base = base
 			worst = w
 		}
 	}
 	return worst, nil
+}
+
+// laneStart checks the run of v elements of a lane from tile point p along
+// leaf and returns the bit position where it starts; contiguous is
+// runsContiguous(leaf, v). It reads p and never writes it (callers may
+// share their accesses across goroutines); only a failing lane, or a layout
+// without an affine form, costs a copy of p.
+func (l *Layout) laneStart(lane int, p []int, leaf, v int, contiguous bool) (int, error) {
+	if len(p) != len(l.leaves) {
+		return 0, fmt.Errorf("storage: lane %d: point %v has %d coordinates, the tile %v has %d leaves", lane, p, len(p), l.tile, len(l.leaves))
+	}
+	for i, x := range p {
+		if x < 0 || x >= l.leaves[i].Size {
+			return 0, fmt.Errorf("storage: lane %d: point %s is outside the tile %v", lane, l.point(p), l.tile)
+		}
+	}
+	if p[leaf]+v > l.leaves[leaf].Size {
+		return 0, fmt.Errorf("storage: lane %d: %d elements from %s run past axis %s of size %d", lane, v, l.point(p), l.leaves[leaf].Name, l.leaves[leaf].Size)
+	}
+	if l.isAffine {
+		if start, ok := l.affineRun(p, leaf, v, contiguous); ok {
+			return start, nil
+		}
+	}
+	c := slices.Clone(p)
+	if why := l.laneRunLimit(c, leaf, v); why != "" {
+		return 0, fmt.Errorf("storage: lane %d: %s", lane, why)
+	}
+	return l.bitPos(c), nil
+}
+
+// runsContiguous reports whether the form of the layout alone makes every
+// run of v elements along leaf contiguous once its start is aligned to the
+// run's width, so that a lane's run needs no more than its start. It does
+// where stepping along leaf moves the unswizzled offset by exactly one
+// element, and a swizzle, if any, moves whole aligned blocks of 2^M units:
+// an aligned run of a power of two units, at most 2^M, lies in one such
+// block, and the swizzle keeps the low M bits, so the run's start is
+// aligned after the swizzle exactly when it is before.
+func (l *Layout) runsContiguous(leaf, v int) bool {
+	ub := l.unitBits()
+	if !l.isAffine || l.aff.Coef[leaf]*ub != l.element.Bits() {
+		return false
+	}
+	if l.swizzle.B == 0 {
+		return true
+	}
+	units := v * l.element.Bits() / ub
+	return units&(units-1) == 0 && units <= 1<<l.swizzle.M
+}
+
+// affineRun is laneRunLimit's test for an affine layout, without its
+// messages: it reports whether the v elements from c along leaf are aligned
+// and contiguous, and where they start. Stepping along leaf adds the leaf's
+// coefficient to the unswizzled offset, so the run needs one evaluation of
+// the map and then one swizzle per element, or none when contiguous says
+// the layout's form decides it (runsContiguous).
+func (l *Layout) affineRun(c []int, leaf, v int, contiguous bool) (start int, ok bool) {
+	ebits, ub := l.element.Bits(), l.unitBits()
+	off, step := l.aff.At(c), l.aff.Coef[leaf]
+	pos := func(off int) int {
+		if l.swizzle.B != 0 {
+			off = int(l.swizzle.Apply(int64(off)))
+		}
+		return off * ub
+	}
+	start = pos(off)
+	if start%(v*ebits) != 0 {
+		return 0, false
+	}
+	if contiguous {
+		return start, true
+	}
+	for j := 1; j < v; j++ {
+		if pos(off+j*step) != start+j*ebits {
+			return 0, false
+		}
+	}
+	return start, true
 }
 
 // laneRunLimit checks that v elements from c along leaf are contiguous and
