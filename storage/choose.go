@@ -43,6 +43,7 @@ func SharedCandidates(tile indexspace.Space, elem ElementType) ([]Layout, error)
 		unit = Elements
 	}
 	var out []Layout
+	var unpadded Layout
 	seenPad := map[int]bool{}
 	for _, padBits := range []int{0, ebits, 32, 64, 128} {
 		if padBits%ebits != 0 || seenPad[padBits/ebits] {
@@ -53,6 +54,9 @@ func SharedCandidates(tile indexspace.Space, elem ElementType) ([]Layout, error)
 		l, err := RowMajor(tile, pad, Config{Memory: Shared, Element: elem, Unit: unit, BaseAlign: WavefrontBytes})
 		if err != nil {
 			return nil, err
+		}
+		if pad == 0 {
+			unpadded = l
 		}
 		out = append(out, l)
 	}
@@ -65,8 +69,10 @@ func SharedCandidates(tile indexspace.Space, elem ElementType) ([]Layout, error)
 		}
 		s := 7 - m
 		for b := 1; b <= s; b++ {
+			// SwizzledRowMajor would build and check the unpadded byte
+			// layout's map again for every swizzle.
 			sw := Swizzle{B: b, M: m, S: s}
-			l, err := SwizzledRowMajor(tile, sw, Config{Memory: Shared, Element: elem, BaseAlign: max(WavefrontBytes, int(sw.Period()))})
+			l, err := unpadded.withSwizzle(sw, max(WavefrontBytes, int(sw.Period())))
 			if err != nil {
 				return nil, err
 			}
@@ -159,6 +165,11 @@ func CheapestShared(tile indexspace.Space, elem ElementType, accesses []Access) 
 	for i, l := range layouts {
 		cands[i].footprint = l.Footprint()
 	}
+	shapes := accessShapes(tile, elem, accesses)
+	costs := make([]translateCosts, len(layouts))
+	for i := range layouts {
+		costs[i] = translateCosts{layout: &layouts[i], accesses: accesses, shapes: shapes}
+	}
 	// less orders candidates by bound, then footprint, then position.
 	less := func(a, b int) bool {
 		ba, bb := cands[a].cost+rest[cands[a].next], cands[b].cost+rest[cands[b].next]
@@ -183,12 +194,12 @@ func CheapestShared(tile indexspace.Space, elem ElementType, accesses []Access) 
 		if c.next == len(accesses) {
 			return costed(layouts[k], accesses), len(layouts), nil
 		}
-		w, err := layouts[k].wavefronts(&accesses[c.next], false)
+		total, err := costs[k].total(c.next)
 		if err != nil {
 			c.rejected = rejection(c.next, err)
 			continue
 		}
-		c.cost += w.Total
+		c.cost += total
 		c.next++
 	}
 }

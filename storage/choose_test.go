@@ -36,6 +36,12 @@ func TestSharedCandidates(t *testing.T) {
 			for _, l := range ls {
 				if sw, ok := l.Swizzle(); ok {
 					got = append(got, sw.String())
+					// Derived from the unpadded candidate, it is the layout
+					// SwizzledRowMajor builds, down to its private fields.
+					built, err := SwizzledRowMajor(indexspace.MustParse(tt.tile), sw, Config{Memory: Shared, Element: tt.elem, BaseAlign: l.BaseAlign()})
+					if err != nil || !reflect.DeepEqual(l, built) {
+						t.Errorf("%v differs from SwizzledRowMajor's %v (%v)", l, built, err)
+					}
 					continue
 				}
 				// The pad is the row stride beyond the row, in elements.
@@ -134,7 +140,8 @@ func TestChooseShared(t *testing.T) {
 	}
 }
 
-// randomAccesses draws up to four warp accesses to tile: rows (lanes along
+// randomAccesses draws up to four warp accesses to tile, each followed by up
+// to three translates: rows (lanes along
 // the fastest leaf), columns (lanes down the leaf before it, some lanes
 // sharing a row), pairs of lanes at one point, and scattered points, with
 // vectors of 1 to 16 elements, mostly along the fastest leaf, loads and
@@ -181,6 +188,25 @@ func randomAccesses(rng *rand.Rand, tile indexspace.Space) []Access {
 			a.Lanes = append(a.Lanes, p)
 		}
 		out = append(out, a)
+		// Translates of the access, as other warps and instructions make
+		// them; some leave the tile.
+		for range rng.IntN(4) {
+			moved := a
+			moved.Lanes = make([][]int, len(a.Lanes))
+			by := make([]int, len(leaves))
+			for i, leaf := range leaves {
+				by[i] = rng.IntN(leaf.Size/2+1) - leaf.Size/8
+			}
+			for l, p := range a.Lanes {
+				if p != nil {
+					moved.Lanes[l] = make([]int, len(p))
+					for i := range p {
+						moved.Lanes[l][i] = p[i] + by[i]
+					}
+				}
+			}
+			out = append(out, moved)
+		}
 	}
 	return out
 }

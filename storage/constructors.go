@@ -179,6 +179,18 @@ func SwizzledRowMajor(tile indexspace.Space, sw Swizzle, cfg Config) (Layout, er
 	return RowMajor(tile, 0, cfg)
 }
 
+// withSwizzle is the layout New builds from l's map and configuration with
+// the swizzle sw and base alignment align (bytes) instead: New's address
+// checks concern the unswizzled offsets, which stay, so only the
+// configuration is checked again.
+func (l Layout) withSwizzle(sw Swizzle, align int) (Layout, error) {
+	l.swizzle, l.align = sw, align
+	if err := l.fillConfig(); err != nil {
+		return Layout{}, err
+	}
+	return l, nil
+}
+
 // FromCuTe returns the layout of the CuTe layout cl (strides in elements)
 // over the tile: cl's flattened modes, listed fastest first in CuTe's
 // order, are the tile's leaves in reverse (docs/architecture.md, Conventions), so (64,8):(1,64)
