@@ -129,12 +129,30 @@ func CountWavefronts(op Op, width int, lanes []LaneAddress) (Wavefronts, error) 
 // it records every phase; without, it returns Op, Width, Total and Ideal
 // only and allocates nothing, which is what ChooseShared's inner loop needs.
 func countPhases(op Op, width int, addr *[WarpSize]int64, active *[WarpSize]bool, detail bool) Wavefronts {
+	if !detail {
+		return tallyPhases(op, width, addr, active, nil)
+	}
+	var words phaseWords
+	return tallyPhases(op, width, addr, active, &words)
+}
+
+// phaseWords gathers the busiest banks' words of all phases of an access,
+// so that the phases share one allocation: each lane's words lie in one
+// phase, so there are at most 4 per lane.
+type phaseWords struct {
+	words [WarpSize * 4]int64
+	ends  [WarpSize]int // per phase, the end of its words
+	n     int
+}
+
+// tallyPhases is countPhases; the phases are recorded where words is not nil.
+func tallyPhases(op Op, width int, addr *[WarpSize]int64, active *[WarpSize]bool, words *phaseWords) Wavefronts {
 	perPhase, _ := LanesPerPhase(width)
 	if op == Load && width > BankBytes && pairShared(addr, active) {
 		perPhase *= 2 // half as many distinct requests: twice the lanes per 128 bytes
 	}
 	w := Wavefronts{Op: op, Width: width}
-	if detail {
+	if words != nil {
 		w.Phases = make([]Phase, 0, WarpSize/perPhase)
 	}
 	wordsPerLane := max(1, width/BankBytes)
@@ -153,13 +171,24 @@ func countPhases(op Op, width int, addr *[WarpSize]int64, active *[WarpSize]bool
 		if tally.n > 0 {
 			w.Ideal++
 			p.Wavefronts, p.Bank = tally.busiest()
-			if detail {
-				p.Words = tally.words(p.Bank)
+			if words != nil {
+				words.n += tally.copyWords(words.words[words.n:], p.Bank)
 			}
 		}
 		w.Total += p.Wavefronts
-		if detail {
+		if words != nil {
+			words.ends[len(w.Phases)] = words.n
 			w.Phases = append(w.Phases, p)
+		}
+	}
+	if words != nil && words.n > 0 {
+		all := slices.Clone(words.words[:words.n])
+		start := 0
+		for i := range w.Phases {
+			if end := words.ends[i]; end > start {
+				w.Phases[i].Words = all[start:end:end]
+				start = end
+			}
 		}
 	}
 	return w
@@ -212,14 +241,16 @@ func (t *bankTally) busiest() (words, bank int) {
 	return words, bank
 }
 
-// words lists the distinct words of bank, ascending.
-func (t *bankTally) words(bank int) []int64 {
-	out := make([]int64, 0, t.count[bank])
+// copyWords writes the distinct words of bank, ascending, to dst and
+// returns how many there are.
+func (t *bankTally) copyWords(dst []int64, bank int) int {
+	n := 0
 	for i := t.last[bank]; i != 0; i = t.prev[i-1] {
-		out = append(out, t.word[i-1])
+		dst[n] = t.word[i-1]
+		n++
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(dst[:n])
+	return n
 }
 
 // plural writes n and the noun, with an s unless n is 1.
