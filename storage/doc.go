@@ -28,11 +28,12 @@
 //
 //   - A layout is alias-free: two tile points whose elements overlap in
 //     memory differ only at declared broadcast axes, and the address does
-//     not depend on a broadcast axis. New enumerates tiles of up to
-//     MaxEnumerate points; larger ones need an affine map whose strides,
-//     sorted by magnitude, each clear the span of the smaller ones (a
-//     sufficient condition), else New fails as undecided. indexmap's own kind
-//     check (a map into physical is alias-free and in range) runs first.
+//     not depend on a broadcast axis. New decides it from an affine map
+//     whose strides, sorted by magnitude, each clear the span of the
+//     smaller ones (a sufficient condition); any other map it enumerates,
+//     for tiles of up to MaxEnumerate points, and fails as undecided on
+//     larger ones. indexmap's own kind check (a map into physical is
+//     alias-free and in range) runs first.
 //   - Addresses are non-negative. A swizzled layout's base alignment covers
 //     the swizzle's period (2^(B+M+S) units), so that swizzling the offset
 //     equals swizzling the absolute address, as CuTe's swizzled pointers do.
@@ -113,7 +114,9 @@
 //	Accesses:     Access (per-lane tile points, vector, axis, load or store),
 //	              AccessOf (from a lane → tile map)
 //	Choosing:     SharedCandidates (padded and xor-swizzled row-major shared
-//	              layouts), ChooseShared (the cheapest for a set of accesses)
+//	              layouts), ChooseShared (the cheapest for a set of accesses,
+//	              with every candidate's cost), CheapestShared (the same
+//	              choice, costing candidates only as far as they could win)
 //	Bank model:   CountWavefronts(Load|Store, width, lane addresses),
 //	              LanesPerPhase, Wavefronts, Phase, Op
 //	Swizzle:      NewSwizzle, ParseSwizzle, Apply, Period, Expr, Map, String

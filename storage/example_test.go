@@ -113,3 +113,25 @@ func ExampleChooseShared() {
 	// chosen: shared f32 bytes align 4096 Swizzle<5,2,5>: logical tile(m:32, k:32) -> physical(addr:4096) = (m * 128 + k * 4)
 	// cost:   1 wavefront (ideal 1) + 1 wavefront (ideal 1)
 }
+
+// The planner needs only the choice: CheapestShared makes ChooseShared's,
+// costing each candidate only while it could still be the cheapest, and
+// says how many candidates it chose among.
+func ExampleCheapestShared() {
+	row := storage.Access{Op: storage.Store}
+	var col storage.Access
+	for lane := range storage.WarpSize {
+		row.Lanes = append(row.Lanes, []int{0, lane})
+		col.Lanes = append(col.Lanes, []int{lane, 0})
+	}
+	best, considered, err := storage.CheapestShared(indexspace.MustParse("tile(m:32, k:32)"), storage.F32, []storage.Access{row, col})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("chosen among", considered, "candidates:", best.Layout)
+	fmt.Println("cost:", best.Accesses[0], "+", best.Accesses[1])
+	// Output:
+	// chosen among 16 candidates: shared f32 bytes align 4096 Swizzle<5,2,5>: logical tile(m:32, k:32) -> physical(addr:4096) = (m * 128 + k * 4)
+	// cost: 1 wavefront (ideal 1) + 1 wavefront (ideal 1)
+}
