@@ -155,16 +155,12 @@ func tallyPhases(op Op, width int, addr *[WarpSize]int64, active *[WarpSize]bool
 	if words != nil {
 		w.Phases = make([]Phase, 0, WarpSize/perPhase)
 	}
-	wordsPerLane := max(1, width/BankBytes)
-	var tally bankTally
+	tally := bankTally{wordsPerLane: max(1, width/BankBytes)}
 	for first := 0; first < WarpSize; first += perPhase {
 		tally.reset()
 		for lane := first; lane < first+perPhase; lane++ {
-			if !active[lane] {
-				continue
-			}
-			for k := range wordsPerLane {
-				tally.add(addr[lane]/BankBytes + int64(k))
+			if active[lane] {
+				tally.add(addr[lane] / BankBytes)
 			}
 		}
 		p := Phase{FirstLane: first, LastLane: first + perPhase - 1, Bank: -1}
@@ -194,43 +190,49 @@ func tallyPhases(op Op, width int, addr *[WarpSize]int64, active *[WarpSize]bool
 	return w
 }
 
-// A bankTally collects the distinct words of one phase by bank. Only words
-// of the same bank can be equal, so each bank keeps its own chain of the
-// words seen: a lookup compares a word with its bank's words alone, which
-// in a conflict-free phase is at most one, and nothing is sorted or
-// allocated. A phase touches at most 64 words: perPhase * wordsPerLane is
-// 32, or 64 for a pair-shared access.
+// A bankTally counts the distinct words of one phase by bank. A lane's
+// address is a multiple of its width, so the words of two lanes (width/4
+// consecutive words each, or one) are either all the same or all different:
+// the distinct words are those of the lanes with distinct first words.
+// Those it keeps in a small hash set, so that finding a repeated lane costs
+// one probe, nothing is sorted, and nothing is allocated.
 type bankTally struct {
-	count [BankCount]uint8    // distinct words per bank
-	last  [BankCount]uint8    // 1 + the index in word of the bank's latest word; 0: none
-	prev  [2 * WarpSize]uint8 // 1 + the index of the bank's word before word[i]; 0: none
-	word  [2 * WarpSize]int64 // the distinct words, in the order first seen
-	n     uint8               // len of word in use
+	wordsPerLane int
+	count        [BankCount]uint8    // distinct words per bank
+	first        [WarpSize]int64     // the distinct first words of the lanes, in order
+	n            int                 // how many
+	used         [2 * WarpSize]bool  // the hash set of first words: slots in use,
+	slot         [2 * WarpSize]int64 // and their words
 }
 
-// reset empties the tally; word and prev are overwritten before they are read.
+// reset empties the tally; first and slot are overwritten before they are read.
 func (t *bankTally) reset() {
 	t.count = [BankCount]uint8{}
-	t.last = [BankCount]uint8{}
+	t.used = [2 * WarpSize]bool{}
 	t.n = 0
 }
 
-// add records a touch of word (a non-negative word address).
+// add records a lane whose first word is word (a non-negative word address).
 func (t *bankTally) add(word int64) {
-	bank := word % BankCount
-	for i := t.last[bank]; i != 0; i = t.prev[i-1] {
-		if t.word[i-1] == word {
-			return // the same word: a broadcast
+	// Fibonacci hashing spreads the strided words of a warp over the slots;
+	// at most 32 lanes fill at most half of the 64.
+	h := uint64(word) * 0x9E3779B97F4A7C15 >> 58
+	for t.used[h] {
+		if t.slot[h] == word {
+			return // the same words: a broadcast
 		}
+		h = (h + 1) % (2 * WarpSize)
 	}
-	t.word[t.n], t.prev[t.n] = word, t.last[bank]
+	t.used[h], t.slot[h] = true, word
+	t.first[t.n] = word
 	t.n++
-	t.last[bank] = t.n
-	t.count[bank]++
+	for k := range t.wordsPerLane {
+		t.count[(word+int64(k))%BankCount]++
+	}
 }
 
 // busiest returns the largest number of distinct words in one bank and the
-// lowest bank that holds that many; (0, -1) when no word was added.
+// lowest bank that holds that many; (0, -1) when no lane was added.
 func (t *bankTally) busiest() (words, bank int) {
 	bank = -1
 	for b, c := range t.count {
@@ -245,9 +247,13 @@ func (t *bankTally) busiest() (words, bank int) {
 // returns how many there are.
 func (t *bankTally) copyWords(dst []int64, bank int) int {
 	n := 0
-	for i := t.last[bank]; i != 0; i = t.prev[i-1] {
-		dst[n] = t.word[i-1]
-		n++
+	for _, w := range t.first[:t.n] {
+		for k := range int64(t.wordsPerLane) {
+			if (w+k)%BankCount == int64(bank) {
+				dst[n] = w + k
+				n++
+			}
+		}
 	}
 	slices.Sort(dst[:n])
 	return n
