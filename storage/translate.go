@@ -82,14 +82,14 @@ func accessShapes(tile indexspace.Space, elem ElementType, accesses []Access) []
 		}
 		anchor := a.Lanes[first]
 		h := uint64(14695981039346656037) // FNV-1a over the shape's integers
-		mix := func(x int) { h = (h ^ uint64(x)) * 1099511628211 }
-		mix(int(a.Op))
-		mix(v)
-		mix(leaf)
+		mix := func(x uint64) { h = (h ^ x) * 1099511628211 }
+		mix(uint64(a.Op))
+		mix(uint64(v))
+		mix(uint64(leaf))
 		inside := true
 		for _, p := range a.Lanes {
 			if p == nil {
-				mix(-1 << 40)
+				mix(^uint64(0)) // an inactive lane
 				continue
 			}
 			if len(p) != len(leaves) {
@@ -104,7 +104,7 @@ func accessShapes(tile indexspace.Space, elem ElementType, accesses []Access) []
 				if x < 0 || end >= leaves[i].Size {
 					inside = false
 				}
-				mix(x - anchor[i])
+				mix(uint64(x - anchor[i]))
 			}
 		}
 		if !inside {
@@ -159,9 +159,9 @@ func sameShape(a *Access, sa accessShape, b *Access, sb accessShape) bool {
 }
 
 // translationPeriod is the distance in units by which a translate of an
-// access of width bits moves on l while its cost stays: whole 4-byte bank
-// words and whole access widths, and whole swizzle periods, which the
-// swizzle commutes with. Units of width bits divide width.
+// access of width bits may move on l and keep its cost: whole 4-byte bank
+// words, whole access widths, and whole swizzle periods, with which the
+// swizzle commutes. (l's unit divides width, so the period is whole.)
 func (l *Layout) translationPeriod(width int) int {
 	q := lcm(BankBytes*8, width) / l.unitBits()
 	if sw, ok := l.Swizzle(); ok {

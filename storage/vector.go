@@ -206,8 +206,8 @@ func (l Layout) Wavefronts(a Access) (Wavefronts, error) {
 	return l.wavefronts(&a, true)
 }
 
-// wavefronts is Wavefronts; without detail the result has no phases (and
-// Base 0), and nothing is allocated unless the access is rejected.
+// wavefronts is Wavefronts; without detail the result has no phases, and
+// nothing is allocated unless the access is rejected.
 func (l *Layout) wavefronts(a *Access, detail bool) (Wavefronts, error) {
 	if l.memory != Shared {
 		return Wavefronts{}, fmt.Errorf("storage: the layout is in %v memory; the bank model is for shared memory", l.memory)
