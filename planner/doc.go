@@ -42,6 +42,11 @@
 //     classes, not alternatives: a fan-out over four consumers with four
 //     distributions per port is a table of 4^5 entries whatever the number
 //     of alternatives. kernel.go is the inner loop of the bucket tables.
+//     With the default limit, a problem without budgets that buckets of up
+//     to 2^21 entries (2^23 in all) would eliminate entirely is eliminated
+//     so: a dry run sizes the buckets first, without tables. Small dense
+//     graphs, whose frustrated labels make the MILP's LP weak, then take
+//     milliseconds instead of HiGHS's seconds to minutes.
 //  4. milp.go: the rest, the core, as a MILP in the marginalization
 //     (local-polytope) form: binary x[v,a]; continuous y[e,s,t] over the
 //     convertible pairs only, with Σ_t y = x-marginal of the source and Σ_s y
@@ -49,8 +54,12 @@
 //     the cost and scratch once; a table term's y over its finite entries with
 //     a marginal row per node and class; the budget rows. HiGHS solves it on
 //     one thread with seed 0, from the local-choice plan as first incumbent
-//     (so that a time limit returns a plan). An empty core makes no HiGHS
-//     call. Should the core's MILP have more columns than the whole
+//     (so that a time limit returns a plan). Under a time limit, a core of
+//     100 nodes or more without budgets starts instead from the plan of
+//     improve.go's large-neighbourhood search (windows of 10 nodes around
+//     each core node re-planned exactly by elimination, two passes). A
+//     solve stopped before HiGHS took up its start returns the start. An
+//     empty core makes no HiGHS call. Should the core's MILP have more columns than the whole
 //     problem's (dense graphs, where tables pile up in the core), the
 //     reduction is redone with an 8× smaller table limit, down to 64, then
 //     not at all.
