@@ -55,6 +55,18 @@ type coreModel struct {
 	xcol  []int // node → its first x column, -1 outside the core
 	rows  []rowRef
 	cols  []colRef
+	// choiceRow is a core node's row Σ_a x[v,a] = 1 (-1 outside the core);
+	// terms are the live terms' rows and columns, in model order.
+	choiceRow []int
+	terms     []coreTerm
+}
+
+// A coreTerm is one live term's block of the model: its rows and its own
+// columns (y and z; the x it links are the scope nodes').
+type coreTerm struct {
+	scope            []int
+	rowStart, rowEnd int
+	colStart, colEnd int
 }
 
 type colKind uint8
@@ -85,44 +97,50 @@ func (cm *coreModel) addCol(c highs.Column, ref colRef) int {
 // point is the model's point of a full assignment (node → domain position):
 // the start of a warm-started re-solve. It is feasible when the assignment is.
 func (cm *coreModel) point(r *reduction, asg []int) []float64 {
-	in := r.in
 	x := make([]float64, len(cm.cols))
+	for j := range cm.cols {
+		x[j] = cm.colValue(r, j, asg)
+	}
+	return x
+}
+
+// colValue is column j's value at a full assignment.
+func (cm *coreModel) colValue(r *reduction, j int, asg []int) float64 {
+	in := r.in
 	one := func(b bool) float64 {
 		if b {
 			return 1
 		}
 		return 0
 	}
-	for j, c := range cm.cols {
-		switch c.kind {
-		case colX:
-			x[j] = one(asg[c.node] == c.k)
-		case colEdge:
-			g := &in.groups[c.group]
-			x[j] = one(g.src[asg[g.producer]] == c.s && g.consumers[c.consumer].tgt[asg[g.consumers[c.consumer].node]] == c.t)
-		case colShare:
-			g := &in.groups[c.group]
-			for _, con := range g.consumers {
-				if g.src[asg[g.producer]] == c.s && con.tgt[asg[con.node]] == c.t {
-					x[j] = 1
-				}
+	switch c := &cm.cols[j]; c.kind {
+	case colX:
+		return one(asg[c.node] == c.k)
+	case colEdge:
+		g := &in.groups[c.group]
+		return one(g.src[asg[g.producer]] == c.s && g.consumers[c.consumer].tgt[asg[g.consumers[c.consumer].node]] == c.t)
+	case colShare:
+		g := &in.groups[c.group]
+		for _, con := range g.consumers {
+			if g.src[asg[g.producer]] == c.s && con.tgt[asg[con.node]] == c.t {
+				return 1
 			}
-		case colTable:
-			x[j] = one(r.terms[c.term].index(asg) == c.entry)
 		}
+	case colTable:
+		return one(r.terms[c.term].index(asg) == c.entry)
 	}
-	return x
+	return 0
 }
 
 // buildCore builds the core's MILP. It returns ok == false when a budget row
 // with no terms cannot hold (capacity below 0): the problem is infeasible.
 func buildCore(r *reduction) *coreModel {
 	in := r.in
-	cm := &coreModel{xcol: make([]int, len(in.p.Nodes))}
+	cm := &coreModel{xcol: make([]int, len(in.p.Nodes)), choiceRow: make([]int, len(in.p.Nodes))}
 	m := &cm.model
 	m.Offset = r.offset
 	for v := range cm.xcol {
-		cm.xcol[v] = -1
+		cm.xcol[v], cm.choiceRow[v] = -1, -1
 	}
 	addRow := func(ref rowRef, lo, hi float64, terms []highs.Term) {
 		m.Rows = append(m.Rows, highs.Row{Lower: lo, Upper: hi, Terms: terms})
@@ -148,16 +166,20 @@ func buildCore(r *reduction) *coreModel {
 			terms[k] = highs.Term{Col: col, Coef: 1}
 			addUses(col, in.p.Nodes[v].Alternatives[a].Uses)
 		}
+		cm.choiceRow[v] = len(m.Rows)
 		addRow(rowRef{kind: rowChoice, node: v}, 1, 1, terms)
 	}
 	x := func(v, k int) int { return cm.xcol[v] + k }
 	for _, t := range r.liveTerms() {
 		tm := &r.terms[t]
+		ct := coreTerm{scope: tm.scope, rowStart: len(m.Rows), colStart: len(m.Columns)}
 		if tm.group >= 0 {
 			cm.addGroup(tm.group, in, addRow, addUses, x)
 		} else {
 			cm.addTable(t, tm, in, addRow, x)
 		}
+		ct.rowEnd, ct.colEnd = len(m.Rows), len(m.Columns)
+		cm.terms = append(cm.terms, ct)
 	}
 	for b, bu := range in.p.Budgets {
 		addRow(rowRef{kind: rowBudget, budget: b}, math.Inf(-1), bu.Capacity, budget[b])

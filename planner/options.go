@@ -49,6 +49,9 @@ type Options struct {
 	Workers int
 	// KeepDominated keeps dominated alternatives in the model.
 	KeepDominated bool
+	// noCertify, for tests, answers every query of the core's regrets by a
+	// re-solve, as if no certificate held.
+	noCertify bool
 	// Progress, when not nil, is called while HiGHS solves the core, at
 	// most every few hundred milliseconds, with the incumbent plan's cost,
 	// the bound and the gap (in the whole problem's terms). It runs on the

@@ -26,8 +26,11 @@ import (
 // went into bucket i, gets MMS_j(S_j) = min over the rest of bucket i of MM_i
 // (S_j ⊆ {v} ∪ S_i). Buckets whose message went to the core get MMS by
 // re-solving the core with the separator's choices fixed, one solve per
-// assignment; a separator that is empty gets the optimum. Re-solves run in
-// parallel, each warm-started from the optimum with the fixed choices put in.
+// assignment; a separator that is empty gets the optimum. Each such query
+// (and each core node's other choice) is first answered, where it can be,
+// by a certificate: a plan whose cost a lower bound from the LP relaxation's
+// duals meets (certify.go). The rest are re-solved, in parallel, each
+// warm-started from the optimum with the fixed choices put in.
 //
 // Every value is carried as an interval [lo, hi]: a re-solve stopped by a
 // time limit gives its dual bound and incumbent, and min and + keep
@@ -45,8 +48,9 @@ type regrets struct {
 	queries []query
 	index   map[string]int
 
-	out    []Regret
-	solves int
+	out       []Regret
+	solves    int // queries answered by re-solving the core
+	certified int // queries answered by a certificate instead
 
 	mu                   sync.Mutex
 	lpSolves, milpSolves int
@@ -418,8 +422,9 @@ func (rg *regrets) ask(nodes []int, sets [][]int) int {
 	return len(rg.queries) - 1
 }
 
-// solveQueries answers the open queries by re-solving the core, in
-// parallel on at most Options.Workers HiGHS instances.
+// solveQueries answers the open queries: first each by a certificate
+// (certify.go), then the rest by re-solving the core, in parallel on at most
+// Options.Workers HiGHS instances.
 func (rg *regrets) solveQueries() error {
 	var open []int
 	for q := range rg.queries {
@@ -430,22 +435,109 @@ func (rg *regrets) solveQueries() error {
 	if len(open) == 0 {
 		return nil
 	}
+	// The LP relaxation, solved once for its duals by the interior point
+	// method (a vertex's duals are mostly 0 on this degenerate LP).
+	root, err := rg.lib.NewSolver()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	lp := rg.cm.model
+	lp.Columns = slices.Clone(lp.Columns)
+	for j := range lp.Columns {
+		lp.Columns[j].Integer = false
+	}
+	lpOpt := rg.opt.solverOptions()
+	lpOpt.Duals, lpOpt.InteriorPoint = true, true
+	res, err := root.Solve(rg.ctx, &lp, lpOpt)
+	if err != nil {
+		return err
+	}
+	if res.Status == highs.Optimal && !rg.opt.noCertify {
+		cert := newCertifier(rg, res.RowDuals)
+		done := make([]bool, len(open))
+		err := rg.parallel(len(open), func(w int, next func() (int, bool)) error {
+			s, err := rg.lib.NewSolver()
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			cw := cert.newWorker(s)
+			for {
+				i, ok := next()
+				if !ok {
+					return nil
+				}
+				q := &rg.queries[open[i]]
+				if rg.fixedOut(q) {
+					q.lo, q.hi = inf, inf
+					done[i] = true
+					continue
+				}
+				if done[i], err = cert.certify(rg.ctx, q, cw); err != nil {
+					return err
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		rest := open[:0]
+		for i, q := range open {
+			if done[i] {
+				rg.certified++
+			} else {
+				rest = append(rest, q)
+			}
+		}
+		open = rest
+	}
+	root.Close()
 	rg.solves = len(open)
-	workers := min(rg.opt.workers(), len(open))
-	jobs := make(chan int)
+	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
+		return rg.worker(&lp, func() (int, bool) {
+			i, ok := next()
+			if !ok {
+				return 0, false
+			}
+			return open[i], true
+		})
+	})
+}
+
+// parallel runs work on at most Options.Workers goroutines, which take the
+// indices 0 to n−1 from next; after an error the others stop at their next
+// call.
+func (rg *regrets) parallel(n int, work func(w int, next func() (int, bool)) error) error {
+	if n == 0 {
+		return nil
+	}
+	workers := min(rg.opt.workers(), n)
+	var mu sync.Mutex
+	taken := 0
+	failed := false
+	next := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if failed || taken == n {
+			return 0, false
+		}
+		taken++
+		return taken - 1, true
+	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = rg.worker(jobs)
+			if errs[w] = work(w, next); errs[w] != nil {
+				mu.Lock()
+				failed = true
+				mu.Unlock()
+			}
 		}()
 	}
-	for _, q := range open {
-		jobs <- q
-	}
-	close(jobs)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -466,43 +558,32 @@ func (rg *regrets) fixedOut(q *query) bool {
 	return false
 }
 
-// worker answers queries on its own HiGHS instance and copy of the columns;
-// after an error it drains the jobs without solving.
-func (rg *regrets) worker(jobs <-chan int) (err error) {
-	drain := func() {
-		for range jobs {
-		}
-	}
+// worker answers the queries next gives on its own HiGHS instances: the
+// LP relaxation lp stays loaded on one, and each query changes a few bounds
+// and re-solves from the last basis. Where the LP's x are integral its
+// optimum is the MILP's (LP ≤ MILP, and an integral x determines y and z
+// exactly); elsewhere the MILP is re-solved.
+func (rg *regrets) worker(lp *highs.Model, next func() (int, bool)) error {
 	s, err := rg.lib.NewSolver()
 	if err != nil {
-		drain()
 		return err
 	}
 	defer s.Close()
-	// The LP relaxation stays loaded on its own instance: each query changes
-	// a few bounds and re-solves from the last basis. Where the LP's x are
-	// integral its optimum is the MILP's (LP ≤ MILP, and an integral x
-	// determines y and z exactly); elsewhere the MILP is re-solved.
 	lpSolver, err := rg.lib.NewSolver()
 	if err != nil {
-		drain()
 		return err
 	}
 	defer lpSolver.Close()
 	m := rg.cm.model
 	m.Columns = slices.Clone(m.Columns)
-	lp := rg.cm.model
-	lp.Columns = slices.Clone(lp.Columns)
-	for j := range lp.Columns {
-		lp.Columns[j].Integer = false
-	}
 	point := make([]int, len(rg.asg))
 	base := rg.opt.solverOptions()
 	lpLoaded := false
 	var changes, restore []highs.BoundChange
-	for qi := range jobs {
-		if err != nil {
-			continue
+	for {
+		qi, ok := next()
+		if !ok {
+			return nil
 		}
 		q := &rg.queries[qi]
 		if rg.fixedOut(q) {
@@ -525,25 +606,24 @@ func (rg *regrets) worker(jobs <-chan int) (err error) {
 			}
 		}
 		if !lpLoaded {
-			if _, err = lpSolver.Solve(rg.ctx, &lp, base); err != nil {
-				continue
+			if _, err = lpSolver.Solve(rg.ctx, lp, base); err != nil {
+				return err
 			}
 			lpLoaded = true
 		}
-		var res *highs.Result
-		if err = lpSolver.SetBounds(&lp, changes); errors.Is(err, highs.ErrNotLoaded) {
+		if err = lpSolver.SetBounds(lp, changes); errors.Is(err, highs.ErrNotLoaded) {
 			// The context ended before the LP was loaded.
-			q.lo, q.hi, err, lpLoaded = rg.opt0, inf, nil, false
+			q.lo, q.hi, lpLoaded = rg.opt0, inf, false
 			continue
 		} else if err != nil {
-			continue
+			return err
 		}
-		res, err = lpSolver.Resolve(rg.ctx, &lp, base)
+		res, err := lpSolver.Resolve(rg.ctx, lp, base)
 		if err != nil {
-			continue
+			return err
 		}
-		if err = lpSolver.SetBounds(&lp, restore); err != nil {
-			continue
+		if err = lpSolver.SetBounds(lp, restore); err != nil {
+			return err
 		}
 		rg.mu.Lock()
 		rg.lpSolves++
@@ -573,7 +653,7 @@ func (rg *regrets) worker(jobs <-chan int) (err error) {
 			m.Columns[ch.Col].Upper = ch.Upper
 		}
 		if err != nil {
-			continue
+			return err
 		}
 		rg.mu.Lock()
 		rg.milpSolves++
@@ -592,7 +672,6 @@ func (rg *regrets) worker(jobs <-chan int) (err error) {
 			}
 		}
 	}
-	return err
 }
 
 // integral reports whether every x of a core point is within 1e-6 of 0 or 1.

@@ -92,6 +92,10 @@ type Solution struct {
 	// warm-started LP re-solve, and RegretMILPSolves of them also a MILP
 	// re-solve (where the LP's choice was fractional).
 	RegretSolves, RegretMILPSolves int
+	// RegretCertified is the number of the core's queries (a node's other
+	// choice, a separator's assignment) answered without a re-solve: by a
+	// plan whose cost a lower bound from the LP relaxation's duals meets.
+	RegretCertified int
 	// Local is the plan that takes each node's locally cheapest alternative.
 	Local LocalChoice
 }

@@ -175,6 +175,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 			return nil, err
 		}
 		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
+		sol.RegretCertified = rg.certified
 	}
 	sol.Local = <-local
 	sol.SolveTime = time.Since(start)

@@ -94,7 +94,7 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 		if err = setOptions(&s.lib.c, h, opt); err != nil {
 			return
 		}
-		res, err = s.execute(h, m)
+		res, err = s.execute(h, m, opt.Duals)
 	})
 	return res, err
 }

@@ -160,3 +160,93 @@ func TestResolve(t *testing.T) {
 		t.Error("Resolve with another thread count accepted")
 	}
 }
+
+// TestDuals: an optimal LP's RowDuals and ReducedCosts, by the simplex
+// method and by the interior point method, are a dual solution: the reduced
+// costs are Cost − Aᵀ RowDuals, each row's dual has the sign its bound
+// allows, and the Lagrangian at the duals (Σ y_i b_i plus each column at the
+// end of its box its reduced cost prices lower) is the optimum.
+func TestDuals(t *testing.T) {
+	lib := highstest.Library(t)
+	ctx := context.Background()
+	optimal := 0
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		// Assign 6 workers to 6 jobs (equality rows), under a budget on
+		// the first three jobs (a ≤ row) and a floor on the last three (a ≥ row).
+		const n = 6
+		m := &highs.Model{}
+		budget := highs.Row{Lower: math.Inf(-1), Upper: float64(n + rng.IntN(2*n))}
+		floor := highs.Row{Lower: float64(rng.IntN(n)), Upper: math.Inf(1)}
+		rows := make([]highs.Row, 2*n)
+		for i := range n {
+			rows[i] = highs.Row{Lower: 1, Upper: 1}
+			rows[n+i] = highs.Row{Lower: 1, Upper: 1}
+		}
+		for w := range n {
+			for j := range n {
+				col := m.AddColumn(highs.Column{Cost: float64(rng.IntN(100)), Upper: 1})
+				rows[w].Terms = append(rows[w].Terms, highs.Term{Col: col, Coef: 1})
+				rows[n+j].Terms = append(rows[n+j].Terms, highs.Term{Col: col, Coef: 1})
+				if j < n/2 {
+					budget.Terms = append(budget.Terms, highs.Term{Col: col, Coef: float64(1 + rng.IntN(3))})
+				} else {
+					floor.Terms = append(floor.Terms, highs.Term{Col: col, Coef: float64(rng.IntN(3))})
+				}
+			}
+		}
+		m.Rows = append(rows, budget, floor)
+		for _, ipm := range []bool{false, true} {
+			res, err := lib.Solve(ctx, m, highs.Options{Duals: true, InteriorPoint: ipm})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status == highs.Infeasible {
+				if res.RowDuals != nil || res.ReducedCosts != nil {
+					t.Errorf("seed %d ipm=%v: duals of an infeasible LP", seed, ipm)
+				}
+				continue
+			}
+			optimal++
+			if res.Status != highs.Optimal || len(res.RowDuals) != len(m.Rows) || len(res.ReducedCosts) != len(m.Columns) {
+				t.Fatalf("seed %d ipm=%v: %v, %d row duals, %d reduced costs", seed, ipm, res.Status, len(res.RowDuals), len(res.ReducedCosts))
+			}
+			d := make([]float64, len(m.Columns))
+			for j, c := range m.Columns {
+				d[j] = c.Cost
+			}
+			lagrangian := 0.0
+			for i, r := range m.Rows {
+				y := res.RowDuals[i]
+				if (math.IsInf(r.Lower, -1) && y > 1e-7) || (math.IsInf(r.Upper, 1) && y < -1e-7) {
+					t.Errorf("seed %d ipm=%v: row %d [%v, %v] has dual %v", seed, ipm, i, r.Lower, r.Upper, y)
+				}
+				switch {
+				case y > 0:
+					lagrangian += y * r.Lower
+				case y < 0:
+					lagrangian += y * r.Upper
+				}
+				for _, tm := range r.Terms {
+					d[tm.Col] -= y * tm.Coef
+				}
+			}
+			for j, c := range m.Columns {
+				if math.Abs(d[j]-res.ReducedCosts[j]) > 1e-6 {
+					t.Errorf("seed %d ipm=%v: column %d: reduced cost %v, Cost − Aᵀy %v", seed, ipm, j, res.ReducedCosts[j], d[j])
+				}
+				lagrangian += math.Min(d[j]*c.Lower, d[j]*c.Upper)
+			}
+			if math.Abs(lagrangian-res.Objective) > 1e-6*math.Max(1, math.Abs(res.Objective)) {
+				t.Errorf("seed %d ipm=%v: Lagrangian at the duals %v, optimum %v", seed, ipm, lagrangian, res.Objective)
+			}
+		}
+		res, err := lib.Solve(ctx, m, highs.Options{})
+		if err != nil || res.RowDuals != nil || res.ReducedCosts != nil {
+			t.Errorf("seed %d: duals not asked for: %v, %v", seed, res, err)
+		}
+	}
+	if optimal < 10 {
+		t.Errorf("%d of 40 solves optimal: the generator hardly tests the duals", optimal)
+	}
+}

@@ -42,6 +42,12 @@ type Result struct {
 	Nodes int64
 	// RunTime is the wall-clock time HiGHS spent in the solve.
 	RunTime time.Duration
+	// RowDuals and ReducedCosts are an LP's dual solution, one value per
+	// row and per column, when Options.Duals asked for them and the LP is
+	// Optimal (else nil): ReducedCosts = Cost − Aᵀ RowDuals, up to HiGHS's
+	// tolerances. A row's dual is ≥ 0 where its lower bound holds it, ≤ 0
+	// where its upper bound does (of a minimization).
+	RowDuals, ReducedCosts []float64
 }
 
 // A MILPSolver solves models. *Library (a fresh HiGHS instance per solve)
@@ -245,12 +251,12 @@ func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, erro
 		return nil, err
 	}
 	s.loaded = m
-	return s.execute(h, m)
+	return s.execute(h, m, opt.Duals)
 }
 
 // execute runs the loaded model m and reads the result; it is called on the
 // instance's thread.
-func (s *Solver) execute(h uintptr, m *Model) (*Result, error) {
+func (s *Solver) execute(h uintptr, m *Model, duals bool) (*Result, error) {
 	c := &s.lib.c
 	c.zeroAllClocks(h)
 	// A run status of error goes with a model status that says which error;
@@ -303,6 +309,13 @@ func (s *Solver) execute(h uintptr, m *Model) (*Result, error) {
 		}
 	} else if r.Status == Optimal {
 		r.DualBound, r.Gap = r.Objective, 0
+		if duals && len(m.Columns) > 0 {
+			r.ReducedCosts, r.RowDuals = make([]float64, len(m.Columns)), make([]float64, len(m.Rows))
+			rowValues := make([]float64, len(m.Rows))
+			if c.getSolution(h, &r.Values[0], ptr(r.ReducedCosts), ptr(rowValues), ptr(r.RowDuals)) == cStatusError {
+				return nil, errors.New("highs: Highs_getSolution failed")
+			}
+		}
 	}
 	if r.Status == Optimal && m.IsMIP() && math.IsInf(r.DualBound, 0) {
 		// Presolve solved the MIP outright: no search, and its bound is the optimum.
@@ -403,6 +416,12 @@ func setOptions(c *cfuncs, h uintptr, opt Options) error {
 	}
 	if opt.AbsoluteGap > 0 {
 		sets = append(sets, set{"mip_abs_gap", c.setDoubleOptionValue(h, "mip_abs_gap", opt.AbsoluteGap) != cStatusError})
+	}
+	if opt.InteriorPoint {
+		sets = append(sets,
+			set{"solver", c.setStringOptionValue(h, "solver", "ipm") != cStatusError},
+			set{"run_crossover", c.setStringOptionValue(h, "run_crossover", "off") != cStatusError},
+			set{"ipm_optimality_tolerance", c.setDoubleOptionValue(h, "ipm_optimality_tolerance", ipmTolerance) != cStatusError})
 	}
 	for _, s := range sets {
 		if !s.ok {

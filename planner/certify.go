@@ -1,0 +1,355 @@
+package planner
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/cklplan/cklplan/internal/highs"
+)
+
+// Certified regrets: a query answered by a small LP and a plan, without
+// re-solving the core.
+//
+// Let y be any multipliers of the core's rows (≥ 0 on a row held by its
+// lower bound, ≤ 0 on one held by its upper bound) and d = c − Aᵀy. For
+// every plan x of a query (some x fixed to 0), c·x = Σ_i y_i (A x)_i + d·x,
+// so keeping the rows R of a region and pricing the others by y,
+//
+//	L_R(y) = Σ_{i∉R} y_i b_i + min { d_R·x : x in its box, the rows R hold }
+//
+// where d_R = c − Σ_{i∉R} y_i A_i, is a lower bound on the query's optimum,
+// whatever y is. The root LP's duals make it strong, and its minimum is a
+// small LP over the columns of R alone (every other column is at the end
+// of its box that d prices lower, a constant). The region is the query's
+// nodes, their choice rows and the rows of every live term over them.
+//
+// An upper bound is a plan: the optimum outside the region, the small LP's
+// choices inside it (when they are integral). Where the two meet, the plan
+// is optimal and the query is answered exactly. Where they do not, the LP
+// priced a neighbour's change by y, and the region grows by the neighbours
+// whose columns the LP moved away from the optimum; past a few rounds, or
+// when its choices are fractional, the query goes to a re-solve of the core.
+
+// certifyRounds and certifyNodes bound a query's regions before it falls
+// back to a re-solve of the core.
+const (
+	certifyRounds = 6
+	certifyNodes  = 64
+)
+
+// A certifier holds what every query's certificate shares: the root LP's
+// multipliers and the optimum's point.
+type certifier struct {
+	rg      *regrets
+	y       []float64 // row multipliers, their signs made valid
+	d       []float64 // reduced costs c − Aᵀy
+	boxMin  []float64 // per column, min of d_j x_j over its box
+	base    float64   // L(y) over no kept row: Σ y_i b_i + Σ boxMin + offset
+	colRows [][]highs.Term
+	star    []float64 // the optimum's point
+	act     []float64 // row activities at star
+	cost    float64   // c·star + offset
+	termsOf [][]int   // core node → the core terms over it
+	colTerm []int     // column → its core term (x columns: -1)
+	tol     float64
+}
+
+// newCertifier prices the core's rows by the LP duals rowDuals.
+func newCertifier(rg *regrets, rowDuals []float64) *certifier {
+	cm := rg.cm
+	m := &cm.model
+	c := &certifier{rg: rg, y: make([]float64, len(m.Rows)), d: make([]float64, len(m.Columns)),
+		boxMin: make([]float64, len(m.Columns)), colRows: make([][]highs.Term, len(m.Columns)),
+		act: make([]float64, len(m.Rows)), termsOf: make([][]int, len(rg.asg))}
+	c.star = cm.point(rg.r, rg.asg)
+	c.tol = math.Max(rg.opt.absoluteGap(), rg.opt.relativeGap()*math.Abs(rg.opt0))
+	for j, col := range m.Columns {
+		c.d[j] = col.Cost
+		c.cost += col.Cost * c.star[j]
+	}
+	c.cost += m.Offset
+	c.base = m.Offset
+	for i, row := range m.Rows {
+		y := rowDuals[i]
+		if math.IsInf(row.Lower, -1) {
+			y = math.Min(y, 0)
+		}
+		if math.IsInf(row.Upper, 1) {
+			y = math.Max(y, 0)
+		}
+		c.y[i] = y
+		c.base += y * rowBound(row, y)
+		for _, t := range row.Terms {
+			c.d[t.Col] -= y * t.Coef
+			c.colRows[t.Col] = append(c.colRows[t.Col], highs.Term{Col: i, Coef: t.Coef})
+			c.act[i] += t.Coef * c.star[t.Col]
+		}
+	}
+	for j, col := range m.Columns {
+		c.boxMin[j] = boxMin(c.d[j], col.Lower, col.Upper)
+		c.base += c.boxMin[j]
+	}
+	c.colTerm = make([]int, len(m.Columns))
+	for j := range c.colTerm {
+		c.colTerm[j] = -1
+	}
+	for t, ct := range cm.terms {
+		for _, v := range ct.scope {
+			c.termsOf[v] = append(c.termsOf[v], t)
+		}
+		for j := ct.colStart; j < ct.colEnd; j++ {
+			c.colTerm[j] = t
+		}
+	}
+	return c
+}
+
+// rowBound is the bound of a row that a multiplier y prices: its lower
+// bound for y > 0, its upper for y < 0.
+func rowBound(row highs.Row, y float64) float64 {
+	switch {
+	case y > 0:
+		return row.Lower
+	case y < 0:
+		return row.Upper
+	}
+	return 0
+}
+
+// boxMin is the least d·x over lower ≤ x ≤ upper.
+func boxMin(d, lower, upper float64) float64 {
+	switch {
+	case d > 0:
+		return d * lower
+	case d < 0:
+		return d * upper
+	}
+	return 0
+}
+
+// A certWorker is one worker's HiGHS instance and scratch.
+type certWorker struct {
+	s        *highs.Solver
+	rowMark  []int // rowMark[i] == stamp: row i kept
+	colLocal []int // column → its column in the small LP, valid where colMark is
+	colMark  []int
+	inN      []int // inN[v] == stamp: node v in the region
+	stamp    int
+	asg      []int
+	rows     []int
+	cols     []int
+}
+
+func (c *certifier) newWorker(s *highs.Solver) *certWorker {
+	m := &c.rg.cm.model
+	return &certWorker{s: s, rowMark: make([]int, len(m.Rows)), colMark: make([]int, len(m.Columns)),
+		colLocal: make([]int, len(m.Columns)), inN: make([]int, len(c.rg.asg)), asg: make([]int, len(c.rg.asg))}
+}
+
+// certify answers query q exactly, or reports false: then it needs a
+// re-solve of the core.
+func (c *certifier) certify(ctx context.Context, q *query, w *certWorker) (bool, error) {
+	rg, cm := c.rg, c.rg.cm
+	m := &cm.model
+	region := slices.Clone(q.nodes)
+	opt := rg.opt.solverOptions()
+	opt.Presolve = highs.PresolveOff
+	for range certifyRounds {
+		w.stamp++
+		stamp := w.stamp
+		for _, v := range region {
+			w.inN[v] = stamp
+		}
+		// The kept rows: the region's choice rows and its terms' rows.
+		w.rows = w.rows[:0]
+		keep := func(i int) {
+			if w.rowMark[i] != stamp {
+				w.rowMark[i] = stamp
+				w.rows = append(w.rows, i)
+			}
+		}
+		for _, v := range region {
+			keep(cm.choiceRow[v])
+			for _, t := range c.termsOf[v] {
+				for i := cm.terms[t].rowStart; i < cm.terms[t].rowEnd; i++ {
+					keep(i)
+				}
+			}
+		}
+		// The small LP: the kept rows' columns, priced by the other rows.
+		// The budgets over them are kept too: priced, a budget the query's
+		// plan must free room in would leave the bounds apart.
+		w.cols = w.cols[:0]
+		lb := c.base
+		var small highs.Model
+		addRow := func(i int) {
+			row := m.Rows[i]
+			lb -= c.y[i] * rowBound(row, c.y[i])
+			terms := make([]highs.Term, len(row.Terms))
+			for k, t := range row.Terms {
+				if w.colMark[t.Col] != stamp {
+					w.colMark[t.Col] = stamp
+					w.colLocal[t.Col] = len(w.cols)
+					w.cols = append(w.cols, t.Col)
+				}
+				terms[k] = highs.Term{Col: w.colLocal[t.Col], Coef: t.Coef}
+			}
+			small.Rows = append(small.Rows, highs.Row{Lower: row.Lower, Upper: row.Upper, Terms: terms})
+		}
+		for _, i := range w.rows {
+			addRow(i)
+		}
+		for _, j := range w.cols {
+			for _, t := range c.colRows[j] {
+				if cm.rows[t.Col].kind == rowBudget {
+					keep(t.Col)
+				}
+			}
+		}
+		for _, i := range w.rows[len(small.Rows):] {
+			addRow(i)
+		}
+		small.Columns = make([]highs.Column, len(w.cols))
+		for k, j := range w.cols {
+			lb -= c.boxMin[j]
+			cost := m.Columns[j].Cost
+			for _, t := range c.colRows[j] {
+				if w.rowMark[t.Col] != stamp {
+					cost -= c.y[t.Col] * t.Coef
+				}
+			}
+			small.Columns[k] = highs.Column{Cost: cost, Lower: m.Columns[j].Lower, Upper: m.Columns[j].Upper}
+		}
+		for qi, v := range q.nodes {
+			for k := range rg.r.in.domain[v] {
+				if !slices.Contains(q.sets[qi], k) {
+					small.Columns[w.colLocal[cm.xcol[v]+k]].Upper = 0
+				}
+			}
+		}
+		res, err := w.s.Solve(ctx, &small, opt)
+		if err != nil {
+			return false, err
+		}
+		if res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
+			// Fractional choices: the same region with integral x, a
+			// stronger bound (a Lagrangian relaxation of the integer
+			// program is one) that gives a plan.
+			for k, j := range w.cols {
+				small.Columns[k].Integer = cm.cols[j].kind == colX
+			}
+			if res, err = w.s.Solve(ctx, &small, rg.opt.solverOptions()); err != nil {
+				return false, err
+			}
+			if res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
+				return false, nil
+			}
+		}
+		switch res.Status {
+		case highs.Infeasible:
+			// L_R is +Inf: no plan answers the query.
+			q.lo, q.hi = inf, inf
+			return true, nil
+		case highs.Optimal:
+		default:
+			return false, nil
+		}
+		lb += res.DualBound
+		if delta, ok := c.delta(w); ok && lb >= c.cost+delta-c.tol {
+			q.lo, q.hi = rg.opt0+delta, rg.opt0+delta
+			return true, nil
+		}
+		// Grow by the neighbours the LP moved: the nodes of a moved x, the
+		// scopes of the terms of a moved y or z outside the region's.
+		grown := false
+		add := func(v int) {
+			if w.inN[v] != stamp && !slices.Contains(region, v) {
+				region = append(region, v)
+				grown = true
+			}
+		}
+		for k, j := range w.cols {
+			if math.Abs(res.Values[k]-c.star[j]) <= 1e-6 {
+				continue
+			}
+			if ref := &cm.cols[j]; ref.kind == colX {
+				add(ref.node)
+			} else {
+				for _, v := range cm.terms[c.colTerm[j]].scope {
+					add(v)
+				}
+			}
+		}
+		if !grown || len(region) > certifyNodes {
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
+// choose sets w.asg to the optimum outside the region and to the small
+// LP's choices in it; it reports whether they are integral.
+func (c *certifier) choose(region []int, values []float64, w *certWorker) bool {
+	rg, cm := c.rg, c.rg.cm
+	copy(w.asg, rg.asg)
+	for _, v := range region {
+		best := 0
+		for k := range rg.r.in.domain[v] {
+			x := values[w.colLocal[cm.xcol[v]+k]]
+			if math.Abs(x-math.Round(x)) > 1e-6 {
+				return false
+			}
+			if x > values[w.colLocal[cm.xcol[v]+best]] {
+				best = k
+			}
+		}
+		w.asg[v] = best
+	}
+	return true
+}
+
+// delta is the cost of w.asg (which differs from the optimum only in the
+// region) minus the optimum's, over the small LP's columns, and whether
+// w.asg is a plan: the kept rows and the budgets hold.
+func (c *certifier) delta(w *certWorker) (float64, bool) {
+	cm := c.rg.cm
+	m := &cm.model
+	values := make([]float64, len(w.cols))
+	delta := 0.0
+	var budgets map[int]float64
+	for k, j := range w.cols {
+		x := cm.colValue(c.rg.r, j, w.asg)
+		if x > m.Columns[j].Upper {
+			return 0, false
+		}
+		values[k] = x
+		if dx := x - c.star[j]; dx != 0 {
+			delta += m.Columns[j].Cost * dx
+			for _, t := range c.colRows[j] {
+				if w.rowMark[t.Col] != w.stamp {
+					if budgets == nil {
+						budgets = map[int]float64{}
+					}
+					budgets[t.Col] += t.Coef * dx
+				}
+			}
+		}
+	}
+	for _, i := range w.rows {
+		row := m.Rows[i]
+		a := 0.0
+		for _, t := range row.Terms {
+			a += t.Coef * values[w.colLocal[t.Col]]
+		}
+		if a < row.Lower-1e-9 || a > row.Upper+1e-9 {
+			return 0, false
+		}
+	}
+	for i, da := range budgets {
+		if a := c.act[i] + da; a > m.Rows[i].Upper+budgetTolerance(m.Rows[i].Upper) || a < m.Rows[i].Lower-budgetTolerance(m.Rows[i].Lower) {
+			return 0, false
+		}
+	}
+	return delta, true
+}
