@@ -114,7 +114,7 @@ func TestDifferential(t *testing.T) {
 		}
 		// Every tenth problem's regrets, unreduced, come from re-solves
 		// alone (no certificate).
-		sol, err = Solve(ctx, p, Options{NoReduce: true, NoRegrets: seed%10 != 0, noCertify: true})
+		sol, err = Solve(ctx, p, Options{NoReduce: true, NoRegrets: seed%10 != 0, certify: certifyNone})
 		checkAgainst(t, name+" NoReduce", p, ex, sol, err, seed%10 == 0)
 		if err == nil && sol.RegretSolves > 0 {
 			stats["re-solves"]++
@@ -123,13 +123,22 @@ func TestDifferential(t *testing.T) {
 			stats["MILP re-solves"]++
 		}
 		if seed%4 == 0 {
-			sol, err = Solve(ctx, p, Options{MaxTable: 8, KeepDominated: true})
+			// Certificates only after a fractional LP re-solve, and the
+			// MILP re-solves that follow bounded by their plans.
+			sol, err = Solve(ctx, p, Options{MaxTable: 8, KeepDominated: true, certify: certifyFallback})
 			checkAgainst(t, name+" MaxTable 8, KeepDominated", p, ex, sol, err, true)
+			if err == nil && sol.RegretCertified > 0 {
+				stats["certified after a fractional LP"]++
+			}
+			if err == nil && sol.RegretCertified > 0 && sol.RegretMILPSolves > 0 {
+				stats["MILP re-solves after a certificate missed"]++
+			}
 		}
 	}
 	t.Logf("%d problems: %v", differentialProblems, stats)
 	// The generator must exercise every path; these fail if it drifts.
-	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "certificate missed: re-solves", "re-solves", "MILP re-solves", "ties", "infinite regrets", "dominated"} {
+	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "certificate missed: re-solves", "re-solves",
+		"certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated"} {
 		if stats[k] == 0 {
 			t.Errorf("no problem exercised %q", k)
 		}

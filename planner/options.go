@@ -49,9 +49,9 @@ type Options struct {
 	Workers int
 	// KeepDominated keeps dominated alternatives in the model.
 	KeepDominated bool
-	// noCertify, for tests, answers every query of the core's regrets by a
-	// re-solve, as if no certificate held.
-	noCertify bool
+	// certify, for tests, changes which paths answer the queries of the
+	// core's regrets.
+	certify certifyPath
 	// Progress, when not nil, is called while HiGHS solves the core, at
 	// most every few hundred milliseconds, with the incumbent plan's cost,
 	// the bound and the gap (in the whole problem's terms). It runs on the
@@ -129,3 +129,12 @@ func (o *Options) validate(nodes int) error {
 	}
 	return nil
 }
+
+// A certifyPath says which paths answer the queries of the core's regrets.
+type certifyPath uint8
+
+const (
+	certifyAll      certifyPath = iota // certificates, then re-solves
+	certifyNone                        // re-solves alone
+	certifyFallback                    // re-solves; where the LP is fractional, certificates of one region
+)

@@ -453,8 +453,11 @@ func (rg *regrets) solveQueries() error {
 	if err != nil {
 		return err
 	}
-	if res.Status == highs.Optimal && !rg.opt.noCertify {
-		cert := newCertifier(rg, res.RowDuals)
+	var cert *certifier
+	if res.Status == highs.Optimal && rg.opt.certify != certifyNone {
+		cert = newCertifier(rg, res.RowDuals)
+	}
+	if cert != nil && rg.opt.certify == certifyAll {
 		done := make([]bool, len(open))
 		err := rg.parallel(len(open), func(w int, next func() (int, bool)) error {
 			s, err := rg.lib.NewSolver()
@@ -474,7 +477,7 @@ func (rg *regrets) solveQueries() error {
 					done[i] = true
 					continue
 				}
-				if done[i], err = cert.certify(rg.ctx, q, cw); err != nil {
+				if done[i], err = cert.certify(rg.ctx, q, cw, certifyRounds, certifyColumns, false); err != nil {
 					return err
 				}
 			}
@@ -495,7 +498,7 @@ func (rg *regrets) solveQueries() error {
 	root.Close()
 	rg.solves = len(open)
 	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
-		return rg.worker(&lp, func() (int, bool) {
+		return rg.worker(&lp, cert, func() (int, bool) {
 			i, ok := next()
 			if !ok {
 				return 0, false
@@ -562,13 +565,20 @@ func (rg *regrets) fixedOut(q *query) bool {
 // LP relaxation lp stays loaded on one, and each query changes a few bounds
 // and re-solves from the last basis. Where the LP's x are integral its
 // optimum is the MILP's (LP ≤ MILP, and an integral x determines y and z
-// exactly); elsewhere the MILP is re-solved.
-func (rg *regrets) worker(lp *highs.Model, next func() (int, bool)) error {
+// exactly). Elsewhere, with a certifier, the query tries certificates of
+// larger regions (solved as MILPs); then the MILP is re-solved, started at
+// the best plan they found and with every column fixed to 0 that the LP's
+// reduced costs show no plan at most as costly uses.
+func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bool)) error {
 	s, err := rg.lib.NewSolver()
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	var cw *certWorker
+	if cert != nil {
+		cw = cert.newWorker(s)
+	}
 	lpSolver, err := rg.lib.NewSolver()
 	if err != nil {
 		return err
@@ -618,7 +628,9 @@ func (rg *regrets) worker(lp *highs.Model, next func() (int, bool)) error {
 		} else if err != nil {
 			return err
 		}
-		res, err := lpSolver.Resolve(rg.ctx, lp, base)
+		lpOpt := base
+		lpOpt.Duals = cw != nil
+		res, err := lpSolver.Resolve(rg.ctx, lp, lpOpt)
 		if err != nil {
 			return err
 		}
@@ -636,6 +648,22 @@ func (rg *regrets) worker(lp *highs.Model, next func() (int, bool)) error {
 			q.lo, q.hi = res.Objective, res.Objective
 			continue
 		}
+		if cw != nil {
+			rounds := certifyMIPRounds
+			if rg.opt.certify == certifyFallback {
+				rounds = 1 // for tests: more misses, each with a plan
+			}
+			ok, err := cert.certify(rg.ctx, q, cw, rounds, certifyMIPColumns, true)
+			if err != nil {
+				return err
+			}
+			if ok {
+				rg.mu.Lock()
+				rg.certified++
+				rg.mu.Unlock()
+				continue
+			}
+		}
 
 		copy(point, rg.asg)
 		for j, v := range q.nodes {
@@ -646,11 +674,28 @@ func (rg *regrets) worker(lp *highs.Model, next func() (int, bool)) error {
 		for _, ch := range changes {
 			m.Columns[ch.Col].Upper = 0
 		}
+		// The best plan certify found, when it found one, starts the MILP
+		// and bounds it: no better plan uses the columns it rules out.
+		ub := inf
+		var fixed []int
+		if cw != nil && !math.IsInf(cw.bestDelta, 1) {
+			ub = rg.opt0 + cw.bestDelta
+			copy(point, cw.best)
+			if res.RowDuals != nil {
+				fixed = cert.fixings(res.RowDuals, q, cw.bestDelta)
+			}
+			for _, j := range fixed {
+				m.Columns[j].Upper = 0
+			}
+		}
 		opt := base
 		opt.Start = rg.cm.point(rg.r, point)
 		res, err = s.Solve(rg.ctx, &m, opt)
 		for _, ch := range restore {
 			m.Columns[ch.Col].Upper = ch.Upper
+		}
+		for _, j := range fixed {
+			m.Columns[j].Upper = lp.Columns[j].Upper
 		}
 		if err != nil {
 			return err
@@ -660,15 +705,16 @@ func (rg *regrets) worker(lp *highs.Model, next func() (int, bool)) error {
 		rg.mu.Unlock()
 		switch {
 		case res.Status == highs.Optimal:
-			q.lo, q.hi = res.Objective, res.Objective
+			q.lo, q.hi = math.Min(res.Objective, ub), math.Min(res.Objective, ub)
 		case res.Status == highs.Infeasible:
-			q.lo, q.hi = inf, inf
+			q.lo, q.hi = ub, ub
 		case res.Status.HasSolution():
-			q.lo, q.hi = math.Max(rg.opt0, res.DualBound), res.Objective
+			q.hi = math.Min(res.Objective, ub)
+			q.lo = math.Min(math.Max(rg.opt0, res.DualBound), q.hi)
 		default:
-			q.lo, q.hi = rg.opt0, inf
+			q.lo, q.hi = rg.opt0, ub
 			if !math.IsNaN(res.DualBound) {
-				q.lo = math.Max(rg.opt0, res.DualBound)
+				q.lo = math.Min(math.Max(rg.opt0, res.DualBound), ub)
 			}
 		}
 	}
