@@ -34,6 +34,7 @@ func benchSolve(b *testing.B, p *Problem, opt Options) {
 	b.ReportMetric(float64(sol.Model.Full.Columns), "full-cols")
 	b.ReportMetric(float64(sol.RegretSolves), "re-solves")
 	b.ReportMetric(float64(sol.RegretMILPSolves), "milp-re-solves")
+	b.ReportMetric(float64(sol.RegretCertified), "certified")
 	b.ReportMetric(float64(len(sol.Regrets)), "regrets")
 	b.ReportMetric(float64(sol.MILPNodes), "bb-nodes")
 }

@@ -31,19 +31,29 @@ import (
 // whose columns the LP moved away from the optimum; past a few rounds, or
 // when its choices are fractional, the query goes to a re-solve of the core.
 
-// certifyRounds bounds a query's regions, and certifyColumns their small
-// LPs' columns, before it falls back to an LP re-solve of the core: a small
-// LP of 2,000 columns takes about as long as a warm re-solve of the dense
-// 1,000-node DAG's core (10–20 ms), larger ones longer. Where that LP is
-// fractional, the query tries again with regions up to certifyMIPColumns,
-// as MILPs (a tenth of a second at 5,000 columns), before the MILP of the
-// whole core (seconds).
+// certifyRounds bounds a query's regions, and certifyColumns (a fraction
+// of the core's columns) their small LPs' columns, before it falls back to
+// an LP re-solve of the core: on the dense 1,000-node DAG (23,030 columns)
+// a small LP of 2,000 columns takes about as long as a warm re-solve of the
+// core (10–20 ms), larger ones longer. Where that LP is fractional, the
+// query tries again with regions up to certifyMIPColumns, as MILPs (a tenth
+// of a second at 5,000 columns), before the MILP of the whole core. Fewer
+// than certifyQueries queries are all re-solved: the interior point solve
+// that prices the certificates costs about as much as 50 warm re-solves.
 const (
 	certifyRounds     = 6
-	certifyColumns    = 2000
+	certifyColumns    = 10 // a tenth of the core's
 	certifyMIPRounds  = 4
-	certifyMIPColumns = 10000
+	certifyMIPColumns = 2 // half the core's
+	certifyQueries    = 100
+	certifyMinColumns = 500 // whatever the core's size
 )
+
+// columnLimit is the core's columns divided by fraction, at least
+// certifyMinColumns.
+func (c *certifier) columnLimit(fraction int) int {
+	return max(len(c.rg.cm.model.Columns)/fraction, certifyMinColumns)
+}
 
 // A certifier holds what every query's certificate shares: the root LP's
 // multipliers and the optimum's point.

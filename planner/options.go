@@ -134,7 +134,8 @@ func (o *Options) validate(nodes int) error {
 type certifyPath uint8
 
 const (
-	certifyAll      certifyPath = iota // certificates, then re-solves
+	certifyAuto     certifyPath = iota // certificates for many queries (certifyQueries), then re-solves
+	certifyAlways                      // certificates, then re-solves
 	certifyNone                        // re-solves alone
 	certifyFallback                    // re-solves; where the LP is fractional, certificates of one region
 )

@@ -435,29 +435,31 @@ func (rg *regrets) solveQueries() error {
 	if len(open) == 0 {
 		return nil
 	}
-	// The LP relaxation, solved once for its duals by the interior point
-	// method (a vertex's duals are mostly 0 on this degenerate LP).
-	root, err := rg.lib.NewSolver()
-	if err != nil {
-		return err
-	}
-	defer root.Close()
 	lp := rg.cm.model
 	lp.Columns = slices.Clone(lp.Columns)
 	for j := range lp.Columns {
 		lp.Columns[j].Integer = false
 	}
-	lpOpt := rg.opt.solverOptions()
-	lpOpt.Duals, lpOpt.InteriorPoint = true, true
-	res, err := root.Solve(rg.ctx, &lp, lpOpt)
-	if err != nil {
-		return err
-	}
 	var cert *certifier
-	if res.Status == highs.Optimal && rg.opt.certify != certifyNone {
-		cert = newCertifier(rg, res.RowDuals)
+	if mode := rg.opt.certify; mode == certifyAlways || mode == certifyFallback || mode == certifyAuto && len(open) >= certifyQueries {
+		// The LP relaxation, solved once for its duals by the interior
+		// point method (a vertex's duals are mostly 0 on this degenerate LP).
+		root, err := rg.lib.NewSolver()
+		if err != nil {
+			return err
+		}
+		lpOpt := rg.opt.solverOptions()
+		lpOpt.Duals, lpOpt.InteriorPoint = true, true
+		res, err := root.Solve(rg.ctx, &lp, lpOpt)
+		root.Close()
+		if err != nil {
+			return err
+		}
+		if res.Status == highs.Optimal {
+			cert = newCertifier(rg, res.RowDuals)
+		}
 	}
-	if cert != nil && rg.opt.certify == certifyAll {
+	if cert != nil && rg.opt.certify != certifyFallback {
 		done := make([]bool, len(open))
 		err := rg.parallel(len(open), func(w int, next func() (int, bool)) error {
 			s, err := rg.lib.NewSolver()
@@ -477,7 +479,7 @@ func (rg *regrets) solveQueries() error {
 					done[i] = true
 					continue
 				}
-				if done[i], err = cert.certify(rg.ctx, q, cw, certifyRounds, certifyColumns, false); err != nil {
+				if done[i], err = cert.certify(rg.ctx, q, cw, certifyRounds, cert.columnLimit(certifyColumns), false); err != nil {
 					return err
 				}
 			}
@@ -495,7 +497,6 @@ func (rg *regrets) solveQueries() error {
 		}
 		open = rest
 	}
-	root.Close()
 	rg.solves = len(open)
 	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
 		return rg.worker(&lp, cert, func() (int, bool) {
@@ -653,7 +654,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bo
 			if rg.opt.certify == certifyFallback {
 				rounds = 1 // for tests: more misses, each with a plan
 			}
-			ok, err := cert.certify(rg.ctx, q, cw, rounds, certifyMIPColumns, true)
+			ok, err := cert.certify(rg.ctx, q, cw, rounds, cert.columnLimit(certifyMIPColumns), true)
 			if err != nil {
 				return err
 			}
