@@ -93,8 +93,10 @@ type Solution struct {
 	// re-solve (where the LP's choice was fractional).
 	RegretSolves, RegretMILPSolves int
 	// RegretCertified is the number of the core's queries (a node's other
-	// choice, a separator's assignment) answered without a re-solve: by a
-	// plan whose cost a lower bound from the LP relaxation's duals meets.
+	// choice, a separator's assignment) answered by a certificate: a plan
+	// whose cost a lower bound from the LP relaxation's duals meets. Most
+	// need no re-solve; those after an LP re-solve with fractional choices
+	// (counted in RegretSolves too) need no MILP re-solve.
 	RegretCertified int
 	// Local is the plan that takes each node's locally cheapest alternative.
 	Local LocalChoice
