@@ -78,7 +78,10 @@
 //     x are integral (LP ≤ MILP, and integral x fix y and z); a MILP re-solve,
 //     warm-started from the optimum with the choice put in, elsewhere. A
 //     time-limited re-solve makes its regrets intervals (Regret.Lower,
-//     Regret.Exact).
+//     Regret.Exact). certify.go: with 100 queries or more, each is first
+//     tried by a certificate, a plan re-optimized on a small region whose
+//     cost meets a Lagrangian lower bound priced by the LP relaxation's
+//     interior-point duals; only the rest are re-solved.
 //
 // Options.NoReduce skips stage 3: HiGHS solves the whole problem and every
 // regret is a re-solve.
