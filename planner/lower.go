@@ -146,15 +146,18 @@ type lowering struct {
 	// appears once, or twice when the invocation produces a tile whose
 	// cheapest conversion needs shared-memory scratch under a budget (the
 	// second variant converts it without: a costlier mechanism that may be
-	// what fits).
+	// what fits). Invocations of one class share the slice.
 	alts [][]nodeAlt
+	// class[v] is node v's index in classes.
+	class   []int
+	classes []*nodeClass
 	// groups[g] is what Problem.Groups[g] was lowered from.
 	groups []groupInfo
 	// kernelBudget[group index of the graph] is its shared-memory budget
 	// index, or -1.
 	kernelBudget []int
-	kernelOf     map[*tasks.Invocation]*tasks.Group
-	index        map[*tasks.Invocation]int
+	// kernelOf[v] is the fused kernel holding invocation v, or nil.
+	kernelOf []*tasks.Group
 	// touch[v] lists the groups node v produces or consumes in, built on
 	// first use by the explanations.
 	touch [][]int
@@ -163,10 +166,92 @@ type lowering struct {
 	pairs map[[2]string]*pairInfo
 	// keys caches endpoint keys by what makes them; endpoints are the
 	// endpoints by key.
-	keys        map[keyOf]string
-	endpoints   map[string]*endpoint
+	keys      map[keyOf]string
+	endpoints map[string]*endpoint
+	// sources and targets are the label slices of a class's port, shared by
+	// every group that has them (targets only where no consumer's id is in
+	// a label); labelSets interns their distinct keys.
+	sources   map[sourceOf]*labelSet
+	targets   map[targetOf]*labelSet
+	labelSets map[string]int
+	// sharedPairs holds the pair lists by the groups' label keys, and
+	// pairLists the same by label sets, the cheaper key to find them by.
 	sharedPairs map[string][]Pair
+	pairLists   map[pairsOf][]Pair
 }
+
+// A nodeClass is what invocations of one task share when their candidates,
+// costs and fused kernel agree: the node's alternatives and every label
+// slice made from them. A graph of thousands of invocations of a dozen
+// tasks has a dozen classes, so the lowering's work per invocation is a
+// comparison with its class.
+type nodeClass struct {
+	task    *tasks.Task
+	kernel  *tasks.Group
+	variant bool
+	alts    []nodeAlt
+	cands   []*tasks.Candidate // parallel to alts; nil where removed
+	node    []Alternative      // Node.Alternatives
+}
+
+// classOf is what an invocation's class is looked up by before its
+// candidates are compared.
+type classOf struct {
+	task    *tasks.Task
+	kernel  *tasks.Group
+	variant bool
+}
+
+// same reports whether a class has the alternatives alts, node and the
+// candidates cands.
+func (cl *nodeClass) same(alts []nodeAlt, cands []*tasks.Candidate, node []Alternative) bool {
+	if !slices.Equal(cl.alts, alts) || len(cl.node) != len(node) {
+		return false
+	}
+	for i, c := range cands {
+		d := cl.cands[i]
+		if (c == nil) != (d == nil) || c != nil && (c.Alternative != d.Alternative || !slices.Equal(c.PortMultiplicity, d.PortMultiplicity)) {
+			return false
+		}
+	}
+	for i, a := range node {
+		b := cl.node[i]
+		if a.ID != b.ID || a.Cost != b.Cost || a.Removed != b.Removed || !slices.Equal(a.Uses, b.Uses) {
+			return false
+		}
+	}
+	return true
+}
+
+// A labelSet is one label per alternative of a node (a group's Sources or
+// a consumer's Targets) and its distinct keys, sorted; id is the same for
+// label sets with the same keys.
+type labelSet struct {
+	labels []string
+	keys   []string
+	id     int
+}
+
+type sourceOf struct {
+	class int
+	port  *tasks.Port
+}
+
+type targetOf struct {
+	class     int
+	port      *tasks.Port
+	rename    string
+	mustCross bool
+}
+
+// pairsOf is a group's label sets: the source's id and up to maxPairsOf
+// distinct target ids, sorted, -1 after the last.
+type pairsOf struct {
+	source  int
+	targets [maxPairsOf]int
+}
+
+const maxPairsOf = 4
 
 // keyOf is what an endpoint's key is made of, for the cache of keys.
 type keyOf struct {
@@ -225,17 +310,15 @@ type portKey struct {
 // lowerGraph builds the Problem of g on target.
 func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Measurements, cache *Cache) (*lowering, error) {
 	lw := &lowering{graph: g, target: target, cache: cache, measure: measured, sms: target.Get("sm_count"),
-		kernelOf: map[*tasks.Invocation]*tasks.Group{}, index: map[*tasks.Invocation]int{},
 		pairs: map[[2]string]*pairInfo{}, keys: map[keyOf]string{}, endpoints: map[string]*endpoint{},
-		sharedPairs: map[string][]Pair{}}
+		sources: map[sourceOf]*labelSet{}, targets: map[targetOf]*labelSet{}, labelSets: map[string]int{},
+		sharedPairs: map[string][]Pair{}, pairLists: map[pairsOf][]Pair{}}
 	if lw.sms <= 0 {
 		return nil, fmt.Errorf("planner: target %s has no sm_count", target.Name)
 	}
 	invs := g.Invocations()
 	lw.invs = invs
-	for i, v := range invs {
-		lw.index[v] = i
-	}
+	lw.kernelOf = make([]*tasks.Group, len(invs))
 
 	// Budgets: each fused kernel with a shared-memory budget is a row.
 	kernels := g.Groups()
@@ -243,7 +326,7 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 	for i, k := range kernels {
 		lw.kernelBudget[i] = -1
 		for _, v := range k.Invocations {
-			lw.kernelOf[v] = k
+			lw.kernelOf[v.Index] = k
 		}
 		if k.SharedMemoryBytes > 0 {
 			lw.kernelBudget[i] = len(lw.problem.Budgets)
@@ -254,35 +337,65 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 		}
 	}
 
-	// The producer ports and their edges, in edge order.
-	byPort := map[portKey][]*tasks.Edge{}
+	// The producer ports in the order of their first edges, each with its
+	// edges in edge order: an invocation's Out edges are in edge order, so
+	// an edge is its port's first when no earlier Out edge leaves the port.
 	var ports []portKey
+	var portEdges [][]*tasks.Edge
 	for _, e := range g.Edges() {
-		k := portKey{e.From.Invocation, e.From.Port}
-		if _, ok := byPort[k]; !ok {
-			ports = append(ports, k)
+		v, port := e.From.Invocation, e.From.Port
+		first, all := -1, true
+		for i, o := range v.Out {
+			if o.From.Port != port {
+				all = false
+			} else if first < 0 {
+				first = i
+			}
 		}
-		byPort[k] = append(byPort[k], e)
+		if v.Out[first] != e {
+			continue
+		}
+		ports = append(ports, portKey{v, port})
+		if all {
+			portEdges = append(portEdges, v.Out)
+		} else {
+			portEdges = append(portEdges, v.EdgesFrom(port))
+		}
 	}
 	// Invocations whose output needs a scratch-free variant.
-	variants := map[*tasks.Invocation]bool{}
-	for _, pk := range ports {
-		if lw.scratchUnderBudget(pk, byPort[pk]) {
-			variants[pk.v] = true
+	variants := make([]bool, len(invs))
+	for i, pk := range ports {
+		if lw.scratchUnderBudget(pk, portEdges[i]) {
+			variants[pk.v.Index] = true
 		}
 	}
 
 	// Nodes: every alternative of the task (twice for the invocations with
 	// variants), the ones the invocation or the target excludes marked
-	// Removed with the reason.
+	// Removed with the reason. Invocations of one class share them.
 	tg := g.Target()
 	lw.alts = make([][]nodeAlt, len(invs))
+	lw.class = make([]int, len(invs))
+	lw.problem.Nodes = make([]Node, len(invs))
+	byClass := map[classOf][]int{}
+	var (
+		alts  []nodeAlt
+		cands []*tasks.Candidate
+		node  []Alternative
+	)
 	for vi, v := range invs {
-		node := Node{Name: v.ID}
-		k := lw.kernelOf[v]
+		alts, cands, node = alts[:0], cands[:0], node[:0]
+		k := lw.kernelOf[vi]
+		next := 0 // candidates are in the task's order
 		for ti, alt := range v.Task.Alternatives {
 			na := nodeAlt{task: ti}
-			c := v.Candidate(alt.ID)
+			var c *tasks.Candidate
+			if next < len(v.Candidates) && v.Candidates[next].Alternative == alt {
+				c = v.Candidates[next]
+				next++
+			} else {
+				c = v.Candidate(alt.ID)
+			}
 			switch {
 			case c == nil && slices.Contains(v.Forbid, alt.ID):
 				na.removed = "forbidden by the invocation"
@@ -303,27 +416,47 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 					return nil, fmt.Errorf("planner: invocation %s, alternative %s: %w", v.ID, alt.ID, err)
 				}
 			}
+			if na.removed != "" {
+				c = nil
+			}
 			a := Alternative{ID: alt.ID, Cost: na.exec.total(), Removed: na.removed}
 			if na.removed == "" && k != nil && alt.Resources.SharedMemoryBytes > 0 {
 				if b := lw.kernelBudget[k.Index]; b >= 0 {
-					a.Uses = append(a.Uses, Use{Budget: b, Amount: float64(alt.Resources.SharedMemoryBytes)})
+					a.Uses = []Use{{Budget: b, Amount: float64(alt.Resources.SharedMemoryBytes)}}
 				}
 			}
-			node.Alternatives = append(node.Alternatives, a)
-			lw.alts[vi] = append(lw.alts[vi], na)
-			if variants[v] {
+			node = append(node, a)
+			alts = append(alts, na)
+			cands = append(cands, c)
+			if variants[vi] {
 				na.noSmem = true
 				a.ID += noSmemSuffix
-				node.Alternatives = append(node.Alternatives, a)
-				lw.alts[vi] = append(lw.alts[vi], na)
+				node = append(node, a)
+				alts = append(alts, na)
+				cands = append(cands, c)
 			}
 		}
-		lw.problem.Nodes = append(lw.problem.Nodes, node)
+		ck := classOf{v.Task, k, variants[vi]}
+		ci := slices.IndexFunc(byClass[ck], func(ci int) bool { return lw.classes[ci].same(alts, cands, node) })
+		if ci >= 0 {
+			ci = byClass[ck][ci]
+		} else {
+			ci = len(lw.classes)
+			byClass[ck] = append(byClass[ck], ci)
+			lw.classes = append(lw.classes, &nodeClass{task: v.Task, kernel: k, variant: variants[vi],
+				alts: slices.Clone(alts), cands: slices.Clone(cands), node: slices.Clone(node)})
+		}
+		cl := lw.classes[ci]
+		lw.class[vi] = ci
+		lw.alts[vi] = cl.alts
+		lw.problem.Nodes[vi] = Node{Name: v.ID, Alternatives: cl.node}
 	}
 
 	// Groups: one per producer port, its out edges the consumers.
-	for _, pk := range ports {
-		if err := lw.addGroup(pk.v, pk.port, byPort[pk]); err != nil {
+	lw.problem.Groups = make([]Group, 0, len(ports))
+	lw.groups = make([]groupInfo, 0, len(ports))
+	for i, pk := range ports {
+		if err := lw.addGroup(pk.v, pk.port, portEdges[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -334,12 +467,12 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 // its cheapest, needs shared-memory scratch in a kernel with a budget that
 // holds both ends: then the plan may have to choose a costlier mechanism.
 func (lw *lowering) scratchUnderBudget(pk portKey, edges []*tasks.Edge) bool {
-	k := lw.kernelOf[pk.v]
+	k := lw.kernelOf[pk.v.Index]
 	if k == nil || lw.kernelBudget[k.Index] < 0 {
 		return false
 	}
 	for _, e := range edges {
-		if lw.kernelOf[e.To.Invocation] != k {
+		if lw.kernelOf[e.To.Invocation.Index] != k {
 			continue
 		}
 		for _, c := range pk.v.Candidates {
@@ -399,21 +532,18 @@ func (lw *lowering) endpoint(c *tasks.Candidate, port *tasks.Port, noSmem bool) 
 	return e
 }
 
-func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*tasks.Edge) error {
-	gi := groupInfo{producer: prod, port: port, edges: edges}
-	pv := lw.index[prod]
-	grp := Group{Name: prod.ID + "." + port.Name, Producer: pv}
-	var srcKeys, dstKeys []string
-	addKey := func(keys []string, k string) []string {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-		return keys
+// sourceLabels are the labels of producer class ci's port: one source key
+// per node alternative, "removed" for a removed one.
+func (lw *lowering) sourceLabels(ci int, port *tasks.Port) *labelSet {
+	if ls, ok := lw.sources[sourceOf{ci, port}]; ok {
+		return ls
 	}
-	for _, na := range lw.alts[pv] {
-		c := prod.Candidate(prod.Task.Alternatives[na.task].ID)
-		if c == nil || na.removed != "" {
-			grp.Sources = append(grp.Sources, "removed")
+	cl := lw.classes[ci]
+	labels := make([]string, len(cl.alts))
+	for i, na := range cl.alts {
+		c := cl.cands[i]
+		if c == nil {
+			labels[i] = "removed"
 			continue
 		}
 		ko := keyOf{binding: &c.Alternative.Bindings[port.Index], moves: c.PortMultiplicity[port.Index], noSmem: na.noSmem}
@@ -424,45 +554,134 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 			lw.keys[ko] = k
 			lw.endpoints[k] = e
 		}
-		srcKeys = addKey(srcKeys, k)
-		grp.Sources = append(grp.Sources, k)
+		labels[i] = k
 	}
-	for _, edge := range edges {
-		w := edge.To.Invocation
-		wi := lw.index[w]
-		cons := Consumer{Node: wi}
-		rename := distribution.Rename(edge.Rename)
-		renameKey := rename.String()
-		mustCross := edge.Kernel == tasks.MustCrossKernel
-		for _, na := range lw.alts[wi] {
-			c := w.Candidate(w.Task.Alternatives[na.task].ID)
-			if c == nil || na.removed != "" {
-				cons.Targets = append(cons.Targets, "removed")
-				continue
-			}
-			b := &c.Alternative.Bindings[edge.To.Port.Index]
-			ko := keyOf{binding: b, moves: c.PortMultiplicity[edge.To.Port.Index], target: true, rename: renameKey, mustCross: mustCross}
-			if mustCross || b.InMemory() {
-				ko.consumer = w.ID
-			}
-			k, ok := lw.keys[ko]
-			if !ok {
-				e := lw.endpoint(c, edge.To.Port, false)
-				e.rename, e.mustCross = rename, mustCross
-				k = e.targetKey(w.ID)
-				lw.keys[ko] = k
-				lw.endpoints[k] = e
-			}
-			dstKeys = addKey(dstKeys, k)
-			cons.Targets = append(cons.Targets, k)
+	ls := lw.labelSet(labels)
+	lw.sources[sourceOf{ci, port}] = ls
+	return ls
+}
+
+// targetLabels are the labels of the consumer side of edge: one target key
+// per node alternative of the consumer w, "removed" for a removed one.
+// Consumers of one class share them unless a key names the consumer (a
+// load from global memory, an edge that must cross kernels).
+func (lw *lowering) targetLabels(edge *tasks.Edge, w *tasks.Invocation) *labelSet {
+	ci := lw.class[w.Index]
+	port := edge.To.Port
+	rename := distribution.Rename(edge.Rename)
+	renameKey := rename.String()
+	mustCross := edge.Kernel == tasks.MustCrossKernel
+	cl := lw.classes[ci]
+	own := mustCross // labels that name the consumer are its own
+	for _, c := range cl.cands {
+		own = own || c != nil && c.Alternative.Bindings[port.Index].InMemory()
+	}
+	to := targetOf{ci, port, renameKey, mustCross}
+	if !own {
+		if ls, ok := lw.targets[to]; ok {
+			return ls
 		}
-		grp.Consumers = append(grp.Consumers, cons)
+	}
+	labels := make([]string, len(cl.alts))
+	for i := range cl.alts {
+		c := cl.cands[i]
+		if c == nil {
+			labels[i] = "removed"
+			continue
+		}
+		b := &c.Alternative.Bindings[port.Index]
+		ko := keyOf{binding: b, moves: c.PortMultiplicity[port.Index], target: true, rename: renameKey, mustCross: mustCross}
+		if mustCross || b.InMemory() {
+			ko.consumer = w.ID
+		}
+		k, ok := lw.keys[ko]
+		if !ok {
+			e := lw.endpoint(c, port, false)
+			e.rename, e.mustCross = rename, mustCross
+			k = e.targetKey(w.ID)
+			lw.keys[ko] = k
+			lw.endpoints[k] = e
+		}
+		labels[i] = k
+	}
+	ls := lw.labelSet(labels)
+	if !own {
+		lw.targets[to] = ls
+	}
+	return ls
+}
+
+// labelSet makes the label set of labels, its id shared with every earlier
+// one of the same keys.
+func (lw *lowering) labelSet(labels []string) *labelSet {
+	ls := &labelSet{labels: labels}
+	for _, l := range labels {
+		if l != "removed" && !slices.Contains(ls.keys, l) {
+			ls.keys = append(ls.keys, l)
+		}
+	}
+	slices.Sort(ls.keys)
+	k := strings.Join(ls.keys, "\x00")
+	id, ok := lw.labelSets[k]
+	if !ok {
+		id = len(lw.labelSets)
+		lw.labelSets[k] = id
+	}
+	ls.id = id
+	return ls
+}
+
+// addGroup lowers the group of producer port (prod, port), its edges the
+// consumers: label slices from the classes, the pair list from an earlier
+// group with the same label sets when there is one.
+func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*tasks.Edge) error {
+	gi := groupInfo{producer: prod, port: port, edges: edges}
+	pv := prod.Index
+	grp := Group{Name: prod.ID + "." + port.Name, Producer: pv}
+	src := lw.sourceLabels(lw.class[pv], port)
+	grp.Sources = src.labels
+	grp.Consumers = make([]Consumer, len(edges))
+	// The group's label sets, by id: the key of its pair list when it has
+	// few enough distinct targets.
+	po := pairsOf{source: src.id}
+	for i := range po.targets {
+		po.targets[i] = -1
+	}
+	nt := 0
+	dsts := make([]*labelSet, 0, len(edges))
+	for i, edge := range edges {
+		w := edge.To.Invocation
+		dst := lw.targetLabels(edge, w)
+		grp.Consumers[i] = Consumer{Node: w.Index, Targets: dst.labels}
+		if slices.ContainsFunc(dsts, func(d *labelSet) bool { return d.id == dst.id }) {
+			continue
+		}
+		dsts = append(dsts, dst)
+		if nt < maxPairsOf {
+			po.targets[nt] = dst.id
+		}
+		nt++
+	}
+	slices.Sort(po.targets[:min(nt, maxPairsOf)])
+	if nt <= maxPairsOf {
+		if shared, ok := lw.pairLists[po]; ok {
+			grp.Pairs = shared
+			return lw.keepGroup(grp, gi)
+		}
 	}
 	// Every (source, target) pair that may occur, in a stable order.
-	slices.Sort(srcKeys)
+	srcKeys := src.keys
+	var dstKeys []string
+	for _, d := range dsts {
+		for _, k := range d.keys {
+			if !slices.Contains(dstKeys, k) {
+				dstKeys = append(dstKeys, k)
+			}
+		}
+	}
 	slices.Sort(dstKeys)
 	sameKernel := func(w int) *tasks.Group {
-		if k := lw.kernelOf[prod]; k != nil && k == lw.kernelOf[lw.invs[w]] {
+		if k := lw.kernelOf[pv]; k != nil && k == lw.kernelOf[w] {
 			return k
 		}
 		return nil
@@ -472,9 +691,13 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 	shareKey := strings.Join(srcKeys, "\x00") + "\x01" + strings.Join(dstKeys, "\x00")
 	if shared, ok := lw.sharedPairs[shareKey]; ok {
 		grp.Pairs = shared
-		srcKeys, dstKeys = nil, nil // nothing left to compute
+		if nt <= maxPairsOf {
+			lw.pairLists[po] = shared
+		}
+		return lw.keepGroup(grp, gi)
 	}
 	budgeted := false
+	grp.Pairs = make([]Pair, 0, len(srcKeys)*len(dstKeys))
 	for _, sk := range srcKeys {
 		for _, dk := range dstKeys {
 			pi, ok := lw.pairs[[2]string{sk, dk}]
@@ -498,9 +721,17 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 			grp.Pairs = append(grp.Pairs, pair)
 		}
 	}
-	if srcKeys != nil && !budgeted {
+	if !budgeted {
 		lw.sharedPairs[shareKey] = grp.Pairs
+		if nt <= maxPairsOf {
+			lw.pairLists[po] = grp.Pairs
+		}
 	}
+	return lw.keepGroup(grp, gi)
+}
+
+// keepGroup adds a group that has pairs to the Problem.
+func (lw *lowering) keepGroup(grp Group, gi groupInfo) error {
 	if len(grp.Pairs) == 0 {
 		return nil
 	}
