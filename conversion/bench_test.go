@@ -1,10 +1,13 @@
 package conversion
 
 import (
+	"maps"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/storage"
 )
 
@@ -61,4 +64,24 @@ func mustElementB(b testing.TB, d *distribution.Distribution, e storage.ElementT
 		b.Fatal(err)
 	}
 	return out
+}
+
+// BenchmarkClassifyTaskgen classifies the 16 pairs of internal/taskgen's
+// four one-warp 16×16 f16 distributions: every conversion a generated task
+// graph's plan costs.
+func BenchmarkClassifyTaskgen(b *testing.B) {
+	ds, err := taskgen.Distributions()
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := slices.Sorted(maps.Keys(ds))
+	for b.Loop() {
+		for _, s := range names {
+			for _, d := range names {
+				if _, err := Classify(ds[s], ds[d], Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
 }

@@ -175,6 +175,7 @@ type problem struct {
 	dstElem   []int
 	nElem     int
 	tileAxes  []distribution.Axis // the destination's tile
+	tileSizes []int               // the sizes of tileAxes
 }
 
 func newProblem(src, dst *distribution.Distribution, opts Options) (*problem, error) {
@@ -190,6 +191,7 @@ func newProblem(src, dst *distribution.Distribution, opts Options) (*problem, er
 	}
 	p := &problem{src: newSide(src), dst: newSide(dst), opts: opts, nElem: dst.NumElements(), tileAxes: dst.Tile()}
 	srcSizes, dstSizes := src.TileSizes(), dst.TileSizes()
+	p.tileSizes = dstSizes
 	toDst := make([]int, src.NumElements())
 	c := make([]int, len(srcSizes))
 	dc := make([]int, len(dstSizes))

@@ -107,7 +107,7 @@ func (p *problem) accesses(rs map[Thread][]run, v int, bitAt func(elem int) int6
 			n = max(n, len(rs[t]))
 		}
 		for i := range n {
-			a := MemAccess{Block: k.b, Warp: k.w, Vector: v}
+			a := MemAccess{Block: k.b, Warp: k.w, Vector: v, Lanes: make([]LaneAccess, 0, len(ts))}
 			for _, t := range ts {
 				if i < len(rs[t]) {
 					r := rs[t][i]
@@ -152,12 +152,8 @@ func (p *problem) tileSpace() (indexspace.Space, error) {
 }
 
 func (p *problem) coords(elem int) []int {
-	sizes := make([]int, len(p.tileAxes))
-	for i, a := range p.tileAxes {
-		sizes[i] = a.Size
-	}
-	c := make([]int, len(sizes))
-	unflatten(elem, sizes, c)
+	c := make([]int, len(p.tileSizes))
+	unflatten(elem, p.tileSizes, c)
 	return c
 }
 
@@ -180,16 +176,23 @@ func (p *problem) memoryPlan(w *Witness, stores, loads memSide, vs, vl int, bitA
 		loadRegs = p.loadRegisters(w.Routes, loads, vl)
 	}
 	rp := *loadRegs
-	// A store whose first element does not start a register shifts it down.
-	for _, a := range mp.Stores {
+	rp.SourceALU += shiftedStores(mp.Stores, mb)
+	return mp, &rp
+}
+
+// shiftedStores counts the stores that shift a register down: those with a
+// lane whose first element does not start a register.
+func shiftedStores(stores []MemAccess, mb int) int {
+	n := 0
+	for _, a := range stores {
 		for _, la := range a.Lanes {
 			if la.Slot*mb%32 != 0 {
-				rp.SourceALU++
+				n++
 				break
 			}
 		}
 	}
-	return mp, &rp
+	return n
 }
 
 // loadRegisters is the register plan of a memory mechanism: the source's
@@ -240,31 +243,34 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 		return err.Error()
 	}
 	lo := max(1, 8/mb)
-	var best *Witness
-	bestCost := 0.0
-	var reasons []string
 	loadRegs := map[int]*RegisterPlan{}
 	for vl := vlMax; vl >= lo; vl /= 2 {
 		loadRegs[vl] = p.loadRegisters(w.Routes, loads, vl)
 	}
+	// The stores of one vector width (and the loads of one) are the same
+	// accesses in every combination of widths: they are laid out once, at
+	// address 0 (choosing a layout and costing read no address), and only
+	// the chosen combination's plan is built on its layout.
+	zero := func(int) int64 { return 0 }
+	storeSides, loadSides := map[int]*sharedSide{}, map[int]*sharedSide{}
+	for v := vsMax; v >= lo; v /= 2 {
+		storeSides[v] = p.newSharedSide(stores, v, storage.Store, zero)
+	}
+	for v := vlMax; v >= lo; v /= 2 {
+		loadSides[v] = p.newSharedSide(loads, v, storage.Load, zero)
+	}
+	var (
+		best           *Witness
+		bestCost       float64
+		bestVS, bestVL int
+		bestChoice     storage.Candidate
+		bestConsidered int
+		reasons        []string
+	)
 	for vs := vsMax; vs >= lo; vs /= 2 {
 		for vl := vlMax; vl >= lo; vl /= 2 {
-			probe, _ := p.memoryPlan(w, stores, loads, vs, vl, func(int) int64 { return 0 }, loadRegs[vl])
-			var acc []storage.Access
-			for _, list := range []struct {
-				as []MemAccess
-				op storage.Op
-			}{{probe.Stores, storage.Store}, {probe.Loads, storage.Load}} {
-				for _, a := range list.as {
-					sa := storage.Access{Lanes: make([][]int, storage.WarpSize), Vector: a.Vector, Op: list.op}
-					for _, la := range a.Lanes {
-						if la.Lane < storage.WarpSize {
-							sa.Lanes[la.Lane] = la.Tile
-						}
-					}
-					acc = append(acc, sa)
-				}
-			}
+			st, ld := storeSides[vs], loadSides[vl]
+			acc := append(append(make([]storage.Access, 0, len(st.acc)+len(ld.acc)), st.acc...), ld.acc...)
 			chosen, considered, err := storage.CheapestShared(tile, p.moved(), acc)
 			if err != nil {
 				reasons = append(reasons, fmt.Sprintf("vectors %d/%d: %s", vs, vl, firstLine(err)))
@@ -274,40 +280,79 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 				reasons = append(reasons, fmt.Sprintf("%d bytes of scratch, more than the %g a block may have", fp, target.Get("shared_bytes_per_block")))
 				continue
 			}
-			layout := chosen.Layout
+			mp := &MemoryPlan{StoreVector: vs, LoadVector: vl, Rounds: 1, Stores: st.probe, Loads: ld.probe, Barriers: 2}
+			for k, a := range chosen.Accesses {
+				if k < len(st.acc) {
+					mp.StoreWavefronts += a.Total
+				} else {
+					mp.LoadWavefronts += a.Total
+				}
+			}
+			rp := *loadRegs[vl]
+			rp.SourceALU += st.shifted
 			c := *w
-			mp, rp := p.memoryPlan(&c, stores, loads, vs, vl, func(elem int) int64 {
-				b, _ := layout.BitOffset(p.coords(elem))
-				return int64(b)
-			}, loadRegs[vl])
-			mp.Layout = layout.String()
-			mp.ScratchBytes = layout.Footprint()
-			mp.Barriers = 2
-			mp.Considered = considered
-			k := 0
-			for i := range mp.Stores {
-				mp.Stores[i].Wavefronts = chosen.Accesses[k].Total
-				mp.StoreWavefronts += chosen.Accesses[k].Total
-				k++
-			}
-			for i := range mp.Loads {
-				mp.Loads[i].Wavefronts = chosen.Accesses[k].Total
-				mp.LoadWavefronts += chosen.Accesses[k].Total
-				k++
-			}
-			c.Shared, c.Registers = mp, rp
+			c.Shared, c.Registers = mp, &rp
 			p.fillMovement(&c)
 			cost := target.ConversionFormula(c.Movement).NS
 			if best == nil || cost < bestCost {
 				best, bestCost = &c, cost
+				bestVS, bestVL, bestChoice, bestConsidered = vs, vl, chosen, considered
 			}
 		}
 	}
 	if best == nil {
 		return "no shared layout serves the accesses: " + strings.Join(reasons, "; ")
 	}
-	*w = *best
+	layout := bestChoice.Layout
+	c := *w
+	mp, rp := p.memoryPlan(&c, stores, loads, bestVS, bestVL, func(elem int) int64 {
+		b, _ := layout.BitOffset(p.coords(elem))
+		return int64(b)
+	}, loadRegs[bestVL])
+	mp.Layout = layout.String()
+	mp.ScratchBytes = layout.Footprint()
+	mp.Barriers = 2
+	mp.Considered = bestConsidered
+	k := 0
+	for i := range mp.Stores {
+		mp.Stores[i].Wavefronts = bestChoice.Accesses[k].Total
+		mp.StoreWavefronts += bestChoice.Accesses[k].Total
+		k++
+	}
+	for i := range mp.Loads {
+		mp.Loads[i].Wavefronts = bestChoice.Accesses[k].Total
+		mp.LoadWavefronts += bestChoice.Accesses[k].Total
+		k++
+	}
+	c.Shared, c.Registers = mp, rp
+	p.fillMovement(&c)
+	*w = c
 	return ""
+}
+
+// A sharedSide is the stores (or the loads) of one vector width: the warp
+// accesses at address 0 and as storage reads them.
+type sharedSide struct {
+	probe   []MemAccess
+	acc     []storage.Access
+	shifted int // stores that shift a register down
+}
+
+func (p *problem) newSharedSide(ms memSide, v int, op storage.Op, bitAt func(int) int64) *sharedSide {
+	s := &sharedSide{probe: p.accesses(runsOf(ms, v), v, bitAt)}
+	for _, a := range s.probe {
+		sa := storage.Access{Lanes: make([][]int, storage.WarpSize), Vector: a.Vector, Op: op}
+		for _, la := range a.Lanes {
+			if la.Lane < storage.WarpSize {
+				sa.Lanes[la.Lane] = la.Tile
+			}
+		}
+		s.acc = append(s.acc, sa)
+	}
+	if op == storage.Store {
+		s.shifted = shiftedStores(s.probe, p.movedBits())
+	}
+	return s
 }
 
 // firstLine is the first line of err's message, unedited.

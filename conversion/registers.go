@@ -1,9 +1,8 @@
 package conversion
 
 import (
-	"fmt"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/cklplan/cklplan/storage"
 )
@@ -100,12 +99,19 @@ type opCount struct {
 	prmt, cvt, bits int
 }
 
+// patternKey writes the pieces as "round.reg.bit.bits.toBit;" each.
 func patternKey(pieces []Piece) string {
-	var b strings.Builder
+	b := make([]byte, 0, 16*len(pieces))
 	for _, pc := range pieces {
-		fmt.Fprintf(&b, "%d.%d.%d.%d.%d;", pc.Round, pc.Reg, pc.Bit, pc.Bits, pc.ToBit)
+		for i, n := range [...]int{pc.Round, pc.Reg, pc.Bit, pc.Bits, pc.ToBit} {
+			if i > 0 {
+				b = append(b, '.')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, ';')
 	}
-	return b.String()
+	return string(b)
 }
 
 // countOp counts the instructions that assemble one destination register
