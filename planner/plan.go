@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cklplan/cklplan/conversion"
@@ -318,22 +319,28 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	for _, r := range sol.Removed {
 		removed[[2]int{r.Node, r.Alternative}] = r.Reason
 	}
+	p.Choices = make([]PlanChoice, 0, len(lw.invs))
 	for vi, v := range lw.invs {
 		ch := sol.Choices[vi]
 		na := lw.alts[vi][ch.Alternative]
 		alt := v.Task.Alternatives[na.task]
 		pc := PlanChoice{Invocation: v.ID, Task: v.Task.Name, Alternative: alt.ID, Implementation: alt.Implementation,
 			CostNS: ch.Cost, Multiplicity: na.exec.multiplicity, Origin: na.exec.origin.String(), Eliminated: ch.Eliminated,
-			NoSharedMemoryConversions: na.noSmem, Rejected: []Rejected{}}
+			NoSharedMemoryConversions: na.noSmem, Rejected: make([]Rejected, 0, max(len(v.Task.Alternatives)-1, 0))}
 		// Each other task alternative, at its best variant; reasons only
 		// where the regrets were computed (a removed alternative always
 		// says why).
+		explained := wanted(vi)
+		notExplained := ""
 		for ti, other := range v.Task.Alternatives {
 			if ti == na.task {
 				continue
 			}
-			if !wanted(vi) && !lw.removedTask(vi, ti) {
-				pc.Rejected = append(pc.Rejected, Rejected{Alternative: other.ID, Reason: "not explained (ask with --explain " + v.ID + ")"})
+			if !explained && !lw.removedTask(vi, ti) {
+				if notExplained == "" {
+					notExplained = "not explained (ask with --explain " + v.ID + ")"
+				}
+				pc.Rejected = append(pc.Rejected, Rejected{Alternative: other.ID, Reason: notExplained})
 				continue
 			}
 			var best *Rejected
@@ -370,8 +377,13 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		}
 		p.Choices = append(p.Choices, pc)
 	}
+	nb := 0
+	for _, gc := range sol.Groups {
+		nb += len(gc.Targets)
+	}
+	p.Boundaries = make([]Boundary, 0, nb)
 	for gi, gc := range sol.Groups {
-		p.Boundaries = append(p.Boundaries, lw.boundaries(gi, gc)...)
+		p.Boundaries = lw.boundaries(p.Boundaries, gi, gc)
 	}
 	for b, used := range sol.BudgetUse {
 		p.Budgets = append(p.Budgets, BudgetUse{Name: lw.problem.Budgets[b].Name, Used: used, Capacity: lw.problem.Budgets[b].Capacity})
@@ -436,19 +448,26 @@ func better(a, b Rejected) bool {
 	return *a.RegretNS < *b.RegretNS
 }
 
-// boundaries lists the conversions of group gi under the plan, one per edge.
-func (lw *lowering) boundaries(gi int, gc GroupChoice) []Boundary {
+// boundaries appends the conversions of group gi under the plan to out,
+// one per edge.
+func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice) []Boundary {
 	info := lw.groups[gi]
 	src := lw.endpoints[gc.Source]
-	var out []Boundary
-	firstOf := map[string]int{} // target label → index in out of its first edge
+	from := info.producer.ID + "." + info.port.Name
+	// firstOf[k] is the target label of the k-th distinct target and the
+	// index in out of its first edge; fan-outs are small, so a slice.
+	type first struct {
+		target string
+		at     int
+	}
+	var firstOf []first
 	for ci, edge := range info.edges {
 		tk := gc.Targets[ci]
 		pi := lw.pairs[[2]string{gc.Source, tk}]
 		dst := lw.endpoints[tk]
+		to := edge.To.Invocation.ID + "." + edge.To.Port.Name
 		b := Boundary{
-			Edge: edgeName(edge), From: edge.From.Invocation.ID + "." + edge.From.Port.Name,
-			To: edge.To.Invocation.ID + "." + edge.To.Port.Name, Crossing: pi.crossing.String(),
+			Edge: from + " -> " + to, From: from, To: to, Crossing: pi.crossing.String(),
 			CostNS: pi.total, PerTileNS: pi.perTile, Moves: src.moves, Origin: pi.origin.String(), Detail: pi.detail,
 			Source: src.name, Target: dst.name,
 		}
@@ -464,13 +483,17 @@ func (lw *lowering) boundaries(gi int, gc GroupChoice) []Boundary {
 		default:
 			b.Class, b.Mechanism = conversion.Identity.String(), conversion.Identity.String()
 		}
-		if first, ok := firstOf[tk]; ok && pi.crossing == tasks.InKernel && b.Class != conversion.Identity.String() {
-			out[first].SharedWith = append(out[first].SharedWith, b.Edge)
-			b.SharedWith = []string{out[first].Edge}
+		k := slices.IndexFunc(firstOf, func(f first) bool { return f.target == tk })
+		if k >= 0 && pi.crossing == tasks.InKernel && b.Class != conversion.Identity.String() {
+			f := &out[firstOf[k].at]
+			f.SharedWith = append(f.SharedWith, b.Edge)
+			b.SharedWith = []string{f.Edge}
 			b.CostNS = 0
-			b.Detail = "shared with " + out[first].Edge + ", which pays it"
+			b.Detail = "shared with " + f.Edge + ", which pays it"
+		} else if k >= 0 {
+			firstOf[k].at = len(out)
 		} else {
-			firstOf[tk] = len(out)
+			firstOf = append(firstOf, first{tk, len(out)})
 		}
 		out = append(out, b)
 	}
@@ -666,15 +689,19 @@ func signedNS(ns float64) string {
 }
 
 // fmtNS writes a duration in ns with a unit that keeps 4 significant digits.
-func fmtNS(ns float64) string {
+func fmtNS(ns float64) string { return string(appendNS(nil, ns)) }
+
+// appendNS appends fmtNS(ns) to b: strconv's 4 significant digits are
+// fmt's %.4g.
+func appendNS(b []byte, ns float64) []byte {
 	a := math.Abs(ns)
 	switch {
 	case math.IsInf(ns, 0):
-		return "∞"
+		return append(b, "∞"...)
 	case a >= 1e6:
-		return fmt.Sprintf("%.4g ms", ns/1e6)
+		return append(strconv.AppendFloat(b, ns/1e6, 'g', 4, 64), " ms"...)
 	case a >= 1e3:
-		return fmt.Sprintf("%.4g µs", ns/1e3)
+		return append(strconv.AppendFloat(b, ns/1e3, 'g', 4, 64), " µs"...)
 	}
-	return fmt.Sprintf("%.4g ns", ns)
+	return append(strconv.AppendFloat(b, ns, 'g', 4, 64), " ns"...)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -63,38 +64,91 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "  (%d %s unproven: a time limit stopped the re-solves; shown is what is proven: +lower…+upper, ≥+lower where no plan using the alternative was found, or unproven)\n", r.UnprovenRegrets, what)
 	}
-	for _, c := range r.Choices {
-		tie := ""
-		if c.Tie {
-			tie = "  (a tie: another alternative is as good)"
+	// The lines of invocations and boundaries, as many as the graph has,
+	// are appended to one buffer without fmt; the padding counts runes, as
+	// fmt's widths do.
+	var b []byte
+	flush := func() {
+		if len(b) >= 32<<10 {
+			bw.Write(b)
+			b = b[:0]
 		}
-		fmt.Fprintf(bw, "  %s: %s  %s  %s, %d × per tile%s\n", c.Invocation, c.Alternative, fmtNS(c.CostNS), c.Origin, c.Multiplicity, tie)
+	}
+	for _, c := range r.Choices {
+		b = append(b, "  "...)
+		b = append(b, c.Invocation...)
+		b = append(b, ": "...)
+		b = append(b, c.Alternative...)
+		b = append(b, "  "...)
+		b = appendNS(b, c.CostNS)
+		b = append(b, "  "...)
+		b = append(b, c.Origin...)
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, c.Multiplicity, 10)
+		b = append(b, " × per tile"...)
+		if c.Tie {
+			b = append(b, "  (a tie: another alternative is as good)"...)
+		}
+		b = append(b, '\n')
 		if c.NoSharedMemoryConversions {
-			fmt.Fprintf(bw, "      (its outgoing conversions avoid shared memory: the kernel's budget has no room for their scratch)\n")
+			b = append(b, "      (its outgoing conversions avoid shared memory: the kernel's budget has no room for their scratch)\n"...)
 		}
 		for _, rj := range c.Rejected {
-			fmt.Fprintf(bw, "      %-14s %-10s %s\n", rj.Alternative, regretText(rj), rj.Reason)
+			b = append(b, "      "...)
+			b = appendPadded(b, rj.Alternative, 14)
+			b = append(b, ' ')
+			b = appendPadded(b, regretText(rj), 10)
+			b = append(b, ' ')
+			b = append(b, rj.Reason...)
+			b = append(b, '\n')
 		}
+		flush()
 	}
 
-	fmt.Fprintf(bw, "\nboundaries (class, mechanism, cost, origin)\n")
-	for _, b := range r.Boundaries {
-		fmt.Fprintf(bw, "  %s: %s", b.Edge, b.Class)
-		if b.Mechanism != b.Class {
-			fmt.Fprintf(bw, " via %s", b.Mechanism)
+	b = append(b, "\nboundaries (class, mechanism, cost, origin)\n"...)
+	for _, bd := range r.Boundaries {
+		b = append(b, "  "...)
+		b = append(b, bd.Edge...)
+		b = append(b, ": "...)
+		b = append(b, bd.Class...)
+		if bd.Mechanism != bd.Class {
+			b = append(b, " via "...)
+			b = append(b, bd.Mechanism...)
 		}
-		fmt.Fprintf(bw, ", %s, %s", fmtNS(b.CostNS), b.Origin)
-		if b.PerTileNS > 0 {
-			fmt.Fprintf(bw, " (%d tiles × %s per tile and SM)", b.Moves, fmtNS(b.PerTileNS))
+		b = append(b, ", "...)
+		b = appendNS(b, bd.CostNS)
+		b = append(b, ", "...)
+		b = append(b, bd.Origin...)
+		if bd.PerTileNS > 0 {
+			b = append(b, " ("...)
+			b = strconv.AppendInt(b, bd.Moves, 10)
+			b = append(b, " tiles × "...)
+			b = appendNS(b, bd.PerTileNS)
+			b = append(b, " per tile and SM)"...)
 		}
-		fmt.Fprintf(bw, "\n      %s → %s\n", b.Source, b.Target)
-		if len(b.SharedWith) > 0 {
-			fmt.Fprintf(bw, "      one conversion shared with %s\n", strings.Join(b.SharedWith, ", "))
+		b = append(b, "\n      "...)
+		b = append(b, bd.Source...)
+		b = append(b, " → "...)
+		b = append(b, bd.Target...)
+		b = append(b, '\n')
+		if len(bd.SharedWith) > 0 {
+			b = append(b, "      one conversion shared with "...)
+			for i, e := range bd.SharedWith {
+				if i > 0 {
+					b = append(b, ", "...)
+				}
+				b = append(b, e...)
+			}
+			b = append(b, '\n')
 		}
-		if b.Crossing == "global_round_trip" && b.Detail != "" {
-			fmt.Fprintf(bw, "      %s\n", b.Detail)
+		if bd.Crossing == "global_round_trip" && bd.Detail != "" {
+			b = append(b, "      "...)
+			b = append(b, bd.Detail...)
+			b = append(b, '\n')
 		}
+		flush()
 	}
+	bw.Write(b)
 	if len(r.Budgets) > 0 {
 		fmt.Fprintf(bw, "\nbudgets\n")
 		for _, b := range r.Budgets {
@@ -102,6 +156,15 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// appendPadded appends s and spaces up to width runes, as fmt's %-*s.
+func appendPadded(b []byte, s string, width int) []byte {
+	b = append(b, s...)
+	for n := utf8.RuneCountInString(s); n < width; n++ {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 func regretText(rj Rejected) string {
