@@ -147,10 +147,20 @@ func (p *Problem) Validate() error {
 	if len(p.Nodes) == 0 {
 		add("nodes", "no nodes")
 	}
+	// Nodes of one kind may share their alternatives and groups their pairs
+	// (a lowered graph does): a slice found without faults is not checked
+	// again; one with faults is, for every path it is found at.
+	soundAlts := map[*Alternative]int{} // first element → length checked without a fault
+	soundPairs := map[*Pair]int{}
 	for i, n := range p.Nodes {
 		if len(n.Alternatives) == 0 {
 			add(fmt.Sprintf("nodes[%d].alternatives", i), "node %q has no alternatives", n.Name)
+			continue
 		}
+		if soundAlts[&n.Alternatives[0]] == len(n.Alternatives) {
+			continue
+		}
+		before := len(faults)
 		for a, alt := range n.Alternatives {
 			ap := func() string { return fmt.Sprintf("nodes[%d].alternatives[%d]", i, a) }
 			if alt.ID == "" {
@@ -162,6 +172,9 @@ func (p *Problem) Validate() error {
 				add(ap()+".cost", "%v is not finite", alt.Cost)
 			}
 			checkUses(ap, alt.Uses)
+		}
+		if len(faults) == before {
+			soundAlts[&n.Alternatives[0]] = len(n.Alternatives)
 		}
 	}
 	nodeOK := func(v int) bool { return v >= 0 && v < len(p.Nodes) }
@@ -183,6 +196,10 @@ func (p *Problem) Validate() error {
 				add(cp()+".targets", "%d labels for the %d alternatives of consumer %q", len(con.Targets), n, p.Nodes[con.Node].Name)
 			}
 		}
+		if len(gr.Pairs) > 0 && soundPairs[&gr.Pairs[0]] == len(gr.Pairs) {
+			continue
+		}
+		before := len(faults)
 		for k, pr := range gr.Pairs {
 			pp := func() string { return fmt.Sprintf("%s.pairs[%d]", path(), k) }
 			if prev := slices.IndexFunc(gr.Pairs[:k], func(x Pair) bool { return x.Source == pr.Source && x.Target == pr.Target }); prev >= 0 {
@@ -192,6 +209,9 @@ func (p *Problem) Validate() error {
 				add(pp()+".cost", "%v is neither a finite non-negative number nor +Inf", pr.Cost)
 			}
 			checkUses(pp, pr.Uses)
+		}
+		if len(gr.Pairs) > 0 && len(faults) == before {
+			soundPairs[&gr.Pairs[0]] = len(gr.Pairs)
 		}
 	}
 	for b, bu := range p.Budgets {
