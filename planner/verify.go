@@ -78,8 +78,21 @@ func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
 		e.Execution += alt.Cost
 		use(alt.Uses)
 	}
+	// The groups' slices are cut from three arrays, one entry per consumer
+	// of the problem: an evaluation of a large plan allocates a few times,
+	// not per group. A conversion's Consumers has room for one; a second
+	// consumer (a fan-out) moves it.
+	total := 0
+	for _, g := range p.Groups {
+		total += len(g.Consumers)
+	}
+	targets, convs, consumers := make([]string, total), make([]Conversion, total), make([]int, total)
+	e.Groups = make([]GroupChoice, 0, len(p.Groups))
+	off := 0
 	for gi, g := range p.Groups {
-		gc := GroupChoice{Group: gi, Source: g.Sources[choices[g.Producer]]}
+		n := len(g.Consumers)
+		gc := GroupChoice{Group: gi, Source: g.Sources[choices[g.Producer]],
+			Targets: targets[off : off : off+n], Conversions: convs[off : off : off+n]}
 		for ci, c := range g.Consumers {
 			t := c.Targets[choices[c.Node]]
 			gc.Targets = append(gc.Targets, t)
@@ -105,10 +118,16 @@ func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
 			} else {
 				use(g.Pairs[k].Uses)
 			}
-			gc.Conversions = append(gc.Conversions, Conversion{Source: gc.Source, Target: t, Cost: cost, Consumers: []int{ci}})
+			consumers[off+ci] = ci
+			gc.Conversions = append(gc.Conversions, Conversion{Source: gc.Source, Target: t, Cost: cost,
+				Consumers: consumers[off+ci : off+ci+1 : off+ci+1]})
 			e.Conversion += cost
 		}
+		if len(g.Consumers) == 0 {
+			gc.Targets, gc.Conversions = nil, nil
+		}
 		e.Groups = append(e.Groups, gc)
+		off += n
 	}
 	for b, bu := range p.Budgets {
 		if e.BudgetUse[b] > bu.Capacity+budgetTolerance(bu.Capacity) {
