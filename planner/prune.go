@@ -60,6 +60,12 @@ func (g *cgroup) pair(s, t int) int { return s*len(g.targets) + t }
 
 // newInstance builds the candidate stage of a valid Problem: caller removals,
 // then dominance pruning unless keepDominated.
+//
+// Nodes that share their alternatives and the label slices of their ports
+// (a lowered graph's invocations of one task do) are pruned alike: the
+// first is pruned and the others share its domain. Groups that share their
+// label slices, pairs and domains compile alike too. Nothing shared is
+// written after the instance is built.
 func newInstance(p *Problem, keepDominated bool) *instance {
 	in := &instance{
 		p:        p,
@@ -77,6 +83,7 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 			ports[c.Node] = append(ports[c.Node], c.Targets)
 		}
 	}
+	pruned := map[nodeShape]int{} // → the first node of the shape
 	for v, n := range p.Nodes {
 		var live []int
 		for a, alt := range n.Alternatives {
@@ -88,6 +95,22 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 			if uses(alt.Uses) {
 				in.touched[v] = true
 			}
+		}
+		shape, ok := shapeOfNode(n.Alternatives, ports[v])
+		if u, seen := pruned[shape]; ok && seen {
+			in.domain[v], in.unary[v], in.dominant[v] = in.domain[u], in.unary[u], in.dominant[u]
+			for _, a := range live {
+				if d := in.dominatedBy(v, a); d >= 0 {
+					in.removed = append(in.removed, Removal{Node: v, Alternative: a, ID: n.Alternatives[a].ID,
+						Reason: "dominated by " + n.Alternatives[d].ID, DominatedBy: d})
+				}
+			}
+			if len(in.domain[v]) == 0 {
+				in.empty = append(in.empty, v)
+			}
+			continue
+		} else if ok {
+			pruned[shape] = v
 		}
 		if !keepDominated {
 			live = in.prune(v, live, ports[v])
@@ -105,19 +128,47 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Alternative, y.Alternative))
 	})
 	in.groups = make([]cgroup, len(p.Groups))
+	// Groups of one shape compile once; the others copy the first with
+	// their own producer and consumer nodes.
+	first := make([]int, len(p.Groups)) // → the group compiled for it
+	var compile []int
+	shapes := map[groupShape]int{}
+	for gi, g := range p.Groups {
+		first[gi] = gi
+		shape, ok := in.shapeOfGroup(g)
+		if f, seen := shapes[shape]; ok && seen {
+			first[gi] = f
+			continue
+		} else if ok {
+			shapes[shape] = gi
+		}
+		compile = append(compile, gi)
+	}
 	// Groups compile independently: in parallel chunks.
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(p.Groups)/1024))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(compile)/1024))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for gi := w; gi < len(p.Groups); gi += workers {
+			for k := w; k < len(compile); k += workers {
+				gi := compile[k]
 				in.groups[gi] = in.compileGroup(p.Groups[gi])
 			}
 		}()
 	}
 	wg.Wait()
+	for gi, g := range p.Groups {
+		if f := first[gi]; f != gi {
+			cg := in.groups[f]
+			cg.producer = g.Producer
+			cg.consumers = make([]ccons, len(g.Consumers))
+			for ci, c := range g.Consumers {
+				cg.consumers[ci] = ccons{node: c.Node, tgt: in.groups[f].consumers[ci].tgt}
+			}
+			in.groups[gi] = cg
+		}
+	}
 	for gi, g := range p.Groups {
 		if in.groups[gi].hasUses {
 			in.touched[g.Producer] = true
@@ -127,6 +178,64 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 		}
 	}
 	return in
+}
+
+// maxShape is the most ports of a node, or consumers of a group, whose
+// shape is looked up; larger ones are pruned or compiled on their own.
+const maxShape = 4
+
+// A slice is a slice's identity: its first element and length.
+type slice[T any] struct {
+	first *T
+	n     int
+}
+
+func sliceOf[T any](s []T) slice[T] {
+	if len(s) == 0 {
+		return slice[T]{}
+	}
+	return slice[T]{&s[0], len(s)}
+}
+
+// A nodeShape is what pruning reads of a node: its alternatives and the
+// label slices of its ports, by identity.
+type nodeShape struct {
+	alternatives slice[Alternative]
+	ports        [maxShape]slice[string]
+	n            int
+}
+
+func shapeOfNode(alts []Alternative, ports [][]string) (nodeShape, bool) {
+	if len(ports) > maxShape || len(alts) == 0 {
+		return nodeShape{}, false
+	}
+	sh := nodeShape{alternatives: sliceOf(alts), n: len(ports)}
+	for i, l := range ports {
+		sh.ports[i] = sliceOf(l)
+	}
+	return sh, true
+}
+
+// A groupShape is what compileGroup reads of a group, by identity: the
+// producer's labels and domain, each consumer's, and the pairs.
+type groupShape struct {
+	sources   slice[string]
+	domain    slice[int]
+	pairs     slice[Pair]
+	targets   [maxShape]slice[string]
+	domains   [maxShape]slice[int]
+	consumers int
+}
+
+func (in *instance) shapeOfGroup(g Group) (groupShape, bool) {
+	if len(g.Consumers) > maxShape {
+		return groupShape{}, false
+	}
+	sh := groupShape{sources: sliceOf(g.Sources), domain: sliceOf(in.domain[g.Producer]), pairs: sliceOf(g.Pairs), consumers: len(g.Consumers)}
+	for i, c := range g.Consumers {
+		sh.targets[i], sh.domains[i] = sliceOf(c.Targets), sliceOf(in.domain[c.Node])
+	}
+	return sh, true
 }
 
 // uses reports whether any amount is positive.
