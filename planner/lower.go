@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -61,9 +62,21 @@ func (c *Cache) Len() int {
 	return len(c.conv)
 }
 
+func (c *Cache) key(src, dst *distribution.Distribution, rename distribution.Rename, target *costmodel.Target,
+	measured *costmodel.Measurements, noSmem bool) convKey {
+	return convKey{src.Fingerprint(), dst.Fingerprint(), rename.String(), target, measured, noSmem}
+}
+
+func (c *Cache) has(k convKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.conv[k]
+	return ok
+}
+
 func (c *Cache) classify(src, dst *distribution.Distribution, rename distribution.Rename, target *costmodel.Target,
 	measured *costmodel.Measurements, noSmem bool) (*conversion.Result, error) {
-	k := convKey{src.Fingerprint(), dst.Fingerprint(), rename.String(), target, measured, noSmem}
+	k := c.key(src, dst, rename, target, measured, noSmem)
 	c.mu.Lock()
 	e, ok := c.conv[k]
 	c.mu.Unlock()
@@ -453,6 +466,7 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 	}
 
 	// Groups: one per producer port, its out edges the consumers.
+	lw.classifyAll(ports, portEdges)
 	lw.problem.Groups = make([]Group, 0, len(ports))
 	lw.groups = make([]groupInfo, 0, len(ports))
 	for i, pk := range ports {
@@ -740,6 +754,66 @@ func (lw *lowering) keepGroup(grp Group, gi groupInfo) error {
 	return nil
 }
 
+// crossLoops reports whether src and dst move their tiles in different
+// loops.
+func crossLoops(src, dst *endpoint) bool {
+	return src.loop != "" && dst.loop != "" && src.loop != dst.loop
+}
+
+// classifies reports whether pair(src, dst) classifies a conversion.
+func classifies(src, dst *endpoint) bool {
+	global := src.inGlobal() || dst.inGlobal() || dst.mustCross
+	return !global && !crossLoops(src, dst) && src.dist != nil && dst.dist != nil
+}
+
+// classifyAll classifies, on all processors, every conversion the groups
+// of ports will cost and the cache does not hold yet: the lowering then
+// finds them in the cache. The distinct conversions of a graph are few and
+// each takes milliseconds, the rest of the lowering little more.
+func (lw *lowering) classifyAll(ports []portKey, portEdges [][]*tasks.Edge) {
+	type conv struct{ src, dst *endpoint }
+	seen := map[[2]string]bool{}
+	keys := map[convKey]bool{}
+	var todo []conv
+	for i, pk := range ports {
+		src := lw.sourceLabels(lw.class[pk.v.Index], pk.port)
+		for _, edge := range portEdges[i] {
+			dst := lw.targetLabels(edge, edge.To.Invocation)
+			for _, sk := range src.keys {
+				for _, dk := range dst.keys {
+					if seen[[2]string{sk, dk}] {
+						continue
+					}
+					seen[[2]string{sk, dk}] = true
+					s, d := lw.endpoints[sk], lw.endpoints[dk]
+					if !classifies(s, d) {
+						continue
+					}
+					k := lw.cache.key(s.dist, d.dist, d.rename, lw.target, lw.measure, s.noSmem)
+					if keys[k] || lw.cache.has(k) {
+						continue
+					}
+					keys[k] = true
+					todo = append(todo, conv{s, d})
+				}
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(todo); i += workers {
+				c := todo[i]
+				lw.cache.classify(c.src.dist, c.dst.dist, c.dst.rename, lw.target, lw.measure, c.src.noSmem)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // scratch is the shared memory per block the pair's conversion needs.
 func (pi *pairInfo) scratch() int {
 	if pi.result == nil || pi.crossing != tasks.InKernel || pi.result.Witness == nil {
@@ -759,7 +833,7 @@ func (pi *pairInfo) scratch() int {
 // +Inf with the reason when it cannot be done.
 func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 	global := src.inGlobal() || dst.inGlobal() || dst.mustCross
-	if !global && src.loop != "" && dst.loop != "" && src.loop != dst.loop {
+	if !global && crossLoops(src, dst) {
 		return &pairInfo{total: math.Inf(1), why: fmt.Sprintf("the producer moves tiles in loop %q, the consumer in loop %q, and they share a kernel", src.loop, dst.loop)}
 	}
 	if global {
