@@ -320,13 +320,22 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		removed[[2]int{r.Node, r.Alternative}] = r.Reason
 	}
 	p.Choices = make([]PlanChoice, 0, len(lw.invs))
+	// Every invocation's rejections are cut from one array, one entry per
+	// task alternative not chosen.
+	nRejected := 0
+	for _, v := range lw.invs {
+		nRejected += max(len(v.Task.Alternatives)-1, 0)
+	}
+	rejections := make([]Rejected, nRejected)
 	for vi, v := range lw.invs {
 		ch := sol.Choices[vi]
 		na := lw.alts[vi][ch.Alternative]
 		alt := v.Task.Alternatives[na.task]
 		pc := PlanChoice{Invocation: v.ID, Task: v.Task.Name, Alternative: alt.ID, Implementation: alt.Implementation,
 			CostNS: ch.Cost, Multiplicity: na.exec.multiplicity, Origin: na.exec.origin.String(), Eliminated: ch.Eliminated,
-			NoSharedMemoryConversions: na.noSmem, Rejected: make([]Rejected, 0, max(len(v.Task.Alternatives)-1, 0))}
+			NoSharedMemoryConversions: na.noSmem}
+		n := max(len(v.Task.Alternatives)-1, 0)
+		pc.Rejected, rejections = rejections[:0:n], rejections[n:]
 		// Each other task alternative, at its best variant; reasons only
 		// where the regrets were computed (a removed alternative always
 		// says why).
