@@ -187,6 +187,8 @@ type lowering struct {
 	sources   map[sourceOf]*labelSet
 	targets   map[targetOf]*labelSet
 	labelSets map[string]int
+	// edgeTargets[e] is the target label set of graph edge e, once known.
+	edgeTargets []*labelSet
 	// sharedPairs holds the pair lists by the groups' label keys, and
 	// pairLists the same by label sets, the cheaper key to find them by.
 	sharedPairs map[string][]Pair
@@ -331,6 +333,8 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 	}
 	invs := g.Invocations()
 	lw.invs = invs
+	edges := g.Edges()
+	lw.edgeTargets = make([]*labelSet, len(edges))
 	lw.kernelOf = make([]*tasks.Group, len(invs))
 
 	// Budgets: each fused kernel with a shared-memory budget is a row.
@@ -355,7 +359,7 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 	// an edge is its port's first when no earlier Out edge leaves the port.
 	var ports []portKey
 	var portEdges [][]*tasks.Edge
-	for _, e := range g.Edges() {
+	for _, e := range edges {
 		v, port := e.From.Invocation, e.From.Port
 		first, all := -1, true
 		for i, o := range v.Out {
@@ -580,6 +584,16 @@ func (lw *lowering) sourceLabels(ci int, port *tasks.Port) *labelSet {
 // Consumers of one class share them unless a key names the consumer (a
 // load from global memory, an edge that must cross kernels).
 func (lw *lowering) targetLabels(edge *tasks.Edge, w *tasks.Invocation) *labelSet {
+	if ls := lw.edgeTargets[edge.Index]; ls != nil {
+		return ls
+	}
+	ls := lw.newTargetLabels(edge, w)
+	lw.edgeTargets[edge.Index] = ls
+	return ls
+}
+
+// newTargetLabels makes the label set targetLabels keeps for edge.
+func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labelSet {
 	ci := lw.class[w.Index]
 	port := edge.To.Port
 	rename := distribution.Rename(edge.Rename)
@@ -772,6 +786,7 @@ func classifies(src, dst *endpoint) bool {
 // each takes milliseconds, the rest of the lowering little more.
 func (lw *lowering) classifyAll(ports []portKey, portEdges [][]*tasks.Edge) {
 	type conv struct{ src, dst *endpoint }
+	sets := map[[2]int]bool{} // label set ids: most edges repeat a few
 	seen := map[[2]string]bool{}
 	keys := map[convKey]bool{}
 	var todo []conv
@@ -779,6 +794,10 @@ func (lw *lowering) classifyAll(ports []portKey, portEdges [][]*tasks.Edge) {
 		src := lw.sourceLabels(lw.class[pk.v.Index], pk.port)
 		for _, edge := range portEdges[i] {
 			dst := lw.targetLabels(edge, edge.To.Invocation)
+			if sets[[2]int{src.id, dst.id}] {
+				continue
+			}
+			sets[[2]int{src.id, dst.id}] = true
 			for _, sk := range src.keys {
 				for _, dk := range dst.keys {
 					if seen[[2]string{sk, dk}] {
