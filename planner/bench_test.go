@@ -36,6 +36,13 @@ func benchSolve(b *testing.B, p *Problem, opt Options) {
 	b.ReportMetric(float64(sol.RegretMILPSolves), "milp-re-solves")
 	b.ReportMetric(float64(sol.RegretCertified), "certified")
 	b.ReportMetric(float64(len(sol.Regrets)), "regrets")
+	exact := 0
+	for _, r := range sol.Regrets {
+		if r.Exact {
+			exact++
+		}
+	}
+	b.ReportMetric(float64(exact), "exact-regrets")
 	b.ReportMetric(float64(sol.MILPNodes), "bb-nodes")
 }
 
@@ -79,6 +86,11 @@ func BenchmarkDenseDAG(b *testing.B) {
 	}
 	p := randomDAG(1, 1000, 4)
 	b.Run("nodes=1000/alts=4/regrets=all", func(b *testing.B) { benchSolve(b, p, Options{}) })
+	// What cklplan plan does by default: the regrets within 3× the plan's
+	// time (at least 1 s), the rest as proven intervals.
+	b.Run("nodes=1000/alts=4/regrets=all/limit=3x", func(b *testing.B) {
+		benchSolve(b, p, Options{RegretTimeLimit: time.Second, RegretTimeFactor: 3})
+	})
 }
 
 // BenchmarkSmall compares the planner with exhaustive search on small
