@@ -575,11 +575,17 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 			ci := conv.consumers[0]
 			before := lw.pairs[[2]string{bg.source, bg.targets[ci]}]
 			after := lw.pairs[[2]string{ag.source, ag.targets[ci]}]
-			what := pairWords(after)
+			what, was := pairWords(after), pairWords(before)
+			if what == was {
+				// The same words for two different conversions: name
+				// the distributions, which is what differs.
+				what += " from " + lw.endpointName(ag.source) + " to " + lw.endpointName(ag.targets[ci])
+				was += " from " + lw.endpointName(bg.source) + " to " + lw.endpointName(bg.targets[ci])
+			}
 			if len(edges) > 1 && after != nil && after.total > 0 && after.crossing == tasks.InKernel {
 				what += ", one conversion for all of them"
 			}
-			parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, pairWords(before)))
+			parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, was))
 		}
 	}
 	for b, bu := range lw.problem.Budgets {
@@ -713,4 +719,12 @@ func appendNS(b []byte, ns float64) []byte {
 		return append(strconv.AppendFloat(b, ns/1e3, 'g', 4, 64), " µs"...)
 	}
 	return append(strconv.AppendFloat(b, ns, 'g', 4, 64), " ns"...)
+}
+
+// endpointName is the distribution or layout name of an endpoint key.
+func (lw *lowering) endpointName(key string) string {
+	if ep := lw.endpoints[key]; ep != nil {
+		return ep.name
+	}
+	return key
 }
