@@ -34,14 +34,7 @@ func TestLoweringSharesEqualNodesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := graphTarget(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lw, err := lowerGraph(g, target, nil, NewCache())
-	if err != nil {
-		t.Fatal(err)
-	}
+	lw := lowered(t, g)
 	nodes := lw.problem.Nodes
 	shared := func(u, v int) bool { return &nodes[u].Alternatives[0] == &nodes[v].Alternatives[0] }
 	sameMoves := func(u, v int) bool {

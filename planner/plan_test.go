@@ -117,14 +117,7 @@ func TestExampleReports(t *testing.T) {
 func TestPlanWitnessesReplay(t *testing.T) {
 	for name, g := range examples(t) {
 		t.Run(name, func(t *testing.T) {
-			target, err := graphTarget(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lw, err := lowerGraph(g, target, nil, NewCache())
-			if err != nil {
-				t.Fatal(err)
-			}
+			lw := lowered(t, g)
 			sol, err := Solve(context.Background(), &lw.problem, Options{NoRegrets: true})
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +130,7 @@ func TestPlanWitnessesReplay(t *testing.T) {
 					if pi.result == nil || src.dist == nil || dst.dist == nil {
 						continue
 					}
-					opts := conversion.Options{Rename: dst.rename, Target: target}
+					opts := conversion.Options{Rename: dst.rename, Target: lw.target}
 					if src.noSmem {
 						opts.Exclude = []conversion.Class{conversion.SharedMemory, conversion.ClusterSharedMemory}
 					}
@@ -196,14 +189,7 @@ func sameNS(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.A
 func TestRegretsByForcing(t *testing.T) {
 	for name, g := range examples(t) {
 		t.Run(name, func(t *testing.T) {
-			target, err := graphTarget(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lw, err := lowerGraph(g, target, nil, NewCache())
-			if err != nil {
-				t.Fatal(err)
-			}
+			lw := lowered(t, g)
 			sol, err := Solve(context.Background(), &lw.problem, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -377,14 +363,7 @@ func asPlanInfeasible(err error, target **PlanInfeasibleError) bool {
 // whole problem's terms (the eliminated part's cost added): the bound never
 // above the optimum, an incumbent never below it.
 func TestProgressInPlanTerms(t *testing.T) {
-	spec, err := taskgen.DAG(16, 4, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := generatedDAG(t, 16, 2)
 	var seen []Progress
 	// The default table limit, given explicitly, keeps the core that the
 	// whole elimination would otherwise dissolve.
@@ -415,14 +394,7 @@ func TestProgressInPlanTerms(t *testing.T) {
 // default table limit given explicitly keeps the core).
 func TestSmallDenseGraphsDissolve(t *testing.T) {
 	highstest.Library(t)
-	spec, err := taskgen.DAG(16, 4, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := generatedDAG(t, 16, 2)
 	explain := []string{"v9"}
 	whole, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
 	if err != nil {
@@ -459,4 +431,33 @@ func TestSmallDenseGraphsDissolve(t *testing.T) {
 	if compared == 0 {
 		t.Fatal("no regret compared")
 	}
+}
+
+// generatedDAG is cklplan gen dag's graph of n invocations (average degree
+// 4) from seed.
+func generatedDAG(t *testing.T, n int, seed uint64) *tasks.Graph {
+	t.Helper()
+	spec, err := taskgen.DAG(n, 4, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// lowered is g lowered for its own target, with a fresh cache.
+func lowered(t *testing.T, g *tasks.Graph) *lowering {
+	t.Helper()
+	target, err := graphTarget(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lw, err := lowerGraph(g, target, nil, NewCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lw
 }
