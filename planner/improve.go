@@ -150,8 +150,10 @@ func (w *windower) replan(seed int, plan []int) bool {
 	for v, i := range index {
 		cur[i] = plan[v]
 	}
+	// A window whose current plan needs a conversion that cannot be done
+	// takes any plan the elimination finds: that repairs the start.
 	before, err := sub.Evaluate(cur)
-	if err != nil || !before.Feasible() {
+	if err != nil {
 		return false
 	}
 	in := newInstance(sub, false)
@@ -163,7 +165,7 @@ func (w *windower) replan(seed int, plan []int) bool {
 		return false
 	}
 	red := reduce(in, improveTable, true)
-	if red.offset >= before.Cost-objectiveTolerance(before.Cost) || math.IsInf(red.offset, 1) {
+	if math.IsInf(red.offset, 1) || before.Feasible() && red.offset >= before.Cost-objectiveTolerance(before.Cost) {
 		return false
 	}
 	asg := make([]int, len(sub.Nodes))
