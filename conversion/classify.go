@@ -176,6 +176,8 @@ type problem struct {
 	nElem     int
 	tileAxes  []distribution.Axis // the destination's tile
 	tileSizes []int               // the sizes of tileAxes
+	// nearestRoutes caches routes; nil until first asked.
+	nearestRoutes []Route
 }
 
 func newProblem(src, dst *distribution.Distribution, opts Options) (*problem, error) {
@@ -263,14 +265,18 @@ func (p *problem) nearest(t int, to Place) Place {
 	return best
 }
 
-// routes returns the nearest-source route of every destination place.
+// routes returns the nearest-source route of every destination place, a
+// copy the caller may change: the class and every mechanism start from
+// them, so they are found once per problem.
 func (p *problem) routes() []Route {
-	out := make([]Route, len(p.dstPlaces))
-	for i, d := range p.dstPlaces {
-		t := p.dstElem[i]
-		out[i] = Route{Dst: d, Src: p.nearest(t, d), Element: t}
+	if p.nearestRoutes == nil {
+		p.nearestRoutes = make([]Route, len(p.dstPlaces))
+		for i, d := range p.dstPlaces {
+			t := p.dstElem[i]
+			p.nearestRoutes[i] = Route{Dst: d, Src: p.nearest(t, d), Element: t}
+		}
 	}
-	return out
+	return slices.Clone(p.nearestRoutes)
 }
 
 // class is the highest level any route must cross.
@@ -366,16 +372,38 @@ func (p *problem) convertAt(m Mechanism) string {
 // each element is stored once per group.
 func (p *problem) memoryRoutes(group func(Thread) int) []Route {
 	rs := p.routes()
+	groups := make([]int, len(rs))
+	ng, minG := 0, 0
+	for i, r := range rs {
+		groups[i] = group(r.Dst.Thread)
+		ng, minG = max(ng, groups[i]+1), min(minG, groups[i])
+	}
+	// The choices by element and group in a table when groups are few
+	// (blocks, clusters, one), else in a map.
+	if minG >= 0 && ng*p.nElem <= 4*len(rs)+p.nElem {
+		chosen := make([]Place, ng*p.nElem)
+		has := make([]bool, ng*p.nElem)
+		for i, r := range rs {
+			k := groups[i]*p.nElem + r.Element
+			if !has[k] || comparePlaces(r.Src, chosen[k]) < 0 {
+				chosen[k], has[k] = r.Src, true
+			}
+		}
+		for i := range rs {
+			rs[i].Src = chosen[groups[i]*p.nElem+rs[i].Element]
+		}
+		return rs
+	}
 	type key struct{ elem, group int }
-	chosen := map[key]Place{}
-	for _, r := range rs {
-		k := key{r.Element, group(r.Dst.Thread)}
+	chosen := make(map[key]Place, len(rs))
+	for i, r := range rs {
+		k := key{r.Element, groups[i]}
 		if c, ok := chosen[k]; !ok || comparePlaces(r.Src, c) < 0 {
 			chosen[k] = r.Src
 		}
 	}
 	for i := range rs {
-		rs[i].Src = chosen[key{rs[i].Element, group(rs[i].Dst.Thread)}]
+		rs[i].Src = chosen[key{rs[i].Element, groups[i]}]
 	}
 	return rs
 }

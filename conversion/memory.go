@@ -31,34 +31,67 @@ type memSide map[Thread][]item
 // maxVector is the widest power-of-two vector (at most 128 bits, at least a
 // byte) into which every thread's items split into runs.
 func (p *problem) maxVector(ms memSide, bits int) int {
+	// Every width reads the same items by slot: tabulate them once.
+	tables := make([]slotTable, 0, len(ms))
+	for _, items := range ms {
+		tables = append(tables, newSlotTable(items))
+	}
 	lo := max(1, 8/bits)
 	best := lo
 	for v := lo * 2; v*bits <= 128; v *= 2 {
-		if !p.splits(ms, v) {
+		if !p.splits(tables, v) {
 			break
 		}
 		best = v
 	}
-	if !p.splits(ms, lo) {
+	if !p.splits(tables, lo) {
 		return 0
 	}
 	return best
 }
 
-func (p *problem) splits(ms memSide, v int) bool {
+// A slotTable holds one thread's items by slot; where several share a
+// slot, the last one (as a map filled in order would keep it).
+type slotTable struct {
+	items []item
+	has   []bool
+}
+
+func newSlotTable(items []item) slotTable {
+	n := 0
+	for _, it := range items {
+		n = max(n, it.slot+1)
+	}
+	t := slotTable{items: make([]item, n), has: make([]bool, n)}
+	for _, it := range items {
+		t.items[it.slot], t.has[it.slot] = it, true
+	}
+	return t
+}
+
+func (t slotTable) at(slot int) (item, bool) {
+	if slot < 0 || slot >= len(t.items) || !t.has[slot] {
+		return item{}, false
+	}
+	return t.items[slot], true
+}
+
+// splits reports whether every thread's items split into runs of v, from
+// the threads' slot tables (in any order). An item's check reads only its
+// slot, so each occupied slot is checked once.
+func (p *problem) splits(tables []slotTable, v int) bool {
 	last := p.tileAxes[len(p.tileAxes)-1].Size
-	for _, items := range ms {
-		bySlot := map[int]item{}
-		for _, it := range items {
-			bySlot[it.slot] = it
-		}
-		for _, it := range items {
+	for _, bySlot := range tables {
+		for s, it := range bySlot.items {
+			if !bySlot.has[s] {
+				continue
+			}
 			s0 := it.slot - it.slot%v
-			first, ok := bySlot[s0]
+			first, ok := bySlot.at(s0)
 			if !ok || first.elem%last%v != 0 {
 				return false
 			}
-			at, ok := bySlot[s0+it.slot%v]
+			at, ok := bySlot.at(s0 + it.slot%v)
 			if !ok || at.elem != first.elem+it.slot%v || at.memory != first.memory {
 				return false
 			}
@@ -124,12 +157,12 @@ func (p *problem) accesses(rs map[Thread][]run, v int, bitAt func(elem int) int6
 // each element into memory store(route) and whose destinations load it from
 // there.
 func memoryItems(routes []Route, memory func(r Route) int) (stores, loads memSide) {
-	stores, loads = memSide{}, memSide{}
+	stores, loads = make(memSide, 256), make(memSide, 256)
 	type sk struct {
 		t            Thread
 		slot, memory int
 	}
-	seen := map[sk]bool{}
+	seen := make(map[sk]bool, len(routes))
 	for _, r := range routes {
 		m := memory(r)
 		k := sk{r.Src.Thread, r.Src.Slot, m}
@@ -201,23 +234,38 @@ func shiftedStores(stores []MemAccess, mb int) int {
 // brought.
 func (p *problem) loadRegisters(routes []Route, loads memSide, vl int) *RegisterPlan {
 	mb := p.movedBits()
-	pos := map[Thread]map[int][2]int{} // thread → slot → (temp, index in run)
+	// pos[t][slot] is (temp, index in run); a slot no load fills is (0, 0)
+	// as a map would read it.
+	pos := make(map[Thread][][2]int, len(loads))
 	for t, rs := range runsOf(loads, vl) {
-		pos[t] = map[int][2]int{}
+		n := 0
+		for _, r := range rs {
+			n = max(n, r.slot+vl)
+		}
+		at := make([][2]int, n)
 		for k, r := range rs {
 			for i := range vl {
-				pos[t][r.slot+i] = [2]int{k, i}
+				at[r.slot+i] = [2]int{k, i}
 			}
 		}
+		pos[t] = at
 	}
-	rp := p.registerPlan(routes, func(i int) []word {
+	var lastT Thread
+	var lastPos [][2]int
+	rp := p.registerPlan(routes, func(out []word, i int) []word {
 		r := routes[i]
-		at := pos[r.Dst.Thread][r.Dst.Slot]
+		if lastPos == nil || r.Dst.Thread != lastT {
+			lastT, lastPos = r.Dst.Thread, pos[r.Dst.Thread]
+		}
+		var at [2]int
+		if r.Dst.Slot < len(lastPos) {
+			at = lastPos[r.Dst.Slot]
+		}
 		bit := at[1] * mb
 		if mb > 32 {
-			return []word{{at[0], bit / 32, 0, 32}, {at[0], bit/32 + 1, 0, 32}}
+			return append(out, word{at[0], bit / 32, 0, 32}, word{at[0], bit/32 + 1, 0, 32})
 		}
-		return []word{{at[0], bit / 32, bit % 32, mb}}
+		return append(out, word{at[0], bit / 32, bit % 32, mb})
 	})
 	p.sourceConversion(rp, routes)
 	return rp

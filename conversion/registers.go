@@ -16,24 +16,31 @@ type word struct {
 
 // ownWords are the registers of a value in slot s of a b-bit type.
 func ownWords(s, b int) []word {
+	return appendOwnWords(nil, s, b)
+}
+
+// appendOwnWords appends ownWords(s, b) to ws: registerPlan asks for the
+// words of every element of a tile, and appending into one buffer spares
+// an allocation each.
+func appendOwnWords(ws []word, s, b int) []word {
 	if b > 32 {
-		return []word{{-1, s * b / 32, 0, 32}, {-1, s*b/32 + 1, 0, 32}}
+		return append(ws, word{-1, s * b / 32, 0, 32}, word{-1, s*b/32 + 1, 0, 32})
 	}
-	return []word{{-1, s * b / 32, s * b % 32, b}}
+	return append(ws, word{-1, s * b / 32, s * b % 32, b})
 }
 
 // registerPlan assembles every destination register from the words each
-// route's element sits in (words(i) for route i; nil: the thread's own
-// source registers) and counts the instructions of the plan RegisterPlan
-// describes. Words received from other threads carry the moved type: the
-// destination's when the source narrowed it.
-func (p *problem) registerPlan(routes []Route, words func(i int) []word) *RegisterPlan {
+// route's element sits in (words(ws, i) appends route i's to ws; nil: the
+// thread's own source registers) and counts the instructions of the plan
+// RegisterPlan describes. Words received from other threads carry the
+// moved type: the destination's when the source narrowed it.
+func (p *problem) registerPlan(routes []Route, words func(ws []word, i int) []word) *RegisterPlan {
 	fromBits, convert := p.src.bits, p.src.elem != p.dst.elem
 	if words != nil && p.convertAt(Mechanism{Via: SharedMemory}) == "source" {
 		fromBits, convert = p.dst.bits, false
 	}
 	if words == nil {
-		words = func(i int) []word { return ownWords(routes[i].Src.Slot, p.src.bits) }
+		words = func(ws []word, i int) []word { return appendOwnWords(ws, routes[i].Src.Slot, p.src.bits) }
 	}
 	tb := p.dst.bits
 	rp := &RegisterPlan{FromBits: fromBits, ToBits: tb}
@@ -41,53 +48,124 @@ func (p *problem) registerPlan(routes []Route, words func(i int) []word) *Regist
 		t   Thread
 		reg int
 	}
-	units := map[unitKey][]Piece{}
-	var order []unitKey
-	for i, r := range routes {
-		reg, bit := r.Dst.Slot*tb/32, r.Dst.Slot*tb%32
+	type unit struct {
+		unitKey
+		pieces []Piece
+	}
+	// The units in order of first appearance, and the unit of each route.
+	var units []unit
+	unitOf := make([]int, len(routes))
+	regOf := func(r Route) (reg, bit int) {
 		if tb > 32 {
-			reg, bit = r.Dst.Slot*tb/32, 0
+			return r.Dst.Slot * tb / 32, 0
 		}
-		k := unitKey{r.Dst.Thread, reg}
-		if _, ok := units[k]; !ok {
-			order = append(order, k)
+		return r.Dst.Slot * tb / 32, r.Dst.Slot * tb % 32
+	}
+	if dnv := len(p.dst.slotOf); p.inDestinationOrder(routes) {
+		// Route i is in executor i/dnv: a unit's index is found in a
+		// table by executor and register instead of a map by thread.
+		nregs := (dnv*tb + 31) / 32
+		id := make([]int, len(p.dst.threads)*nregs)
+		for i, r := range routes {
+			reg, _ := regOf(r)
+			x := i/dnv*nregs + reg
+			if id[x] == 0 {
+				units = append(units, unit{unitKey: unitKey{r.Dst.Thread, reg}})
+				id[x] = len(units)
+			}
+			unitOf[i] = id[x] - 1
 		}
-		for j, w := range words(i) {
+	} else {
+		index := make(map[unitKey]int, len(routes))
+		for i, r := range routes {
+			reg, _ := regOf(r)
+			k := unitKey{r.Dst.Thread, reg}
+			u, ok := index[k]
+			if !ok {
+				u = len(units)
+				index[k] = u
+				units = append(units, unit{unitKey: k})
+			}
+			unitOf[i] = u
+		}
+	}
+	// Every unit's pieces, in route order, share one array: count them,
+	// then fill each unit's share.
+	var ws []word
+	start := make([]int, len(routes)+1)
+	counts := make([]int, len(units))
+	for i := range routes {
+		ws = words(ws, i)
+		start[i+1] = len(ws)
+		counts[unitOf[i]] += start[i+1] - start[i]
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	all := make([]Piece, total)
+	off := 0
+	for u, n := range counts {
+		units[u].pieces = all[off : off : off+n]
+		off += n
+	}
+	for i, r := range routes {
+		_, bit := regOf(r)
+		u := &units[unitOf[i]]
+		for j, w := range ws[start[i]:start[i+1]] {
 			to := bit
 			if tb > 32 && !convert {
 				to = 32 * j
 			}
-			units[k] = append(units[k], Piece{Round: w.Round, Reg: w.Reg, Bit: w.Bit, Bits: w.Bits, ToBit: to})
+			u.pieces = append(u.pieces, Piece{Round: w.Round, Reg: w.Reg, Bit: w.Bit, Bits: w.Bits, ToBit: to})
 		}
 	}
 	// Per warp and destination register: the distinct patterns of its lanes.
 	type warpUnit struct {
 		block, warp, reg int
 	}
-	patterns := map[warpUnit]map[string]opCount{}
-	for _, k := range order {
-		pieces := units[k]
+	type pattern struct {
+		wu  warpUnit
+		key string
+	}
+	patterns := make(map[pattern]opCount, len(units))
+	rp.Ops = make([]RegisterOp, 0, len(units))
+	var key []byte
+	for _, u := range units {
+		pieces := u.pieces
 		slices.SortFunc(pieces, func(a, b Piece) int { return a.ToBit - b.ToBit })
 		c := p.countOp(pieces, fromBits, convert)
-		rp.Ops = append(rp.Ops, RegisterOp{Thread: k.t, Reg: k.reg, Kind: c.kind, Pieces: pieces})
-		wu := warpUnit{k.t.Block, k.t.Warp, k.reg}
-		if patterns[wu] == nil {
-			patterns[wu] = map[string]opCount{}
+		rp.Ops = append(rp.Ops, RegisterOp{Thread: u.t, Reg: u.reg, Kind: c.kind, Pieces: pieces})
+		key = appendPatternKey(key[:0], pieces)
+		pk := pattern{warpUnit{u.t.Block, u.t.Warp, u.reg}, ""}
+		// Looking the key up as string(key) does not allocate; only a new
+		// pattern's key is copied into the map.
+		if _, ok := patterns[pattern{pk.wu, string(key)}]; !ok {
+			pk.key = string(key)
+			patterns[pk] = c
 		}
-		patterns[wu][patternKey(pieces)] = c
 	}
-	for _, pats := range patterns {
-		allRename := true
-		cvt := 0
-		for _, c := range pats {
-			rp.Prmt += c.prmt
-			rp.BitOps += c.bits
-			cvt = max(cvt, c.cvt)
-			allRename = allRename && c.kind == "rename"
+	type warpTally struct {
+		n, cvt    int
+		allRename bool
+	}
+	tallies := map[warpUnit]*warpTally{}
+	for pk, c := range patterns {
+		t := tallies[pk.wu]
+		if t == nil {
+			t = &warpTally{allRename: true}
+			tallies[pk.wu] = t
 		}
-		rp.Cvt += cvt
-		rp.Selects += len(pats) - 1
-		if allRename && len(pats) == 1 {
+		rp.Prmt += c.prmt
+		rp.BitOps += c.bits
+		t.n++
+		t.cvt = max(t.cvt, c.cvt)
+		t.allRename = t.allRename && c.kind == "rename"
+	}
+	for _, t := range tallies {
+		rp.Cvt += t.cvt
+		rp.Selects += t.n - 1
+		if t.allRename && t.n == 1 {
 			rp.Renames++
 		}
 	}
@@ -99,9 +177,9 @@ type opCount struct {
 	prmt, cvt, bits int
 }
 
-// patternKey writes the pieces as "round.reg.bit.bits.toBit;" each.
-func patternKey(pieces []Piece) string {
-	b := make([]byte, 0, 16*len(pieces))
+// appendPatternKey appends the pieces to b as "round.reg.bit.bits.toBit;"
+// each.
+func appendPatternKey(b []byte, pieces []Piece) []byte {
 	for _, pc := range pieces {
 		for i, n := range [...]int{pc.Round, pc.Reg, pc.Bit, pc.Bits, pc.ToBit} {
 			if i > 0 {
@@ -111,7 +189,7 @@ func patternKey(pieces []Piece) string {
 		}
 		b = append(b, ';')
 	}
-	return string(b)
+	return b
 }
 
 // countOp counts the instructions that assemble one destination register
@@ -135,10 +213,15 @@ func (p *problem) countOp(pieces []Piece, fromBits int, convert bool) opCount {
 		}
 		return c
 	}
-	regs := map[[2]int]bool{}
+	// A register holds at most 32 pieces: a linear search of the distinct
+	// registers beats a map.
+	var regArr [8][2]int
+	regs := regArr[:0]
 	inPlace := true
 	for _, pc := range pieces {
-		regs[[2]int{pc.Round, pc.Reg}] = true
+		if r := [2]int{pc.Round, pc.Reg}; !slices.Contains(regs, r) {
+			regs = append(regs, r)
+		}
 		if pc.Bit != pc.ToBit%32 {
 			inPlace = false
 		}
@@ -200,4 +283,19 @@ func (p *problem) sourceConversion(rp *RegisterPlan, routes []Route) {
 			rp.SourcePrmt += (n + 3) / 4
 		}
 	}
+}
+
+// inDestinationOrder reports whether route i is to a place of the
+// destination's executor i/NumValues, as routes and memoryRoutes list them.
+func (p *problem) inDestinationOrder(routes []Route) bool {
+	dnv := len(p.dst.slotOf)
+	if dnv == 0 || len(routes) > len(p.dst.threads)*dnv {
+		return false
+	}
+	for i, r := range routes {
+		if r.Dst.Thread != p.dst.threads[i/dnv] {
+			return false
+		}
+	}
+	return true
 }

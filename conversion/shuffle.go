@@ -84,16 +84,16 @@ func (p *problem) shufflePlan(routes []Route) (*ShufflePlan, *RegisterPlan) {
 		sp.Shuffles += len(ws.Rounds)
 		sp.Warps = append(sp.Warps, ws)
 	}
-	rp := p.registerPlan(routes, func(i int) []word {
+	rp := p.registerPlan(routes, func(out []word, i int) []word {
 		r := routes[i]
-		ws := ownWords(r.Src.Slot, mb)
+		n := len(out)
+		out = appendOwnWords(out, r.Src.Slot, mb)
 		if r.Src.Thread == r.Dst.Thread {
-			return ws
+			return out
 		}
 		k := warpKey{r.Dst.Block, r.Dst.Warp}
-		out := make([]word, len(ws))
-		for j, w := range ws {
-			out[j] = word{Round: got[gotKey{k, r.Dst.Lane, need{r.Src.Lane, w.Reg}}], Reg: 0, Bit: w.Bit, Bits: w.Bits}
+		for j, w := range out[n:] {
+			out[n+j] = word{Round: got[gotKey{k, r.Dst.Lane, need{r.Src.Lane, w.Reg}}], Reg: 0, Bit: w.Bit, Bits: w.Bits}
 		}
 		return out
 	})
