@@ -102,9 +102,9 @@ func (p *problem) splits(tables []slotTable, v int) bool {
 
 // runsOf splits each thread's items into runs of v, in slot order.
 func runsOf(ms memSide, v int) map[Thread][]run {
-	out := map[Thread][]run{}
+	out := make(map[Thread][]run, len(ms))
 	for t, items := range ms {
-		var rs []run
+		rs := make([]run, 0, len(items)/v+1)
 		for _, it := range items {
 			if it.slot%v == 0 {
 				rs = append(rs, run(it))
@@ -132,19 +132,27 @@ func (p *problem) accesses(rs map[Thread][]run, v int, bitAt func(elem int) int6
 	}
 	slices.SortFunc(keys, func(a, b wk) int { return cmp.Or(cmp.Compare(a.b, b.b), cmp.Compare(a.w, b.w)) })
 	var out []MemAccess
+	nd := len(p.tileSizes)
+	var lanes [][]run
 	for _, k := range keys {
 		ts := byWarp[k]
 		slices.SortFunc(ts, func(a, b Thread) int { return a.Lane - b.Lane })
+		lanes = lanes[:0]
 		n := 0
 		for _, t := range ts {
+			lanes = append(lanes, rs[t])
 			n = max(n, len(rs[t]))
 		}
 		for i := range n {
 			a := MemAccess{Block: k.b, Warp: k.w, Vector: v, Lanes: make([]LaneAccess, 0, len(ts))}
-			for _, t := range ts {
-				if i < len(rs[t]) {
-					r := rs[t][i]
-					a.Lanes = append(a.Lanes, LaneAccess{Lane: t.Lane, Slot: r.slot, Temp: i, Memory: r.memory, Tile: p.coords(r.elem), Bit: bitAt(r.elem)})
+			// The lanes' coordinates share one array.
+			tiles := make([]int, len(ts)*nd)
+			for j, t := range ts {
+				if i < len(lanes[j]) {
+					r := lanes[j][i]
+					c := tiles[j*nd : (j+1)*nd : (j+1)*nd]
+					unflatten(r.elem, p.tileSizes, c)
+					a.Lanes = append(a.Lanes, LaneAccess{Lane: t.Lane, Slot: r.slot, Temp: i, Memory: r.memory, Tile: c, Bit: bitAt(r.elem)})
 				}
 			}
 			out = append(out, a)

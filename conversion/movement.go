@@ -5,10 +5,16 @@ import "github.com/cklplan/cklplan/costmodel"
 // fillMovement sums a witness into the counts the cost model reads, per
 // block of the tile.
 func (p *problem) fillMovement(w *Witness) {
+	// Neighbouring routes are nearly always in the same blocks: the map
+	// is written only when a block differs from the last one seen.
 	blocks := map[int]bool{}
+	last := -1
 	for _, r := range w.Routes {
-		blocks[r.Src.Block] = true
-		blocks[r.Dst.Block] = true
+		for _, b := range [2]int{r.Src.Block, r.Dst.Block} {
+			if b != last {
+				blocks[b], last = true, b
+			}
+		}
 	}
 	nb := max(len(blocks), 1)
 	per := func(n int) int { return (n + nb - 1) / nb }

@@ -53,7 +53,7 @@ func (p *problem) registerPlan(routes []Route, words func(ws []word, i int) []wo
 		pieces []Piece
 	}
 	// The units in order of first appearance, and the unit of each route.
-	var units []unit
+	units := make([]unit, 0, len(routes)*min(tb, 32)/32+1)
 	unitOf := make([]int, len(routes))
 	regOf := func(r Route) (reg, bit int) {
 		if tb > 32 {
@@ -91,7 +91,7 @@ func (p *problem) registerPlan(routes []Route, words func(ws []word, i int) []wo
 	}
 	// Every unit's pieces, in route order, share one array: count them,
 	// then fill each unit's share.
-	var ws []word
+	ws := make([]word, 0, len(routes))
 	start := make([]int, len(routes)+1)
 	counts := make([]int, len(units))
 	for i := range routes {
@@ -128,7 +128,8 @@ func (p *problem) registerPlan(routes []Route, words func(ws []word, i int) []wo
 		wu  warpUnit
 		key string
 	}
-	patterns := make(map[pattern]opCount, len(units))
+	// A warp's lanes mostly share a pattern: far fewer patterns than units.
+	patterns := make(map[pattern]opCount, len(units)/32+1)
 	rp.Ops = make([]RegisterOp, 0, len(units))
 	var key []byte
 	for _, u := range units {
