@@ -53,9 +53,52 @@ type reduction struct {
 
 	dry *dryRun // non-nil: size the buckets only (eliminatesWithin)
 
-	pairBuf, countBuf []int // scratch of refine and classCount
-	kernel            kernel
-	row               []float64
+	pairBuf, countBuf, clsBuf []int // scratch of refine, classCount and nodeClasses
+	zero                      []int // all zero, scratch of groupClasses
+	kernel                    kernel
+	row                       []float64
+	slab                      slab
+}
+
+// A slab hands out the many short slices that a reduction keeps (class
+// maps, representatives, separators, messages) from a few large chunks, so
+// that eliminating ten thousand nodes costs tens of allocations, not
+// hundreds of thousands. Each slice is capped at its length: appending to
+// one copies it rather than overwriting its neighbour.
+type slab struct {
+	ints   []int
+	floats []float64
+	lists  [][]int
+}
+
+// slabChunk is the least number of elements a new chunk holds.
+const slabChunk = 1 << 14
+
+func (s *slab) intSlice(n int) []int {
+	if cap(s.ints)-len(s.ints) < n {
+		s.ints = make([]int, 0, max(n, slabChunk))
+	}
+	i := len(s.ints)
+	s.ints = s.ints[:i+n]
+	return s.ints[i : i+n : i+n]
+}
+
+func (s *slab) floatSlice(n int) []float64 {
+	if cap(s.floats)-len(s.floats) < n {
+		s.floats = make([]float64, 0, max(n, slabChunk))
+	}
+	i := len(s.floats)
+	s.floats = s.floats[:i+n]
+	return s.floats[i : i+n : i+n]
+}
+
+func (s *slab) lists2(n int) [][]int {
+	if cap(s.lists)-len(s.lists) < n {
+		s.lists = make([][]int, 0, max(n, slabChunk/8))
+	}
+	i := len(s.lists)
+	s.lists = s.lists[:i+n]
+	return s.lists[i : i+n : i+n]
 }
 
 // liveTerms are the core's terms, in term order.
@@ -155,19 +198,34 @@ func reduceWith(in *instance, limit int, eliminate bool, dry *dryRun) *reduction
 	n := len(in.p.Nodes)
 	r := &reduction{in: in, unary: make([][]float64, n), pos: make([]int, n), order: make([]bucket, 0, n), dry: dry}
 	adj := make([][]int, n)
+	// Every elimination adds at most one table term.
+	r.terms = make([]term, 0, len(in.groups)+n)
 	for v := range n {
 		r.unary[v] = append([]float64(nil), in.unary[v]...)
 		r.pos[v] = -1
 	}
 	sc := in.newScratch()
 	for g := range in.groups {
-		scope := in.groups[g].groupScope()
+		scope := in.groups[g].groupScope(&r.slab)
 		cls, ncls := r.groupClasses(&in.groups[g], scope)
 		r.terms = append(r.terms, term{scope: scope, cls: cls, ncls: ncls, group: g})
 		if dry == nil {
-			in.tabulate(&r.terms[g], limit, sc)
+			in.tabulate(&r.terms[g], limit, sc, &r.slab)
 		}
-		for _, v := range scope {
+	}
+	// Each node's term list is sized once, with room for the two tables
+	// its neighbours' eliminations most often add.
+	deg := r.slab.intSlice(n)
+	for g := range r.terms {
+		for _, v := range r.terms[g].scope {
+			deg[v]++
+		}
+	}
+	for v := range n {
+		adj[v] = r.slab.intSlice(deg[v] + 2)[:0]
+	}
+	for g := range r.terms {
+		for _, v := range r.terms[g].scope {
 			adj[v] = append(adj[v], g)
 		}
 	}
@@ -255,7 +313,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		case r.dry != nil:
 			if _, ok := tables.find(r, b.sep, b.cls); !ok {
 				t := len(r.terms)
-				ncls := make([]int, len(b.reps))
+				ncls := r.slab.intSlice(len(b.reps))
 				for i := range b.reps {
 					ncls[i] = len(b.reps[i])
 				}
@@ -280,11 +338,11 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 				}
 			} else {
 				t := len(r.terms)
-				ncls := make([]int, len(b.reps))
+				ncls := r.slab.intSlice(len(b.reps))
 				for i := range b.reps {
 					ncls[i] = len(b.reps[i])
 				}
-				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: append([]float64(nil), b.msg...)})
+				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: r.copyFloats(b.msg)})
 				tables.add(t, &r.terms[t])
 				for _, u := range b.sep {
 					adj[u] = append(adj[u], t)
@@ -343,10 +401,13 @@ func (j *joiner) separator(r *reduction, v int, terms []int) []int {
 	return sep
 }
 
-// nodeClasses joins the classes the terms see u in.
+// nodeClasses joins the classes the terms see u in. A node only one term
+// sees keeps that term's class map; a join is refined in scratch and then
+// copied into the slab.
 func (r *reduction) nodeClasses(u int, terms []int) (cls, reps []int) {
 	var cur []int
 	ncur := 0
+	joined := false
 	for _, t := range terms {
 		tm := &r.terms[t]
 		for i, w := range tm.scope {
@@ -357,12 +418,21 @@ func (r *reduction) nodeClasses(u int, terms []int) (cls, reps []int) {
 				cur, ncur = tm.cls[i], tm.ncls[i]
 				continue
 			}
-			out := make([]int, len(cur))
+			if !joined {
+				if cap(r.clsBuf) < len(cur) {
+					r.clsBuf = make([]int, 2*len(cur))
+				}
+				joined = true
+			}
+			out := r.clsBuf[:len(cur)] // may be cur: refine works in place
 			ncur = r.refine(cur, ncur, tm.cls[i], tm.ncls[i], out)
 			cur = out
 		}
 	}
-	return cur, repsOf(cur)
+	if joined {
+		cur = append(r.slab.intSlice(len(cur))[:0], cur...)
+	}
+	return cur, repsInto(cur, r.slab.intSlice(ncur))
 }
 
 // classCount is the number of classes nodeClasses would give, without
@@ -417,9 +487,10 @@ func (r *reduction) refine(a []int, na int, b []int, nb int, out []int) int {
 
 // join is the bucket of v over terms: its separator and joined classes.
 func (j *joiner) join(r *reduction, v int, terms []int) (sep []int, cls, reps [][]int) {
-	sep = slices.Clone(j.separator(r, v, terms))
-	cls = make([][]int, len(sep))
-	reps = make([][]int, len(sep))
+	js := j.separator(r, v, terms)
+	sep = append(r.slab.intSlice(len(js))[:0], js...)
+	cls = r.slab.lists2(len(sep))
+	reps = r.slab.lists2(len(sep))
 	for i, u := range sep {
 		cls[i], reps[i] = r.nodeClasses(u, terms)
 	}
@@ -483,13 +554,20 @@ func (ix tableIndex) remove(t int, tm *term) {
 	}
 }
 
+// copyFloats is a copy of xs from the slab.
+func (r *reduction) copyFloats(xs []float64) []float64 {
+	out := r.slab.floatSlice(len(xs))
+	copy(out, xs)
+	return out
+}
+
 // message computes m_v(S_v) = min over v of the bucket.
 func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 	size := 1
 	for _, rp := range b.reps {
 		size *= len(rp)
 	}
-	msg := make([]float64, size)
+	msg := r.slab.floatSlice(size)
 	if cap(r.row) < len(b.unary) {
 		r.row = make([]float64, len(b.unary))
 	}

@@ -42,30 +42,29 @@ func (g *cgroup) groupCost(asg []int, seen []bool) float64 {
 	return total
 }
 
-// groupScope is the ascending set of a group's nodes.
-func (g *cgroup) groupScope() []int {
-	nodes := []int{g.producer}
+// groupScope is the ascending set of a group's nodes, in a slice from s.
+func (g *cgroup) groupScope(s *slab) []int {
+	out := insertSorted(s.intSlice(1 + len(g.consumers))[:0], g.producer)
 	for _, c := range g.consumers {
-		nodes = append(nodes, c.node)
+		out = insertSorted(out, c.node)
 	}
-	return sortedSet(nodes)
+	return out
 }
 
-func sortedSet(nodes []int) []int {
-	// insertion sort with dedup: scopes are short
-	out := make([]int, 0, len(nodes))
-	for _, v := range nodes {
-		i := len(out)
-		for i > 0 && out[i-1] > v {
-			i--
-		}
-		if i > 0 && out[i-1] == v {
-			continue
-		}
-		out = append(out, 0)
-		copy(out[i+1:], out[i:])
-		out[i] = v
+// insertSorted inserts v into the ascending set out unless it is there
+// already: an insertion sort with dedup, as scopes are short. out has
+// room for v.
+func insertSorted(out []int, v int) []int {
+	i := len(out)
+	for i > 0 && out[i-1] > v {
+		i--
 	}
+	if i > 0 && out[i-1] == v {
+		return out
+	}
+	out = append(out, 0)
+	copy(out[i+1:], out[i:])
+	out[i] = v
 	return out
 }
 
@@ -109,30 +108,44 @@ func (in *instance) eval(t *term, asg []int, seen []bool) float64 {
 	return in.groups[t.group].groupCost(asg, seen)
 }
 
-// repsOf is the first position of each class of a class map.
-func repsOf(cls []int) []int {
-	var reps []int
+// repsInto writes the first position of each class of a class map into
+// reps, which has room for one per class, and returns it.
+func repsInto(cls []int, reps []int) []int {
+	n := 0
 	for k, c := range cls {
-		if c == len(reps) {
-			reps = append(reps, k)
+		if c == n {
+			reps[n] = k
+			n++
 		}
 	}
-	return reps
+	return reps[:n]
 }
 
 // tabulate fills a group term's table over its classes, when it has at
 // most limit entries, so that evaluating it is a lookup.
-func (in *instance) tabulate(t *term, limit int, sc *scratch) {
+func (in *instance) tabulate(t *term, limit int, sc *scratch, s *slab) {
 	size := 1
-	reps := make([][]int, len(t.scope))
+	if cap(sc.reps) < len(t.scope) {
+		sc.reps = make([][]int, len(t.scope))
+	}
+	reps := sc.reps[:len(t.scope)]
+	nreps := 0
 	for j := range t.scope {
 		if size > limit/t.ncls[j] {
 			return
 		}
 		size *= t.ncls[j]
-		reps[j] = repsOf(t.cls[j])
+		nreps += t.ncls[j]
 	}
-	tab := make([]float64, size)
+	if cap(sc.repBuf) < nreps {
+		sc.repBuf = make([]int, nreps)
+	}
+	buf := sc.repBuf[:nreps]
+	for j := range t.scope {
+		reps[j] = repsInto(t.cls[j], buf[:t.ncls[j]])
+		buf = buf[t.ncls[j]:]
+	}
+	tab := s.floatSlice(size)
 	o := newOdometer(t.scope, reps, sc.asg)
 	g := &in.groups[t.group]
 	for e := range tab {
@@ -153,11 +166,16 @@ func (t *term) index(asg []int) int {
 
 // groupClasses are a group term's class maps: a node's class is the tuple
 // of labels it carries in the group (its source, and its target at every
-// consumer entry it has).
+// consumer entry it has). The maps come from the reduction's slab.
 func (r *reduction) groupClasses(g *cgroup, scope []int) (cls [][]int, ncls []int) {
-	for _, u := range scope {
-		cur := make([]int, len(r.in.domain[u]))
-		zero := make([]int, len(cur))
+	cls = r.slab.lists2(len(scope))
+	ncls = r.slab.intSlice(len(scope))
+	for j, u := range scope {
+		cur := r.slab.intSlice(len(r.in.domain[u]))
+		if cap(r.zero) < len(cur) {
+			r.zero = make([]int, len(cur))
+		}
+		zero := r.zero[:len(cur)]
 		first := true
 		n := 1
 		join := func(labels []int, nl int) {
@@ -176,8 +194,7 @@ func (r *reduction) groupClasses(g *cgroup, scope []int) (cls [][]int, ncls []in
 				join(c.tgt, len(g.targets))
 			}
 		}
-		cls = append(cls, cur)
-		ncls = append(ncls, n)
+		cls[j], ncls[j] = cur, n
 	}
 	return cls, ncls
 }
@@ -187,6 +204,9 @@ func (r *reduction) groupClasses(g *cgroup, scope []int) (cls [][]int, ncls []in
 type scratch struct {
 	asg  []int
 	seen []bool
+	// reps and repBuf are tabulate's representatives, reused.
+	reps   [][]int
+	repBuf []int
 }
 
 func (in *instance) newScratch() *scratch {
