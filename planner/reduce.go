@@ -201,7 +201,7 @@ func reduceWith(in *instance, limit int, eliminate bool, dry *dryRun) *reduction
 	// Every elimination adds at most one table term.
 	r.terms = make([]term, 0, len(in.groups)+n)
 	for v := range n {
-		r.unary[v] = append([]float64(nil), in.unary[v]...)
+		r.unary[v] = r.copyFloats(in.unary[v])
 		r.pos[v] = -1
 	}
 	sc := in.newScratch()
@@ -283,7 +283,10 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 			continue
 		}
 		terms := r.live(adj[v])
-		b := bucket{node: v, terms: terms, unary: r.unary[v]}
+		// The bucket is built in place in r.order (its capacity is n), so
+		// that it costs no allocation of its own.
+		r.order = append(r.order, bucket{node: v, terms: terms, unary: r.unary[v]})
+		b := &r.order[len(r.order)-1]
 		b.sep, b.cls, b.reps = j.join(r, v, terms)
 		for _, t := range terms {
 			r.terms[t].dead = true
@@ -298,15 +301,15 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		if r.dry != nil {
 			if r.dry.total += entries; r.dry.total > r.dry.budget {
 				r.dry.stopped = true
+				r.order = r.order[:len(r.order)-1]
 				return
 			}
 		} else {
-			b.msg = r.message(&b, sc)
+			b.msg = r.message(b, sc)
 		}
 		r.maxSeen = max(r.maxSeen, entries)
 		eliminated[v] = true
-		r.pos[v] = len(r.order)
-		r.order = append(r.order, b)
+		r.pos[v] = len(r.order) - 1
 		switch {
 		case r.dry != nil && len(b.sep) < 2:
 			// Nothing to size: the message folds into a unary or the offset.
@@ -574,7 +577,7 @@ func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 	row := r.row[:len(b.unary)]
 	kn := &r.kernel
 	kn.load(r, b)
-	o := newOdometer(b.sep, b.reps, sc.asg)
+	o := sc.odometer(b.sep, b.reps)
 	for i := range msg {
 		kn.row(sc, row)
 		best := inf

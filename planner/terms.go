@@ -146,7 +146,7 @@ func (in *instance) tabulate(t *term, limit int, sc *scratch, s *slab) {
 		buf = buf[t.ncls[j]:]
 	}
 	tab := s.floatSlice(size)
-	o := newOdometer(t.scope, reps, sc.asg)
+	o := sc.odometer(t.scope, reps)
 	g := &in.groups[t.group]
 	for e := range tab {
 		tab[e] = g.groupCost(sc.asg, sc.seen)
@@ -207,6 +207,23 @@ type scratch struct {
 	// reps and repBuf are tabulate's representatives, reused.
 	reps   [][]int
 	repBuf []int
+	odo    odometer // the odometer of tabulate and message, reused
+}
+
+// odometer is newOdometer(scope, reps, sc.asg) in sc's own odometer, which
+// the next call resets.
+func (sc *scratch) odometer(scope []int, reps [][]int) *odometer {
+	c := sc.odo.c
+	if cap(c) < len(scope) {
+		c = make([]int, len(scope))
+	}
+	c = c[:len(scope)]
+	clear(c)
+	sc.odo = odometer{scope: scope, reps: reps, c: c, asg: sc.asg}
+	for i, n := range scope {
+		sc.asg[n] = reps[i][0]
+	}
+	return &sc.odo
 }
 
 func (in *instance) newScratch() *scratch {
