@@ -144,22 +144,36 @@ func (h *keyHeap) pop() keyed {
 	top := s[0]
 	s[0] = s[len(s)-1]
 	s = s[:len(s)-1]
-	for i := 0; ; {
+	s.down(0)
+	*h = s
+	return top
+}
+
+// init orders an unordered heap in linear time. The pops that follow are
+// the same as after pushing its entries one by one: they come out in
+// (size, node) order whatever the heap's shape.
+func (h keyHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// down sifts entry i down to its place.
+func (h keyHeap) down(i int) {
+	for {
 		l, m := 2*i+1, i
-		if l < len(s) && s[l].less(s[m]) {
+		if l < len(h) && h[l].less(h[m]) {
 			m = l
 		}
-		if l+1 < len(s) && s[l+1].less(s[m]) {
+		if l+1 < len(h) && h[l+1].less(h[m]) {
 			m = l + 1
 		}
 		if m == i {
-			break
+			return
 		}
-		s[i], s[m] = s[m], s[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	*h = s
-	return top
 }
 
 // reduce eliminates what it can: every node no budget row touches whose
@@ -253,7 +267,11 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 	in := r.in
 	n := len(in.p.Nodes)
 	eliminated := make([]bool, n)
-	current := make([]int, n) // the key last pushed for each node
+	// current is each node's key when it was last computed; an entry of
+	// the heap whose key is not current is stale. A key of at most limit
+	// that is current is in the heap: a node's current entry leaves it
+	// only when the node is eliminated.
+	current := make([]int, n)
 	j := newJoiner(n)
 	key := func(v int) int {
 		adj[v] = r.live(adj[v])
@@ -264,19 +282,21 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		}
 		return size * d
 	}
-	h := &keyHeap{}
+	h := make(keyHeap, 0, n)
 	for v := range n {
+		current[v] = limit + 1
 		if in.touched[v] || len(in.domain[v]) == 0 {
 			continue
 		}
 		if k := key(v); k <= limit {
 			current[v] = k
-			h.push(keyed{k, v})
+			h = append(h, keyed{k, v})
 		}
 	}
+	h.init()
 	tables := tableIndex{} // live table terms by scope and classes
 	sc := in.newScratch()
-	for len(*h) > 0 {
+	for len(h) > 0 {
 		kv := h.pop()
 		v := kv.node
 		if eliminated[v] || current[v] != kv.size {
@@ -356,10 +376,13 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 			if in.touched[u] || eliminated[u] {
 				continue
 			}
-			k := key(u)
-			current[u] = k
-			if k <= limit {
-				h.push(keyed{k, u})
+			// An unchanged key is in the heap already (or over the
+			// limit): pushing it again would only add a stale entry.
+			if k := key(u); k != current[u] {
+				current[u] = k
+				if k <= limit {
+					h.push(keyed{k, u})
+				}
 			}
 		}
 	}
