@@ -431,30 +431,7 @@ func (j *joiner) separator(r *reduction, v int, terms []int) []int {
 // sees keeps that term's class map; a join is refined in scratch and then
 // copied into the slab.
 func (r *reduction) nodeClasses(u int, terms []int) (cls, reps []int) {
-	var cur []int
-	ncur := 0
-	joined := false
-	for _, t := range terms {
-		tm := &r.terms[t]
-		for i, w := range tm.scope {
-			if w != u {
-				continue
-			}
-			if cur == nil {
-				cur, ncur = tm.cls[i], tm.ncls[i]
-				continue
-			}
-			if !joined {
-				if cap(r.clsBuf) < len(cur) {
-					r.clsBuf = make([]int, 2*len(cur))
-				}
-				joined = true
-			}
-			out := r.clsBuf[:len(cur)] // may be cur: refine works in place
-			ncur = r.refine(cur, ncur, tm.cls[i], tm.ncls[i], out)
-			cur = out
-		}
-	}
+	cur, ncur, joined := r.joinClasses(u, terms, &r.clsBuf)
 	if joined {
 		cur = append(r.slab.intSlice(len(cur))[:0], cur...)
 	}
@@ -464,8 +441,14 @@ func (r *reduction) nodeClasses(u int, terms []int) (cls, reps []int) {
 // classCount is the number of classes nodeClasses would give, without
 // allocating.
 func (r *reduction) classCount(u int, terms []int) int {
-	var cur []int
-	ncur := 0
+	_, ncur, _ := r.joinClasses(u, terms, &r.countBuf)
+	return ncur
+}
+
+// joinClasses refines the class maps the terms have for u into one, in
+// *buf (grown as needed) when there is more than one (joined), and returns
+// it with its number of classes; with one, it is that term's own map.
+func (r *reduction) joinClasses(u int, terms []int, buf *[]int) (cur []int, ncur int, joined bool) {
 	for _, t := range terms {
 		tm := &r.terms[t]
 		for i, w := range tm.scope {
@@ -476,15 +459,16 @@ func (r *reduction) classCount(u int, terms []int) int {
 				cur, ncur = tm.cls[i], tm.ncls[i]
 				continue
 			}
-			if len(r.countBuf) < len(cur) {
-				r.countBuf = make([]int, 2*len(cur))
+			if cap(*buf) < len(cur) {
+				*buf = make([]int, 2*len(cur))
 			}
-			out := r.countBuf[:len(cur)] // may be cur: refine works in place
+			joined = true
+			out := (*buf)[:len(cur)] // may be cur: refine works in place
 			ncur = r.refine(cur, ncur, tm.cls[i], tm.ncls[i], out)
 			cur = out
 		}
 	}
-	return ncur
+	return cur, ncur, joined
 }
 
 // refine joins class maps a (na classes) and b (nb classes) into out,

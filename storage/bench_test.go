@@ -63,16 +63,22 @@ func BenchmarkVector(b *testing.B) {
 // BenchmarkChooseShared picks the shared layout for a 32x32 f32 transpose
 // (a row stored, a column loaded) among the 16 candidates.
 func BenchmarkChooseShared(b *testing.B) {
+	tile, accesses := transpose32()
+	for b.Loop() {
+		if _, _, err := ChooseShared(tile, F32, accesses); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// transpose32 is a 32×32 tile with a row stored and a column loaded, by one
+// warp.
+func transpose32() (indexspace.Space, []Access) {
 	row := Access{Op: Store}
 	var col Access
 	for lane := range WarpSize {
 		row.Lanes = append(row.Lanes, []int{0, lane})
 		col.Lanes = append(col.Lanes, []int{lane, 0})
 	}
-	tile := indexspace.MustParse("(m:32, k:32)")
-	for b.Loop() {
-		if _, _, err := ChooseShared(tile, F32, []Access{row, col}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return indexspace.MustParse("(m:32, k:32)"), []Access{row, col}
 }

@@ -62,15 +62,9 @@ func BenchmarkCheapestSharedBlockedToMMA(b *testing.B) {
 // BenchmarkCheapestShared is BenchmarkChooseShared's transpose through
 // CheapestShared.
 func BenchmarkCheapestShared(b *testing.B) {
-	row := Access{Op: Store}
-	var col Access
-	for lane := range WarpSize {
-		row.Lanes = append(row.Lanes, []int{0, lane})
-		col.Lanes = append(col.Lanes, []int{lane, 0})
-	}
-	tile := indexspace.MustParse("(m:32, k:32)")
+	tile, accesses := transpose32()
 	for b.Loop() {
-		if _, _, err := CheapestShared(tile, F32, []Access{row, col}); err != nil {
+		if _, _, err := CheapestShared(tile, F32, accesses); err != nil {
 			b.Fatal(err)
 		}
 	}
