@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
@@ -319,72 +320,32 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	for _, r := range sol.Removed {
 		removed[[2]int{r.Node, r.Alternative}] = r.Reason
 	}
-	p.Choices = make([]PlanChoice, 0, len(lw.invs))
 	// Every invocation's rejections are cut from one array, one entry per
-	// task alternative not chosen.
-	nRejected := 0
-	for _, v := range lw.invs {
-		nRejected += max(len(v.Task.Alternatives)-1, 0)
-	}
-	rejections := make([]Rejected, nRejected)
+	// task alternative not chosen; first[v] is where invocation v's start.
+	first := make([]int, len(lw.invs)+1)
 	for vi, v := range lw.invs {
-		ch := sol.Choices[vi]
-		na := lw.alts[vi][ch.Alternative]
-		alt := v.Task.Alternatives[na.task]
-		pc := PlanChoice{Invocation: v.ID, Task: v.Task.Name, Alternative: alt.ID, Implementation: alt.Implementation,
-			CostNS: ch.Cost, Multiplicity: na.exec.multiplicity, Origin: na.exec.origin.String(), Eliminated: ch.Eliminated,
-			NoSharedMemoryConversions: na.noSmem}
-		n := max(len(v.Task.Alternatives)-1, 0)
-		pc.Rejected, rejections = rejections[:0:n], rejections[n:]
-		// Each other task alternative, at its best variant; reasons only
-		// where the regrets were computed (a removed alternative always
-		// says why).
-		explained := wanted(vi)
-		notExplained := ""
-		for ti, other := range v.Task.Alternatives {
-			if ti == na.task {
-				continue
+		first[vi+1] = first[vi] + max(len(v.Task.Alternatives)-1, 0)
+	}
+	rejections := make([]Rejected, first[len(lw.invs)])
+	p.Choices = make([]PlanChoice, len(lw.invs))
+	lw.touchGroups() // reason reads it: built before the goroutines
+	// A large graph's choices and boundaries are independent: they are
+	// written in parallel, each invocation and group into its own place.
+	var wg sync.WaitGroup
+	parts := 1
+	if len(lw.invs) >= parallelResult {
+		parts = 2
+	}
+	unproven := make([]int, parts)
+	for k := range parts {
+		lo, hi := k*len(lw.invs)/parts, (k+1)*len(lw.invs)/parts
+		wg.Go(func() {
+			for vi := lo; vi < hi; vi++ {
+				var u int
+				p.Choices[vi], u = lw.choice(sol, choices, regrets, removed, wanted(vi), vi, rejections[first[vi]:first[vi]:first[vi+1]])
+				unproven[k] += u
 			}
-			if !explained && !lw.removedTask(vi, ti) {
-				if notExplained == "" {
-					notExplained = "not explained (ask with --explain " + v.ID + ")"
-				}
-				pc.Rejected = append(pc.Rejected, Rejected{Alternative: other.ID, Reason: notExplained})
-				continue
-			}
-			var best *Rejected
-			// The task alternative's regret is its best variant's; where a
-			// variant's is an interval, so is the alternative's, from the
-			// least lower bound.
-			unproven, lower := false, math.Inf(1)
-			for ai, oa := range lw.alts[vi] {
-				if oa.task != ti {
-					continue
-				}
-				rj := lw.rejected(sol, choices, regrets, removed, vi, ai, other.ID)
-				if best == nil || better(rj, *best) {
-					best = &rj
-				}
-				switch {
-				case rj.RegretLowerNS != nil:
-					unproven, lower = true, math.Min(lower, *rj.RegretLowerNS)
-				case rj.RegretNS != nil:
-					lower = math.Min(lower, *rj.RegretNS)
-				}
-			}
-			if unproven {
-				if best.RegretNS != nil {
-					lower = math.Min(lower, *best.RegretNS)
-				}
-				best.Exact, best.RegretLowerNS, best.Infeasible = false, &lower, false
-				p.UnprovenRegrets++
-			}
-			if best.Tie {
-				pc.Tie = true
-			}
-			pc.Rejected = append(pc.Rejected, *best)
-		}
-		p.Choices = append(p.Choices, pc)
+		})
 	}
 	nb := 0
 	for _, gc := range sol.Groups {
@@ -394,10 +355,82 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	for gi, gc := range sol.Groups {
 		p.Boundaries = lw.boundaries(p.Boundaries, gi, gc)
 	}
+	wg.Wait()
+	for _, u := range unproven {
+		p.UnprovenRegrets += u
+	}
 	for b, used := range sol.BudgetUse {
 		p.Budgets = append(p.Budgets, BudgetUse{Name: lw.problem.Budgets[b].Name, Used: used, Capacity: lw.problem.Budgets[b].Capacity})
 	}
 	return p, nil
+}
+
+// parallelResult is the number of invocations from which result writes the
+// choices on two goroutines.
+var parallelResult = 2048
+
+// choice is invocation vi's entry of the plan: its choice and every other
+// task alternative, explained when explained is true, with rejected as the
+// room for the latter. It returns the number of rejected alternatives whose
+// regret is an interval.
+func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regret, removed map[[2]int]string,
+	explained bool, vi int, rejected []Rejected) (PlanChoice, int) {
+	v := lw.invs[vi]
+	ch := sol.Choices[vi]
+	na := lw.alts[vi][ch.Alternative]
+	alt := v.Task.Alternatives[na.task]
+	pc := PlanChoice{Invocation: v.ID, Task: v.Task.Name, Alternative: alt.ID, Implementation: alt.Implementation,
+		CostNS: ch.Cost, Multiplicity: na.exec.multiplicity, Origin: na.exec.origin.String(), Eliminated: ch.Eliminated,
+		NoSharedMemoryConversions: na.noSmem, Rejected: rejected}
+	nUnproven := 0
+	// Each other task alternative, at its best variant; reasons only
+	// where the regrets were computed (a removed alternative always
+	// says why).
+	notExplained := ""
+	for ti, other := range v.Task.Alternatives {
+		if ti == na.task {
+			continue
+		}
+		if !explained && !lw.removedTask(vi, ti) {
+			if notExplained == "" {
+				notExplained = "not explained (ask with --explain " + v.ID + ")"
+			}
+			pc.Rejected = append(pc.Rejected, Rejected{Alternative: other.ID, Reason: notExplained})
+			continue
+		}
+		var best *Rejected
+		// The task alternative's regret is its best variant's; where a
+		// variant's is an interval, so is the alternative's, from the
+		// least lower bound.
+		unproven, lower := false, math.Inf(1)
+		for ai, oa := range lw.alts[vi] {
+			if oa.task != ti {
+				continue
+			}
+			rj := lw.rejected(sol, choices, regrets, removed, vi, ai, other.ID)
+			if best == nil || better(rj, *best) {
+				best = &rj
+			}
+			switch {
+			case rj.RegretLowerNS != nil:
+				unproven, lower = true, math.Min(lower, *rj.RegretLowerNS)
+			case rj.RegretNS != nil:
+				lower = math.Min(lower, *rj.RegretNS)
+			}
+		}
+		if unproven {
+			if best.RegretNS != nil {
+				lower = math.Min(lower, *best.RegretNS)
+			}
+			best.Exact, best.RegretLowerNS, best.Infeasible = false, &lower, false
+			nUnproven++
+		}
+		if best.Tie {
+			pc.Tie = true
+		}
+		pc.Rejected = append(pc.Rejected, *best)
+	}
+	return pc, nUnproven
 }
 
 // removedTask reports whether every variant of task alternative ti of node
@@ -455,6 +488,22 @@ func better(a, b Rejected) bool {
 		return !a.Removed && b.Removed
 	}
 	return *a.RegretNS < *b.RegretNS
+}
+
+// touchGroups builds lw.touch, each node's groups, once.
+func (lw *lowering) touchGroups() {
+	if lw.touch != nil {
+		return
+	}
+	lw.touch = make([][]int, len(lw.problem.Nodes))
+	for gi, g := range lw.problem.Groups {
+		lw.touch[g.Producer] = append(lw.touch[g.Producer], gi)
+		for _, c := range g.Consumers {
+			if n := lw.touch[c.Node]; len(n) == 0 || n[len(n)-1] != gi {
+				lw.touch[c.Node] = append(lw.touch[c.Node], gi)
+			}
+		}
+	}
 }
 
 // boundaries appends the conversions of group gi under the plan to out,
@@ -517,17 +566,7 @@ func edgeName(e *tasks.Edge) string {
 // swapped in and every other choice kept, against the chosen plan —
 // execution, each boundary whose conversion changes, budgets it breaks.
 func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regret *float64) string {
-	if lw.touch == nil {
-		lw.touch = make([][]int, len(lw.problem.Nodes))
-		for gi, g := range lw.problem.Groups {
-			lw.touch[g.Producer] = append(lw.touch[g.Producer], gi)
-			for _, c := range g.Consumers {
-				if n := lw.touch[c.Node]; len(n) == 0 || n[len(n)-1] != gi {
-					lw.touch[c.Node] = append(lw.touch[c.Node], gi)
-				}
-			}
-		}
-	}
+	lw.touchGroups()
 	base := func(v int) int { return choices[v] }
 	swapped := func(v int) int {
 		if v == vi {

@@ -15,7 +15,7 @@ import (
 // classify, lower, reduce and solve, regrets, the text report.
 //
 //	go test ./planner -run '^$' -bench 'EndToEnd|LoadOnly' -benchmem
-func benchGraph(b *testing.B, family string, n int) []byte {
+func benchGraph(b testing.TB, family string, n int) []byte {
 	b.Helper()
 	var (
 		s   tasks.Spec

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"github.com/cklplan/cklplan/internal/highs/highstest"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cklplan/cklplan/conversion"
+	"github.com/cklplan/cklplan/internal/highs/highstest"
 	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/tasks"
 )
@@ -460,4 +460,47 @@ func lowered(t *testing.T, g *tasks.Graph) *lowering {
 		t.Fatal(err)
 	}
 	return lw
+}
+
+// A large plan's choices are written on two goroutines: the report is the
+// same, byte for byte, as when they are written on one, with explained and
+// unexplained invocations both.
+func TestResultInParallelIsTheSame(t *testing.T) {
+	spec, err := taskgen.Transformer(250, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := (tasks.Limits{FileBytes: 1 << 30}).Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.Invocations()); n < parallelResult {
+		t.Fatalf("%d invocations: too few to write the choices in parallel", n)
+	}
+	ids := []string{g.Invocations()[0].ID, g.Invocations()[1234].ID, g.Invocations()[2345].ID}
+	report := func() string {
+		t.Helper()
+		r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: ids})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	parallel := report()
+	defer func(n int) { parallelResult = n }(parallelResult)
+	parallelResult = math.MaxInt
+	if diff := cmp.Diff(report(), parallel); diff != "" {
+		t.Errorf("written on one goroutine (-) and on two (+):\n%s", diff)
+	}
 }

@@ -38,6 +38,14 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	if err := opt.validate(len(p.Nodes)); err != nil {
 		return nil, err
 	}
+	// The baseline (each node's locally cheapest alternative) depends on
+	// nothing else: it runs beside the reduction and the solve.
+	var local LocalChoice
+	localDone := make(chan struct{})
+	go func() {
+		local = localChoice(p)
+		close(localDone)
+	}()
 	in := newInstance(p, opt.KeepDominated)
 	if len(in.empty) > 0 {
 		return nil, &InfeasibleError{Empty: in.empty}
@@ -71,7 +79,8 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		}
 		sol.Model.Core = sizeOf(&cm.model)
 		hopt := opt.solverOptions()
-		startPlan := localChoice(p).Choices
+		<-localDone
+		startPlan := slices.Clone(local.Choices)
 		if opt.TimeLimit > 0 && len(p.Budgets) == 0 && len(r.core) >= improveCore {
 			// A large core under a time limit may not be proven: give
 			// HiGHS the best plan a large-neighbourhood search finds
@@ -157,9 +166,6 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		alt := p.Nodes[v].Alternatives[a]
 		sol.Choices = append(sol.Choices, Choice{Node: v, Alternative: a, ID: alt.ID, Cost: alt.Cost, Eliminated: r.pos[v] >= 0})
 	}
-	// The baseline is independent of the regrets: it runs beside them.
-	local := make(chan LocalChoice, 1)
-	go func() { local <- localChoice(p) }()
 	if sol.Status == Optimal && !opt.NoRegrets {
 		rctx := ctx
 		if lim := opt.regretTimeLimit(time.Since(start)); lim > 0 {
@@ -171,13 +177,13 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		}
 		rg := &regrets{r: r, cm: cm, lib: lib, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx}
 		if err := rg.compute(); err != nil {
-			<-local
 			return nil, err
 		}
 		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
 		sol.RegretCertified = rg.certified
 	}
-	sol.Local = <-local
+	<-localDone
+	sol.Local = local
 	sol.SolveTime = time.Since(start)
 	return sol, nil
 }

@@ -56,6 +56,7 @@ func lookup(name string) (command, bool) {
 }
 
 func main() {
+	adjustStartingHeap()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
