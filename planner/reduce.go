@@ -37,6 +37,7 @@ type bucket struct {
 	cls    [][]int   // per sep node: domain position → joined class
 	reps   [][]int   // per sep node: class → representative position
 	msg    []float64 // m_v over sep's classes, row-major
+	arg    []int     // the argmin of each entry of msg: v's domain position
 	parent int       // position in order of the bucket the message went to; -1: the core
 }
 
@@ -578,6 +579,7 @@ func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 		size *= len(rp)
 	}
 	msg := r.slab.floatSlice(size)
+	b.arg = r.slab.intSlice(size)
 	if cap(r.row) < len(b.unary) {
 		r.row = make([]float64, len(b.unary))
 	}
@@ -587,13 +589,13 @@ func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 	o := sc.odometer(b.sep, b.reps)
 	for i := range msg {
 		kn.row(sc, row)
-		best := inf
-		for _, c := range row {
+		best, arg := inf, 0
+		for k, c := range row {
 			if c < best {
-				best = c
+				best, arg = c, k
 			}
 		}
-		msg[i] = best
+		msg[i], b.arg[i] = best, arg
 		o.next()
 	}
 	return msg
@@ -602,25 +604,16 @@ func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 // backSubstitute completes asg (node → domain position), which holds the
 // core's choices, with the eliminated nodes' choices: in reverse order of
 // elimination, each node takes its bucket's argmin given its separator,
-// the lowest domain position on exact ties.
+// the lowest domain position on exact ties. The message kept each entry's
+// argmin: the separator's classes index it (a class's members see the same
+// costs, so its representative's row is theirs).
 func (r *reduction) backSubstitute(asg []int) {
-	sc := &scratch{asg: asg, seen: r.in.newScratch().seen}
-	var kn kernel
-	var row []float64
 	for i := len(r.order) - 1; i >= 0; i-- {
 		b := &r.order[i]
-		kn.load(r, b)
-		if cap(row) < len(b.unary) {
-			row = make([]float64, len(b.unary))
+		idx := 0
+		for j, s := range b.sep {
+			idx = idx*len(b.reps[j]) + b.cls[j][asg[s]]
 		}
-		row = row[:len(b.unary)]
-		kn.row(sc, row)
-		best, arg := inf, 0
-		for k, c := range row {
-			if c < best {
-				best, arg = c, k
-			}
-		}
-		asg[b.node] = arg
+		asg[b.node] = b.arg[idx]
 	}
 }
