@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -37,6 +38,10 @@ import (
 type Cache struct {
 	mu   sync.Mutex
 	conv map[convKey]*convEntry
+	// prefetch ends the prefetches under way (Prefetch): a plan that has
+	// listed what it needs takes over.
+	prefetch []context.CancelFunc
+	fetching sync.WaitGroup // the prefetches' goroutines
 }
 
 // NewCache returns an empty cache.
@@ -50,9 +55,12 @@ type convKey struct {
 	noSmem   bool
 }
 
+// A convEntry is one classification, done or under way: res and err are
+// set before done is closed.
 type convEntry struct {
-	res *conversion.Result
-	err error
+	done chan struct{}
+	res  *conversion.Result
+	err  error
 }
 
 // Len is the number of conversions the cache holds.
@@ -79,19 +87,24 @@ func (c *Cache) classify(src, dst *distribution.Distribution, rename distributio
 	k := c.key(src, dst, rename, target, measured, noSmem)
 	c.mu.Lock()
 	e, ok := c.conv[k]
+	if !ok {
+		e = &convEntry{done: make(chan struct{})}
+		c.conv[k] = e
+	}
 	c.mu.Unlock()
 	if ok {
+		// Done, or under way on another goroutine: one classification
+		// per key, whoever asks first.
+		<-e.done
 		return e.res, e.err
 	}
 	opts := conversion.Options{Rename: rename, Target: target, Measured: measured}
 	if noSmem {
 		opts.Exclude = []conversion.Class{conversion.SharedMemory, conversion.ClusterSharedMemory}
 	}
-	res, err := conversion.Classify(src, dst, opts)
-	c.mu.Lock()
-	c.conv[k] = &convEntry{res, err}
-	c.mu.Unlock()
-	return res, err
+	e.res, e.err = conversion.Classify(src, dst, opts)
+	close(e.done)
+	return e.res, e.err
 }
 
 // An endpoint is one side of a boundary as an alternative realizes it: the
@@ -818,6 +831,9 @@ func (lw *lowering) classifyAll(ports []portKey, portEdges [][]*tasks.Edge) {
 			}
 		}
 	}
+	// The list is complete: a prefetch would only add what this plan does
+	// not need.
+	lw.cache.endPrefetch()
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
 	var wg sync.WaitGroup
 	for w := range workers {

@@ -27,12 +27,17 @@ const MaxJSONDepth = 64
 func Load(data []byte) (*Graph, error) { return Limits{}.Load(data) }
 
 // Load is the package's Load under the limits l.
-func (l Limits) Load(data []byte) (*Graph, error) {
+func (l Limits) Load(data []byte) (*Graph, error) { return l.load(data, nil) }
+
+func (l Limits) load(data []byte, prelude func(*Prelude)) (*Graph, error) {
 	spec, problems := l.Decode(data)
 	if spec == nil {
 		return nil, problems
 	}
-	g, err := l.build(*spec)
+	if len(problems) > 0 {
+		prelude = nil // the tasks may lack what failed to decode
+	}
+	g, err := l.build(*spec, prelude)
 	if len(problems) == 0 {
 		return g, err
 	}
@@ -606,7 +611,7 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 		})
 		s.Measured.Conversions = append(s.Measured.Conversions, c)
 	}
-	return Limits{}.build(s)
+	return Limits{}.build(s, nil)
 }
 
 // WithTarget returns g planned for another target (a built-in name, or a
@@ -620,7 +625,7 @@ func (g *Graph) WithTarget(t TargetSpec) (*Graph, error) {
 		c.Features = slices.Clone(c.Features)
 		s.Target.Custom = &c
 	}
-	return Limits{}.build(s)
+	return Limits{}.build(s, nil)
 }
 
 // encodeObject writes an object of the given members.

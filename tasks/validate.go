@@ -73,13 +73,13 @@ var root = jsonv.Path{}
 func New(spec Spec) (*Graph, error) { return Limits{}.New(spec) }
 
 // New is the package's New under the limits l.
-func (l Limits) New(spec Spec) (*Graph, error) { return l.build(cloneSpec(spec)) }
+func (l Limits) New(spec Spec) (*Graph, error) { return l.build(cloneSpec(spec), nil) }
 
 // build validates a Spec the graph may keep: one New copied, or one Decode
 // made.
-func (l Limits) build(spec Spec) (*Graph, error) {
+func (l Limits) build(spec Spec, prelude func(*Prelude)) (*Graph, error) {
 	v := &validator{d: &jsonv.Decoder{}, spec: spec, lim: l.withDefaults()}
-	g := v.graph()
+	g := v.graph(prelude)
 	if err := v.d.Err(); err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ type validator struct {
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-func (v *validator) graph() *Graph {
+func (v *validator) graph(prelude func(*Prelude)) *Graph {
 	s := v.spec
 	g := &Graph{spec: s, taskByName: map[string]*Task{}, invByID: make(map[string]*Invocation, len(s.Invocations))}
 	v.g = g
@@ -112,6 +112,7 @@ func (v *validator) graph() *Graph {
 	for _, name := range sortedKeys(s.Tasks) {
 		v.task(name, s.Tasks[name])
 	}
+	v.prelude(prelude)
 	v.invocations()
 	v.edges()
 	v.groups()

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cklplan/cklplan/costmodel"
 	"github.com/cklplan/cklplan/planner"
 	"github.com/cklplan/cklplan/tasks"
 )
@@ -101,7 +102,22 @@ func (r planResult) writeText(w io.Writer, format string) error {
 func (r planResult) writeJSON(w io.Writer) error { return r.WriteJSON(w) }
 
 func runPlan(q *planRequest, env *env) (result, error) {
-	g, err := tasks.Load(q.data)
+	var target *costmodel.Target
+	if q.target != "" {
+		var err error
+		if target, err = loadTarget(q.target); err != nil {
+			return nil, err
+		}
+	}
+	// The first interrupt (Ctrl-C) stops the solve: the report is the best
+	// plan found, with its gap; a second one ends the program.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stopSignals()
+	context.AfterFunc(ctx, stopSignals)
+	// The conversions between the tasks' distributions are classified on
+	// another processor while the invocations and edges load.
+	cache := planner.NewCache()
+	g, err := tasks.Limits{}.LoadWith(q.data, func(pre *tasks.Prelude) { cache.Prefetch(ctx, pre, target) })
 	if err != nil {
 		return nil, fmt.Errorf("%s:\n%w", q.file, err)
 	}
@@ -118,7 +134,8 @@ func runPlan(q *planRequest, env *env) (result, error) {
 			return nil, fmt.Errorf("%s with %s:\n%w", q.file, q.costs, err)
 		}
 	}
-	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap}, Timing: q.timing}
+	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap},
+		Timing: q.timing, Target: target, Cache: cache}
 	if q.gap < 0 || q.gap >= 1 {
 		return nil, fmt.Errorf("--gap %v: want a number in [0, 1)", q.gap)
 	}
@@ -136,16 +153,6 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	if q.explain != "" {
 		opts.ExplainIDs = strings.Split(q.explain, ",")
 	}
-	if q.target != "" {
-		if opts.Target, err = loadTarget(q.target); err != nil {
-			return nil, err
-		}
-	}
-	// The first interrupt (Ctrl-C) stops the solve: the report is the best
-	// plan found, with its gap; a second one ends the program.
-	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stopSignals()
-	context.AfterFunc(ctx, stopSignals)
 	stop := func() {}
 	if !q.quiet && env.stderr != nil && isTerminal(env.stderr) {
 		stop = progress(env.stderr, &opts)
