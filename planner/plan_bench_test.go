@@ -11,8 +11,9 @@ import (
 )
 
 // The end-to-end benchmarks of a generated task graph: load and validate
-// the JSON (the floor), then the whole of what "cklplan plan" does — load,
-// classify, lower, reduce and solve, regrets, the text report.
+// the JSON (the floor), then the whole of what "cklplan plan" does — load
+// (classifying the conversions beside it), lower, reduce and solve,
+// regrets, the text report.
 //
 //	go test ./planner -run '^$' -bench 'EndToEnd|LoadOnly' -benchmem
 func benchGraph(b testing.TB, family string, n int) []byte {
@@ -64,11 +65,15 @@ func BenchmarkEndToEnd(b *testing.B) {
 		data := benchGraph(b, c.family, c.n)
 		b.Run(fmt.Sprintf("%s/invocations=%d", c.family, c.n), func(b *testing.B) {
 			for b.Loop() {
-				g, err := (tasks.Limits{FileBytes: 1 << 30, Invocations: 1 << 20, Edges: 1 << 21}).Load(data)
+				// As cklplan plan does: the conversions are classified
+				// beside the load.
+				cache := NewCache()
+				g, err := (tasks.Limits{FileBytes: 1 << 30, Invocations: 1 << 20, Edges: 1 << 21}).LoadWith(data,
+					func(pre *tasks.Prelude) { cache.Prefetch(context.Background(), pre, nil) })
 				if err != nil {
 					b.Fatal(err)
 				}
-				r, err := Plan(context.Background(), g, PlanOptions{})
+				r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
 				if err != nil {
 					b.Fatal(err)
 				}
