@@ -227,12 +227,15 @@ func reduceAndBuild(in *instance, limit int, eliminate, whole bool, full ModelSi
 const smallTable = 64
 
 // wholeTable and wholeBudget bound the elimination of a whole problem that
-// the default table limit leaves a core of: at most 2^21 entries in one
-// bucket (16 MiB of costs) and 2^23 in all buckets together, about a tenth
-// of a second of tabulation on the development machine.
+// the default table limit leaves a core of: at most 2^23 entries in one
+// bucket and 2^26 in all buckets together, up to a second or two of
+// tabulation on the development machine and a few hundred MB of messages.
+// The generated dense DAGs of 30 and 35 invocations (seed 1) need 2^23 in
+// one bucket and 2^24.4 and 2^25.3 in all; HiGHS, branching on a weak LP,
+// took 17 s and over 30 s to prove their optima.
 const (
-	wholeTable  = 1 << 21
-	wholeBudget = 1 << 23
+	wholeTable  = 1 << 23
+	wholeBudget = 1 << 26
 )
 
 func gap(obj, bound float64) float64 {
