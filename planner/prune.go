@@ -37,6 +37,9 @@ type instance struct {
 	// or -1; dominant[v] is nil when v has no dominated alternative.
 	dominant [][]int
 	empty    []int // nodes left without an alternative, ascending
+	// compiledAs[g] is the group whose compilation group g shares (g
+	// itself when none): their label maps, pairs and costs are the same.
+	compiledAs []int
 }
 
 // cgroup is a Group over domain positions.
@@ -131,6 +134,7 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 	// Groups of one shape compile once; the others copy the first with
 	// their own producer and consumer nodes.
 	first := make([]int, len(p.Groups)) // → the group compiled for it
+	in.compiledAs = first
 	var compile []int
 	shapes := map[groupShape]int{}
 	for gi, g := range p.Groups {

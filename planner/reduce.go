@@ -222,6 +222,15 @@ func reduceWith(in *instance, limit int, eliminate bool, dry *dryRun) *reduction
 	sc := in.newScratch()
 	for g := range in.groups {
 		scope := in.groups[g].groupScope(&r.slab)
+		if f := in.compiledAs[g]; f != g && sameRoles(&in.groups[f], r.terms[f].scope, &in.groups[g], scope) {
+			// The group it was compiled as has the same class maps and
+			// the same table (a group's table is never written after
+			// tabulation): a transformer's ten thousand groups are a
+			// few dozen shapes.
+			ft := &r.terms[f]
+			r.terms = append(r.terms, term{scope: scope, cls: ft.cls, ncls: ft.ncls, group: g, table: ft.table})
+			continue
+		}
 		cls, ncls := r.groupClasses(&in.groups[g], scope)
 		r.terms = append(r.terms, term{scope: scope, cls: cls, ncls: ncls, group: g})
 		if dry == nil {
@@ -262,6 +271,21 @@ func reduceWith(in *instance, limit int, eliminate bool, dry *dryRun) *reduction
 		}
 	}
 	return r
+}
+
+// sameRoles reports whether groups f and g (of one compilation) have
+// their producer and each consumer at the same positions of their scopes:
+// then their class maps and tables are the same.
+func sameRoles(f *cgroup, fscope []int, g *cgroup, gscope []int) bool {
+	if len(fscope) != len(gscope) || len(f.consumers) != len(g.consumers) || slices.Index(fscope, f.producer) != slices.Index(gscope, g.producer) {
+		return false
+	}
+	for ci := range f.consumers {
+		if slices.Index(fscope, f.consumers[ci].node) != slices.Index(gscope, g.consumers[ci].node) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *reduction) eliminate(adj [][]int, limit int) {
