@@ -79,7 +79,21 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 	}
 	// ports[v] lists the label slices of v: a producer's sources and a
 	// consumer's targets, in group order.
+	// They are cut from one array.
 	ports := make([][][]string, len(p.Nodes))
+	count := make([]int, len(p.Nodes))
+	all := 0
+	for _, g := range p.Groups {
+		count[g.Producer]++
+		for _, c := range g.Consumers {
+			count[c.Node]++
+		}
+		all += 1 + len(g.Consumers)
+	}
+	backing := make([][]string, all)
+	for v, c := range count {
+		ports[v], backing = backing[:0:c], backing[c:]
+	}
 	for _, g := range p.Groups {
 		ports[g.Producer] = append(ports[g.Producer], g.Sources)
 		for _, c := range g.Consumers {
@@ -87,8 +101,11 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 		}
 	}
 	pruned := map[nodeShape]int{} // → the first node of the shape
+	var liveBuf []int
 	for v, n := range p.Nodes {
-		var live []int
+		// live is scratch: a node that keeps it as its domain gets a copy
+		// (prune's result is its own).
+		live := liveBuf[:0]
 		for a, alt := range n.Alternatives {
 			if alt.Removed != "" {
 				in.removed = append(in.removed, Removal{Node: v, Alternative: a, ID: alt.ID, Reason: alt.Removed, DominatedBy: -1})
@@ -99,6 +116,7 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 				in.touched[v] = true
 			}
 		}
+		liveBuf = live
 		shape, ok := shapeOfNode(n.Alternatives, ports[v])
 		if u, seen := pruned[shape]; ok && seen {
 			in.domain[v], in.unary[v], in.dominant[v] = in.domain[u], in.unary[u], in.dominant[u]
@@ -115,7 +133,9 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 		} else if ok {
 			pruned[shape] = v
 		}
-		if !keepDominated {
+		if keepDominated {
+			live = slices.Clone(live)
+		} else {
 			live = in.prune(v, live, ports[v])
 		}
 		if len(live) == 0 {
@@ -162,11 +182,19 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 		}()
 	}
 	wg.Wait()
+	// The copies' consumers are cut from one array.
+	nc := 0
+	for gi, g := range p.Groups {
+		if first[gi] != gi {
+			nc += len(g.Consumers)
+		}
+	}
+	consumers := make([]ccons, nc)
 	for gi, g := range p.Groups {
 		if f := first[gi]; f != gi {
 			cg := in.groups[f]
 			cg.producer = g.Producer
-			cg.consumers = make([]ccons, len(g.Consumers))
+			cg.consumers, consumers = consumers[:len(g.Consumers):len(g.Consumers)], consumers[len(g.Consumers):]
 			for ci, c := range g.Consumers {
 				cg.consumers[ci] = ccons{node: c.Node, tgt: in.groups[f].consumers[ci].tgt}
 			}
