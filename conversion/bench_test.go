@@ -85,3 +85,23 @@ func BenchmarkClassifyTaskgen(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClassifyTaskgenMemo is BenchmarkClassifyTaskgen as the planner
+// classifies: the 16 pairs through one Memo, a fresh one per plan.
+func BenchmarkClassifyTaskgenMemo(b *testing.B) {
+	ds, err := taskgen.Distributions()
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := slices.Sorted(maps.Keys(ds))
+	for b.Loop() {
+		opts := Options{Memo: NewMemo()}
+		for _, s := range names {
+			for _, d := range names {
+				if _, err := Classify(ds[s], ds[d], opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+}

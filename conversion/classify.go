@@ -28,6 +28,10 @@ type Options struct {
 	// SharedMemory and ClusterSharedMemory, and gets the cheapest mechanism
 	// that needs no scratch. The class is unchanged.
 	Exclude []Class
+	// Memo, when not nil, keeps the work that depends on one side of the
+	// conversion for later classifications (see Memo); the result is the
+	// same with or without it.
+	Memo *Memo
 }
 
 // A Result is the classification of one conversion: the class, the
@@ -145,22 +149,35 @@ type side struct {
 	slotOf  []int    // value → slot
 	elem    storage.ElementType
 	bits    int
-	byThr   map[Thread]int // thread → executor
+	// The warps per block and lanes per warp: a thread's dense index
+	// (threadIndex) numbers every thread the levels span, in (block, warp,
+	// lane) order, so that tables by thread are slices, not maps.
+	warps, lanes, nThreads int
 }
 
 func newSide(d *distribution.Distribution) side {
-	s := side{d: d, elem: d.Element(), bits: d.Element().Bits(), byThr: map[Thread]int{}}
+	s := side{d: d, elem: d.Element(), bits: d.Element().Bits(),
+		warps: d.LevelSize(distribution.LevelWarp), lanes: d.LevelSize(distribution.LevelLane)}
+	s.nThreads = d.LevelSize(distribution.LevelBlock) * s.warps * s.lanes
+	s.threads = make([]Thread, 0, d.NumExecutors())
 	for e := range d.NumExecutors() {
 		b, w, l := d.LevelIndex(e)
-		t := Thread{b, w, l}
-		s.threads = append(s.threads, t)
-		s.byThr[t] = e
+		s.threads = append(s.threads, Thread{b, w, l})
 	}
+	s.slotOf = make([]int, 0, d.NumValues())
 	for v := range d.NumValues() {
 		slot, _ := d.Slot(v)
 		s.slotOf = append(s.slotOf, slot)
 	}
 	return s
+}
+
+// threadIndex is t's dense index.
+func (s *side) threadIndex(t Thread) int { return (t.Block*s.warps+t.Warp)*s.lanes + t.Lane }
+
+// threadAt is the thread of dense index i.
+func (s *side) threadAt(i int) Thread {
+	return Thread{i / (s.warps * s.lanes), i / s.lanes % s.warps, i % s.lanes}
 }
 
 // problem is one (source, destination) pair, tabulated.

@@ -1,7 +1,6 @@
 package conversion
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,15 +24,48 @@ type run struct {
 	slot, elem, memory int
 }
 
-// memSide gathers what the threads of one side store or load.
-type memSide map[Thread][]item
+// memSide gathers what the threads of one side store or load: the threads
+// with items in (block, warp, lane) order, which is the order of the warp
+// instructions (accesses), and each one's items in route order.
+type memSide struct {
+	threads []Thread
+	items   [][]item
+	entry   []int // by dense thread index (side.threadIndex), the thread's entry, or -1
+}
+
+// newMemSide makes room for count[i] items of the thread of dense index i
+// of s, in one array.
+func newMemSide(s *side, count []int) memSide {
+	ms := memSide{entry: make([]int, len(count))}
+	total, n := 0, 0
+	for _, c := range count {
+		total += c
+		if c > 0 {
+			n++
+		}
+	}
+	ms.threads, ms.items = make([]Thread, 0, n), make([][]item, 0, n)
+	all := make([]item, total)
+	off := 0
+	for i, c := range count {
+		ms.entry[i] = -1
+		if c == 0 {
+			continue
+		}
+		ms.entry[i] = len(ms.threads)
+		ms.threads = append(ms.threads, s.threadAt(i))
+		ms.items = append(ms.items, all[off:off:off+c])
+		off += c
+	}
+	return ms
+}
 
 // maxVector is the widest power-of-two vector (at most 128 bits, at least a
 // byte) into which every thread's items split into runs.
 func (p *problem) maxVector(ms memSide, bits int) int {
 	// Every width reads the same items by slot: tabulate them once.
-	tables := make([]slotTable, 0, len(ms))
-	for _, items := range ms {
+	tables := make([]slotTable, 0, len(ms.items))
+	for _, items := range ms.items {
 		tables = append(tables, newSlotTable(items))
 	}
 	lo := max(1, 8/bits)
@@ -100,16 +132,23 @@ func (p *problem) splits(tables []slotTable, v int) bool {
 	return true
 }
 
-// runsOf splits each thread's items into runs of v, in slot order.
-func runsOf(ms memSide, v int) map[Thread][]run {
-	out := make(map[Thread][]run, len(ms))
-	for t, items := range ms {
-		rs := make([]run, 0, len(items)/v+1)
+// runsOf splits each thread's items into runs of v, in slot order; the
+// runs are in the order of ms.threads.
+func runsOf(ms memSide, v int) [][]run {
+	n := 0
+	for _, items := range ms.items {
+		n += len(items)/v + 1
+	}
+	all := make([]run, 0, n)
+	out := make([][]run, len(ms.items))
+	for t, items := range ms.items {
+		start := len(all)
 		for _, it := range items {
 			if it.slot%v == 0 {
-				rs = append(rs, run(it))
+				all = append(all, run(it))
 			}
 		}
+		rs := all[start:len(all):len(all)]
 		slices.SortFunc(rs, func(a, b run) int { return a.slot - b.slot })
 		out[t] = rs
 	}
@@ -118,67 +157,87 @@ func runsOf(ms memSide, v int) map[Thread][]run {
 
 // accesses turns runs into warp instructions: instruction k of a warp is
 // the k-th run of each of its lanes, at the address bitAt gives its first
-// element.
-func (p *problem) accesses(rs map[Thread][]run, v int, bitAt func(elem int) int64) []MemAccess {
-	type wk struct{ b, w int }
-	byWarp := map[wk][]Thread{}
-	for t := range rs {
-		k := wk{t.Block, t.Warp}
-		byWarp[k] = append(byWarp[k], t)
-	}
-	keys := make([]wk, 0, len(byWarp))
-	for k := range byWarp {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b wk) int { return cmp.Or(cmp.Compare(a.b, b.b), cmp.Compare(a.w, b.w)) })
+// element. threads are in (block, warp, lane) order, so each warp's lanes
+// are consecutive, in lane order; rs[i] are the runs of threads[i].
+func (p *problem) accesses(threads []Thread, rs [][]run, v int, bitAt func(elem int) int64) []MemAccess {
 	var out []MemAccess
 	nd := len(p.tileSizes)
-	var lanes [][]run
-	for _, k := range keys {
-		ts := byWarp[k]
-		slices.SortFunc(ts, func(a, b Thread) int { return a.Lane - b.Lane })
-		lanes = lanes[:0]
-		n := 0
-		for _, t := range ts {
-			lanes = append(lanes, rs[t])
-			n = max(n, len(rs[t]))
+	for first := 0; first < len(threads); {
+		b, w := threads[first].Block, threads[first].Warp
+		end, n := first, 0
+		for ; end < len(threads) && threads[end].Block == b && threads[end].Warp == w; end++ {
+			n = max(n, len(rs[end]))
 		}
+		ts, lanes := threads[first:end], rs[first:end]
+		// The warp's instructions' lanes, and their coordinates, share one
+		// array each.
+		active := 0
+		for _, l := range lanes {
+			active += len(l)
+		}
+		laneAll := make([]LaneAccess, 0, active)
+		tiles := make([]int, active*nd)
 		for i := range n {
-			a := MemAccess{Block: k.b, Warp: k.w, Vector: v, Lanes: make([]LaneAccess, 0, len(ts))}
-			// The lanes' coordinates share one array.
-			tiles := make([]int, len(ts)*nd)
+			a := MemAccess{Block: b, Warp: w, Vector: v}
+			start := len(laneAll)
 			for j, t := range ts {
 				if i < len(lanes[j]) {
 					r := lanes[j][i]
-					c := tiles[j*nd : (j+1)*nd : (j+1)*nd]
+					k := len(laneAll)
+					c := tiles[k*nd : (k+1)*nd : (k+1)*nd]
 					unflatten(r.elem, p.tileSizes, c)
-					a.Lanes = append(a.Lanes, LaneAccess{Lane: t.Lane, Slot: r.slot, Temp: i, Memory: r.memory, Tile: c, Bit: bitAt(r.elem)})
+					laneAll = append(laneAll, LaneAccess{Lane: t.Lane, Slot: r.slot, Temp: i, Memory: r.memory, Tile: c, Bit: bitAt(r.elem)})
 				}
 			}
+			a.Lanes = laneAll[start:len(laneAll):len(laneAll)]
 			out = append(out, a)
 		}
+		first = end
 	}
 	return out
 }
 
 // memoryItems gathers the stores and loads of routes whose sources store
-// each element into memory store(route) and whose destinations load it from
-// there.
-func memoryItems(routes []Route, memory func(r Route) int) (stores, loads memSide) {
-	stores, loads = make(memSide, 256), make(memSide, 256)
-	type sk struct {
-		t            Thread
-		slot, memory int
-	}
-	seen := make(map[sk]bool, len(routes))
-	for _, r := range routes {
+// each element into memory(route) and whose destinations load it from
+// there. A source place stores its element once per memory.
+func (p *problem) memoryItems(routes []Route, memory func(r Route) int) (stores, loads memSide) {
+	mems := make([]int, len(routes))
+	stored := make([]bool, len(routes)) // whether route i's source stores its element
+	nsv := len(p.src.slotOf)
+	// firstMemory[place] is 2 + the memory a source place first stores
+	// into (0: none yet); further memories of a place, which only a
+	// replicated source's routes to several groups have, go in a map.
+	firstMemory := make([]int, p.src.nThreads*nsv)
+	type placeMemory struct{ place, memory int }
+	var more map[placeMemory]bool
+	storeCount, loadCount := make([]int, p.src.nThreads), make([]int, p.dst.nThreads)
+	for i, r := range routes {
 		m := memory(r)
-		k := sk{r.Src.Thread, r.Src.Slot, m}
-		if !seen[k] {
-			seen[k] = true
-			stores[r.Src.Thread] = append(stores[r.Src.Thread], item{r.Src.Slot, r.Element, m})
+		mems[i] = m
+		st := p.src.threadIndex(r.Src.Thread)
+		place := st*nsv + r.Src.Slot
+		switch {
+		case firstMemory[place] == 0:
+			firstMemory[place], stored[i] = m+2, true
+		case firstMemory[place] != m+2 && !more[placeMemory{place, m}]:
+			if more == nil {
+				more = map[placeMemory]bool{}
+			}
+			more[placeMemory{place, m}], stored[i] = true, true
 		}
-		loads[r.Dst.Thread] = append(loads[r.Dst.Thread], item{r.Dst.Slot, r.Element, m})
+		if stored[i] {
+			storeCount[st]++
+		}
+		loadCount[p.dst.threadIndex(r.Dst.Thread)]++
+	}
+	stores, loads = newMemSide(&p.src, storeCount), newMemSide(&p.dst, loadCount)
+	for i, r := range routes {
+		if stored[i] {
+			k := stores.entry[p.src.threadIndex(r.Src.Thread)]
+			stores.items[k] = append(stores.items[k], item{r.Src.Slot, r.Element, mems[i]})
+		}
+		k := loads.entry[p.dst.threadIndex(r.Dst.Thread)]
+		loads.items[k] = append(loads.items[k], item{r.Dst.Slot, r.Element, mems[i]})
 	}
 	return stores, loads
 }
@@ -205,8 +264,8 @@ func (p *problem) coords(elem int) []int {
 func (p *problem) memoryPlan(w *Witness, stores, loads memSide, vs, vl int, bitAt func(elem int) int64, loadRegs *RegisterPlan) (*MemoryPlan, *RegisterPlan) {
 	mb := p.movedBits()
 	mp := &MemoryPlan{StoreVector: vs, LoadVector: vl, Rounds: 1}
-	mp.Stores = p.accesses(runsOf(stores, vs), vs, bitAt)
-	mp.Loads = p.accesses(runsOf(loads, vl), vl, bitAt)
+	mp.Stores = p.accesses(stores.threads, runsOf(stores, vs), vs, bitAt)
+	mp.Loads = p.accesses(loads.threads, runsOf(loads, vl), vl, bitAt)
 	for _, a := range mp.Stores {
 		mp.StoredBytes += len(a.Lanes) * vs * mb / 8
 	}
@@ -242,9 +301,9 @@ func shiftedStores(stores []MemAccess, mb int) int {
 // brought.
 func (p *problem) loadRegisters(routes []Route, loads memSide, vl int) *RegisterPlan {
 	mb := p.movedBits()
-	// pos[t][slot] is (temp, index in run); a slot no load fills is (0, 0)
-	// as a map would read it.
-	pos := make(map[Thread][][2]int, len(loads))
+	// pos[t][slot] is (temp, index in run) for the thread of loads' entry
+	// t; a slot no load fills is (0, 0) as a map would read it.
+	pos := make([][][2]int, len(loads.items))
 	for t, rs := range runsOf(loads, vl) {
 		n := 0
 		for _, r := range rs {
@@ -263,7 +322,7 @@ func (p *problem) loadRegisters(routes []Route, loads memSide, vl int) *Register
 	rp := p.registerPlan(routes, func(out []word, i int) []word {
 		r := routes[i]
 		if lastPos == nil || r.Dst.Thread != lastT {
-			lastT, lastPos = r.Dst.Thread, pos[r.Dst.Thread]
+			lastT, lastPos = r.Dst.Thread, pos[loads.entry[p.dst.threadIndex(r.Dst.Thread)]]
 		}
 		var at [2]int
 		if r.Dst.Slot < len(lastPos) {
@@ -288,7 +347,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 			return fmt.Sprintf("element %v moves from block %d to block %d", p.coords(r.Element), r.Src.Block, r.Dst.Block)
 		}
 	}
-	stores, loads := memoryItems(w.Routes, func(r Route) int { return r.Dst.Block })
+	stores, loads := p.memoryItems(w.Routes, func(r Route) int { return r.Dst.Block })
 	mb := p.movedBits()
 	vsMax, vlMax := p.maxVector(stores, mb), p.maxVector(loads, mb)
 	if vsMax == 0 || vlMax == 0 {
@@ -299,52 +358,50 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 		return err.Error()
 	}
 	lo := max(1, 8/mb)
-	loadRegs := map[int]*RegisterPlan{}
-	for vl := vlMax; vl >= lo; vl /= 2 {
-		loadRegs[vl] = p.loadRegisters(w.Routes, loads, vl)
+	// The candidate layouts, and the stores of one vector width (and the
+	// loads of one) costed on each, are the same in every combination of
+	// widths, and in every conversion with the same stores (or loads): the
+	// memo, if any, keeps them across conversions.
+	layouts, err := p.opts.Memo.sharedCandidates(tile, p.moved())
+	if err != nil {
+		// Every combination fails alike.
+		var reasons []string
+		for vs := vsMax; vs >= lo; vs /= 2 {
+			for vl := vlMax; vl >= lo; vl /= 2 {
+				reasons = append(reasons, fmt.Sprintf("vectors %d/%d: %s", vs, vl, firstLine(err)))
+			}
+		}
+		return "no shared layout serves the accesses: " + strings.Join(reasons, "; ")
 	}
-	// The stores of one vector width (and the loads of one) are the same
-	// accesses in every combination of widths: they are laid out once, at
-	// address 0 (choosing a layout and costing read no address), and only
-	// the chosen combination's plan is built on its layout.
-	zero := func(int) int64 { return 0 }
-	storeSides, loadSides := map[int]*sharedSide{}, map[int]*sharedSide{}
-	for v := vsMax; v >= lo; v /= 2 {
-		storeSides[v] = p.newSharedSide(stores, v, storage.Store, zero)
-	}
-	for v := vlMax; v >= lo; v /= 2 {
-		loadSides[v] = p.newSharedSide(loads, v, storage.Load, zero)
+	storeSides := p.opts.Memo.sharedSides(p, stores, storage.Store, vsMax, tile, layouts)
+	loadSides := p.opts.Memo.sharedSides(p, loads, storage.Load, vlMax, tile, layouts)
+	loadRegs := make([]*RegisterPlan, len(loadSides))
+	for k, vl := 0, vlMax; vl >= lo; k, vl = k+1, vl/2 {
+		loadRegs[k] = p.loadRegisters(w.Routes, loads, vl)
 	}
 	var (
-		best           *Witness
-		bestCost       float64
-		bestVS, bestVL int
-		bestChoice     storage.Candidate
-		bestConsidered int
-		reasons        []string
+		best                       *Witness
+		bestCost                   float64
+		bestVS, bestVL, bestLayout int
+		bestStores, bestLoads      *sharedSide
+		bestLoadRegs               *RegisterPlan
+		reasons                    []string
 	)
-	for vs := vsMax; vs >= lo; vs /= 2 {
-		for vl := vlMax; vl >= lo; vl /= 2 {
-			st, ld := storeSides[vs], loadSides[vl]
-			acc := append(append(make([]storage.Access, 0, len(st.acc)+len(ld.acc)), st.acc...), ld.acc...)
-			chosen, considered, err := storage.CheapestShared(tile, p.moved(), acc)
+	for ks, vs := 0, vsMax; vs >= lo; ks, vs = ks+1, vs/2 {
+		for kl, vl := 0, vlMax; vl >= lo; kl, vl = kl+1, vl/2 {
+			st, ld := storeSides[ks], loadSides[kl]
+			i, err := storage.Cheapest(st.costs, ld.costs)
 			if err != nil {
 				reasons = append(reasons, fmt.Sprintf("vectors %d/%d: %s", vs, vl, firstLine(err)))
 				continue
 			}
-			if fp := chosen.Layout.Footprint(); fp > int(target.Get("shared_bytes_per_block")) {
+			if fp := layouts[i].Footprint(); fp > int(target.Get("shared_bytes_per_block")) {
 				reasons = append(reasons, fmt.Sprintf("%d bytes of scratch, more than the %g a block may have", fp, target.Get("shared_bytes_per_block")))
 				continue
 			}
-			mp := &MemoryPlan{StoreVector: vs, LoadVector: vl, Rounds: 1, Stores: st.probe, Loads: ld.probe, Barriers: 2}
-			for k, a := range chosen.Accesses {
-				if k < len(st.acc) {
-					mp.StoreWavefronts += a.Total
-				} else {
-					mp.LoadWavefronts += a.Total
-				}
-			}
-			rp := *loadRegs[vl]
+			mp := &MemoryPlan{StoreVector: vs, LoadVector: vl, Rounds: 1, Stores: st.probe, Loads: ld.probe, Barriers: 2,
+				StoreWavefronts: st.costs.Sum(i), LoadWavefronts: ld.costs.Sum(i)}
+			rp := *loadRegs[kl]
 			rp.SourceALU += st.shifted
 			c := *w
 			c.Shared, c.Registers = mp, &rp
@@ -352,33 +409,31 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 			cost := target.ConversionFormula(c.Movement).NS
 			if best == nil || cost < bestCost {
 				best, bestCost = &c, cost
-				bestVS, bestVL, bestChoice, bestConsidered = vs, vl, chosen, considered
+				bestVS, bestVL, bestLayout, bestStores, bestLoads = vs, vl, i, st, ld
+				bestLoadRegs = loadRegs[kl]
 			}
 		}
 	}
 	if best == nil {
 		return "no shared layout serves the accesses: " + strings.Join(reasons, "; ")
 	}
-	layout := bestChoice.Layout
+	layout := &layouts[bestLayout]
 	c := *w
 	mp, rp := p.memoryPlan(&c, stores, loads, bestVS, bestVL, func(elem int) int64 {
 		b, _ := layout.BitOffset(p.coords(elem))
 		return int64(b)
-	}, loadRegs[bestVL])
+	}, bestLoadRegs)
 	mp.Layout = layout.String()
 	mp.ScratchBytes = layout.Footprint()
 	mp.Barriers = 2
-	mp.Considered = bestConsidered
-	k := 0
-	for i := range mp.Stores {
-		mp.Stores[i].Wavefronts = bestChoice.Accesses[k].Total
-		mp.StoreWavefronts += bestChoice.Accesses[k].Total
-		k++
+	mp.Considered = len(layouts)
+	for i, total := range bestStores.costs.Totals(bestLayout) {
+		mp.Stores[i].Wavefronts = total
+		mp.StoreWavefronts += total
 	}
-	for i := range mp.Loads {
-		mp.Loads[i].Wavefronts = bestChoice.Accesses[k].Total
-		mp.LoadWavefronts += bestChoice.Accesses[k].Total
-		k++
+	for i, total := range bestLoads.costs.Totals(bestLayout) {
+		mp.Loads[i].Wavefronts = total
+		mp.LoadWavefronts += total
 	}
 	c.Shared, c.Registers = mp, rp
 	p.fillMovement(&c)
@@ -387,15 +442,33 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 }
 
 // A sharedSide is the stores (or the loads) of one vector width: the warp
-// accesses at address 0 and as storage reads them.
+// accesses at address 0 (choosing a layout and costing read no address;
+// only the chosen combination's plan is built on its layout), as storage
+// reads them, and their costs on every candidate layout.
 type sharedSide struct {
 	probe   []MemAccess
 	acc     []storage.Access
 	shifted int // stores that shift a register down
+	costs   *storage.CostTable
+}
+
+// newSharedSides lays out the side ms (stores or loads, as op says) for
+// every vector width from vMax down to a byte, widest first, and costs each
+// on the layouts.
+func (p *problem) newSharedSides(ms memSide, op storage.Op, vMax int, tile indexspace.Space, layouts []storage.Layout) []*sharedSide {
+	var out []*sharedSide
+	zero := func(int) int64 { return 0 }
+	for v := vMax; v >= max(1, 8/p.movedBits()); v /= 2 {
+		s := p.newSharedSide(ms, v, op, zero)
+		s.costs = storage.NewCostTable(tile, p.moved(), layouts, s.acc)
+		out = append(out, s)
+	}
+	return out
 }
 
 func (p *problem) newSharedSide(ms memSide, v int, op storage.Op, bitAt func(int) int64) *sharedSide {
-	s := &sharedSide{probe: p.accesses(runsOf(ms, v), v, bitAt)}
+	s := &sharedSide{probe: p.accesses(ms.threads, runsOf(ms, v), v, bitAt)}
+	s.acc = make([]storage.Access, 0, len(s.probe))
 	for _, a := range s.probe {
 		sa := storage.Access{Lanes: make([][]int, storage.WarpSize), Vector: a.Vector, Op: op}
 		for _, la := range a.Lanes {
@@ -441,7 +514,7 @@ func (p *problem) clusterPlan(w *Witness, target *costmodel.Target) string {
 		}
 		return r.Src.Block
 	}
-	stores, loads := memoryItems(w.Routes, memory)
+	stores, loads := p.memoryItems(w.Routes, memory)
 	mb := p.movedBits()
 	vs, vl := p.maxVector(stores, mb), p.maxVector(loads, mb)
 	if vs == 0 || vl == 0 {
@@ -503,7 +576,7 @@ func countLocalWavefronts(mp *MemoryPlan, mb int) {
 // boundary (or a grid-wide synchronization).
 func (p *problem) globalPlan(w *Witness) {
 	w.Routes = p.memoryRoutes(func(Thread) int { return 0 })
-	stores, loads := memoryItems(w.Routes, func(Route) int { return -1 })
+	stores, loads := p.memoryItems(w.Routes, func(Route) int { return -1 })
 	mb := p.movedBits()
 	vs, vl := max(p.maxVector(stores, mb), 1), max(p.maxVector(loads, mb), 1)
 	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)

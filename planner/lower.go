@@ -42,10 +42,14 @@ type Cache struct {
 	// listed what it needs takes over.
 	prefetch []context.CancelFunc
 	fetching sync.WaitGroup // the prefetches' goroutines
+	// memo keeps what the classifications share: a plan classifies every
+	// pair of a few distributions, and each distribution's side of the
+	// work is the same in every pair it is in.
+	memo *conversion.Memo
 }
 
 // NewCache returns an empty cache.
-func NewCache() *Cache { return &Cache{conv: map[convKey]*convEntry{}} }
+func NewCache() *Cache { return &Cache{conv: map[convKey]*convEntry{}, memo: conversion.NewMemo()} }
 
 type convKey struct {
 	src, dst distribution.Fingerprint
@@ -98,7 +102,7 @@ func (c *Cache) classify(src, dst *distribution.Distribution, rename distributio
 		<-e.done
 		return e.res, e.err
 	}
-	opts := conversion.Options{Rename: rename, Target: target, Measured: measured}
+	opts := conversion.Options{Rename: rename, Target: target, Measured: measured, Memo: c.memo}
 	if noSmem {
 		opts.Exclude = []conversion.Class{conversion.SharedMemory, conversion.ClusterSharedMemory}
 	}

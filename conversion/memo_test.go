@@ -1,0 +1,150 @@
+package conversion
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/internal/taskgen"
+	"github.com/cklplan/cklplan/storage"
+)
+
+// Classifying through a Memo gives what Classify gives without one, on
+// every pair of manyPairs, under every kind of options, whichever pairs
+// the memo saw before.
+func TestMemoIsClassify(t *testing.T) {
+	variants := []struct {
+		name string
+		opts Options
+	}{
+		{"plain", Options{}},
+		{"no shared memory", Options{Exclude: []Class{SharedMemory, ClusterSharedMemory}}},
+		{"kernel boundary", Options{KernelBoundary: true}},
+		{"sm80", Options{Target: target(t, "sm80")}},
+	}
+	pairs := manyPairs(t)
+	for _, v := range variants {
+		memo := NewMemo()
+		for _, p := range pairs {
+			opts := v.opts
+			opts.Rename = p.rename
+			want, wantErr := Classify(p.src, p.dst, opts)
+			opts.Memo = memo
+			got, err := Classify(p.src, p.dst, opts)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %s: with a memo %+v (%v), without %+v (%v)", p.name, v.name, got, err, want, wantErr)
+			}
+		}
+	}
+}
+
+// A classifyPair is one conversion to classify.
+type classifyPair struct {
+	name     string
+	src, dst *distribution.Distribution
+	rename   distribution.Rename
+}
+
+// manyPairs are conversions of every class: the 16 pairs of taskgen's
+// distributions, the benchmarks', every ordered pair of each group of the
+// replay corpus, and 300 random pairs of every shape and type of
+// TestRandomPairsReplay's kinds.
+func manyPairs(t *testing.T) []classifyPair {
+	var out []classifyPair
+	ds, err := taskgen.Distributions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Sorted(maps.Keys(ds))
+	for _, s := range names {
+		for _, d := range names {
+			out = append(out, classifyPair{"taskgen/" + s + "->" + d, ds[s], ds[d], distribution.Rename{}})
+		}
+	}
+	wg := example(t, "cta128x128.wgmma.c.f32")
+	wgBlocked := blocked(t, distribution.Blocked{Name: "blocked", Axes: []string{"m", "n"}, Shape: []int{128, 128}, SizePerThread: []int{1, 4}, ThreadsPerWarp: []int{2, 16}, WarpsPerCTA: []int{8, 1}, Order: []int{1, 0}})
+	wg16 := mustElementB(t, wg, storage.F16)
+	out = append(out,
+		classifyPair{"bench/fa2", twoAccumulators(t), builtin(t, "mma.m16n8k16.a.f16"), rename(t, "n=k")},
+		classifyPair{"bench/blockedA", blockedA(t), builtin(t, "mma.m16n8k16.a.f16"), distribution.Rename{}},
+		classifyPair{"bench/transpose", rowsOfWarps(t), columnsOfWarps(t), distribution.Rename{}},
+		classifyPair{"bench/wg-blocked", wg, wgBlocked, distribution.Rename{}},
+		classifyPair{"bench/wg-blocked16", wg, mustElementB(t, wgBlocked, storage.F16), distribution.Rename{}},
+		classifyPair{"bench/wg16-id", wg16, wg16, distribution.Rename{}},
+		classifyPair{"bench/blocked-wg16", mustElementB(t, wgBlocked, storage.F16), wg16, distribution.Rename{}},
+	)
+	for _, f := range []string{"cta64x64.blocked.f16", "cta64x64.mma.a.f16", "cta64x64.mma.b.f16", "cta64x64.mma.c.f32"} {
+		for _, g := range []string{"cta64x64.blocked.f16", "cta64x64.mma.a.f16", "cta64x64.mma.b.f16", "cta64x64.mma.c.f32"} {
+			out = append(out, classifyPair{"ex/" + f + "->" + g, example(t, f), example(t, g), distribution.Rename{}})
+		}
+	}
+	for gi, group := range corpus(t) {
+		for _, from := range group {
+			for _, to := range group {
+				src, err := from.d.RenameTile(rename(t, from.rename))
+				if err != nil {
+					t.Fatal(err)
+				}
+				dst, err := to.d.RenameTile(rename(t, to.rename))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, classifyPair{fmt.Sprintf("corpus/%d/%s(%s)->%s(%s)", gi, from.d.Name(), from.d.Element(), to.d.Name(), to.d.Element()), src, dst, distribution.Rename{}})
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	types := []storage.ElementType{storage.F32, storage.F16, storage.BF16, storage.F8E4M3, storage.U4, storage.I8}
+	shapes := []struct{ x, y, blocks, warps, lanes, values int }{
+		{8, 8, 1, 1, 32, 2}, {16, 16, 1, 2, 32, 4}, {8, 16, 2, 1, 32, 2}, {4, 8, 1, 1, 16, 2}, {16, 8, 2, 2, 8, 4}, {16, 16, 1, 1, 32, 8},
+	}
+	for i := range 300 {
+		s := shapes[i%len(shapes)]
+		execs := s.blocks * s.warps * s.lanes
+		clusters := 1
+		if s.blocks > 1 && r.IntN(2) == 0 {
+			clusters = s.blocks
+		}
+		perm := r.Perm(s.x * s.y)
+		src := make(holding, execs)
+		for e := range src {
+			src[e] = perm[e*s.values : (e+1)*s.values]
+		}
+		dst := make(holding, execs)
+		switch mode := r.IntN(4); mode {
+		case 0:
+			perm2 := r.Perm(s.x * s.y)
+			for e := range dst {
+				dst[e] = perm2[e*s.values : (e+1)*s.values]
+			}
+		case 1:
+			for e := range dst {
+				dst[e] = append([]int(nil), src[e]...)
+				r.Shuffle(len(dst[e]), func(a, b int) { dst[e][a], dst[e][b] = dst[e][b], dst[e][a] })
+			}
+		case 2:
+			for w := 0; w < execs; w += s.lanes {
+				lp := r.Perm(s.lanes)
+				for l := range s.lanes {
+					dst[w+l] = src[w+lp[l]]
+				}
+			}
+		default:
+			copy(dst, src)
+			withCopies := make(holding, execs)
+			for e := range src {
+				next := e - e%s.lanes + (e+1)%s.lanes
+				withCopies[e] = append(append([]int(nil), src[e]...), src[next]...)
+			}
+			src = withCopies
+		}
+		sd := src.table(t, r, s.y, s.warps, s.lanes, clusters, types[r.IntN(len(types))])
+		dd := dst.table(t, r, s.y, s.warps, s.lanes, clusters, types[r.IntN(len(types))])
+		out = append(out, classifyPair{fmt.Sprintf("random/%d", i), sd, dd, distribution.Rename{}})
+	}
+	return out
+}
