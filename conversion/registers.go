@@ -14,14 +14,9 @@ type word struct {
 	Round, Reg, Bit, Bits int
 }
 
-// ownWords are the registers of a value in slot s of a b-bit type.
-func ownWords(s, b int) []word {
-	return appendOwnWords(nil, s, b)
-}
-
-// appendOwnWords appends ownWords(s, b) to ws: registerPlan asks for the
-// words of every element of a tile, and appending into one buffer spares
-// an allocation each.
+// appendOwnWords appends the registers of a value in slot s of a b-bit
+// type to ws: registerPlan asks for the words of every element of a tile,
+// and appending into one buffer spares an allocation each.
 func appendOwnWords(ws []word, s, b int) []word {
 	if b > 32 {
 		return append(ws, word{-1, s * b / 32, 0, 32}, word{-1, s*b/32 + 1, 0, 32})

@@ -15,69 +15,64 @@ func (p *problem) movedBits() int { return p.moved().Bits() }
 // registers from them.
 func (p *problem) shufflePlan(routes []Route) (*ShufflePlan, *RegisterPlan) {
 	mb := p.movedBits()
-	type warpKey struct{ block, warp int }
-	needs := map[warpKey]map[int][]need{}
+	lanes := max(p.src.d.LevelSize(distribution.LevelLane), p.dst.d.LevelSize(distribution.LevelLane))
+	// The warps by dense index (block × warps + warp, the order of
+	// ShufflePlan.Warps), each with its lanes' needs in route order; a
+	// lane needs at most two words of each of its routes.
+	warps := make([]warpNeeds, p.dst.nThreads/p.dst.lanes)
+	perLane := 2 * len(p.dst.slotOf)
+	var ws []word
 	for _, r := range routes {
 		if r.Src.Thread == r.Dst.Thread {
 			continue
 		}
-		k := warpKey{r.Dst.Block, r.Dst.Warp}
-		if needs[k] == nil {
-			needs[k] = map[int][]need{}
-		}
-		for _, w := range ownWords(r.Src.Slot, mb) {
-			n := need{r.Src.Lane, w.Reg}
-			if !slices.Contains(needs[k][r.Dst.Lane], n) {
-				needs[k][r.Dst.Lane] = append(needs[k][r.Dst.Lane], n)
+		wn := &warps[r.Dst.Block*p.dst.warps+r.Dst.Warp]
+		if wn.pending == nil {
+			wn.pending = make([][]need, lanes)
+			all := make([]need, lanes*perLane)
+			for l := range wn.pending {
+				wn.pending[l] = all[l*perLane : l*perLane : (l+1)*perLane]
 			}
 		}
+		ws = appendOwnWords(ws[:0], r.Src.Slot, mb)
+		for _, w := range ws {
+			n := need{r.Src.Lane, w.Reg}
+			if ns := wn.pending[r.Dst.Lane]; !slices.Contains(ns, n) {
+				wn.pending[r.Dst.Lane] = append(ns, n)
+			}
+			wn.regs = max(wn.regs, w.Reg+1)
+		}
 	}
-	keys := make([]warpKey, 0, len(needs))
-	for k := range needs {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b warpKey) int { return cmp.Or(cmp.Compare(a.block, b.block), cmp.Compare(a.warp, b.warp)) })
-
-	lanes := max(p.src.d.LevelSize(distribution.LevelLane), p.dst.d.LevelSize(distribution.LevelLane))
 	sp := &ShufflePlan{}
-	// got[warp][lane][need] is the round in which the lane received it.
-	type gotKey struct {
-		k    warpKey
-		lane int
-		n    need
-	}
-	got := map[gotKey]int{}
-	for _, k := range keys {
-		pending := needs[k]
+	for k := range warps {
+		wn := &warps[k]
+		if wn.pending == nil {
+			continue
+		}
+		pending := wn.pending
 		// The lower bound: words one lane needs, registers one lane gives.
-		gives := map[int]map[int]bool{}
+		gives := make([]bool, lanes*wn.regs) // [from lane][register]
 		for _, ns := range pending {
 			sp.LowerBound = max(sp.LowerBound, len(ns))
 			for _, n := range ns {
-				if gives[n.from] == nil {
-					gives[n.from] = map[int]bool{}
-				}
-				gives[n.from][n.reg] = true
+				gives[n.from*wn.regs+n.reg] = true
 			}
 		}
-		for _, g := range gives {
-			sp.LowerBound = max(sp.LowerBound, len(g))
+		for from := range lanes {
+			sp.LowerBound = max(sp.LowerBound, count(gives[from*wn.regs:(from+1)*wn.regs]))
 		}
-		ws := WarpShuffles{Block: k.block, Warp: k.warp}
+		ws := WarpShuffles{Block: k / p.dst.warps, Warp: k % p.dst.warps}
 		// Several schedules; the one with fewer rounds (then fewer
 		// selects, then the first) wins.
-		rounds, when := greedyOffers(pending, lanes)
+		rounds, when := greedyOffers(pending, lanes, wn.regs)
+		reqs := requests(pending)
 		for order := range firstFitOrders {
-			fr, fw := firstFit(pending, lanes, order)
+			fr, fw := firstFit(pending, reqs, lanes, order)
 			if len(fr) < len(rounds) || len(fr) == len(rounds) && sendSelects(fr) < sendSelects(rounds) {
 				rounds, when = fr, fw
 			}
 		}
-		for l, m := range when {
-			for n, r := range m {
-				got[gotKey{k, l, n}] = r
-			}
-		}
+		wn.when = when
 		ws.Rounds = rounds
 		sp.Selects += sendSelects(rounds)
 		sp.Rounds = max(sp.Rounds, len(ws.Rounds))
@@ -91,14 +86,41 @@ func (p *problem) shufflePlan(routes []Route) (*ShufflePlan, *RegisterPlan) {
 		if r.Src.Thread == r.Dst.Thread {
 			return out
 		}
-		k := warpKey{r.Dst.Block, r.Dst.Warp}
+		wn := &warps[r.Dst.Block*p.dst.warps+r.Dst.Warp]
 		for j, w := range out[n:] {
-			out[n+j] = word{Round: got[gotKey{k, r.Dst.Lane, need{r.Src.Lane, w.Reg}}], Reg: 0, Bit: w.Bit, Bits: w.Bits}
+			out[n+j] = word{Round: wn.round(r.Dst.Lane, need{r.Src.Lane, w.Reg}), Reg: 0, Bit: w.Bit, Bits: w.Bits}
 		}
 		return out
 	})
 	p.sourceConversion(rp, routes)
 	return sp, rp
+}
+
+// warpNeeds are the words the lanes of one warp need from each other, and
+// the round in which each gets each.
+type warpNeeds struct {
+	pending [][]need // by lane, distinct; nil for a warp that moves nothing
+	regs    int      // 1 + the highest register needed
+	when    [][]int  // when[lane][i] is the round of pending[lane][i]
+}
+
+// round is the round in which lane receives n.
+func (wn *warpNeeds) round(lane int, n need) int {
+	if i := slices.Index(wn.pending[lane], n); i >= 0 {
+		return wn.when[lane][i]
+	}
+	return 0
+}
+
+// count is the number of true values.
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // need is one word a lane wants from another lane of its warp.
@@ -108,11 +130,12 @@ type need struct{ from, reg int } // source lane, source register
 // registers offered, less one.
 func sendSelects(rounds []ShuffleRound) int {
 	n := 0
+	var buf [32]int
 	for _, r := range rounds {
-		offered := map[int]bool{}
+		offered := buf[:0]
 		for _, reg := range r.Send {
-			if reg >= 0 {
-				offered[reg] = true
+			if reg >= 0 && !slices.Contains(offered, reg) {
+				offered = append(offered, reg)
 			}
 		}
 		n += max(len(offered)-1, 0)
@@ -120,35 +143,52 @@ func sendSelects(rounds []ShuffleRound) int {
 	return n
 }
 
-func sortedLanes(pending map[int][]need) []int {
-	ls := make([]int, 0, len(pending))
-	for l := range pending {
-		ls = append(ls, l)
-	}
-	slices.Sort(ls)
-	return ls
-}
-
 // The orders in which firstFit takes the requests: by source lane,
 // register and receiver; by register, source lane and receiver; by
 // receiver, register and source lane; by register, receiver and source.
 const firstFitOrders = 4
 
-// firstFit gives every request, taken in the given order, the first round
-// in which its receiver is free and its sender offers nothing yet or that
-// register.
-func firstFit(pending map[int][]need, lanes int, order int) ([]ShuffleRound, map[int]map[need]int) {
-	type req struct {
-		to int
-		n  need
-	}
-	var reqs []req
-	for _, l := range sortedLanes(pending) {
-		for _, n := range pending[l] {
-			reqs = append(reqs, req{l, n})
+// A request is need i of lane to.
+type request struct {
+	to, i int
+	n     need
+}
+
+// requests lists every lane's needs.
+func requests(pending [][]need) []request {
+	var reqs []request
+	for l, ns := range pending {
+		for i, n := range ns {
+			reqs = append(reqs, request{l, i, n})
 		}
 	}
-	slices.SortFunc(reqs, func(a, b req) int {
+	return reqs
+}
+
+// newWhen is a table of rounds shaped like pending.
+func newWhen(pending [][]need) [][]int {
+	n := 0
+	for _, ns := range pending {
+		n += len(ns)
+	}
+	all := make([]int, n)
+	when := make([][]int, len(pending))
+	off := 0
+	for l, ns := range pending {
+		when[l] = all[off : off+len(ns) : off+len(ns)]
+		off += len(ns)
+	}
+	return when
+}
+
+// firstFit gives every request (reqs lists them), taken in the given
+// order, the first round in which its receiver is free and its sender
+// offers nothing yet or that register.
+func firstFit(pending [][]need, reqs []request, lanes int, order int) ([]ShuffleRound, [][]int) {
+	// Every order is total (a lane needs a word once), so sorting a copy
+	// in place gives the order whatever the copy's.
+	reqs = slices.Clone(reqs)
+	slices.SortFunc(reqs, func(a, b request) int {
 		from, reg, to := cmp.Compare(a.n.from, b.n.from), cmp.Compare(a.n.reg, b.n.reg), cmp.Compare(a.to, b.to)
 		switch order {
 		case 1:
@@ -161,7 +201,7 @@ func firstFit(pending map[int][]need, lanes int, order int) ([]ShuffleRound, map
 		return cmp.Or(from, reg, to)
 	})
 	var rounds []ShuffleRound
-	when := map[int]map[need]int{}
+	when := newWhen(pending)
 	for _, q := range reqs {
 		r := 0
 		for ; r < len(rounds); r++ {
@@ -174,10 +214,7 @@ func firstFit(pending map[int][]need, lanes int, order int) ([]ShuffleRound, map
 		}
 		rounds[r].Send[q.n.from] = q.n.reg
 		rounds[r].From[q.to] = q.n.from
-		if when[q.to] == nil {
-			when[q.to] = map[need]int{}
-		}
-		when[q.to][q.n] = r
+		when[q.to][q.i] = r
 	}
 	return rounds, when
 }
@@ -193,53 +230,48 @@ func newRound(lanes int) ShuffleRound {
 // greedyOffers builds rounds one at a time: every lane offers the register
 // most pending requests ask of it (ties: the lowest), and every lane takes
 // one of its pending words on offer (the lowest source lane).
-func greedyOffers(pendingIn map[int][]need, lanes int) ([]ShuffleRound, map[int]map[need]int) {
-	pending := map[int][]need{}
+func greedyOffers(pending [][]need, lanes, regs int) ([]ShuffleRound, [][]int) {
+	done := make([][]bool, len(pending))
 	left := 0
-	for l, ns := range pendingIn {
-		pending[l] = slices.Clone(ns)
+	for l, ns := range pending {
+		done[l] = make([]bool, len(ns))
 		left += len(ns)
 	}
 	var rounds []ShuffleRound
-	when := map[int]map[need]int{}
+	when := newWhen(pending)
+	demand := make([]int, lanes*regs) // [source lane][register]
 	for left > 0 {
 		round := newRound(lanes)
-		demand := map[int]map[int]int{}
-		for _, ns := range pending {
-			for _, n := range ns {
-				if demand[n.from] == nil {
-					demand[n.from] = map[int]int{}
+		clear(demand)
+		for l, ns := range pending {
+			for i, n := range ns {
+				if !done[l][i] {
+					demand[n.from*regs+n.reg]++
 				}
-				demand[n.from][n.reg]++
 			}
 		}
 		for s := range lanes {
 			best, bestN := -1, 0
-			for reg, c := range demand[s] {
-				if c > bestN || c == bestN && reg < best {
+			for reg, c := range demand[s*regs : (s+1)*regs] {
+				if c > bestN {
 					best, bestN = reg, c
 				}
 			}
 			round.Send[s] = best
 		}
-		for _, l := range sortedLanes(pending) {
-			ns := pending[l]
+		for l, ns := range pending {
 			pick := -1
 			for i, n := range ns {
-				if round.Send[n.from] == n.reg && (pick < 0 || n.from < ns[pick].from) {
+				if !done[l][i] && round.Send[n.from] == n.reg && (pick < 0 || n.from < ns[pick].from) {
 					pick = i
 				}
 			}
 			if pick < 0 {
 				continue
 			}
-			n := ns[pick]
-			round.From[l] = n.from
-			if when[l] == nil {
-				when[l] = map[need]int{}
-			}
-			when[l][n] = len(rounds)
-			pending[l] = slices.Delete(ns, pick, pick+1)
+			round.From[l] = ns[pick].from
+			when[l][pick] = len(rounds)
+			done[l][pick] = true
 			left--
 		}
 		rounds = append(rounds, round)
