@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"sync"
 
+	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/indexspace"
 	"github.com/cklplan/cklplan/storage"
 )
@@ -23,11 +24,13 @@ type Memo struct {
 	mu         sync.Mutex
 	candidates map[candidatesKey]*candidatesEntry
 	sides      map[string][]*sharedSide
+	assemblies map[assemblyKey]*RegisterPlan
 }
 
 // NewMemo returns an empty memo.
 func NewMemo() *Memo {
-	return &Memo{candidates: map[candidatesKey]*candidatesEntry{}, sides: map[string][]*sharedSide{}}
+	return &Memo{candidates: map[candidatesKey]*candidatesEntry{}, sides: map[string][]*sharedSide{},
+		assemblies: map[assemblyKey]*RegisterPlan{}}
 }
 
 type candidatesKey struct {
@@ -68,36 +71,74 @@ func (m *Memo) sharedCandidates(tile indexspace.Space, elem storage.ElementType)
 	return layouts, err
 }
 
-// sharedSides is p.newSharedSides(ms, op, vMax, tile, layouts), kept by
-// everything it depends on: the tile, the moved type, the direction and
-// the items of every thread (which fix vMax); the layouts are the memo's
-// own for the tile and type.
-func (m *Memo) sharedSides(p *problem, ms memSide, op storage.Op, vMax int, tile indexspace.Space, layouts []storage.Layout) []*sharedSide {
+// sharedSides is p.newSharedSides(ms, vMax, tile, layouts), kept by
+// everything it depends on (sideKey: the tile, the moved type, the
+// direction and the items of every thread, which fix vMax); the layouts
+// are the memo's own for the tile and type.
+func (m *Memo) sharedSides(p *problem, ms *memSide, vMax int, tile indexspace.Space, layouts []storage.Layout) []*sharedSide {
 	if m == nil {
-		return p.newSharedSides(ms, op, vMax, tile, layouts)
+		return p.newSharedSides(ms, vMax, tile, layouts)
 	}
-	key := appendSideKey(nil, tile, p.moved(), op, ms)
+	key := p.sideKey(ms)
 	m.mu.Lock()
-	sides, ok := m.sides[string(key)]
+	sides, ok := m.sides[key]
 	m.mu.Unlock()
 	if ok {
 		return sides
 	}
-	sides = p.newSharedSides(ms, op, vMax, tile, layouts)
+	sides = p.newSharedSides(ms, vMax, tile, layouts)
 	m.mu.Lock()
-	m.sides[string(key)] = sides
+	m.sides[key] = sides
 	m.mu.Unlock()
 	return sides
 }
 
-// appendSideKey appends to b a key that differs between two sides unless
-// they are laid out and costed alike.
-func appendSideKey(b []byte, tile indexspace.Space, elem storage.ElementType, op storage.Op, ms memSide) []byte {
-	s := tile.String()
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	b = append(b, s...)
-	b = binary.AppendVarint(b, int64(elem))
-	b = binary.AppendVarint(b, int64(op))
+// An assemblyKey is everything assembleLoads reads: the destination's
+// places (its distribution's, in order), both element types, the loads
+// and their vector.
+type assemblyKey struct {
+	dst              *distribution.Distribution
+	srcElem, dstElem storage.ElementType
+	loads            string // sideKey
+	vector           int
+}
+
+// assembly is p.assembleLoads(routes, loads, vl), kept; the plan is shared
+// by the results that use it, which nothing changes.
+func (m *Memo) assembly(p *problem, routes []Route, loads *memSide, vl int) *RegisterPlan {
+	if m == nil {
+		return p.assembleLoads(routes, loads, vl)
+	}
+	key := assemblyKey{p.dst.d, p.src.elem, p.dst.elem, p.sideKey(loads), vl}
+	m.mu.Lock()
+	rp, ok := m.assemblies[key]
+	m.mu.Unlock()
+	if ok {
+		return rp
+	}
+	rp = p.assembleLoads(routes, loads, vl)
+	m.mu.Lock()
+	m.assemblies[key] = rp
+	m.mu.Unlock()
+	return rp
+}
+
+// sideKey is a key that differs between two sides unless they are laid out
+// and costed alike: the destination's tile, the moved type, the direction
+// and every thread's items. It is computed once per side.
+func (p *problem) sideKey(ms *memSide) string {
+	if ms.key != "" {
+		return ms.key
+	}
+	var b []byte
+	b = binary.AppendUvarint(b, uint64(len(p.tileAxes)))
+	for _, a := range p.tileAxes {
+		b = binary.AppendUvarint(b, uint64(len(a.Name)))
+		b = append(b, a.Name...)
+		b = binary.AppendVarint(b, int64(a.Size))
+	}
+	b = binary.AppendVarint(b, int64(p.moved()))
+	b = binary.AppendVarint(b, int64(ms.op))
 	b = binary.AppendUvarint(b, uint64(len(ms.threads)))
 	for i, t := range ms.threads {
 		b = binary.AppendVarint(b, int64(t.Block))
@@ -110,5 +151,6 @@ func appendSideKey(b []byte, tile indexspace.Space, elem storage.ElementType, op
 			b = binary.AppendVarint(b, int64(it.memory))
 		}
 	}
-	return b
+	ms.key = string(b)
+	return ms.key
 }

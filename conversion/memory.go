@@ -28,15 +28,18 @@ type run struct {
 // with items in (block, warp, lane) order, which is the order of the warp
 // instructions (accesses), and each one's items in route order.
 type memSide struct {
+	op      storage.Op // the stores or the loads
 	threads []Thread
 	items   [][]item
 	entry   []int // by dense thread index (side.threadIndex), the thread's entry, or -1
+	// key is its key in a Memo (sideKey); "" until asked for.
+	key string
 }
 
 // newMemSide makes room for count[i] items of the thread of dense index i
 // of s, in one array.
-func newMemSide(s *side, count []int) memSide {
-	ms := memSide{entry: make([]int, len(count))}
+func newMemSide(s *side, op storage.Op, count []int) memSide {
+	ms := memSide{op: op, entry: make([]int, len(count))}
 	total, n := 0, 0
 	for _, c := range count {
 		total += c
@@ -230,7 +233,7 @@ func (p *problem) memoryItems(routes []Route, memory func(r Route) int) (stores,
 		}
 		loadCount[p.dst.threadIndex(r.Dst.Thread)]++
 	}
-	stores, loads = newMemSide(&p.src, storeCount), newMemSide(&p.dst, loadCount)
+	stores, loads = newMemSide(&p.src, storage.Store, storeCount), newMemSide(&p.dst, storage.Load, loadCount)
 	for i, r := range routes {
 		if stored[i] {
 			k := stores.entry[p.src.threadIndex(r.Src.Thread)]
@@ -261,11 +264,11 @@ func (p *problem) coords(elem int) []int {
 // given by bitAt, and the register plan that assembles the loads (the one
 // given, when not nil: it depends on vl only, so that callers trying
 // several store vectors build it once).
-func (p *problem) memoryPlan(w *Witness, stores, loads memSide, vs, vl int, bitAt func(elem int) int64, loadRegs *RegisterPlan) (*MemoryPlan, *RegisterPlan) {
+func (p *problem) memoryPlan(w *Witness, stores, loads *memSide, vs, vl int, bitAt func(elem int) int64, loadRegs *RegisterPlan) (*MemoryPlan, *RegisterPlan) {
 	mb := p.movedBits()
 	mp := &MemoryPlan{StoreVector: vs, LoadVector: vl, Rounds: 1}
-	mp.Stores = p.accesses(stores.threads, runsOf(stores, vs), vs, bitAt)
-	mp.Loads = p.accesses(loads.threads, runsOf(loads, vl), vl, bitAt)
+	mp.Stores = p.accesses(stores.threads, runsOf(*stores, vs), vs, bitAt)
+	mp.Loads = p.accesses(loads.threads, runsOf(*loads, vl), vl, bitAt)
 	for _, a := range mp.Stores {
 		mp.StoredBytes += len(a.Lanes) * vs * mb / 8
 	}
@@ -298,13 +301,23 @@ func shiftedStores(stores []MemAccess, mb int) int {
 // loadRegisters is the register plan of a memory mechanism: the source's
 // conversion before the stores, and the destination registers assembled
 // from the temporaries, the element at position i of the run its k-th load
-// brought.
-func (p *problem) loadRegisters(routes []Route, loads memSide, vl int) *RegisterPlan {
+// brought. The assembly is the memo's, if any, for the loads.
+func (p *problem) loadRegisters(routes []Route, loads *memSide, vl int) *RegisterPlan {
+	rp := *p.opts.Memo.assembly(p, routes, loads, vl)
+	p.sourceConversion(&rp, routes)
+	return &rp
+}
+
+// assembleLoads is loadRegisters without the source's conversion: the
+// destination registers assembled from the loads of vector vl. It reads
+// only the routes' destinations, which are the destination's places in
+// order (p.dstPlaces), and the loads.
+func (p *problem) assembleLoads(routes []Route, loads *memSide, vl int) *RegisterPlan {
 	mb := p.movedBits()
 	// pos[t][slot] is (temp, index in run) for the thread of loads' entry
 	// t; a slot no load fills is (0, 0) as a map would read it.
 	pos := make([][][2]int, len(loads.items))
-	for t, rs := range runsOf(loads, vl) {
+	for t, rs := range runsOf(*loads, vl) {
 		n := 0
 		for _, r := range rs {
 			n = max(n, r.slot+vl)
@@ -334,7 +347,6 @@ func (p *problem) loadRegisters(routes []Route, loads memSide, vl int) *Register
 		}
 		return append(out, word{at[0], bit / 32, bit % 32, mb})
 	})
-	p.sourceConversion(rp, routes)
 	return rp
 }
 
@@ -373,11 +385,11 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 		}
 		return "no shared layout serves the accesses: " + strings.Join(reasons, "; ")
 	}
-	storeSides := p.opts.Memo.sharedSides(p, stores, storage.Store, vsMax, tile, layouts)
-	loadSides := p.opts.Memo.sharedSides(p, loads, storage.Load, vlMax, tile, layouts)
+	storeSides := p.opts.Memo.sharedSides(p, &stores, vsMax, tile, layouts)
+	loadSides := p.opts.Memo.sharedSides(p, &loads, vlMax, tile, layouts)
 	loadRegs := make([]*RegisterPlan, len(loadSides))
 	for k, vl := 0, vlMax; vl >= lo; k, vl = k+1, vl/2 {
-		loadRegs[k] = p.loadRegisters(w.Routes, loads, vl)
+		loadRegs[k] = p.loadRegisters(w.Routes, &loads, vl)
 	}
 	var (
 		best                       *Witness
@@ -419,7 +431,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 	}
 	layout := &layouts[bestLayout]
 	c := *w
-	mp, rp := p.memoryPlan(&c, stores, loads, bestVS, bestVL, func(elem int) int64 {
+	mp, rp := p.memoryPlan(&c, &stores, &loads, bestVS, bestVL, func(elem int) int64 {
 		b, _ := layout.BitOffset(p.coords(elem))
 		return int64(b)
 	}, bestLoadRegs)
@@ -452,14 +464,14 @@ type sharedSide struct {
 	costs   *storage.CostTable
 }
 
-// newSharedSides lays out the side ms (stores or loads, as op says) for
+// newSharedSides lays out the side ms (stores or loads) for
 // every vector width from vMax down to a byte, widest first, and costs each
 // on the layouts.
-func (p *problem) newSharedSides(ms memSide, op storage.Op, vMax int, tile indexspace.Space, layouts []storage.Layout) []*sharedSide {
+func (p *problem) newSharedSides(ms *memSide, vMax int, tile indexspace.Space, layouts []storage.Layout) []*sharedSide {
 	var out []*sharedSide
 	zero := func(int) int64 { return 0 }
 	for v := vMax; v >= max(1, 8/p.movedBits()); v /= 2 {
-		s := p.newSharedSide(ms, v, op, zero)
+		s := p.newSharedSide(*ms, v, ms.op, zero)
 		s.costs = storage.NewCostTable(tile, p.moved(), layouts, s.acc)
 		out = append(out, s)
 	}
@@ -520,7 +532,7 @@ func (p *problem) clusterPlan(w *Witness, target *costmodel.Target) string {
 	if vs == 0 || vl == 0 {
 		return fmt.Sprintf("%d-bit elements cannot be stored a byte at a time", mb)
 	}
-	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)
+	mp, rp := p.memoryPlan(w, &stores, &loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)
 	mp.Layout = fmt.Sprintf("row-major %v scratch of the tile in every block", p.moved())
 	mp.ScratchBytes = p.nElem * mb / 8
 	mp.ClusterBarriers = 2
@@ -579,7 +591,7 @@ func (p *problem) globalPlan(w *Witness) {
 	stores, loads := p.memoryItems(w.Routes, func(Route) int { return -1 })
 	mb := p.movedBits()
 	vs, vl := max(p.maxVector(stores, mb), 1), max(p.maxVector(loads, mb), 1)
-	mp, rp := p.memoryPlan(w, stores, loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)
+	mp, rp := p.memoryPlan(w, &stores, &loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)
 	mp.Layout = fmt.Sprintf("row-major %v buffer of the tile", p.moved())
 	mp.ScratchBytes = p.nElem * mb / 8
 	mp.Launches = 1
