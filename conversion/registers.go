@@ -2,7 +2,6 @@ package conversion
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/cklplan/cklplan/storage"
 )
@@ -115,53 +114,44 @@ func (p *problem) registerPlan(routes []Route, words func(ws []word, i int) []wo
 			u.pieces = append(u.pieces, Piece{Round: w.Round, Reg: w.Reg, Bit: w.Bit, Bits: w.Bits, ToBit: to})
 		}
 	}
-	// Per warp and destination register: the distinct patterns of its lanes.
-	type warpUnit struct {
-		block, warp, reg int
+	// Per warp and destination register (a group): the distinct patterns
+	// of its lanes. A warp's lanes mostly share a pattern, so a group's
+	// distinct patterns are few and are found by comparing pieces; the
+	// groups are found in a table by warp and register, the warp the
+	// destination's dense index (units are destination threads).
+	type group struct {
+		patterns  [][]Piece
+		cvt       int
+		allRename bool
 	}
-	type pattern struct {
-		wu  warpUnit
-		key string
-	}
-	// A warp's lanes mostly share a pattern: far fewer patterns than units.
-	patterns := make(map[pattern]opCount, len(units)/32+1)
+	nregs := (len(p.dst.slotOf)*tb + 31) / 32
+	groupOf := make([]int32, p.dst.nThreads/p.dst.lanes*nregs) // 1 + index in groups; 0: none yet
+	groups := make([]group, 0, len(units)/32+1)
 	rp.Ops = make([]RegisterOp, 0, len(units))
-	var key []byte
 	for _, u := range units {
 		pieces := u.pieces
 		slices.SortFunc(pieces, func(a, b Piece) int { return a.ToBit - b.ToBit })
 		c := p.countOp(pieces, fromBits, convert)
 		rp.Ops = append(rp.Ops, RegisterOp{Thread: u.t, Reg: u.reg, Kind: c.kind, Pieces: pieces})
-		key = appendPatternKey(key[:0], pieces)
-		pk := pattern{warpUnit{u.t.Block, u.t.Warp, u.reg}, ""}
-		// Looking the key up as string(key) does not allocate; only a new
-		// pattern's key is copied into the map.
-		if _, ok := patterns[pattern{pk.wu, string(key)}]; !ok {
-			pk.key = string(key)
-			patterns[pk] = c
+		x := (u.t.Block*p.dst.warps+u.t.Warp)*nregs + u.reg
+		if groupOf[x] == 0 {
+			groups = append(groups, group{allRename: true})
+			groupOf[x] = int32(len(groups))
 		}
-	}
-	type warpTally struct {
-		n, cvt    int
-		allRename bool
-	}
-	tallies := map[warpUnit]*warpTally{}
-	for pk, c := range patterns {
-		t := tallies[pk.wu]
-		if t == nil {
-			t = &warpTally{allRename: true}
-			tallies[pk.wu] = t
+		g := &groups[groupOf[x]-1]
+		if slices.ContainsFunc(g.patterns, func(q []Piece) bool { return slices.Equal(q, pieces) }) {
+			continue
 		}
+		g.patterns = append(g.patterns, pieces)
 		rp.Prmt += c.prmt
 		rp.BitOps += c.bits
-		t.n++
-		t.cvt = max(t.cvt, c.cvt)
-		t.allRename = t.allRename && c.kind == "rename"
+		g.cvt = max(g.cvt, c.cvt)
+		g.allRename = g.allRename && c.kind == "rename"
 	}
-	for _, t := range tallies {
-		rp.Cvt += t.cvt
-		rp.Selects += t.n - 1
-		if t.allRename && t.n == 1 {
+	for _, g := range groups {
+		rp.Cvt += g.cvt
+		rp.Selects += len(g.patterns) - 1
+		if g.allRename && len(g.patterns) == 1 {
 			rp.Renames++
 		}
 	}
@@ -171,21 +161,6 @@ func (p *problem) registerPlan(routes []Route, words func(ws []word, i int) []wo
 type opCount struct {
 	kind            string
 	prmt, cvt, bits int
-}
-
-// appendPatternKey appends the pieces to b as "round.reg.bit.bits.toBit;"
-// each.
-func appendPatternKey(b []byte, pieces []Piece) []byte {
-	for _, pc := range pieces {
-		for i, n := range [...]int{pc.Round, pc.Reg, pc.Bit, pc.Bits, pc.ToBit} {
-			if i > 0 {
-				b = append(b, '.')
-			}
-			b = strconv.AppendInt(b, int64(n), 10)
-		}
-		b = append(b, ';')
-	}
-	return b
 }
 
 // countOp counts the instructions that assemble one destination register

@@ -185,24 +185,10 @@ func newWhen(pending [][]need) [][]int {
 // order, the first round in which its receiver is free and its sender
 // offers nothing yet or that register.
 func firstFit(pending [][]need, reqs []request, lanes int, order int) ([]ShuffleRound, [][]int) {
-	// Every order is total (a lane needs a word once), so sorting a copy
-	// in place gives the order whatever the copy's.
-	reqs = slices.Clone(reqs)
-	slices.SortFunc(reqs, func(a, b request) int {
-		from, reg, to := cmp.Compare(a.n.from, b.n.from), cmp.Compare(a.n.reg, b.n.reg), cmp.Compare(a.to, b.to)
-		switch order {
-		case 1:
-			return cmp.Or(reg, from, to)
-		case 2:
-			return cmp.Or(to, reg, from)
-		case 3:
-			return cmp.Or(reg, to, from)
-		}
-		return cmp.Or(from, reg, to)
-	})
 	var rounds []ShuffleRound
 	when := newWhen(pending)
-	for _, q := range reqs {
+	for _, k := range sortRequests(reqs, order) {
+		q := reqs[k]
 		r := 0
 		for ; r < len(rounds); r++ {
 			if rounds[r].From[q.to] < 0 && (rounds[r].Send[q.n.from] < 0 || rounds[r].Send[q.n.from] == q.n.reg) {
@@ -217,6 +203,50 @@ func firstFit(pending [][]need, reqs []request, lanes int, order int) ([]Shuffle
 		when[q.to][q.i] = r
 	}
 	return rounds, when
+}
+
+// sortRequests returns the indices of reqs in the given order. Every
+// order is total (a lane needs a word once). Where the source lane,
+// register, receiver and index fit in 16 bits each, as they always do in
+// a warp, each request's place in the order is one integer, and sorting
+// integers is several times faster than sorting by a comparison function.
+func sortRequests(reqs []request, order int) []int {
+	rank := func(q request) (a, b, c int) {
+		switch order {
+		case 1:
+			return q.n.reg, q.n.from, q.to
+		case 2:
+			return q.to, q.n.reg, q.n.from
+		case 3:
+			return q.n.reg, q.to, q.n.from
+		}
+		return q.n.from, q.n.reg, q.to
+	}
+	out := make([]int, len(reqs))
+	const limit = 1 << 16
+	if len(reqs) <= limit && !slices.ContainsFunc(reqs, func(q request) bool {
+		return q.to >= limit || q.n.from >= limit || q.n.reg >= limit || q.to < 0 || q.n.from < 0 || q.n.reg < 0
+	}) {
+		keys := make([]uint64, len(reqs))
+		for k, q := range reqs {
+			a, b, c := rank(q)
+			keys[k] = uint64(a)<<48 | uint64(b)<<32 | uint64(c)<<16 | uint64(k)
+		}
+		slices.Sort(keys)
+		for i, key := range keys {
+			out[i] = int(key & (limit - 1))
+		}
+		return out
+	}
+	for i := range out {
+		out[i] = i
+	}
+	slices.SortFunc(out, func(x, y int) int {
+		xa, xb, xc := rank(reqs[x])
+		ya, yb, yc := rank(reqs[y])
+		return cmp.Or(cmp.Compare(xa, ya), cmp.Compare(xb, yb), cmp.Compare(xc, yc))
+	})
+	return out
 }
 
 func newRound(lanes int) ShuffleRound {
