@@ -221,9 +221,20 @@ func newProblem(src, dst *distribution.Distribution, opts Options) (*problem, er
 		}
 		toDst[t] = flatten(dc, dstSizes)
 	}
-	p.owners = make([][]Place, p.nElem)
+	// Every element's owners, in source order, share one array.
 	table := src.Table()
 	nv := src.NumValues()
+	count := make([]int, p.nElem)
+	for _, t := range table {
+		count[toDst[t]]++
+	}
+	p.owners = make([][]Place, p.nElem)
+	all := make([]Place, len(table))
+	off := 0
+	for dt, n := range count {
+		p.owners[dt] = all[off : off : off+n]
+		off += n
+	}
 	for i, t := range table {
 		e, v := i/nv, i%nv
 		dt := toDst[t]
@@ -231,12 +242,17 @@ func newProblem(src, dst *distribution.Distribution, opts Options) (*problem, er
 	}
 	dtable := dst.Table()
 	dnv := dst.NumValues()
+	// valueIn[s] is the value in slot s.
+	valueIn := make([]int, dnv)
+	for s := range dnv {
+		valueIn[s] = slices.Index(p.dst.slotOf, s)
+	}
+	p.dstPlaces = make([]Place, 0, dst.NumExecutors()*dnv)
+	p.dstElem = make([]int, 0, dst.NumExecutors()*dnv)
 	for e := range dst.NumExecutors() {
 		for s := range dnv {
-			// The value in slot s.
-			v := slices.Index(p.dst.slotOf, s)
 			p.dstPlaces = append(p.dstPlaces, Place{p.dst.threads[e], s})
-			p.dstElem = append(p.dstElem, dtable[e*dnv+v])
+			p.dstElem = append(p.dstElem, dtable[e*dnv+valueIn[s]])
 		}
 	}
 	return p, nil
@@ -286,6 +302,12 @@ func (p *problem) nearest(t int, to Place) Place {
 // copy the caller may change: the class and every mechanism start from
 // them, so they are found once per problem.
 func (p *problem) routes() []Route {
+	return slices.Clone(p.nearestRoutesOnce())
+}
+
+// nearestRoutesOnce is routes' list itself, which the caller must not
+// change.
+func (p *problem) nearestRoutesOnce() []Route {
 	if p.nearestRoutes == nil {
 		p.nearestRoutes = make([]Route, len(p.dstPlaces))
 		for i, d := range p.dstPlaces {
@@ -293,13 +315,13 @@ func (p *problem) routes() []Route {
 			p.nearestRoutes[i] = Route{Dst: d, Src: p.nearest(t, d), Element: t}
 		}
 	}
-	return slices.Clone(p.nearestRoutes)
+	return p.nearestRoutes
 }
 
 // class is the highest level any route must cross.
 func (p *problem) class() Class {
 	c := Identity
-	for _, r := range p.routes() {
+	for _, r := range p.nearestRoutesOnce() {
 		c = max(c, p.level(r.Src, r.Dst))
 	}
 	return c

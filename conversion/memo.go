@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 
 	"github.com/cklplan/cklplan/distribution"
@@ -23,13 +24,27 @@ import (
 type Memo struct {
 	mu         sync.Mutex
 	candidates map[candidatesKey]*candidatesEntry
-	sides      map[string][]*sharedSide
+	sides      map[string]*sideEntry // by sideKey
 	assemblies map[assemblyKey]*RegisterPlan
 }
 
+// A sideEntry is what the memo keeps of one side, the stores or the loads
+// of a conversion: its widest vector, its shared-memory accesses and their
+// costs, and its warp instructions on address maps.
+type sideEntry struct {
+	vMax    int
+	shared  []*sharedSide // nil until asked for
+	laidOut map[laidOutKey][]MemAccess
+}
+
+// A laidOutKey names the warp instructions of a side with one vector on
+// one address map: layout i of the memo's candidates for the side's tile
+// and moved type, or -1 for the row-major map.
+type laidOutKey struct{ vector, layout int }
+
 // NewMemo returns an empty memo.
 func NewMemo() *Memo {
-	return &Memo{candidates: map[candidatesKey]*candidatesEntry{}, sides: map[string][]*sharedSide{},
+	return &Memo{candidates: map[candidatesKey]*candidatesEntry{}, sides: map[string]*sideEntry{},
 		assemblies: map[assemblyKey]*RegisterPlan{}}
 }
 
@@ -71,26 +86,83 @@ func (m *Memo) sharedCandidates(tile indexspace.Space, elem storage.ElementType)
 	return layouts, err
 }
 
-// sharedSides is p.newSharedSides(ms, vMax, tile, layouts), kept by
-// everything it depends on (sideKey: the tile, the moved type, the
-// direction and the items of every thread, which fix vMax); the layouts
-// are the memo's own for the tile and type.
+// side is the memo's entry for ms, made (with its widest vector) if new.
+func (m *Memo) side(p *problem, ms *memSide) *sideEntry {
+	key := p.sideKey(ms)
+	m.mu.Lock()
+	e, ok := m.sides[key]
+	m.mu.Unlock()
+	if ok {
+		return e
+	}
+	e = &sideEntry{vMax: p.maxVector(*ms, p.movedBits())}
+	m.mu.Lock()
+	if old, ok := m.sides[key]; ok {
+		e = old // made meanwhile by another goroutine: keep one
+	} else {
+		m.sides[key] = e
+	}
+	m.mu.Unlock()
+	return e
+}
+
+// maxVector is p.maxVector(ms, the moved type's bits), kept.
+func (m *Memo) maxVector(p *problem, ms *memSide) int {
+	if m == nil {
+		return p.maxVector(*ms, p.movedBits())
+	}
+	return m.side(p, ms).vMax
+}
+
+// sharedSides is p.newSharedSides(ms, vMax, tile, layouts), kept; the
+// layouts are the memo's own for the side's tile and moved type.
 func (m *Memo) sharedSides(p *problem, ms *memSide, vMax int, tile indexspace.Space, layouts []storage.Layout) []*sharedSide {
 	if m == nil {
 		return p.newSharedSides(ms, vMax, tile, layouts)
 	}
-	key := p.sideKey(ms)
+	e := m.side(p, ms)
 	m.mu.Lock()
-	sides, ok := m.sides[key]
+	sides := e.shared
 	m.mu.Unlock()
-	if ok {
+	if sides != nil {
 		return sides
 	}
 	sides = p.newSharedSides(ms, vMax, tile, layouts)
 	m.mu.Lock()
-	m.sides[key] = sides
+	if e.shared == nil {
+		e.shared = sides
+	}
+	sides = e.shared
 	m.mu.Unlock()
 	return sides
+}
+
+// laidOut is p.layOut(ms, v, addr), kept where addr is the row-major map or
+// one of the memo's candidates. The instructions are copied, so that the
+// caller may set their wavefronts; their lanes are shared and must not be
+// changed.
+func (m *Memo) laidOut(p *problem, ms *memSide, v int, addr addressMap) []MemAccess {
+	if m == nil {
+		return p.layOut(ms, v, addr)
+	}
+	k := laidOutKey{v, -1}
+	if addr.layouts != nil {
+		k.layout = addr.i
+	}
+	e := m.side(p, ms)
+	m.mu.Lock()
+	as, ok := e.laidOut[k]
+	m.mu.Unlock()
+	if !ok {
+		as = p.layOut(ms, v, addr)
+		m.mu.Lock()
+		if e.laidOut == nil {
+			e.laidOut = map[laidOutKey][]MemAccess{}
+		}
+		e.laidOut[k] = as
+		m.mu.Unlock()
+	}
+	return slices.Clone(as)
 }
 
 // An assemblyKey is everything assembleLoads reads: the destination's

@@ -260,15 +260,15 @@ func (p *problem) coords(elem int) []int {
 	return c
 }
 
-// memoryPlan lays stores and loads of vectors vs and vl over addresses
-// given by bitAt, and the register plan that assembles the loads (the one
-// given, when not nil: it depends on vl only, so that callers trying
+// memoryPlan lays stores and loads of vectors vs and vl over the
+// addresses of addr, and the register plan that assembles the loads (the
+// one given, when not nil: it depends on vl only, so that callers trying
 // several store vectors build it once).
-func (p *problem) memoryPlan(w *Witness, stores, loads *memSide, vs, vl int, bitAt func(elem int) int64, loadRegs *RegisterPlan) (*MemoryPlan, *RegisterPlan) {
+func (p *problem) memoryPlan(w *Witness, stores, loads *memSide, vs, vl int, addr addressMap, loadRegs *RegisterPlan) (*MemoryPlan, *RegisterPlan) {
 	mb := p.movedBits()
 	mp := &MemoryPlan{StoreVector: vs, LoadVector: vl, Rounds: 1}
-	mp.Stores = p.accesses(stores.threads, runsOf(*stores, vs), vs, bitAt)
-	mp.Loads = p.accesses(loads.threads, runsOf(*loads, vl), vl, bitAt)
+	mp.Stores = p.opts.Memo.laidOut(p, stores, vs, addr)
+	mp.Loads = p.opts.Memo.laidOut(p, loads, vl, addr)
 	for _, a := range mp.Stores {
 		mp.StoredBytes += len(a.Lanes) * vs * mb / 8
 	}
@@ -281,6 +281,35 @@ func (p *problem) memoryPlan(w *Witness, stores, loads *memSide, vs, vl int, bit
 	rp := *loadRegs
 	rp.SourceALU += shiftedStores(mp.Stores, mb)
 	return mp, &rp
+}
+
+// An addressMap places the tile in memory: layout i of layouts (a block's
+// scratch), or, with no layouts, the row-major buffer of the moved type.
+type addressMap struct {
+	layouts []storage.Layout
+	i       int
+}
+
+// rowMajor is the row-major address map.
+var rowMajor = addressMap{}
+
+// bitAt is the map's address of element elem (a flat tile index).
+func (a addressMap) bitAt(p *problem) func(elem int) int64 {
+	if a.layouts == nil {
+		mb := int64(p.movedBits())
+		return func(elem int) int64 { return int64(elem) * mb }
+	}
+	layout := &a.layouts[a.i]
+	return func(elem int) int64 {
+		b, _ := layout.BitOffset(p.coords(elem))
+		return int64(b)
+	}
+}
+
+// layOut is the warp instructions of ms with vector v on the address map
+// addr.
+func (p *problem) layOut(ms *memSide, v int, addr addressMap) []MemAccess {
+	return p.accesses(ms.threads, runsOf(*ms, v), v, addr.bitAt(p))
 }
 
 // shiftedStores counts the stores that shift a register down: those with a
@@ -361,7 +390,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 	}
 	stores, loads := p.memoryItems(w.Routes, func(r Route) int { return r.Dst.Block })
 	mb := p.movedBits()
-	vsMax, vlMax := p.maxVector(stores, mb), p.maxVector(loads, mb)
+	vsMax, vlMax := p.opts.Memo.maxVector(p, &stores), p.opts.Memo.maxVector(p, &loads)
 	if vsMax == 0 || vlMax == 0 {
 		return fmt.Sprintf("%d-bit elements cannot be stored a byte at a time", mb)
 	}
@@ -431,10 +460,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 	}
 	layout := &layouts[bestLayout]
 	c := *w
-	mp, rp := p.memoryPlan(&c, &stores, &loads, bestVS, bestVL, func(elem int) int64 {
-		b, _ := layout.BitOffset(p.coords(elem))
-		return int64(b)
-	}, bestLoadRegs)
+	mp, rp := p.memoryPlan(&c, &stores, &loads, bestVS, bestVL, addressMap{layouts, bestLayout}, bestLoadRegs)
 	mp.Layout = layout.String()
 	mp.ScratchBytes = layout.Footprint()
 	mp.Barriers = 2
@@ -528,11 +554,11 @@ func (p *problem) clusterPlan(w *Witness, target *costmodel.Target) string {
 	}
 	stores, loads := p.memoryItems(w.Routes, memory)
 	mb := p.movedBits()
-	vs, vl := p.maxVector(stores, mb), p.maxVector(loads, mb)
+	vs, vl := p.opts.Memo.maxVector(p, &stores), p.opts.Memo.maxVector(p, &loads)
 	if vs == 0 || vl == 0 {
 		return fmt.Sprintf("%d-bit elements cannot be stored a byte at a time", mb)
 	}
-	mp, rp := p.memoryPlan(w, &stores, &loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)
+	mp, rp := p.memoryPlan(w, &stores, &loads, vs, vl, rowMajor, nil)
 	mp.Layout = fmt.Sprintf("row-major %v scratch of the tile in every block", p.moved())
 	mp.ScratchBytes = p.nElem * mb / 8
 	mp.ClusterBarriers = 2
@@ -590,8 +616,8 @@ func (p *problem) globalPlan(w *Witness) {
 	w.Routes = p.memoryRoutes(func(Thread) int { return 0 })
 	stores, loads := p.memoryItems(w.Routes, func(Route) int { return -1 })
 	mb := p.movedBits()
-	vs, vl := max(p.maxVector(stores, mb), 1), max(p.maxVector(loads, mb), 1)
-	mp, rp := p.memoryPlan(w, &stores, &loads, vs, vl, func(elem int) int64 { return int64(elem) * int64(mb) }, nil)
+	vs, vl := max(p.opts.Memo.maxVector(p, &stores), 1), max(p.opts.Memo.maxVector(p, &loads), 1)
+	mp, rp := p.memoryPlan(w, &stores, &loads, vs, vl, rowMajor, nil)
 	mp.Layout = fmt.Sprintf("row-major %v buffer of the tile", p.moved())
 	mp.ScratchBytes = p.nElem * mb / 8
 	mp.Launches = 1
