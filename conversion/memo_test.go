@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cklplan/cklplan/distribution"
@@ -147,4 +148,39 @@ func manyPairs(t *testing.T) []classifyPair {
 		out = append(out, classifyPair{fmt.Sprintf("random/%d", i), sd, dd, distribution.Rename{}})
 	}
 	return out
+}
+
+// Two goroutines classifying through one Memo, as the planner's do, get
+// what Classify gives without one (run with -race to check the locking).
+func TestMemoConcurrent(t *testing.T) {
+	pairs := manyPairs(t)
+	want := make([]*Result, len(pairs))
+	for i, p := range pairs {
+		want[i], _ = Classify(p.src, p.dst, Options{Rename: p.rename})
+	}
+	memo := NewMemo()
+	var wg sync.WaitGroup
+	var failed [2]string // per goroutine, the first pair whose result differs
+	for g := range failed {
+		wg.Go(func() {
+			for k := range pairs {
+				i := k
+				if g == 1 {
+					i = len(pairs) - 1 - k // the other goroutine, from the other end
+				}
+				p := pairs[i]
+				got, _ := Classify(p.src, p.dst, Options{Rename: p.rename, Memo: memo})
+				if !reflect.DeepEqual(got, want[i]) {
+					failed[g] = p.name
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, name := range failed {
+		if name != "" {
+			t.Errorf("%s: through a shared memo, a result differs from Classify's", name)
+		}
+	}
 }
