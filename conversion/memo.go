@@ -11,16 +11,18 @@ import (
 )
 
 // A Memo keeps, across classifications, the work that depends on one side
-// of a conversion alone: the candidate shared layouts of a tile, and the
-// stores (or loads) of one side through shared memory with their costs on
-// every candidate. A planner classifies every pair of a few distributions,
-// and each distribution's stores into a block's scratch are the same
-// whatever it converts to (the loads likewise, whatever it converts from),
-// so a Memo passed in Options to each Classify does that work once per
-// distribution instead of once per pair. Entries are keyed by their whole
-// input, so a Memo never changes a Result; it only grows. The zero value is
-// not ready: use NewMemo; a nil *Memo keeps nothing. It is safe for
-// concurrent use.
+// of a conversion alone: the candidate shared layouts of a tile; per side
+// (the stores, or the loads, of one conversion) its widest vector, its
+// shared-memory accesses with their costs on every candidate, and its warp
+// instructions on an address map; and the assembly of the loaded
+// registers. A planner classifies every pair of a few distributions, and
+// each distribution's stores are the same whatever it converts to (its
+// loads likewise, whatever it converts from), so a Memo passed in Options
+// to each Classify does that work once per distribution instead of once
+// per pair. Entries are keyed by their whole input, so a Memo never
+// changes a Result; it only grows, by a few entries per distinct side.
+// The zero value is not ready: use NewMemo; a nil *Memo keeps nothing. It
+// is safe for concurrent use.
 type Memo struct {
 	mu         sync.Mutex
 	candidates map[candidatesKey]*candidatesEntry
