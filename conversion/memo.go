@@ -35,8 +35,8 @@ type Memo struct {
 // costs, and its warp instructions on address maps.
 type sideEntry struct {
 	vMax    int
-	shared  []*sharedSide // nil until asked for
-	laidOut map[laidOutKey][]MemAccess
+	shared  []*sharedSide              // nil until asked for
+	laidOut map[laidOutKey][]MemAccess // read and written under the memo's lock
 }
 
 // A laidOutKey names the warp instructions of a side with one vector on
@@ -61,8 +61,9 @@ type candidatesEntry struct {
 }
 
 // sharedCandidates is storage.SharedCandidates(tile, elem), kept. Two
-// goroutines asking at once may both compute it, and both get the list
-// stored first.
+// goroutines asking at once may both compute it, but both get the list
+// stored first: the sides are costed on the list they were given, and
+// storage.Cheapest combines only tables of one list.
 func (m *Memo) sharedCandidates(tile indexspace.Space, elem storage.ElementType) ([]storage.Layout, error) {
 	if m == nil {
 		return storage.SharedCandidates(tile, elem)
@@ -71,21 +72,25 @@ func (m *Memo) sharedCandidates(tile indexspace.Space, elem storage.ElementType)
 	m.mu.Lock()
 	e, ok := m.candidates[k]
 	m.mu.Unlock()
-	if ok {
-		return e.layouts, e.err
+	if !ok {
+		layouts, err := storage.SharedCandidates(tile, elem)
+		e = keepFirst(m, m.candidates, k, &candidatesEntry{layouts, err})
 	}
-	layouts, err := storage.SharedCandidates(tile, elem)
+	return e.layouts, e.err
+}
+
+// keepFirst stores v under k in table unless another goroutine stored a
+// value there meanwhile, and returns the value stored: every goroutine
+// works with the same entry, and entries that refer to each other (sides
+// to the candidate list they were costed on) stay consistent.
+func keepFirst[K comparable, V any](m *Memo, table map[K]V, k K, v V) V {
 	m.mu.Lock()
-	if e, ok := m.candidates[k]; ok {
-		// Stored meanwhile by another goroutine: every caller must get
-		// the same list, as sides are costed on the list they were given
-		// and storage.Cheapest combines only tables of one list.
-		layouts, err = e.layouts, e.err
-	} else {
-		m.candidates[k] = &candidatesEntry{layouts, err}
+	defer m.mu.Unlock()
+	if old, ok := table[k]; ok {
+		return old
 	}
-	m.mu.Unlock()
-	return layouts, err
+	table[k] = v
+	return v
 }
 
 // side is the memo's entry for ms, made (with its widest vector) if new.
@@ -97,15 +102,7 @@ func (m *Memo) side(p *problem, ms *memSide) *sideEntry {
 	if ok {
 		return e
 	}
-	e = &sideEntry{vMax: p.maxVector(*ms, p.movedBits())}
-	m.mu.Lock()
-	if old, ok := m.sides[key]; ok {
-		e = old // made meanwhile by another goroutine: keep one
-	} else {
-		m.sides[key] = e
-	}
-	m.mu.Unlock()
-	return e
+	return keepFirst(m, m.sides, key, &sideEntry{vMax: p.maxVector(*ms, p.movedBits()), laidOut: map[laidOutKey][]MemAccess{}})
 }
 
 // maxVector is p.maxVector(ms, the moved type's bits), kept.
@@ -156,13 +153,7 @@ func (m *Memo) laidOut(p *problem, ms *memSide, v int, addr addressMap) []MemAcc
 	as, ok := e.laidOut[k]
 	m.mu.Unlock()
 	if !ok {
-		as = p.layOut(ms, v, addr)
-		m.mu.Lock()
-		if e.laidOut == nil {
-			e.laidOut = map[laidOutKey][]MemAccess{}
-		}
-		e.laidOut[k] = as
-		m.mu.Unlock()
+		as = keepFirst(m, e.laidOut, k, p.layOut(ms, v, addr))
 	}
 	return slices.Clone(as)
 }
@@ -190,11 +181,7 @@ func (m *Memo) assembly(p *problem, routes []Route, loads *memSide, vl int) *Reg
 	if ok {
 		return rp
 	}
-	rp = p.assembleLoads(routes, loads, vl)
-	m.mu.Lock()
-	m.assemblies[key] = rp
-	m.mu.Unlock()
-	return rp
+	return keepFirst(m, m.assemblies, key, p.assembleLoads(routes, loads, vl))
 }
 
 // sideKey is a key that differs between two sides unless they are laid out

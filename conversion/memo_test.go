@@ -150,8 +150,10 @@ func manyPairs(t *testing.T) []classifyPair {
 	return out
 }
 
-// Two goroutines classifying through one Memo, as the planner's do, get
-// what Classify gives without one (run with -race to check the locking).
+// Goroutines classifying through one Memo, as the planner's do, get what
+// Classify gives without one (run with -race to check the locking): two
+// take the pairs in order and race for every entry, two take them from the
+// other end.
 func TestMemoConcurrent(t *testing.T) {
 	pairs := manyPairs(t)
 	want := make([]*Result, len(pairs))
@@ -160,13 +162,13 @@ func TestMemoConcurrent(t *testing.T) {
 	}
 	memo := NewMemo()
 	var wg sync.WaitGroup
-	var failed [2]string // per goroutine, the first pair whose result differs
+	var failed [4]string // per goroutine, the first pair whose result differs
 	for g := range failed {
 		wg.Go(func() {
 			for k := range pairs {
 				i := k
-				if g == 1 {
-					i = len(pairs) - 1 - k // the other goroutine, from the other end
+				if g >= 2 {
+					i = len(pairs) - 1 - k
 				}
 				p := pairs[i]
 				got, _ := Classify(p.src, p.dst, Options{Rename: p.rename, Memo: memo})
@@ -181,6 +183,32 @@ func TestMemoConcurrent(t *testing.T) {
 	for _, name := range failed {
 		if name != "" {
 			t.Errorf("%s: through a shared memo, a result differs from Classify's", name)
+		}
+	}
+}
+
+// Goroutines that ask a new Memo for the same candidate layouts at once all
+// get one list: the memo's sides are costed on the list they were given,
+// and storage.Cheapest combines only tables of one list.
+func TestMemoKeepsOneCandidateList(t *testing.T) {
+	tile, err := (&problem{tileAxes: []distribution.Axis{{Name: "m", Size: 16}, {Name: "n", Size: 16}}}).tileSpace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 50 {
+		memo := NewMemo()
+		var lists [8][]storage.Layout
+		var wg sync.WaitGroup
+		for g := range lists {
+			wg.Go(func() {
+				lists[g], _ = memo.sharedCandidates(tile, storage.F16)
+			})
+		}
+		wg.Wait()
+		for _, l := range lists[1:] {
+			if &l[0] != &lists[0][0] {
+				t.Fatal("two goroutines got different candidate lists from one memo")
+			}
 		}
 	}
 }
