@@ -52,6 +52,9 @@ type Options struct {
 	// certify, for tests, changes which paths answer the queries of the
 	// core's regrets.
 	certify certifyPath
+	// search, for tests, says whether the core's branch and bound (bnb.go)
+	// runs before HiGHS.
+	search searchMode
 	// Progress, when not nil, is called while HiGHS solves the core, at
 	// most every few hundred milliseconds, with the incumbent plan's cost,
 	// the bound and the gap (in the whole problem's terms). It runs on the
@@ -138,4 +141,13 @@ const (
 	certifyAlways                      // certificates, then re-solves
 	certifyNone                        // re-solves alone
 	certifyFallback                    // re-solves; where the LP is fractional, certificates of one region
+)
+
+// A searchMode says when Solve searches the core by branch and bound.
+type searchMode uint8
+
+const (
+	searchAuto  searchMode = iota // when the core fits, within searchTime, then HiGHS
+	searchOff                     // HiGHS alone
+	searchForce                   // with no time of its own, even under NoReduce
 )

@@ -41,6 +41,7 @@ type regrets struct {
 	r    *reduction
 	cm   *coreModel // nil when the core is empty
 	lib  *highs.Library
+	cs   *coreSearch // non-nil: the search solved the core, and answers the queries
 	opt  *Options
 	asg  []int   // the optimal plan, node → domain position
 	opt0 float64 // the optimum
@@ -435,6 +436,9 @@ func (rg *regrets) solveQueries() error {
 	if len(open) == 0 {
 		return nil
 	}
+	if rg.cs != nil {
+		return rg.searchQueries(open)
+	}
 	lp := rg.cm.model
 	lp.Columns = slices.Clone(lp.Columns)
 	for j := range lp.Columns {
@@ -732,4 +736,39 @@ func (rg *regrets) integral(values []float64) bool {
 		}
 	}
 	return true
+}
+
+// searchQueries answers the open queries by the core's branch and bound
+// (bnb.go), in parallel on at most Options.Workers goroutines, each query
+// started from the optimum with the query's choices put in. A search the
+// regret context stops gives the interval [its bound, its best plan].
+func (rg *regrets) searchQueries(open []int) error {
+	rg.solves = len(open)
+	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
+		s := rg.cs.newSearcher()
+		start := make([]int, len(rg.asg))
+		for {
+			i, ok := next()
+			if !ok {
+				return nil
+			}
+			q := &rg.queries[open[i]]
+			copy(start, rg.asg)
+			for j, v := range q.nodes {
+				if !slices.Contains(q.sets[j], start[v]) {
+					start[v] = q.sets[j][0]
+				}
+			}
+			lim := searchLimits{relGap: rg.opt.relativeGap(), absGap: rg.opt.absoluteGap()}
+			if rg.ctx.Err() != nil {
+				lim.nodes = 1 // past the limit: the start and the heuristic's bound
+			}
+			res := s.search(rg.ctx, q.nodes, q.sets, start, lim)
+			q.hi = res.objective
+			q.lo = q.hi
+			if !res.proven {
+				q.lo = min(max(rg.opt0, res.bound), q.hi)
+			}
+		}
+	})
 }

@@ -72,72 +72,97 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	var lib *highs.Library
 	solverObjective := r.offset
 	sol.Bound = r.offset
+	var cs *coreSearch
 	if len(r.core) > 0 {
-		var err error
-		if lib, err = loadHiGHS(); err != nil {
-			return nil, err
-		}
 		sol.Model.Core = sizeOf(&cm.model)
-		hopt := opt.solverOptions()
 		<-localDone
-		startPlan := slices.Clone(local.Choices)
-		if opt.TimeLimit > 0 && len(p.Budgets) == 0 && len(r.core) >= improveCore {
-			// A large core under a time limit may not be proven: give
-			// HiGHS the best plan a large-neighbourhood search finds
-			// from the local choice, within the same limit.
-			startPlan = improve(p, startPlan, r.core, improvePasses)
-			hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
-		}
-		startAsg := cm.startPositions(r, startPlan)
-		if startAsg != nil {
-			hopt.Start = cm.point(r, startAsg)
-		}
-		if opt.Progress != nil {
-			offset := r.offset
-			hopt.Progress = func(hp highs.Progress) {
-				opt.Progress(Progress{Elapsed: hp.Elapsed, Incumbent: hp.Incumbent + offset, Bound: hp.Bound + offset,
-					Gap: hp.Gap, Nodes: hp.Nodes})
+		var sres *searchResult
+		// The branch and bound first (bnb.go), where it applies; what it
+		// does not prove, HiGHS does, from its best plan.
+		if cs, sres = searchCore(ctx, r, cm, local.Choices, &opt, start); sres != nil && sres.proven {
+			if sres.asg == nil {
+				return nil, infeasible(ctx, in, opt)
 			}
-		}
-		main, err = cm.solve(ctx, lib, r, hopt)
-		if err != nil {
-			return nil, err
-		}
-		switch main.status {
-		case highs.Optimal:
 			sol.Status = Optimal
-		case highs.TimeLimitFeasible:
-			sol.Status = TimeLimit
-		case highs.InterruptedFeasible:
-			sol.Status = Interrupted
-		case highs.Infeasible:
-			return nil, infeasible(ctx, in, opt)
-		case highs.TimeLimitNoSolution, highs.InterruptedNoSolution:
-			// HiGHS stopped before it took up its start (an interrupt
-			// before the solve began): the start is the plan, when it is
-			// one.
-			ev, err := p.Evaluate(startPlan)
-			if startAsg == nil || err != nil || !ev.Feasible() {
-				return nil, fmt.Errorf("%w (HiGHS: %v)", ErrNoPlan, main.status)
+			copy(asg, sres.asg)
+			solverObjective = sres.objective
+			sol.Bound = sres.bound
+		}
+		if sres == nil || !sres.proven {
+			var err error
+			if lib, err = loadHiGHS(); err != nil {
+				return nil, err
 			}
-			sol.Status = Interrupted
-			if main.status == highs.TimeLimitNoSolution {
+			hopt := opt.solverOptions()
+			startPlan := slices.Clone(local.Choices)
+			if sres != nil && sres.asg != nil {
+				// The search's best plan starts HiGHS, in the time left.
+				cs = nil
+				for _, v := range r.core {
+					startPlan[v] = in.domain[v][sres.asg[v]]
+				}
+				if opt.TimeLimit > 0 {
+					hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+				}
+			} else if opt.TimeLimit > 0 && len(p.Budgets) == 0 && len(r.core) >= improveCore {
+				// A large core under a time limit may not be proven: give
+				// HiGHS the best plan a large-neighbourhood search finds
+				// from the local choice, within the same limit.
+				startPlan = improve(p, startPlan, r.core, improvePasses)
+				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+			}
+			startAsg := cm.startPositions(r, startPlan)
+			if startAsg != nil {
+				hopt.Start = cm.point(r, startAsg)
+			}
+			if opt.Progress != nil {
+				offset := r.offset
+				hopt.Progress = func(hp highs.Progress) {
+					opt.Progress(Progress{Elapsed: hp.Elapsed, Incumbent: hp.Incumbent + offset, Bound: hp.Bound + offset,
+						Gap: hp.Gap, Nodes: hp.Nodes})
+				}
+			}
+			main, err = cm.solve(ctx, lib, r, hopt)
+			if err != nil {
+				return nil, err
+			}
+			switch main.status {
+			case highs.Optimal:
+				sol.Status = Optimal
+			case highs.TimeLimitFeasible:
 				sol.Status = TimeLimit
+			case highs.InterruptedFeasible:
+				sol.Status = Interrupted
+			case highs.Infeasible:
+				return nil, infeasible(ctx, in, opt)
+			case highs.TimeLimitNoSolution, highs.InterruptedNoSolution:
+				// HiGHS stopped before it took up its start (an interrupt
+				// before the solve began): the start is the plan, when it is
+				// one.
+				ev, err := p.Evaluate(startPlan)
+				if startAsg == nil || err != nil || !ev.Feasible() {
+					return nil, fmt.Errorf("%w (HiGHS: %v)", ErrNoPlan, main.status)
+				}
+				sol.Status = Interrupted
+				if main.status == highs.TimeLimitNoSolution {
+					sol.Status = TimeLimit
+				}
+				main.asg, main.objective = startAsg, cm.model.Objective(hopt.Start)
+			default:
+				return nil, fmt.Errorf("planner: HiGHS ended %v on the core", main.status)
 			}
-			main.asg, main.objective = startAsg, cm.model.Objective(hopt.Start)
-		default:
-			return nil, fmt.Errorf("planner: HiGHS ended %v on the core", main.status)
+			copy(asg, main.asg)
+			solverObjective = main.objective
+			// Before HiGHS has a bound (a time limit inside the root LP) the
+			// execution floor is one: no plan runs cheaper than every node's
+			// cheapest alternative, conversions being never negative.
+			sol.Bound = executionFloor(p)
+			if main.bound > sol.Bound { // false for NaN
+				sol.Bound = main.bound
+			}
+			sol.MILPNodes = main.nodes
+			cs = nil // HiGHS solved the core: it answers the regrets too
 		}
-		copy(asg, main.asg)
-		solverObjective = main.objective
-		// Before HiGHS has a bound (a time limit inside the root LP) the
-		// execution floor is one: no plan runs cheaper than every node's
-		// cheapest alternative, conversions being never negative.
-		sol.Bound = executionFloor(p)
-		if main.bound > sol.Bound { // false for NaN
-			sol.Bound = main.bound
-		}
-		sol.MILPNodes = main.nodes
 	} else {
 		// Every row of the empty core's model is a budget with no uses.
 		for _, b := range p.Budgets {
@@ -181,7 +206,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 			rctx, cancel = context.WithTimeout(ctx, lim)
 			defer cancel()
 		}
-		rg := &regrets{r: r, cm: cm, lib: lib, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx}
+		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx}
 		if err := rg.compute(); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,166 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cklplan/cklplan/internal/highs/highstest"
+)
+
+// searchProblems is how many seeded random problems the search's tests
+// compare with exhaustive search.
+const searchProblems = 300
+
+// coreOptimum enumerates every assignment of the core's positions that the
+// restriction allows (allowed[k] nil: any) and returns the least cost in
+// the whole problem's terms (+Inf when none is feasible).
+func coreOptimum(cs *coreSearch, allowed [][]bool) float64 {
+	n := len(cs.nodes)
+	x := make([]int, n)
+	best := math.Inf(1)
+	for {
+		ok := true
+		for k := range n {
+			if allowed[k] != nil && !allowed[k][x[k]] {
+				ok = false
+			}
+		}
+		if ok {
+			best = math.Min(best, cs.cost(x)+cs.r.offset)
+		}
+		k := n - 1
+		for ; k >= 0; k-- {
+			if x[k]++; x[k] < cs.dom[k] {
+				break
+			}
+			x[k] = 0
+		}
+		if k < 0 {
+			return best
+		}
+	}
+}
+
+// TestSearchByDefinition checks the search on the cores that small table
+// limits leave of random problems, with i-bounds from one that splits every
+// bucket to one that splits none: the heuristic at the root and a stopped
+// search's bound never exceed the optimum, which an unlimited search finds,
+// with and without random restrictions of some nodes' positions.
+func TestSearchByDefinition(t *testing.T) {
+	ctx := context.Background()
+	runs := 0
+	for seed := uint64(0); runs < 4*searchProblems && seed < 4*searchProblems; seed++ {
+		p := randomProblem(seed, 9)
+		p.Budgets = nil
+		for v := range p.Nodes {
+			for a := range p.Nodes[v].Alternatives {
+				p.Nodes[v].Alternatives[a].Uses = nil
+			}
+		}
+		for g := range p.Groups {
+			for i := range p.Groups[g].Pairs {
+				p.Groups[g].Pairs[i].Uses = nil
+			}
+		}
+		in := newInstance(p, seed%2 == 0)
+		if len(in.empty) > 0 {
+			continue
+		}
+		r := reduce(in, 8, seed%3 != 0)
+		if len(r.core) == 0 {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(seed, 7))
+		for _, ibound := range []int{1, 8, 64, 1 << 16} {
+			cs, err := newCoreSearch(r, ibound, searchBudget)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			name := fmt.Sprintf("seed %d i-bound %d", seed, ibound)
+			allowed := make([][]bool, len(cs.nodes))
+			var nodes []int
+			var sets [][]int
+			if seed%2 == 1 {
+				for k, v := range cs.nodes {
+					if rng.IntN(3) != 0 {
+						continue
+					}
+					allowed[k] = make([]bool, cs.dom[k])
+					var set []int
+					for a := range cs.dom[k] {
+						if rng.IntN(2) == 0 {
+							allowed[k][a] = true
+							set = append(set, a)
+						}
+					}
+					nodes, sets = append(nodes, v), append(sets, set)
+				}
+			}
+			want := coreOptimum(cs, allowed)
+			if !(cs.h0+r.offset <= want+1e-9) {
+				t.Fatalf("%s: heuristic %v above the optimum %v", name, cs.h0+r.offset, want)
+			}
+			s := cs.newSearcher()
+			res := s.search(ctx, nodes, sets, nil, searchLimits{})
+			if !res.proven || !near(res.objective, want) || !near(res.bound, want) {
+				t.Fatalf("%s: search %+v, exhaustive %v", name, res, want)
+			}
+			if res.asg != nil {
+				x := make([]int, len(cs.nodes))
+				for k, v := range cs.nodes {
+					x[k] = res.asg[v]
+					if allowed[k] != nil && !allowed[k][x[k]] {
+						t.Fatalf("%s: the plan takes position %d of node %d, not allowed", name, x[k], v)
+					}
+				}
+				if !near(cs.cost(x)+r.offset, res.objective) {
+					t.Fatalf("%s: the plan costs %v, the search says %v", name, cs.cost(x)+r.offset, res.objective)
+				}
+			}
+			// A search stopped after one node bounds the optimum from
+			// both sides.
+			stopped := s.search(ctx, nodes, sets, nil, searchLimits{nodes: 1})
+			if !(stopped.bound <= want+1e-9) || !(stopped.objective >= want-1e-9) {
+				t.Fatalf("%s: stopped search %+v, exhaustive %v", name, stopped, want)
+			}
+			runs++
+		}
+	}
+	if runs < 4*searchProblems {
+		t.Errorf("only %d searches ran: the generator leaves too few cores", runs)
+	}
+}
+
+// TestSearchDifferential solves random problems whose cores the search
+// solves (no budgets, a table limit of 8 so that a core remains) and checks
+// the optimum, the plan's cost and every regret against exhaustive search,
+// and the optimum against the NoReduce path (HiGHS on the whole problem).
+func TestSearchDifferential(t *testing.T) {
+	highstest.Library(t)
+	ctx := context.Background()
+	searched := 0
+	for seed := uint64(0); searched < searchProblems && seed < 6*searchProblems; seed++ {
+		p := randomProblem(seed+1<<20, 10)
+		if len(p.Budgets) > 0 {
+			continue
+		}
+		ex := exhaustive(p)
+		name := fmt.Sprintf("seed %d", seed+1<<20)
+		sol, err := Solve(ctx, p, Options{MaxTable: 1, search: searchForce, Workers: 1 + int(seed%3)})
+		checkAgainst(t, name+" search", p, ex, sol, err, true)
+		if err == nil && sol.Model.CoreNodes > 0 {
+			searched++
+			if sol.MILPNodes != 0 || sol.RegretMILPSolves != 0 {
+				t.Fatalf("%s: HiGHS ran (%d nodes, %d MILP re-solves) where the search should have", name, sol.MILPNodes, sol.RegretMILPSolves)
+			}
+		}
+		sol, err = Solve(ctx, p, Options{NoReduce: true, NoRegrets: true})
+		checkAgainst(t, name+" NoReduce", p, ex, sol, err, false)
+	}
+	if searched < searchProblems {
+		t.Errorf("only %d problems left a core to the search", searched)
+	}
+}
