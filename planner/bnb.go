@@ -65,6 +65,7 @@ type coreSearch struct {
 	original  int     // funcs[:original] are the problem's own functions
 	h0        float64 // the heuristic at the root: a lower bound on the core
 	entries   int     // the messages' entries, summed
+	ibound    int     // the i-bound of the messages
 	maxDom    int
 }
 
@@ -96,7 +97,7 @@ func newCoreSearch(r *reduction, ibound, budget int) (*coreSearch, error) {
 	if n == 0 || n > searchMaxNodes {
 		return nil, errSearchTooLarge
 	}
-	cs := &coreSearch{r: r, at: make([]int, len(in.p.Nodes))}
+	cs := &coreSearch{r: r, at: make([]int, len(in.p.Nodes)), ibound: ibound}
 	for i := range cs.at {
 		cs.at[i] = -1
 	}
@@ -180,13 +181,7 @@ func newCoreSearch(r *reduction, ibound, budget int) (*coreSearch, error) {
 		cs.dom[k] = len(in.domain[v])
 		cs.maxDom = max(cs.maxDom, cs.dom[k])
 	}
-	ident := make([][]int, cs.maxDom+1)
-	for d := range ident {
-		ident[d] = make([]int, d)
-		for i := range d {
-			ident[d][i] = i
-		}
-	}
+	ident := identities(cs.maxDom)
 	cs.inBucket = make([][]int, n)
 	cs.sent = make([][]int, n)
 	cs.sentConst = make([]float64, n)
@@ -219,6 +214,51 @@ func newCoreSearch(r *reduction, ibound, budget int) (*coreSearch, error) {
 		return nil, err
 	}
 	return cs, nil
+}
+
+// identities are the identity class maps of domains up to maxDom.
+func identities(maxDom int) [][]int {
+	ident := make([][]int, maxDom+1)
+	for d := range ident {
+		ident[d] = make([]int, d)
+		for i := range d {
+			ident[d][i] = i
+		}
+	}
+	return ident
+}
+
+// restricted is the heuristic of the core whose nodes take only the
+// allowed positions (nodes, sets as in search), with the same order: the
+// messages of a restricted node's bucket, and of the buckets they reach,
+// then see the restriction instead of minimizing over positions a query
+// rules out. A query whose restricted node comes late in the search order
+// needs it: the static heuristic ignores the restriction until the search
+// reaches that node.
+func (cs *coreSearch) restricted(nodes []int, sets [][]int, ibound, budget int) (*coreSearch, error) {
+	n := len(cs.nodes)
+	c := &coreSearch{r: cs.r, nodes: cs.nodes, at: cs.at, dom: cs.dom, maxDom: cs.maxDom, original: cs.original, ibound: ibound,
+		funcs: slices.Clone(cs.funcs[:cs.original]), inBucket: make([][]int, n), sent: make([][]int, n), sentConst: make([]float64, n)}
+	for i := range c.funcs {
+		f := &c.funcs[i]
+		k := f.vars[f.last]
+		c.inBucket[k] = append(c.inBucket[k], i)
+	}
+	for j, v := range nodes {
+		// funcs[k] is position k's unary cost (newCoreSearch adds them first).
+		k := cs.at[v]
+		tab := slices.Clone(c.funcs[k].table)
+		for a := range tab {
+			if !slices.Contains(sets[j], a) {
+				tab[a] = inf
+			}
+		}
+		c.funcs[k].table = tab
+	}
+	if err := c.eliminate(identities(c.maxDom), ibound, budget); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // eliminate computes the mini-bucket messages, from the last search
@@ -261,15 +301,27 @@ func (cs *coreSearch) eliminate(ident [][]int, ibound, budget int) error {
 			for _, u := range sep {
 				x[u] = 0
 			}
+			row := make([]float64, cs.dom[k])
 			for e := range msg {
-				best := inf
-				for a := range cs.dom[k] {
-					x[k] = a
-					sum := 0.0
-					for _, fi := range mb {
-						sum += cs.funcs[fi].at(x)
+				// Each function's index but for node k once, then the row
+				// of node k's values: every function here has k in scope.
+				clear(row)
+				for _, fi := range mb {
+					fn := &cs.funcs[fi]
+					base := 0
+					for j, u := range fn.vars {
+						if j != fn.last {
+							base += fn.cls[j][x[u]] * fn.stride[j]
+						}
 					}
-					best = min(best, sum)
+					kc, ks := fn.cls[fn.last], fn.stride[fn.last]
+					for a := range row {
+						row[a] += fn.table[base+kc[a]*ks]
+					}
+				}
+				best := inf
+				for _, c := range row {
+					best = min(best, c)
 				}
 				msg[e] = best
 				for j := len(sep) - 1; j >= 0; j-- {

@@ -738,6 +738,11 @@ func (rg *regrets) integral(values []float64) bool {
 	return true
 }
 
+// queryNodes is the node limit of a query's search with the static
+// heuristic, about 0.1 s; a query it does not settle is searched again
+// with a heuristic of its own (coreSearch.restricted).
+const queryNodes = 1 << 20
+
 // searchQueries answers the open queries by the core's branch and bound
 // (bnb.go), in parallel on at most Options.Workers goroutines, each query
 // started from the optimum with the query's choices put in. A search the
@@ -763,7 +768,21 @@ func (rg *regrets) searchQueries(open []int) error {
 			if rg.ctx.Err() != nil {
 				lim.nodes = 1 // past the limit: the start and the heuristic's bound
 			}
-			res := s.search(rg.ctx, q.nodes, q.sets, start, lim)
+			first := lim
+			if first.nodes == 0 {
+				first.nodes = queryNodes
+			}
+			res := s.search(rg.ctx, q.nodes, q.sets, start, first)
+			if !res.proven && lim.nodes == 0 && rg.ctx.Err() == nil {
+				// A hard query: the heuristic computed with its restriction,
+				// and the search again from the best plan so far.
+				if rcs, err := rg.cs.restricted(q.nodes, q.sets, rg.cs.ibound, searchBudget); err == nil {
+					if res.asg != nil {
+						start = res.asg
+					}
+					res = rcs.newSearcher().search(rg.ctx, q.nodes, q.sets, start, lim)
+				}
+			}
 			q.hi = res.objective
 			q.lo = q.hi
 			if !res.proven {
