@@ -595,8 +595,12 @@ func (s *searcher) expand(k int, f, cut float64) {
 }
 
 // searchTime bounds the search Solve tries before HiGHS, unless the search
-// is forced (tests).
-const searchTime = 5 * time.Second
+// is forced (tests). The dense DAGs of 40 invocations (cores of 33 and 35
+// nodes) take 0.2 and 0.6 s in all; those of 50 to 100 invocations (cores
+// of 43 to 88 nodes) are not proven in 5 s, and HiGHS, which takes minutes
+// on them, then starts from the search's best plan: 2 s is what the search
+// may cost such a core.
+const searchTime = 2 * time.Second
 
 // searchCore tries the search on r's core, when the options allow it and
 // the core fits the search's limits: it returns the heuristic (nil when the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
@@ -155,6 +156,13 @@ func TestSearchDifferential(t *testing.T) {
 			searched++
 			if sol.MILPNodes != 0 || sol.RegretMILPSolves != 0 {
 				t.Fatalf("%s: HiGHS ran (%d nodes, %d MILP re-solves) where the search should have", name, sol.MILPNodes, sol.RegretMILPSolves)
+			}
+		}
+		if err == nil && seed%10 == 0 {
+			// The regrets do not depend on how many goroutines search.
+			again, err := Solve(ctx, p, Options{MaxTable: 1, search: searchForce, Workers: 4})
+			if err != nil || !reflect.DeepEqual(again.Regrets, sol.Regrets) || !reflect.DeepEqual(again.Choices, sol.Choices) {
+				t.Fatalf("%s: with 4 workers: %v, %v; with %d: %v", name, again, err, 1+seed%3, sol)
 			}
 		}
 		sol, err = Solve(ctx, p, Options{NoReduce: true, NoRegrets: true})
