@@ -74,9 +74,11 @@ var errSearchTooLarge = errors.New("planner: core too large for the search")
 
 // Limits of the search: cores of more nodes, terms that cannot be tabulated
 // within searchTermTable entries, or messages of more than searchBudget
-// entries in all go to HiGHS alone.
+// entries in all go to HiGHS alone. On the dense DAGs the search proves
+// cores of 33 and 35 nodes in under a second and none of 43 nodes or more
+// in 5 s: a larger core would only spend searchTime before HiGHS.
 const (
-	searchMaxNodes  = 200
+	searchMaxNodes  = 64
 	searchMaxDomain = 64
 	searchTermTable = 1 << 20
 	searchBudget    = 1 << 25
@@ -629,8 +631,11 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 	}
 	res := cs.newSearcher().search(ctx, nil, nil, cm.startPositions(r, local), lim)
 	if opt.Progress != nil {
-		opt.Progress(Progress{Elapsed: time.Since(begun), Incumbent: res.objective, Bound: res.bound,
-			Gap: gap(res.objective, res.bound), Nodes: res.nodes})
+		g := math.Inf(1)
+		if !math.IsInf(res.objective, 1) {
+			g = gap(res.objective, res.bound)
+		}
+		opt.Progress(Progress{Elapsed: time.Since(begun), Incumbent: res.objective, Bound: res.bound, Gap: g, Nodes: res.nodes})
 	}
 	return cs, &res
 }

@@ -22,7 +22,12 @@ type Options struct {
 	// solves the whole problem.
 	MaxTable int
 	// TimeLimit bounds each HiGHS solve; 0 means none. A main solve stopped by
-	// it returns the best plan with its proven gap (Status TimeLimit). Under
+	// it returns the best plan with its proven gap (Status TimeLimit). A core
+	// of at most 64 nodes that no budget row touches is first searched by
+	// an exact branch and bound (bnb.go), for 2 s at most and within the
+	// limit: what it proves needs no HiGHS, and its best plan otherwise
+	// starts HiGHS, in the time left; the regrets of a core it proved are
+	// searched the same way. Under
 	// a time limit, a core of 100 nodes or more in a problem without budgets
 	// first gets a plan from a large-neighbourhood search (exact re-planning
 	// of windows of 10 nodes, two passes at most), HiGHS's start; the search

@@ -776,11 +776,13 @@ func (rg *regrets) searchQueries(open []int) error {
 			if !res.proven && lim.nodes == 0 && rg.ctx.Err() == nil {
 				// A hard query: the heuristic computed with its restriction,
 				// and the search again from the best plan so far.
+				if res.asg != nil {
+					start = res.asg
+				}
 				if rcs, err := rg.cs.restricted(q.nodes, q.sets, rg.cs.ibound, searchBudget); err == nil {
-					if res.asg != nil {
-						start = res.asg
-					}
 					res = rcs.newSearcher().search(rg.ctx, q.nodes, q.sets, start, lim)
+				} else {
+					res = s.search(rg.ctx, q.nodes, q.sets, start, lim)
 				}
 			}
 			q.hi = res.objective
