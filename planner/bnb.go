@@ -430,6 +430,9 @@ type searcher struct {
 	ncand   []int
 	next    []int
 	allowed []uint64 // per search position: allowed domain positions
+	// pruned is the least f of the subtrees pruned: the incumbent less
+	// at most the gap, which bounds the optimum from below.
+	pruned float64
 }
 
 func (cs *coreSearch) newSearcher() *searcher {
@@ -482,7 +485,9 @@ func (s *searcher) search(ctx context.Context, nodes []int, sets [][]int, start 
 	}
 	cut := cutoff()
 	res := searchResult{objective: inf, bound: inf}
+	s.pruned = inf
 	if cs.h0 >= cut || math.IsInf(cs.h0, 1) {
+		s.pruned = cs.h0
 		return s.finish(res, incumbent, have, inf, true)
 	}
 	s.expand(0, cs.h0, cut)
@@ -497,6 +502,7 @@ func (s *searcher) search(ctx context.Context, nodes []int, sets [][]int, start 
 		i := k*cs.maxDom + s.next[k]
 		f := s.candF[i]
 		if f >= cut {
+			s.pruned = min(s.pruned, f)
 			s.next[k] = s.ncand[k] // sorted: the rest are no better
 			continue
 		}
@@ -533,7 +539,8 @@ func (s *searcher) search(ctx context.Context, nodes []int, sets [][]int, start 
 	return s.finish(res, incumbent, have, bound, !stopped)
 }
 
-// finish fills res from the incumbent and the least f left open.
+// finish fills res from the incumbent, the least f left open and the
+// least pruned.
 func (s *searcher) finish(res searchResult, incumbent float64, have bool, open float64, proven bool) searchResult {
 	cs := s.cs
 	res.proven = proven
@@ -544,7 +551,7 @@ func (s *searcher) finish(res searchResult, incumbent float64, have bool, open f
 		}
 		res.objective = incumbent + cs.r.offset
 	}
-	res.bound = min(open, incumbent) + cs.r.offset
+	res.bound = min(open, s.pruned, incumbent) + cs.r.offset
 	return res
 }
 
@@ -580,7 +587,11 @@ func (s *searcher) expand(k int, f, cut float64) {
 	allowed := s.allowed[k]
 	for a := range cs.dom[k] {
 		v := candF[a]
-		if allowed&(1<<uint(a)) == 0 || !(v < cut) {
+		if allowed&(1<<uint(a)) == 0 {
+			continue
+		}
+		if !(v < cut) {
+			s.pruned = min(s.pruned, v)
 			continue
 		}
 		// candF[:m] hold the kept values so far; positions a' < a were
