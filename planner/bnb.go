@@ -621,7 +621,7 @@ const searchTime = 2 * time.Second
 // local is the baseline plan (alternatives), the search's first incumbent;
 // begun is when Solve began, from which Options.TimeLimit counts.
 func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, opt *Options, begun time.Time) (*coreSearch, *searchResult) {
-	if opt.search == searchOff || opt.NoReduce && opt.search != searchForce {
+	if opt.search == searchOff || opt.NoReduce && opt.search == searchAuto {
 		return nil, nil
 	}
 	// A smaller i-bound when the larger one's messages outgrow the budget.
@@ -632,8 +632,11 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 		}
 	}
 	lim := searchLimits{relGap: opt.relativeGap(), absGap: opt.absoluteGap()}
-	if opt.search != searchForce {
+	switch opt.search {
+	case searchAuto:
 		lim.deadline = begun.Add(searchTime)
+	case searchStop:
+		lim.nodes = 1
 	}
 	if opt.TimeLimit > 0 {
 		if d := begun.Add(opt.TimeLimit); lim.deadline.IsZero() || d.Before(lim.deadline) {

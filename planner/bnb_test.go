@@ -165,6 +165,12 @@ func TestSearchDifferential(t *testing.T) {
 				t.Fatalf("%s: with 4 workers: %v, %v; with %d: %v", name, again, err, 1+seed%3, sol)
 			}
 		}
+		if seed%10 == 5 {
+			// A search stopped at once: HiGHS solves the core from its
+			// plan and answers the regrets.
+			sol, err := Solve(ctx, p, Options{MaxTable: 1, search: searchStop})
+			checkAgainst(t, name+" search stopped", p, ex, sol, err, true)
+		}
 		sol, err = Solve(ctx, p, Options{NoReduce: true, NoRegrets: true})
 		checkAgainst(t, name+" NoReduce", p, ex, sol, err, false)
 	}

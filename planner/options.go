@@ -155,4 +155,5 @@ const (
 	searchAuto  searchMode = iota // when the core fits, within searchTime, then HiGHS
 	searchOff                     // HiGHS alone
 	searchForce                   // with no time of its own, even under NoReduce
+	searchStop                    // searchForce, stopped after one node: HiGHS finishes
 )

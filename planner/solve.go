@@ -160,6 +160,11 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 			if main.bound > sol.Bound { // false for NaN
 				sol.Bound = main.bound
 			}
+			if sres != nil && sres.bound > sol.Bound {
+				// The stopped search's bound holds too, and on these
+				// cores it is often the higher one.
+				sol.Bound = sres.bound
+			}
 			sol.MILPNodes = main.nodes
 			cs = nil // HiGHS solved the core: it answers the regrets too
 		}
