@@ -63,6 +63,7 @@ type coreSearch struct {
 	sent      [][]int
 	sentConst []float64
 	original  int     // funcs[:original] are the problem's own functions
+	touching  [][]int // search position → the original functions over it
 	h0        float64 // the heuristic at the root: a lower bound on the core
 	entries   int     // the messages' entries, summed
 	ibound    int     // the i-bound of the messages
@@ -212,6 +213,12 @@ func newCoreSearch(r *reduction, ibound, budget int) (*coreSearch, error) {
 		add(f)
 	}
 	cs.original = len(cs.funcs)
+	cs.touching = make([][]int, n)
+	for i := range cs.funcs {
+		for _, u := range cs.funcs[i].vars {
+			cs.touching[u] = append(cs.touching[u], i)
+		}
+	}
 	if err := cs.eliminate(ident, ibound, budget); err != nil {
 		return nil, err
 	}
@@ -239,7 +246,7 @@ func identities(maxDom int) [][]int {
 // reaches that node.
 func (cs *coreSearch) restricted(nodes []int, sets [][]int, ibound, budget int) (*coreSearch, error) {
 	n := len(cs.nodes)
-	c := &coreSearch{r: cs.r, nodes: cs.nodes, at: cs.at, dom: cs.dom, maxDom: cs.maxDom, original: cs.original, ibound: ibound,
+	c := &coreSearch{r: cs.r, nodes: cs.nodes, at: cs.at, dom: cs.dom, maxDom: cs.maxDom, original: cs.original, ibound: ibound, touching: cs.touching,
 		funcs: slices.Clone(cs.funcs[:cs.original]), inBucket: make([][]int, n), sent: make([][]int, n), sentConst: make([]float64, n)}
 	for i := range c.funcs {
 		f := &c.funcs[i]
@@ -483,6 +490,9 @@ func (s *searcher) search(ctx context.Context, nodes []int, sets [][]int, start 
 		}
 		return incumbent - max(lim.absGap, lim.relGap*math.Abs(incumbent+offset))
 	}
+	if have {
+		incumbent = s.descend()
+	}
 	cut := cutoff()
 	res := searchResult{objective: inf, bound: inf}
 	s.pruned = inf
@@ -537,6 +547,46 @@ func (s *searcher) search(ctx context.Context, nodes []int, sets [][]int, start 
 		}
 	}
 	return s.finish(res, incumbent, have, bound, !stopped)
+}
+
+// descend improves the incumbent s.best (of cost c) by coordinate descent:
+// each node in turn takes its cheapest allowed position given the others,
+// the lowest on ties, until a pass changes nothing (at most 8 passes). It
+// returns the new cost.
+func (s *searcher) descend() float64 {
+	cs := s.cs
+	x := s.best
+	for range 8 {
+		changed := false
+		for k := range cs.nodes {
+			cur := x[k]
+			local := func(a int) float64 {
+				x[k] = a
+				sum := 0.0
+				for _, fi := range cs.touching[k] {
+					sum += cs.funcs[fi].at(x)
+				}
+				return sum
+			}
+			best, arg := local(cur), cur
+			for a := range cs.dom[k] {
+				if a == cur || s.allowed[k]&(1<<uint(a)) == 0 {
+					continue
+				}
+				if v := local(a); v < best {
+					best, arg = v, a
+				}
+			}
+			x[k] = arg
+			if arg != cur {
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return cs.cost(x) // at most c: each step lowers the cost or keeps it
 }
 
 // finish fills res from the incumbent, the least f left open and the
