@@ -658,11 +658,12 @@ func (s *searcher) expand(k int, f, cut float64) {
 }
 
 // searchTime bounds the search Solve tries before HiGHS, unless the search
-// is forced (tests). The dense DAGs of 40 invocations (cores of 33 and 35
-// nodes) take 0.2 and 0.6 s in all; those of 50 to 100 invocations (cores
-// of 43 to 88 nodes) are not proven in 5 s, and HiGHS, which takes minutes
-// on them, then starts from the search's best plan: 2 s is what the search
-// may cost such a core.
+// is forced (tests). On the dense DAGs (2 cores shared) the search proves
+// the cores of 40 invocations (33 and 35 nodes) in 0.2 to 0.6 s in all and
+// those of 45 (39 and 40 nodes) in 0.9 and 2.0 s; that of 50 (seed 1, 44
+// nodes) in 68 s, where HiGHS takes over 150 s; those of 50 (seed 2) to 100
+// invocations not in a minute. HiGHS takes minutes on all of these, and
+// starts from the search's best plan: 2 s is what the search may cost them.
 const searchTime = 2 * time.Second
 
 // searchCore tries the search on r's core, when the options allow it and
