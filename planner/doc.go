@@ -43,11 +43,19 @@
 //     distributions per port is a table of 4^5 entries whatever the number
 //     of alternatives. kernel.go is the inner loop of the bucket tables.
 //     With the default limit, a problem without budgets that buckets of up
-//     to 2^21 entries (2^23 in all) would eliminate entirely is eliminated
+//     to 2^23 entries (2^26 in all) would eliminate entirely is eliminated
 //     so: a dry run sizes the buckets first, without tables. Small dense
 //     graphs, whose frustrated labels make the MILP's LP weak, then take
 //     milliseconds instead of HiGHS's seconds to minutes.
-//  4. milp.go: the rest, the core, as a MILP in the marginalization
+//  4. bnb.go: a core of at most 64 nodes without budgets is first searched
+//     by an exact depth-first branch and bound, with a mini-bucket
+//     elimination heuristic over the core's terms, for at most 2 s (and
+//     Options.TimeLimit). Dense cores of 30–40 nodes, which HiGHS branches on
+//     for minutes over a weak LP, are proven in about a second; what the
+//     search does not prove goes to HiGHS from the search's best plan, its
+//     bound kept. Regret queries on a core the search proved are searches
+//     with the query's restrictions (Result.CoreSearch reports the search).
+//     milp.go: the rest, the core, as a MILP in the marginalization
 //     (local-polytope) form: binary x[v,a]; continuous y[e,s,t] over the
 //     convertible pairs only, with Σ_t y = x-marginal of the source and Σ_s y
 //     = x-marginal of the target; for a fan-out, z[g,s,t] ≥ y[e,s,t] carrying

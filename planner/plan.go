@@ -60,9 +60,13 @@ type Result struct {
 	// included (0, and left out of the renderings, unless
 	// PlanOptions.Timing: the output is then the same for the same input,
 	// byte for byte); MILPNodes the branch-and-bound nodes.
-	SolveMS   float64    `json:"solve_ms,omitempty"`
-	MILPNodes int64      `json:"milp_nodes"`
-	Model     ModelSizes `json:"model"`
+	SolveMS   float64 `json:"solve_ms,omitempty"`
+	MILPNodes int64   `json:"milp_nodes"`
+	// CoreSearch is the branch and bound over the core, when it ran: the
+	// nodes it searched, and whether it proved the optimum (HiGHS then did
+	// not run).
+	CoreSearch *SearchStats `json:"core_search,omitempty"`
+	Model      ModelSizes   `json:"model"`
 	// LocalChoiceNS is the cost of choosing each invocation's locally
 	// cheapest alternative and paying the conversions (+Inf: that plan is
 	// infeasible, LocalChoiceViolations say why); SavingNS its difference
@@ -296,7 +300,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		Graph: lw.graph.Name(), Target: target.Name, Status: sol.Status.String(),
 		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
 		BoundNS: sol.Bound, Gap: sol.Gap, SolveMS: float64(sol.SolveTime.Microseconds()) / 1000,
-		MILPNodes: sol.MILPNodes, Model: modelSizes(sol.Model),
+		MILPNodes: sol.MILPNodes, CoreSearch: sol.Search, Model: modelSizes(sol.Model),
 		LocalChoiceViolations: sol.Local.Violations,
 	}
 	if !math.IsInf(sol.Local.Cost, 0) && sol.Local.Feasible() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -526,5 +527,37 @@ func TestEliminatedWholeHasNoGap(t *testing.T) {
 	}
 	if r.Status != "optimal" || r.BoundNS != r.ObjectiveNS || r.Gap != 0 {
 		t.Errorf("%s, bound %v, objective %v, gap %v; want optimal, the bound the objective, gap 0", r.Status, r.BoundNS, r.ObjectiveNS, r.Gap)
+	}
+}
+
+// A core the branch and bound proves is reported as its work: the report
+// names it, not HiGHS, with its search nodes.
+func TestReportNamesTheSearch(t *testing.T) {
+	spec, err := taskgen.DAG(40, 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model.Core == 0 || r.CoreSearch == nil || !r.CoreSearch.Proved || r.CoreSearch.Nodes == 0 || r.MILPNodes != 0 {
+		t.Fatalf("core %d, search %+v, %d MILP nodes: want a core the search proved, no MILP", r.Model.Core, r.CoreSearch, r.MILPNodes)
+	}
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("leaving %d to the branch and bound (as a MILP,", r.Model.Core),
+		fmt.Sprintf("the branch and bound proved the core's optimum in %d search nodes", r.CoreSearch.Nodes),
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, b.String()[:min(b.Len(), 1200)])
+		}
 	}
 }

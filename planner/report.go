@@ -42,12 +42,23 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "local choice\t%s; the locally cheapest choices are jointly optimal\n", fmtNS(*r.LocalChoiceNS))
 	}
 	m := r.Model
-	fmt.Fprintf(tw, "model\t%d invocations, %d alternatives left; the exact reduction eliminated %d, leaving %d to HiGHS (MILP of %d columns, %d rows; the whole model: %d columns, %d rows)\n",
-		m.Invocations, m.Alternatives, m.Eliminated, m.Core, m.Solved.Columns, m.Solved.Rows, m.Whole.Columns, m.Whole.Rows)
+	left := "to HiGHS (MILP of"
+	if cs := r.CoreSearch; cs != nil && cs.Proved {
+		left = "to the branch and bound (as a MILP,"
+	}
+	fmt.Fprintf(tw, "model\t%d invocations, %d alternatives left; the exact reduction eliminated %d, leaving %d %s %d columns, %d rows; the whole model: %d columns, %d rows)\n",
+		m.Invocations, m.Alternatives, m.Eliminated, m.Core, left, m.Solved.Columns, m.Solved.Rows, m.Whole.Columns, m.Whole.Rows)
+	solve := fmt.Sprintf("%d branch-and-bound nodes", r.MILPNodes)
+	switch cs := r.CoreSearch; {
+	case cs != nil && cs.Proved:
+		solve = fmt.Sprintf("the branch and bound proved the core's optimum in %d search nodes", cs.Nodes)
+	case cs != nil:
+		solve = fmt.Sprintf("the branch and bound searched %d nodes without a proof; then HiGHS, from its plan: %d branch-and-bound nodes", cs.Nodes, r.MILPNodes)
+	}
 	if r.SolveMS > 0 {
-		fmt.Fprintf(tw, "solve\t%.3g ms, %d branch-and-bound nodes\n", r.SolveMS, r.MILPNodes)
+		fmt.Fprintf(tw, "solve\t%.3g ms, %s\n", r.SolveMS, solve)
 	} else {
-		fmt.Fprintf(tw, "solve\t%d branch-and-bound nodes\n", r.MILPNodes)
+		fmt.Fprintf(tw, "solve\t%s\n", solve)
 	}
 	tw.Flush()
 

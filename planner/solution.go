@@ -67,6 +67,9 @@ type Solution struct {
 	Bound, Gap float64
 	// MILPNodes is HiGHS's branch-and-bound node count (0 without a MILP).
 	MILPNodes int64
+	// Search is what the branch and bound over the core (bnb.go) did,
+	// when it ran: it proves small dense cores before HiGHS is asked.
+	Search *SearchStats
 	// SolveTime is Solve's wall-clock time, regrets included.
 	SolveTime time.Duration
 	// Model is the size of the model before and after the reduction.
@@ -208,3 +211,11 @@ func (e *InfeasibleError) Error() string {
 
 // Is makes errors.Is(err, ErrInfeasible) hold.
 func (e *InfeasibleError) Is(target error) bool { return target == ErrInfeasible }
+
+// SearchStats are the branch and bound's over the core: the nodes it
+// searched, and whether it proved the optimum (else HiGHS went on from its
+// best plan).
+type SearchStats struct {
+	Nodes  int64 `json:"nodes"`
+	Proved bool  `json:"proved"`
+}

@@ -79,7 +79,11 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		var sres *searchResult
 		// The branch and bound first (bnb.go), where it applies; what it
 		// does not prove, HiGHS does, from its best plan.
-		if cs, sres = searchCore(ctx, r, cm, local.Choices, &opt, start); sres != nil && sres.proven {
+		cs, sres = searchCore(ctx, r, cm, local.Choices, &opt, start)
+		if sres != nil {
+			sol.Search = &SearchStats{Nodes: sres.nodes, Proved: sres.proven}
+		}
+		if sres != nil && sres.proven {
 			if sres.asg == nil {
 				return nil, infeasible(ctx, in, opt)
 			}
