@@ -49,7 +49,7 @@
 //     milliseconds instead of HiGHS's seconds to minutes.
 //  4. bnb.go: a core of at most 64 nodes without budgets is first searched
 //     by an exact depth-first branch and bound, with a mini-bucket
-//     elimination heuristic over the core's terms, for at most 2 s (and
+//     elimination heuristic over the core's terms, for at most 5 s (and
 //     Options.TimeLimit). Dense cores of 30–40 nodes, which HiGHS branches on
 //     for minutes over a weak LP, are proven in about a second; what the
 //     search does not prove goes to HiGHS from the search's best plan, its

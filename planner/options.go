@@ -24,7 +24,7 @@ type Options struct {
 	// TimeLimit bounds each HiGHS solve; 0 means none. A main solve stopped by
 	// it returns the best plan with its proven gap (Status TimeLimit). A core
 	// of at most 64 nodes that no budget row touches is first searched by
-	// an exact branch and bound (bnb.go), for 2 s at most and within the
+	// an exact branch and bound (bnb.go), for 5 s at most and within the
 	// limit: what it proves needs no HiGHS, and its best plan otherwise
 	// starts HiGHS, in the time left; the regrets of a core it proved are
 	// searched the same way. Under
