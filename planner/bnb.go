@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/cklplan/cklplan/internal/highs"
 )
 
 // Exact depth-first branch and bound over the core, guided by a static
@@ -77,7 +79,7 @@ var errSearchTooLarge = errors.New("planner: core too large for the search")
 // within searchTermTable entries, or messages of more than searchBudget
 // entries in all go to HiGHS alone. On the dense DAGs the search proves
 // cores of 33 and 35 nodes in under a second and none of 43 nodes or more
-// in 5 s: a larger core would only spend searchTime before HiGHS.
+// in 5 s: a larger core would only spend searchNodes before HiGHS.
 const (
 	searchMaxNodes  = 64
 	searchMaxDomain = 64
@@ -657,16 +659,51 @@ func (s *searcher) expand(k int, f, cut float64) {
 	s.ncand[k], s.next[k] = m, 0
 }
 
-// searchTime bounds the search Solve tries before HiGHS, unless the search
-// is forced (tests). On the dense DAGs (2 cores shared) the search proves
-// the cores of 40 invocations (33 and 35 nodes) in 0.2 to 0.6 s in all and
-// those of 45 (39 and 40 nodes) in 0.9 and 2.0 s; that of 50 (seed 1, 44
-// nodes) in 68 s, where HiGHS takes over 150 s; those of 50 (seed 2) to 100
-// invocations not in a minute. HiGHS takes minutes on all of these, and
-// starts from the search's best plan: 5 s is what the search may cost them.
-// At 2 s, the DAG of 45 invocations (seed 1), proven in 2.0 s on a quiet
-// machine, went to HiGHS on a busier one and took 122 s.
-const searchTime = 5 * time.Second
+// tightLP reports whether the core's LP relaxation has integral choices
+// (then it is the MILP's optimum, which HiGHS proves at its root). A
+// relaxation HiGHS cannot solve, or one with fractional choices (the
+// generated DAGs' frustrated labels give 130–180 fractional x over cores of
+// 33–44 nodes), is not.
+func tightLP(ctx context.Context, cm *coreModel, r *reduction, opt *Options) bool {
+	lib, err := loadHiGHS()
+	if err != nil {
+		return false
+	}
+	s, err := lib.NewSolver()
+	if err != nil {
+		return false
+	}
+	defer s.Close()
+	lp := cm.model
+	lp.Columns = slices.Clone(lp.Columns)
+	for j := range lp.Columns {
+		lp.Columns[j].Integer = false
+	}
+	res, err := s.Solve(ctx, &lp, opt.solverOptions())
+	if err != nil || res.Status != highs.Optimal {
+		return false
+	}
+	for _, v := range r.core {
+		for k := range r.in.domain[v] {
+			if x := res.Values[cm.xcol[v]+k]; math.Abs(x-math.Round(x)) > 1e-6 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// searchNodes bounds the search Solve tries before HiGHS (about 5 s on the
+// development machine, 8 M nodes a second), unless the search is forced
+// (tests). A count of nodes, not a time, so that the same input takes the
+// same path and gives the same plan on any machine. Measured: on the
+// generated dense DAGs the search proves the cores of 40 invocations (33
+// and 35 nodes) in 0.3 to 0.8 s (0.26 M and 5.0 M nodes) and those of 45
+// (39 and 40 nodes) in 1.2 and 2.3 s (6.5 M and 19.1 M nodes); that of 50
+// (seed 1, 44 nodes) in 68 s, where HiGHS takes over 150 s; those of 50
+// (seed 2) to 100 invocations not in a minute. HiGHS takes minutes on all
+// of these, and starts from the search's best plan.
+const searchNodes = 40_000_000
 
 // searchCore tries the search on r's core, when the options allow it and
 // the core fits the search's limits: it returns the heuristic (nil when the
@@ -675,6 +712,14 @@ const searchTime = 5 * time.Second
 // begun is when Solve began, from which Options.TimeLimit counts.
 func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, opt *Options, begun time.Time) (*coreSearch, *searchResult) {
 	if opt.search == searchOff || opt.NoReduce && opt.search == searchAuto {
+		return nil, nil
+	}
+	if opt.search == searchAuto && (len(r.core) > searchMaxNodes || tightLP(ctx, cm, r, opt)) {
+		// Where the LP relaxation's choices are integral, HiGHS proves the
+		// optimum at its root in milliseconds, and the search may take
+		// seconds: the random dense DAGs of planner/gen_test.go's
+		// randomDAG (40–60 nodes) took HiGHS 40–45 ms and the search 0.3 s
+		// to over 5 s.
 		return nil, nil
 	}
 	// A smaller i-bound when the larger one's messages outgrow the budget.
@@ -687,7 +732,7 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 	lim := searchLimits{relGap: opt.relativeGap(), absGap: opt.absoluteGap()}
 	switch opt.search {
 	case searchAuto:
-		lim.deadline = begun.Add(searchTime)
+		lim.nodes = searchNodes
 	case searchStop:
 		lim.nodes = 1
 	}

@@ -178,3 +178,20 @@ func TestSearchDifferential(t *testing.T) {
 		t.Errorf("only %d problems left a core to the search", searched)
 	}
 }
+
+// A core whose LP relaxation is integral goes to HiGHS, which proves it at
+// its root, without the search (which took seconds on this one); a core
+// whose relaxation is fractional is searched first (TestReportNamesTheSearch).
+func TestTightCoreSkipsTheSearch(t *testing.T) {
+	p := randomDAG(1, 40, 8)
+	sol, err := Solve(context.Background(), p, Options{NoRegrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Model.CoreNodes == 0 || sol.Model.CoreNodes > searchMaxNodes {
+		t.Fatalf("core of %d nodes: the case tests nothing", sol.Model.CoreNodes)
+	}
+	if sol.Search != nil || sol.Status != Optimal {
+		t.Errorf("status %v, search %+v: want optimal by HiGHS, no search", sol.Status, sol.Search)
+	}
+}

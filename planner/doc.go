@@ -47,10 +47,11 @@
 //     so: a dry run sizes the buckets first, without tables. Small dense
 //     graphs, whose frustrated labels make the MILP's LP weak, then take
 //     milliseconds instead of HiGHS's seconds to minutes.
-//  4. bnb.go: a core of at most 64 nodes without budgets is first searched
-//     by an exact depth-first branch and bound, with a mini-bucket
-//     elimination heuristic over the core's terms, for at most 5 s (and
-//     Options.TimeLimit). Dense cores of 30–40 nodes, which HiGHS branches on
+//  4. bnb.go: a core of at most 64 nodes without budgets, whose LP
+//     relaxation has fractional choices (an integral one HiGHS proves at its
+//     root), is first searched by an exact depth-first branch and bound,
+//     with a mini-bucket elimination heuristic over the core's terms, for at
+//     most 40 M search nodes, about 5 s (and Options.TimeLimit). Dense cores of 30–40 nodes, which HiGHS branches on
 //     for minutes over a weak LP, are proven in about a second; what the
 //     search does not prove goes to HiGHS from the search's best plan, its
 //     bound kept. Regret queries on a core the search proved are searches

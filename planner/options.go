@@ -23,8 +23,9 @@ type Options struct {
 	MaxTable int
 	// TimeLimit bounds each HiGHS solve; 0 means none. A main solve stopped by
 	// it returns the best plan with its proven gap (Status TimeLimit). A core
-	// of at most 64 nodes that no budget row touches is first searched by
-	// an exact branch and bound (bnb.go), for 5 s at most and within the
+	// of at most 64 nodes that no budget row touches, whose LP relaxation
+	// has fractional choices, is first searched by an exact branch and bound
+	// (bnb.go), for 40 M search nodes (about 5 s) at most and within the
 	// limit: what it proves needs no HiGHS, and its best plan otherwise
 	// starts HiGHS, in the time left; the regrets of a core it proved are
 	// searched the same way. Under
@@ -152,7 +153,7 @@ const (
 type searchMode uint8
 
 const (
-	searchAuto  searchMode = iota // when the core fits, within searchTime, then HiGHS
+	searchAuto  searchMode = iota // when the core fits and its LP is not integral, within searchNodes, then HiGHS
 	searchOff                     // HiGHS alone
 	searchForce                   // with no time of its own, even under NoReduce
 	searchStop                    // searchForce, stopped after one node: HiGHS finishes
