@@ -16,7 +16,7 @@ type Options struct {
 	NoReduce bool
 	// MaxTable bounds the entries of a bucket the reduction may form; 0
 	// means DefaultMaxTable, except that a problem without budgets that
-	// buckets of up to 2^21 entries (2^23 in all) would eliminate entirely
+	// buckets of up to 2^23 entries (2^26 in all) would eliminate entirely
 	// is eliminated so, with no MILP. Should the core's MILP outgrow the whole
 	// problem's, Solve retries with an 8× smaller limit, down to 64, then
 	// solves the whole problem.
