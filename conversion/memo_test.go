@@ -86,65 +86,19 @@ func manyPairs(t *testing.T) []classifyPair {
 	for gi, group := range corpus(t) {
 		for _, from := range group {
 			for _, to := range group {
-				src, err := from.d.RenameTile(rename(t, from.rename))
-				if err != nil {
-					t.Fatal(err)
-				}
-				dst, err := to.d.RenameTile(rename(t, to.rename))
-				if err != nil {
-					t.Fatal(err)
-				}
+				src, dst := corpusPair(t, from, to)
 				out = append(out, classifyPair{fmt.Sprintf("corpus/%d/%s(%s)->%s(%s)", gi, from.d.Name(), from.d.Element(), to.d.Name(), to.d.Element()), src, dst, distribution.Rename{}})
 			}
 		}
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	types := []storage.ElementType{storage.F32, storage.F16, storage.BF16, storage.F8E4M3, storage.U4, storage.I8}
-	shapes := []struct{ x, y, blocks, warps, lanes, values int }{
+	shapes := []randomShape{
 		{8, 8, 1, 1, 32, 2}, {16, 16, 1, 2, 32, 4}, {8, 16, 2, 1, 32, 2}, {4, 8, 1, 1, 16, 2}, {16, 8, 2, 2, 8, 4}, {16, 16, 1, 1, 32, 8},
 	}
 	for i := range 300 {
 		s := shapes[i%len(shapes)]
-		execs := s.blocks * s.warps * s.lanes
-		clusters := 1
-		if s.blocks > 1 && r.IntN(2) == 0 {
-			clusters = s.blocks
-		}
-		perm := r.Perm(s.x * s.y)
-		src := make(holding, execs)
-		for e := range src {
-			src[e] = perm[e*s.values : (e+1)*s.values]
-		}
-		dst := make(holding, execs)
-		switch mode := r.IntN(4); mode {
-		case 0:
-			perm2 := r.Perm(s.x * s.y)
-			for e := range dst {
-				dst[e] = perm2[e*s.values : (e+1)*s.values]
-			}
-		case 1:
-			for e := range dst {
-				dst[e] = append([]int(nil), src[e]...)
-				r.Shuffle(len(dst[e]), func(a, b int) { dst[e][a], dst[e][b] = dst[e][b], dst[e][a] })
-			}
-		case 2:
-			for w := 0; w < execs; w += s.lanes {
-				lp := r.Perm(s.lanes)
-				for l := range s.lanes {
-					dst[w+l] = src[w+lp[l]]
-				}
-			}
-		default:
-			copy(dst, src)
-			withCopies := make(holding, execs)
-			for e := range src {
-				next := e - e%s.lanes + (e+1)%s.lanes
-				withCopies[e] = append(append([]int(nil), src[e]...), src[next]...)
-			}
-			src = withCopies
-		}
-		sd := src.table(t, r, s.y, s.warps, s.lanes, clusters, types[r.IntN(len(types))])
-		dd := dst.table(t, r, s.y, s.warps, s.lanes, clusters, types[r.IntN(len(types))])
+		sd, dd := randomPair(t, r, s, types)
 		out = append(out, classifyPair{fmt.Sprintf("random/%d", i), sd, dd, distribution.Rename{}})
 	}
 	return out

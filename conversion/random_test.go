@@ -40,7 +40,7 @@ func TestRandomPairsReplay(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	tg := target(t, "h200")
 	types := []storage.ElementType{storage.F32, storage.F16, storage.BF16, storage.F8E4M3, storage.U4, storage.I8}
-	shapes := []struct{ x, y, blocks, warps, lanes, values int }{
+	shapes := []randomShape{
 		{8, 8, 1, 1, 32, 2},
 		{16, 16, 1, 2, 32, 4},
 		{8, 16, 2, 1, 32, 2},
@@ -50,47 +50,7 @@ func TestRandomPairsReplay(t *testing.T) {
 	seen := map[Class]int{}
 	for i := range 100 {
 		s := shapes[i%len(shapes)]
-		execs := s.blocks * s.warps * s.lanes
-		clusters := 1
-		if s.blocks > 1 && r.IntN(2) == 0 {
-			clusters = s.blocks
-		}
-		perm := r.Perm(s.x * s.y)
-		src := make(holding, execs)
-		for e := range src {
-			src[e] = perm[e*s.values : (e+1)*s.values]
-		}
-		dst := make(holding, execs)
-		switch mode := r.IntN(4); mode {
-		case 0: // anything
-			perm2 := r.Perm(s.x * s.y)
-			for e := range dst {
-				dst[e] = perm2[e*s.values : (e+1)*s.values]
-			}
-		case 1: // the same threads, other registers
-			for e := range dst {
-				dst[e] = append([]int(nil), src[e]...)
-				r.Shuffle(len(dst[e]), func(a, b int) { dst[e][a], dst[e][b] = dst[e][b], dst[e][a] })
-			}
-		case 2: // lanes permuted within each warp
-			for w := 0; w < execs; w += s.lanes {
-				lp := r.Perm(s.lanes)
-				for l := range s.lanes {
-					dst[w+l] = src[w+lp[l]]
-				}
-			}
-		default: // the same, with copies added on the source: each
-			// element also in the next lane of its warp
-			copy(dst, src)
-			withCopies := make(holding, execs)
-			for e := range src {
-				next := e - e%s.lanes + (e+1)%s.lanes
-				withCopies[e] = append(append([]int(nil), src[e]...), src[next]...)
-			}
-			src = withCopies
-		}
-		sd := src.table(t, r, s.y, s.warps, s.lanes, clusters, types[r.IntN(len(types))])
-		dd := dst.table(t, r, s.y, s.warps, s.lanes, clusters, types[r.IntN(len(types))])
+		sd, dd := randomPair(t, r, s, types)
 		opts := Options{}
 		p, err := newProblem(sd, dd, opts)
 		if err != nil {
@@ -168,4 +128,57 @@ func TestRandomShapesReplay(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A randomShape is the size of a random pair's tile (x × y) and of its
+// machine: blocks, warps per block, lanes per warp, values per thread.
+type randomShape struct{ x, y, blocks, warps, lanes, values int }
+
+// randomPair draws a source holding of shape s and a destination of one of
+// four kinds (any holding; the same threads, other registers; lanes
+// permuted within each warp; the same, with copies added on the source),
+// each tabulated with a random element type of types.
+func randomPair(t *testing.T, r *rand.Rand, s randomShape, types []storage.ElementType) (*distribution.Distribution, *distribution.Distribution) {
+	t.Helper()
+	execs := s.blocks * s.warps * s.lanes
+	clusters := 1
+	if s.blocks > 1 && r.IntN(2) == 0 {
+		clusters = s.blocks
+	}
+	perm := r.Perm(s.x * s.y)
+	src := make(holding, execs)
+	for e := range src {
+		src[e] = perm[e*s.values : (e+1)*s.values]
+	}
+	dst := make(holding, execs)
+	switch r.IntN(4) {
+	case 0: // anything
+		perm2 := r.Perm(s.x * s.y)
+		for e := range dst {
+			dst[e] = perm2[e*s.values : (e+1)*s.values]
+		}
+	case 1: // the same threads, other registers
+		for e := range dst {
+			dst[e] = append([]int(nil), src[e]...)
+			r.Shuffle(len(dst[e]), func(a, b int) { dst[e][a], dst[e][b] = dst[e][b], dst[e][a] })
+		}
+	case 2: // lanes permuted within each warp
+		for w := 0; w < execs; w += s.lanes {
+			lp := r.Perm(s.lanes)
+			for l := range s.lanes {
+				dst[w+l] = src[w+lp[l]]
+			}
+		}
+	default: // the same, with copies added on the source: each
+		// element also in the next lane of its warp
+		copy(dst, src)
+		withCopies := make(holding, execs)
+		for e := range src {
+			next := e - e%s.lanes + (e+1)%s.lanes
+			withCopies[e] = append(append([]int(nil), src[e]...), src[next]...)
+		}
+		src = withCopies
+	}
+	return src.table(t, r, s.y, s.warps, s.lanes, clusters, types[r.IntN(len(types))]),
+		dst.table(t, r, s.y, s.warps, s.lanes, clusters, types[r.IntN(len(types))])
 }

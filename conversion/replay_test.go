@@ -75,14 +75,7 @@ func TestReplayEveryMechanism(t *testing.T) {
 				name := fmt.Sprintf("%d/%s(%s)->%s(%s)", gi, from.d.Name(), from.d.Element(), to.d.Name(), to.d.Element())
 				// Rename the source onto the group's names, and the group's
 				// names onto the destination's.
-				src, err := from.d.RenameTile(rename(t, from.rename))
-				if err != nil {
-					t.Fatal(err)
-				}
-				dst, err := to.d.RenameTile(rename(t, to.rename))
-				if err != nil {
-					t.Fatal(err)
-				}
+				src, dst := corpusPair(t, from, to)
 				p, err := newProblem(src, dst, Options{})
 				if err != nil {
 					if src.Element() != dst.Element() && max(src.Element().Bits(), dst.Element().Bits()) > 32 && strings.Contains(err.Error(), "64-bit types are not modelled") {
@@ -165,4 +158,19 @@ func TestReplayCatchesMistakes(t *testing.T) {
 			t.Errorf("%s: a broken witness replays", tc.name)
 		}
 	}
+}
+
+// corpusPair is the conversion from one corpus entry to another of its
+// group: the source renamed onto the group's names, the group's names onto
+// the destination's.
+func corpusPair(t testing.TB, from, to renamed) (src, dst *distribution.Distribution) {
+	t.Helper()
+	src, err := from.d.RenameTile(rename(t, from.rename))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dst, err = to.d.RenameTile(rename(t, to.rename)); err != nil {
+		t.Fatal(err)
+	}
+	return src, dst
 }
