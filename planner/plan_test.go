@@ -510,18 +510,7 @@ func TestResultInParallelIsTheSame(t *testing.T) {
 // objective, though the elimination adds the costs in another order than the
 // verifier (on this DAG the two sums differ in the last bit).
 func TestEliminatedWholeHasNoGap(t *testing.T) {
-	spec, err := taskgen.DAG(30, 4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := planDAG(t, 30, 1)
 	if r.Model.Core != 0 {
 		t.Fatalf("core of %d invocations: the case tests nothing", r.Model.Core)
 	}
@@ -533,18 +522,7 @@ func TestEliminatedWholeHasNoGap(t *testing.T) {
 // A core the branch and bound proves is reported as its work: the report
 // names it, not HiGHS, with its search nodes.
 func TestReportNamesTheSearch(t *testing.T) {
-	spec, err := taskgen.DAG(40, 4, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := planDAG(t, 40, 2)
 	if r.Model.Core == 0 || r.CoreSearch == nil || !r.CoreSearch.Proved || r.CoreSearch.Nodes == 0 || r.MILPNodes != 0 {
 		t.Fatalf("core %d, search %+v, %d MILP nodes: want a core the search proved, no MILP", r.Model.Core, r.CoreSearch, r.MILPNodes)
 	}
@@ -560,4 +538,23 @@ func TestReportNamesTheSearch(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String()[:min(b.Len(), 1200)])
 		}
 	}
+}
+
+// planDAG plans the generated DAG of n invocations (average degree 4) from
+// seed, without regrets.
+func planDAG(t *testing.T, n int, seed uint64) *Result {
+	t.Helper()
+	spec, err := taskgen.DAG(n, 4, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
