@@ -553,9 +553,9 @@ func (lw *lowering) executionCost(c *tasks.Candidate) (execCost, error) {
 }
 
 func (lw *lowering) endpoint(c *tasks.Candidate, port *tasks.Port, noSmem bool) *endpoint {
-	b := c.Alternative.Bindings[port.Index]
-	e := &endpoint{dist: b.Distribution, layout: b.Layout, name: b.Name, moves: c.PortMultiplicity[port.Index],
-		loop: b.Loop, tile: int64(port.Tile.Size()), elem: port.Element, noSmem: noSmem}
+	b := &c.Alternative.Bindings[port.Index]
+	e := bindingEndpoint(b)
+	e.name, e.moves, e.tile, e.elem, e.noSmem = b.Name, c.PortMultiplicity[port.Index], int64(port.Tile.Size()), port.Element, noSmem
 	if e.name == "" {
 		switch {
 		case e.dist != nil:
