@@ -327,6 +327,51 @@ func TestBudgetChoosesCostlierConversion(t *testing.T) {
 	}
 }
 
+// TestFusedLayersMeetTheirBudgets: a generated transformer whose layers are
+// kernels over a shared-memory budget that their fastest alternatives
+// exceed together plans within every budget, at the optimum of the whole
+// model in HiGHS. (No regrets: every one is a re-solve of a core with
+// budget rows, seconds each.)
+func TestFusedLayersMeetTheirBudgets(t *testing.T) {
+	s, err := taskgen.Transformer(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := taskgen.FuseLayers(&s, 300_000); err != nil {
+		t.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Budgets) != 2 {
+		t.Fatalf("%d budgets, want one per layer", len(r.Budgets))
+	}
+	for _, b := range r.Budgets {
+		if b.Used > b.Capacity {
+			t.Errorf("%s: %v over %v", b.Name, b.Used, b.Capacity)
+		}
+	}
+	if r.LocalChoiceNS != nil {
+		t.Errorf("the local choice fits the budgets (%v): they bind nothing", *r.LocalChoiceNS)
+	}
+	whole, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoReduce: true, NoRegrets: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "optimal" || math.Abs(r.ObjectiveNS-whole.ObjectiveNS) > 1e-6*whole.ObjectiveNS {
+		t.Errorf("%s at %v; the whole model's optimum is %v", r.Status, r.ObjectiveNS, whole.ObjectiveNS)
+	}
+}
+
 // TestInfeasibleNamesTheConflict: a budget nothing fits names itself.
 func TestInfeasibleNamesTheConflict(t *testing.T) {
 	data, err := os.ReadFile("../examples/graphs/smem_budget.json")

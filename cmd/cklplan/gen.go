@@ -23,9 +23,10 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 		fs.IntVar(&q.n, "invocations", 1000, "`number` of invocations of a DAG or tree")
 		fs.IntVar(&q.degree, "degree", 4, "average `degree` of a DAG's invocations")
 		fs.Uint64Var(&q.seed, "seed", 1, "random `seed`")
+		fs.Int64Var(&q.kernelSmem, "kernel-smem", 0, "fuse each transformer layer into one kernel with this shared-memory budget (`bytes`), the faster alternatives staging more in shared memory (0 to 48 KiB); 0: no kernels")
 	},
 	ops: []*op[*genRequest]{
-		{name: "transformer", flags: []string{"layers", "seed"}, formats: []string{"json"}, run: genFamily("transformer"),
+		{name: "transformer", flags: []string{"layers", "seed", "kernel-smem"}, formats: []string{"json"}, run: genFamily("transformer"),
 			doc: "a stack of transformer-like layers with two residual edges each"},
 		{name: "dag", flags: []string{"invocations", "degree", "seed"}, formats: []string{"json"}, run: genFamily("dag"),
 			doc: "a random DAG, mostly local edges, of average degree --degree"},
@@ -40,6 +41,9 @@ type genRequest struct {
 	layers, n int
 	degree    int
 	seed      uint64
+	// kernelSmem fuses a transformer's layers into kernels with this
+	// shared-memory budget; 0: none.
+	kernelSmem int64
 }
 
 func (q *genRequest) setOperands([]string, *input) error { return nil }
@@ -79,10 +83,15 @@ func runGen(q *genRequest) (result, error) {
 		return nil, fmt.Errorf("--invocations %d: want 1 to %d", q.n, maxGenerated)
 	case q.degree < 1 || q.degree > 16:
 		return nil, fmt.Errorf("--degree %d: want 1 to 16", q.degree)
+	case q.kernelSmem < 0:
+		return nil, fmt.Errorf("--kernel-smem %d: want a number of bytes, or 0 for no kernels", q.kernelSmem)
 	}
 	switch q.family {
 	case "transformer":
 		s, err = taskgen.Transformer(q.layers, q.seed)
+		if err == nil && q.kernelSmem > 0 {
+			err = taskgen.FuseLayers(&s, q.kernelSmem)
+		}
 	case "dag":
 		s, err = taskgen.DAG(q.n, q.degree, q.seed)
 	case "tree":

@@ -10,9 +10,12 @@
 package taskgen
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/storage"
@@ -303,4 +306,57 @@ func cut(endpoint string) (inv, port string, ok bool) {
 		}
 	}
 	return endpoint, "", false
+}
+
+// smemStages are the shared-memory footprints FuseLayers gives a task's
+// alternatives, cheapest first: the faster an alternative, the more it
+// stages in shared memory (up to 48 KiB, as a multi-stage pipeline would).
+var smemStages = [Alternatives]int64{48 << 10, 32 << 10, 32 << 10, 16 << 10, 16 << 10, 8 << 10, 0, 0}
+
+// FuseLayers makes every layer of a Transformer graph one fused kernel (a
+// group of the invocations named l<k>_…) with a shared-memory budget of
+// smemBytes, and gives every alternative a shared-memory footprint: the
+// i-th cheapest of a task's alternatives (by declared cost, the first on
+// ties) takes smemStages[i]. The budget then trades the kernels' fastest
+// alternatives against each other and against conversions through shared
+// memory, whose scratch counts against it too. It draws no random number:
+// the graph is otherwise Transformer's.
+func FuseLayers(s *tasks.Spec, smemBytes int64) error {
+	if smemBytes < 1 {
+		return fmt.Errorf("taskgen: a kernel's shared-memory budget must be positive, got %d", smemBytes)
+	}
+	for name, t := range s.Tasks {
+		order := make([]int, len(t.Alternatives))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return cmp.Compare(t.Alternatives[a].Cost.NS, t.Alternatives[b].Cost.NS)
+		})
+		for rank, a := range order {
+			if rank < len(smemStages) {
+				t.Alternatives[a].Resources.SharedMemoryBytes = smemStages[rank]
+			}
+		}
+		s.Tasks[name] = t
+	}
+	byLayer := map[string]int{}
+	for _, inv := range s.Invocations {
+		layer, _, ok := strings.Cut(inv.ID, "_")
+		if !ok || !strings.HasPrefix(layer, "l") {
+			continue
+		}
+		gi, seen := byLayer[layer]
+		if !seen {
+			gi = len(s.Groups)
+			byLayer[layer] = gi
+			s.Groups = append(s.Groups, tasks.GroupSpec{ID: "layer" + layer[1:], SharedMemoryBytes: smemBytes})
+		}
+		s.Groups[gi].Invocations = append(s.Groups[gi].Invocations, inv.ID)
+	}
+	if len(s.Groups) == 0 {
+		return errors.New("taskgen: no layers to fuse (invocations named l<k>_…)")
+	}
+	s.Name += fmt.Sprintf("-smem%d", smemBytes)
+	return nil
 }
