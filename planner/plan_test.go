@@ -603,3 +603,14 @@ func planDAG(t *testing.T, n int, seed uint64) *Result {
 	}
 	return r
 }
+
+func TestFmtMS(t *testing.T) {
+	for _, c := range []struct {
+		ms   float64
+		want string
+	}{{0.42, "0.42 ms"}, {404, "404 ms"}, {999.4, "999 ms"}, {999.7, "1.00 s"}, {1210, "1.21 s"}, {34400, "34.4 s"}, {604000, "604 s"}} {
+		if got := fmtMS(c.ms); got != c.want {
+			t.Errorf("fmtMS(%v) = %q, want %q", c.ms, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -56,7 +57,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		solve = fmt.Sprintf("the branch and bound searched %d nodes without a proof; then HiGHS, from its plan: %d branch-and-bound nodes", cs.Nodes, r.MILPNodes)
 	}
 	if r.SolveMS > 0 {
-		fmt.Fprintf(tw, "solve\t%.3g ms, %s\n", r.SolveMS, solve)
+		fmt.Fprintf(tw, "solve\t%s, %s\n", fmtMS(r.SolveMS), solve)
 	} else {
 		fmt.Fprintf(tw, "solve\t%s\n", solve)
 	}
@@ -247,4 +248,14 @@ func (r *Result) WriteDOT(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "}\n")
 	return bw.Flush()
+}
+
+// fmtMS writes a duration in milliseconds to three digits, in seconds from
+// one second on: "0.42 ms", "404 ms", "1.21 s", "604 s".
+func fmtMS(ms float64) string {
+	if ms >= 999.5 {
+		s := ms / 1000
+		return strconv.FormatFloat(s, 'f', max(0, 2-int(math.Floor(math.Log10(max(s, 1))))), 64) + " s"
+	}
+	return strconv.FormatFloat(ms, 'g', 3, 64) + " ms"
 }
