@@ -72,7 +72,8 @@ func checkAgainst(t *testing.T, name string, p *Problem, ex exhaustiveResult, so
 }
 
 // TestDifferential compares the reduced path, with regrets (certified
-// wherever a certificate holds, however few the queries), against
+// wherever a certificate holds, however few the queries; kernels over
+// budgets contracted where they can be), against
 // exhaustive search on seeded random problems; the NoReduce path must find
 // the same optimum (and, on every tenth problem, the same regrets, all by
 // re-solves), and so must the reduction with a tiny table limit and without
@@ -97,6 +98,9 @@ func TestDifferential(t *testing.T) {
 			}
 			if sol.RegretCertified > 0 {
 				stats["certified"]++
+			}
+			if sol.Model.ContractedKernels > 0 {
+				stats["kernels contracted"]++
 			}
 			if sol.RegretSolves > 0 {
 				stats["certificate missed: re-solves"]++
@@ -125,8 +129,9 @@ func TestDifferential(t *testing.T) {
 		}
 		if seed%4 == 0 {
 			// Certificates only after a fractional LP re-solve, and the
-			// MILP re-solves that follow bounded by their plans.
-			sol, err = Solve(ctx, p, Options{MaxTable: 8, KeepDominated: true, certify: certifyFallback})
+			// MILP re-solves that follow bounded by their plans; budgets
+			// stay rows (no kernel contracted).
+			sol, err = Solve(ctx, p, Options{MaxTable: 8, KeepDominated: true, certify: certifyFallback, noContract: true})
 			checkAgainst(t, name+" MaxTable 8, KeepDominated", p, ex, sol, err, true)
 			if err == nil && sol.RegretCertified > 0 {
 				stats["certified after a fractional LP"]++
@@ -139,7 +144,7 @@ func TestDifferential(t *testing.T) {
 	t.Logf("%d problems: %v", differentialProblems, stats)
 	// The generator must exercise every path; these fail if it drifts.
 	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "certificate missed: re-solves", "re-solves",
-		"certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated"} {
+		"certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted"} {
 		if stats[k] == 0 {
 			t.Errorf("no problem exercised %q", k)
 		}

@@ -61,6 +61,8 @@ type Options struct {
 	// search, for tests, says whether the core's branch and bound (bnb.go)
 	// runs before HiGHS.
 	search searchMode
+	// noContract, for tests, keeps every budget a row (contract.go).
+	noContract bool
 	// Progress, when not nil, is called while HiGHS solves the core, at
 	// most every few hundred milliseconds, with the incumbent plan's cost,
 	// the bound and the gap (in the whole problem's terms). It runs on the

@@ -93,6 +93,9 @@ type ModelSizes struct {
 	Eliminated   int `json:"eliminated"`   // invocations the reduction eliminated
 	Core         int `json:"core"`         // invocations left to the MILP
 	MaxBucket    int `json:"max_bucket"`   // entries of the largest joined term
+	// ContractedKernels is how many fused kernels were contracted over
+	// their budgets into tables over their boundary invocations.
+	ContractedKernels int `json:"contracted_kernels,omitempty"`
 	// Whole is the MILP of the whole problem (what --no-reduce solves),
 	// Solved the one HiGHS solved.
 	Whole  MILPSize `json:"whole"`
@@ -108,7 +111,7 @@ type MILPSize struct {
 
 func modelSizes(m ModelStats) ModelSizes {
 	return ModelSizes{Invocations: m.Nodes, Alternatives: m.Alternatives, Eliminated: m.Eliminated, Core: m.CoreNodes,
-		MaxBucket: m.MaxBucket, Whole: MILPSize(m.Full), Solved: MILPSize(m.Core)}
+		MaxBucket: m.MaxBucket, ContractedKernels: m.ContractedKernels, Whole: MILPSize(m.Full), Solved: MILPSize(m.Core)}
 }
 
 // A PlanChoice is an invocation's chosen alternative and its rejected ones.

@@ -372,6 +372,71 @@ func TestFusedLayersMeetTheirBudgets(t *testing.T) {
 	}
 }
 
+// TestContractedKernelsMatchTheRows: a fused layer contracted over its
+// budget (contract.go) has the optimum, the regrets of an interior and a
+// boundary invocation, and the budget use that HiGHS finds with the budget
+// a row, at budgets from loose to tight.
+func TestContractedKernelsMatchTheRows(t *testing.T) {
+	for _, budget := range []int64{400_000, 300_000, 200_000} {
+		s, err := taskgen.Transformer(1, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := taskgen.FuseLayers(&s, budget); err != nil {
+			t.Fatal(err)
+		}
+		data, err := tasks.MarshalSpec(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := tasks.Load(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		explain := []string{"l0_attn", "l0_norm1"}
+		contracted, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain, Solve: Options{noContract: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if contracted.Model.ContractedKernels != 1 || rows.Model.ContractedKernels != 0 {
+			t.Fatalf("budget %d: %d and %d kernels contracted, want 1 and 0", budget, contracted.Model.ContractedKernels, rows.Model.ContractedKernels)
+		}
+		if !closeNS(contracted.ObjectiveNS, rows.ObjectiveNS) || contracted.Status != "optimal" {
+			t.Fatalf("budget %d: %s %v contracted, %s %v with the row", budget, contracted.Status, contracted.ObjectiveNS, rows.Status, rows.ObjectiveNS)
+		}
+		if u := contracted.Budgets[0]; u.Used > u.Capacity {
+			t.Errorf("budget %d: %v used", budget, u.Used)
+		}
+		for i, c := range contracted.Choices {
+			if !slices.Contains(explain, c.Invocation) {
+				continue
+			}
+			r := rows.Choices[i]
+			regret := func(pc PlanChoice, alt string) *float64 {
+				for _, rj := range pc.Rejected {
+					if rj.Alternative == alt {
+						return rj.RegretNS
+					}
+				}
+				return nil
+			}
+			for _, alt := range []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"} {
+				x, y := regret(c, alt), regret(r, alt)
+				if c.Alternative == alt || r.Alternative == alt {
+					continue // chosen by one of them (a tie): no regret to compare
+				}
+				if (x == nil) != (y == nil) || x != nil && !closeNS(*x, *y) {
+					t.Errorf("budget %d, %s, %s: regret %v contracted, %v with the row", budget, c.Invocation, alt, fmtRegret(x), fmtRegret(y))
+				}
+			}
+		}
+	}
+}
+
 // TestInfeasibleNamesTheConflict: a budget nothing fits names itself.
 func TestInfeasibleNamesTheConflict(t *testing.T) {
 	data, err := os.ReadFile("../examples/graphs/smem_budget.json")

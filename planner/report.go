@@ -47,8 +47,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	if cs := r.CoreSearch; cs != nil && cs.Proved {
 		left = "to the branch and bound (as a MILP,"
 	}
-	fmt.Fprintf(tw, "model\t%d invocations, %d alternatives left; the exact reduction eliminated %d, leaving %d %s %d columns, %d rows; the whole model: %d columns, %d rows)\n",
-		m.Invocations, m.Alternatives, m.Eliminated, m.Core, left, m.Solved.Columns, m.Solved.Rows, m.Whole.Columns, m.Whole.Rows)
+	contracted := ""
+	if m.ContractedKernels > 0 {
+		contracted = fmt.Sprintf(" (%d kernels contracted over their budgets first)", m.ContractedKernels)
+	}
+	fmt.Fprintf(tw, "model\t%d invocations, %d alternatives left; the exact reduction eliminated %d%s, leaving %d %s %d columns, %d rows; the whole model: %d columns, %d rows)\n",
+		m.Invocations, m.Alternatives, m.Eliminated, contracted, m.Core, left, m.Solved.Columns, m.Solved.Rows, m.Whole.Columns, m.Whole.Rows)
 	solve := fmt.Sprintf("%d branch-and-bound nodes", r.MILPNodes)
 	switch cs := r.CoreSearch; {
 	case cs != nil && cs.Proved:

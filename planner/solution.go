@@ -160,6 +160,10 @@ type ModelStats struct {
 	CoreNodes    int // nodes left to the MILP
 	// MaxBucket is the largest bucket the reduction formed, in entries.
 	MaxBucket int
+	// ContractedKernels is how many budgets' kernels were contracted into
+	// tables over their boundary nodes (contract.go), their budget rows
+	// gone from the model.
+	ContractedKernels int
 	// Full is the MILP of the whole problem; Core the one solved.
 	Full, Core ModelSize
 }

@@ -38,6 +38,18 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	if err := opt.validate(len(p.Nodes)); err != nil {
 		return nil, err
 	}
+	// Kernels whose budgets bind would leave their nodes to HiGHS: those
+	// small enough are contracted first (contract.go).
+	if !opt.NoReduce && !opt.noContract {
+		if c := contractKernels(p); c != nil {
+			return solveContracted(ctx, p, c, opt, start)
+		}
+	}
+	return solve(ctx, p, opt, start)
+}
+
+// solve is Solve on a valid problem, timed from start.
+func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solution, error) {
 	// The baseline (each node's locally cheapest alternative) depends on
 	// nothing else: it runs beside the reduction and the solve.
 	var local LocalChoice

@@ -1,0 +1,999 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Kernels contracted over their budgets.
+//
+// A budget row ties every node that uses it together, so the reduction
+// leaves a fused kernel's invocations to HiGHS, and a budget that binds is
+// a knapsack per kernel whose LP relaxation is weak: ten transformer layers,
+// each a kernel over a binding shared-memory budget, kept HiGHS at a 9.5 %
+// gap after a minute.
+//
+// A kernel is small, and it meets the rest of the graph at a few boundary
+// nodes. Let K be the nodes that use budget b (and the members of the
+// groups whose conversions take its scratch), ∂K those of K in a group
+// with a node outside K, and I = K \ ∂K. For every assignment β of ∂K,
+//
+//	T(β) = min over I of Σ_{v∈I} cost(v) + Σ_{groups inside K} cost
+//	       subject to Σ_{v∈K} use_b(v) + Σ_{groups inside K} scratch_b ≤ capacity_b
+//
+// is an exact dynamic program: the nodes of I are eliminated one by one, as
+// the reduction does, except that a table entry is not one cost but the
+// Pareto front of (use, cost) over the partial plans it stands for (a plan
+// that uses more and costs no less is dropped). The kernel is then replaced
+// by one auxiliary node over the tuples β, of cost T(β), tied to each
+// boundary node by an equality; the budget and the groups inside K leave
+// the problem, and the nodes of I stay only as placeholders. The contracted
+// problem has the original's optimum, and its min-marginals at ∂K and
+// outside K are the original's. The nodes of I get their choices from the
+// same program with the boundary fixed at the chosen tuple, and their
+// regrets from it with one more table over the boundary, W(β) = MM(β) −
+// T(β), where MM is the auxiliary node's min-marginal: W(β) is the best the
+// rest of the graph does around the kernel at β, so the program's least
+// cost with v = a is the best plan's with v = a.
+
+const (
+	// contractMaxTuples bounds the boundary assignments of a kernel, and
+	// contractMaxEntries the entries of one table of its program (Pareto
+	// fronts counted whole); a kernel past either keeps its budget row.
+	contractMaxTuples  = 4096
+	contractMaxEntries = 1 << 20
+)
+
+// A paretoEntry is a partial plan's use of the kernel's budget and cost.
+type paretoEntry struct{ use, cost float64 }
+
+// A pfactor is a table over some of a kernel's nodes (local indices,
+// ascending), row-major over their alternatives, of Pareto fronts sorted
+// by ascending use (then strictly descending cost); an empty front is
+// infeasible.
+type pfactor struct {
+	vars  []int
+	dims  []int
+	lists [][]paretoEntry
+}
+
+func (f *pfactor) index(asg []int) int {
+	i := 0
+	for k, v := range f.vars {
+		i = i*f.dims[k] + asg[v]
+	}
+	return i
+}
+
+// A kernel is one budget's nodes and the groups inside them.
+type budgetKernel struct {
+	p        *Problem
+	budget   int
+	capacity float64
+	nodes    []int // K, ascending
+	boundary []int // local indices of ∂K, ascending
+	internal []int // local indices of I, ascending
+	groups   []int // the groups whose members are all in K
+	unary    [][]paretoEntry
+	gfactors []pfactor // the groups' factors, built once
+	aux      int       // the auxiliary node, in the contracted problem
+	tuples   [][]int   // the auxiliary node's alternatives: ∂K's alternatives
+	table    []float64 // T of each tuple
+}
+
+// A contraction is a problem with some kernels contracted: q has p's nodes
+// (those of the kernels' interiors as placeholders), then one auxiliary
+// node per kernel.
+type contraction struct {
+	q       *Problem
+	n       int
+	kernels []*budgetKernel
+}
+
+// contractKernels contracts every kernel of p that it can, or returns nil
+// when it can contract none.
+func contractKernels(p *Problem) *contraction {
+	n := len(p.Nodes)
+	owner := make([]int, n) // node → the budget it uses, -1: none, -2: several
+	for v := range owner {
+		owner[v] = -1
+	}
+	claim := func(v, b int) {
+		switch owner[v] {
+		case -1:
+			owner[v] = b
+		case b:
+		default:
+			owner[v] = -2
+		}
+	}
+	for v, nd := range p.Nodes {
+		for _, a := range nd.Alternatives {
+			if a.Removed != "" {
+				continue
+			}
+			for _, u := range a.Uses {
+				if u.Amount != 0 {
+					claim(v, u.Budget)
+				}
+			}
+		}
+	}
+	groupBudget := make([]int, len(p.Groups)) // -1 none, -2 several
+	for gi, g := range p.Groups {
+		groupBudget[gi] = -1
+		for _, pr := range g.Pairs {
+			for _, u := range pr.Uses {
+				if u.Amount == 0 {
+					continue
+				}
+				if groupBudget[gi] == -1 || groupBudget[gi] == u.Budget {
+					groupBudget[gi] = u.Budget
+				} else {
+					groupBudget[gi] = -2
+				}
+			}
+		}
+		if b := groupBudget[gi]; b != -1 {
+			for _, m := range groupNodes(&p.Groups[gi]) {
+				if b == -2 {
+					owner[m] = -2
+				} else {
+					claim(m, b)
+				}
+			}
+		}
+	}
+	ok := make([]bool, len(p.Budgets))
+	for b := range ok {
+		ok[b] = true
+	}
+	for gi, b := range groupBudget {
+		if b == -2 {
+			for _, pr := range p.Groups[gi].Pairs {
+				for _, u := range pr.Uses {
+					ok[u.Budget] = false
+				}
+			}
+		}
+	}
+	for v, b := range owner {
+		if b == -2 {
+			for _, a := range p.Nodes[v].Alternatives {
+				for _, u := range a.Uses {
+					ok[u.Budget] = false
+				}
+			}
+		}
+	}
+	var kernels []*budgetKernel
+	for b := range p.Budgets {
+		if !ok[b] {
+			continue
+		}
+		if k := newKernel(p, b, owner, groupBudget); k != nil {
+			kernels = append(kernels, k)
+		}
+	}
+	if len(kernels) == 0 {
+		return nil
+	}
+
+	// The contracted problem.
+	c := &contraction{n: n, kernels: kernels}
+	q := &Problem{}
+	c.q = q
+	contracted := make([]bool, len(p.Budgets))
+	interior := make([]bool, n)
+	inside := make([]bool, len(p.Groups))
+	for _, k := range kernels {
+		contracted[k.budget] = true
+		for _, li := range k.internal {
+			interior[k.nodes[li]] = true
+		}
+		for _, gi := range k.groups {
+			inside[gi] = true
+		}
+	}
+	newIndex := make([]int, len(p.Budgets))
+	for b, bud := range p.Budgets {
+		newIndex[b] = -1
+		if !contracted[b] {
+			newIndex[b] = len(q.Budgets)
+			q.Budgets = append(q.Budgets, bud)
+		}
+	}
+	keep := func(us []Use) []Use {
+		var out []Use
+		for _, u := range us {
+			if newIndex[u.Budget] >= 0 {
+				out = append(out, Use{Budget: newIndex[u.Budget], Amount: u.Amount})
+			}
+		}
+		return out
+	}
+	q.Nodes = make([]Node, n, n+len(kernels))
+	for v, nd := range p.Nodes {
+		alts := slices.Clone(nd.Alternatives)
+		for a := range alts {
+			alts[a].Uses = keep(alts[a].Uses)
+			if interior[v] {
+				// A placeholder: its cost is in its kernel's table.
+				alts[a].Cost = 0
+			}
+		}
+		q.Nodes[v] = Node{Name: nd.Name, Alternatives: alts}
+	}
+	for gi, g := range p.Groups {
+		if inside[gi] {
+			continue
+		}
+		if slices.ContainsFunc(g.Pairs, func(pr Pair) bool { return len(pr.Uses) > 0 }) {
+			g.Pairs = slices.Clone(g.Pairs)
+			for i := range g.Pairs {
+				g.Pairs[i].Uses = keep(g.Pairs[i].Uses)
+			}
+		}
+		q.Groups = append(q.Groups, g)
+	}
+	for _, k := range kernels {
+		k.aux = len(q.Nodes)
+		alts := make([]Alternative, len(k.tuples))
+		for t, tu := range k.tuples {
+			id := ""
+			for j, a := range tu {
+				if j > 0 {
+					id += "|"
+				}
+				id += p.Nodes[k.nodes[k.boundary[j]]].Alternatives[a].ID
+			}
+			alts[t] = Alternative{ID: id, Cost: k.table[t]}
+		}
+		q.Nodes = append(q.Nodes, Node{Name: p.Budgets[k.budget].Name + ": the kernel's interior", Alternatives: alts})
+		for j, li := range k.boundary {
+			v := k.nodes[li]
+			src := make([]string, len(k.tuples))
+			for t, tu := range k.tuples {
+				src[t] = strconv.Itoa(tu[j])
+			}
+			dst := make([]string, len(p.Nodes[v].Alternatives))
+			for a := range dst {
+				dst[a] = strconv.Itoa(a)
+			}
+			q.Groups = append(q.Groups, Group{Name: q.Nodes[k.aux].Name + " at " + p.Nodes[v].Name, Producer: k.aux,
+				Sources: src, Consumers: []Consumer{{Node: v, Targets: dst}}, Pairs: identityPairs(src)})
+		}
+	}
+	return c
+}
+
+// identityPairs are the pairs (x, x) of cost 0 over the distinct labels.
+func identityPairs(labels []string) []Pair {
+	var out []Pair
+	seen := map[string]bool{}
+	for _, x := range labels {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, Pair{Source: x, Target: x})
+		}
+	}
+	return out
+}
+
+// newKernel gathers budget b's kernel and tabulates T over its boundary,
+// or returns nil when the kernel cannot be contracted: no interior, too
+// many boundary assignments or entries, or no feasible assignment (then
+// the row stays, and the conflict is explained by it).
+func newKernel(p *Problem, b int, owner, groupBudget []int) *budgetKernel {
+	k := &budgetKernel{p: p, budget: b, capacity: p.Budgets[b].Capacity}
+	in := map[int]bool{}
+	for v, o := range owner {
+		if o == b {
+			in[v] = true
+			k.nodes = append(k.nodes, v)
+		}
+	}
+	if len(k.nodes) == 0 {
+		return nil
+	}
+	local := map[int]int{}
+	for i, v := range k.nodes {
+		local[v] = i
+	}
+	isBoundary := make([]bool, len(k.nodes))
+	for gi := range p.Groups {
+		members := groupNodes(&p.Groups[gi])
+		all, some := true, false
+		for _, m := range members {
+			if in[m] {
+				some = true
+			} else {
+				all = false
+			}
+		}
+		switch {
+		case all:
+			k.groups = append(k.groups, gi)
+		case some:
+			if groupBudget[gi] == b {
+				return nil // scratch of b on a group that leaves the kernel
+			}
+			for _, m := range members {
+				if in[m] {
+					isBoundary[local[m]] = true
+				}
+			}
+		}
+	}
+	tuples := 1
+	for i, bd := range isBoundary {
+		if bd {
+			k.boundary = append(k.boundary, i)
+			tuples *= len(p.Nodes[k.nodes[i]].Alternatives)
+			if tuples > contractMaxTuples {
+				return nil
+			}
+		} else {
+			k.internal = append(k.internal, i)
+		}
+	}
+	if len(k.internal) == 0 {
+		return nil
+	}
+	// The unary fronts: a node's use, and its cost when interior (a
+	// boundary node's cost stays in the contracted problem).
+	k.unary = make([][]paretoEntry, len(k.nodes))
+	for i, v := range k.nodes {
+		for _, a := range p.Nodes[v].Alternatives {
+			if a.Removed != "" {
+				k.unary[i] = append(k.unary[i], paretoEntry{math.Inf(1), math.Inf(1)})
+				continue
+			}
+			e := paretoEntry{use: useOf(a.Uses, b)}
+			if !isBoundary[i] {
+				e.cost = a.Cost
+			}
+			k.unary[i] = append(k.unary[i], e)
+		}
+	}
+	for _, gi := range k.groups {
+		f, ok := k.groupFactor(gi, local)
+		if !ok {
+			return nil
+		}
+		k.gfactors = append(k.gfactors, f)
+	}
+	t, ok := k.solve(nil, k.boundary)
+	if !ok {
+		return nil
+	}
+	asg := make([]int, len(k.nodes))
+	for idx := range t.lists {
+		rest := idx
+		for j := len(k.boundary) - 1; j >= 0; j-- {
+			asg[k.boundary[j]] = rest % t.dims[j]
+			rest /= t.dims[j]
+		}
+		if best := k.best(t.lists[idx]); !math.IsInf(best, 1) {
+			tu := make([]int, len(k.boundary))
+			for j, li := range k.boundary {
+				tu[j] = asg[li]
+			}
+			k.tuples = append(k.tuples, tu)
+			k.table = append(k.table, best)
+		}
+	}
+	if len(k.tuples) == 0 {
+		return nil
+	}
+	return k
+}
+
+// best is the least cost of a front within the capacity.
+func (k *budgetKernel) best(front []paretoEntry) float64 {
+	best := math.Inf(1)
+	limit := k.capacity + budgetTolerance(k.capacity)
+	for _, e := range front {
+		if e.use <= limit {
+			best = math.Min(best, e.cost)
+		}
+	}
+	return best
+}
+
+// groupFactor tabulates group gi over its members: its conversions' cost
+// and their scratch in the kernel's budget.
+func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
+	g := &k.p.Groups[gi]
+	members := slices.Compact(slices.Sorted(slices.Values(groupNodes(g))))
+	f := pfactor{}
+	size := 1
+	for _, m := range members {
+		f.vars = append(f.vars, local[m])
+		f.dims = append(f.dims, len(k.p.Nodes[m].Alternatives))
+		size *= f.dims[len(f.dims)-1]
+		if size > contractMaxEntries {
+			return f, false
+		}
+	}
+	pairs := map[[2]string]*Pair{}
+	for i := range g.Pairs {
+		pairs[[2]string{g.Pairs[i].Source, g.Pairs[i].Target}] = &g.Pairs[i]
+	}
+	f.lists = make([][]paretoEntry, size)
+	asg := make([]int, len(k.nodes))
+	var seen []string
+	for idx := range f.lists {
+		rest := idx
+		for j := len(f.vars) - 1; j >= 0; j-- {
+			asg[f.vars[j]] = rest % f.dims[j]
+			rest /= f.dims[j]
+		}
+		s := g.Sources[asg[local[g.Producer]]]
+		e := paretoEntry{}
+		seen = seen[:0]
+		feasible := true
+		for _, c := range g.Consumers {
+			t := c.Targets[asg[local[c.Node]]]
+			if slices.Contains(seen, t) {
+				continue
+			}
+			seen = append(seen, t)
+			pr := pairs[[2]string{s, t}]
+			if pr == nil || math.IsInf(pr.Cost, 1) {
+				feasible = false
+				break
+			}
+			e.cost += pr.Cost
+			e.use += useOf(pr.Uses, k.budget)
+		}
+		if feasible {
+			f.lists[idx] = []paretoEntry{e}
+		}
+	}
+	return f, true
+}
+
+// solve runs the program over the kernel with the alternatives allowed
+// (nil: all), eliminating every node but keep, and returns the table over
+// keep; false when a table would exceed contractMaxEntries.
+func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...pfactor) (pfactor, bool) {
+	factors := make([]pfactor, 0, len(k.nodes)+len(k.gfactors)+len(extra))
+	limit := k.capacity + budgetTolerance(k.capacity)
+	for i, u := range k.unary {
+		f := pfactor{vars: []int{i}, dims: []int{len(u)}, lists: make([][]paretoEntry, len(u))}
+		for a, e := range u {
+			if !math.IsInf(e.use, 1) && e.use <= limit && (allowed == nil || allowed(i, a)) {
+				f.lists[a] = []paretoEntry{e}
+			}
+		}
+		factors = append(factors, f)
+	}
+	factors = append(factors, k.gfactors...)
+	factors = append(factors, extra...)
+	kept := make([]bool, len(k.nodes))
+	for _, li := range keep {
+		kept[li] = true
+	}
+	dims := make([]int, len(k.nodes))
+	for i, v := range k.nodes {
+		dims[i] = len(k.p.Nodes[v].Alternatives)
+	}
+	eliminated := make([]bool, len(k.nodes))
+	asg := make([]int, len(k.nodes))
+	for {
+		// The next node: the one whose table is smallest (then the lowest).
+		v, vsize := -1, 0
+		for i := range k.nodes {
+			if kept[i] || eliminated[i] {
+				continue
+			}
+			size := 1
+			for _, x := range scopeOf(factors, i) {
+				if x != i {
+					size *= dims[x]
+				}
+			}
+			if v < 0 || size < vsize {
+				v, vsize = i, size
+			}
+		}
+		if v < 0 {
+			break
+		}
+		if vsize > contractMaxEntries {
+			return pfactor{}, false
+		}
+		scope := scopeOf(factors, v)
+		var with, rest []pfactor
+		for _, f := range factors {
+			if slices.Contains(f.vars, v) {
+				with = append(with, f)
+			} else {
+				rest = append(rest, f)
+			}
+		}
+		out := pfactor{vars: slices.DeleteFunc(slices.Clone(scope), func(x int) bool { return x == v })}
+		for _, x := range out.vars {
+			out.dims = append(out.dims, dims[x])
+		}
+		out.lists = make([][]paretoEntry, vsize)
+		entries := 0
+		for idx := range out.lists {
+			r := idx
+			for j := len(out.vars) - 1; j >= 0; j-- {
+				asg[out.vars[j]] = r % out.dims[j]
+				r /= out.dims[j]
+			}
+			var merged []paretoEntry
+			for a := range dims[v] {
+				asg[v] = a
+				acc := []paretoEntry{{}}
+				for _, f := range with {
+					acc = convolve(acc, f.lists[f.index(asg)], limit)
+					if len(acc) == 0 {
+						break
+					}
+				}
+				merged = mergeFronts(merged, acc)
+			}
+			out.lists[idx] = merged
+			if entries += len(out.lists[idx]); entries > contractMaxEntries {
+				return pfactor{}, false
+			}
+		}
+		eliminated[v] = true
+		factors = append(rest, out)
+	}
+	// What is left is over keep: one table.
+	out := pfactor{vars: slices.Clone(keep)}
+	size := 1
+	for _, x := range keep {
+		out.dims = append(out.dims, dims[x])
+		size *= dims[x]
+	}
+	out.lists = make([][]paretoEntry, size)
+	for idx := range out.lists {
+		r := idx
+		for j := len(out.vars) - 1; j >= 0; j-- {
+			asg[out.vars[j]] = r % out.dims[j]
+			r /= out.dims[j]
+		}
+		acc := []paretoEntry{{}}
+		for _, f := range factors {
+			acc = convolve(acc, f.lists[f.index(asg)], limit)
+			if len(acc) == 0 {
+				break
+			}
+		}
+		out.lists[idx] = acc
+	}
+	return out, true
+}
+
+// scopeOf is the union of the scopes of the factors over v, ascending.
+func scopeOf(factors []pfactor, v int) []int {
+	var out []int
+	for _, f := range factors {
+		if slices.Contains(f.vars, v) {
+			for _, x := range f.vars {
+				if i, found := slices.BinarySearch(out, x); !found {
+					out = slices.Insert(out, i, x)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []int{v}
+	}
+	return out
+}
+
+// convolve is the front of every sum of an entry of a and one of b.
+func convolve(a, b []paretoEntry, limit float64) []paretoEntry {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	if len(a) == 1 || len(b) == 1 {
+		// A front shifted by one entry stays a front: no sort.
+		if len(a) == 1 {
+			a, b = b, a
+		}
+		d := b[0]
+		out := make([]paretoEntry, 0, len(a))
+		for _, x := range a {
+			if x.use+d.use > limit {
+				break
+			}
+			out = append(out, paretoEntry{x.use + d.use, x.cost + d.cost})
+		}
+		return out
+	}
+	out := make([]paretoEntry, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			if u := x.use + y.use; u <= limit {
+				out = append(out, paretoEntry{u, x.cost + y.cost})
+			}
+		}
+	}
+	return prune(out, limit)
+}
+
+// mergeFronts is the front of the union of two fronts, in one pass.
+func mergeFronts(a, b []paretoEntry) []paretoEntry {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0:
+		return a
+	}
+	out := make([]paretoEntry, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		var e paretoEntry
+		if j == len(b) || i < len(a) && (a[i].use < b[j].use || a[i].use == b[j].use && a[i].cost <= b[j].cost) {
+			e, i = a[i], i+1
+		} else {
+			e, j = b[j], j+1
+		}
+		if len(out) == 0 || e.cost < out[len(out)-1].cost {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// prune sorts a front by use and drops every entry over the limit or no
+// cheaper than one that uses less or as much.
+func prune(es []paretoEntry, limit float64) []paretoEntry {
+	slices.SortFunc(es, func(x, y paretoEntry) int {
+		if c := compareFloat(x.use, y.use); c != 0 {
+			return c
+		}
+		return compareFloat(x.cost, y.cost)
+	})
+	out := es[:0]
+	for _, e := range es {
+		if e.use > limit {
+			break
+		}
+		if len(out) == 0 || e.cost < out[len(out)-1].cost {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func compareFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// fixed is the kernel's least cost with the boundary at tuple tu and the
+// interior restricted by pick (node → alternative, -1 free). The boundary
+// is kept to the end, as when T was tabulated, so the tables are no larger.
+func (k *budgetKernel) fixed(tu []int, pick []int) float64 {
+	isBoundary := make([]bool, len(k.nodes))
+	asg := make([]int, len(k.nodes))
+	for j, li := range k.boundary {
+		isBoundary[li], asg[li] = true, tu[j]
+	}
+	t, ok := k.solve(func(li, a int) bool {
+		if isBoundary[li] {
+			return a == asg[li]
+		}
+		return pick[li] < 0 || pick[li] == a
+	}, k.boundary)
+	if !ok {
+		return math.Inf(1)
+	}
+	return k.best(t.lists[t.index(asg)])
+}
+
+// solveContracted solves p through its contraction c and states the
+// solution in p's terms. Should the contracted problem have no plan, p is
+// solved with its rows, whose conflict then explains why.
+func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Options, start time.Time) (*Solution, error) {
+	interior := make([]bool, c.n)
+	for _, k := range c.kernels {
+		for _, li := range k.internal {
+			interior[k.nodes[li]] = true
+		}
+	}
+	explained := func(v int) bool { return opt.Explain == nil || slices.Contains(opt.Explain, v) }
+	inner := opt
+	inner.Explain = []int{}
+	for v := range c.n {
+		if !interior[v] && explained(v) {
+			inner.Explain = append(inner.Explain, v)
+		}
+	}
+	for _, k := range c.kernels {
+		inner.Explain = append(inner.Explain, k.aux)
+	}
+	s, err := solve(ctx, c.q, inner, start)
+	if errors.Is(err, ErrInfeasible) {
+		return solve(ctx, p, opt, start)
+	}
+	if err != nil {
+		return nil, err
+	}
+	choices := make([]int, c.n)
+	for v := range c.n {
+		choices[v] = s.Choices[v].Alternative
+	}
+	// The interiors' choices: node by node, the first alternative that
+	// keeps the kernel's optimum at the chosen boundary.
+	auxRegret := map[[2]int]Regret{}
+	for _, r := range s.Regrets {
+		if r.Node >= c.n {
+			auxRegret[[2]int{r.Node, r.Alternative}] = r
+		}
+	}
+	var regrets []Regret
+	for _, k := range c.kernels {
+		tu := k.tuples[s.Choices[k.aux].Alternative]
+		target := k.table[s.Choices[k.aux].Alternative]
+		pick := make([]int, len(k.nodes))
+		for i := range pick {
+			pick[i] = -1
+		}
+		isBoundary := make([]bool, len(k.nodes))
+		at := make([]int, len(k.nodes))
+		for j, li := range k.boundary {
+			isBoundary[li], at[li] = true, tu[j]
+		}
+		for _, li := range k.internal {
+			v := k.nodes[li]
+			// One run with v kept gives every alternative's least cost.
+			f, ok := k.solve(func(lj, a int) bool {
+				if isBoundary[lj] {
+					return a == at[lj]
+				}
+				return pick[lj] < 0 || pick[lj] == a
+			}, []int{li})
+			for a, alt := range p.Nodes[v].Alternatives {
+				if alt.Removed != "" {
+					continue
+				}
+				var val float64
+				if ok {
+					val = k.best(f.lists[a])
+				} else {
+					pick[li] = a
+					val = k.fixed(tu, pick)
+				}
+				if val <= target+objectiveTolerance(target) {
+					pick[li] = a
+					break
+				}
+				pick[li] = -1
+			}
+			if pick[li] < 0 {
+				return nil, errors.New("planner: a contracted kernel's interior has no choice at its optimum (a bug)")
+			}
+			choices[v] = pick[li]
+		}
+		if s.Status != Optimal || opt.NoRegrets {
+			continue
+		}
+		regrets = append(regrets, k.regrets(s, auxRegret, choices, explained)...)
+	}
+	ev, err := p.verify(choices, s.Objective)
+	if err != nil {
+		return nil, err
+	}
+	s.Objective, s.Execution, s.Conversion = ev.Cost, ev.Execution, ev.Conversion
+	s.Groups, s.BudgetUse = ev.Groups, ev.BudgetUse
+	s.Gap = gap(s.Objective, s.Bound)
+	eliminated := 0
+	for v := range c.n {
+		ch := &s.Choices[v]
+		ch.Alternative = choices[v]
+		alt := p.Nodes[v].Alternatives[choices[v]]
+		ch.ID, ch.Cost = alt.ID, alt.Cost
+		if interior[v] {
+			ch.Eliminated = true
+		}
+		if ch.Eliminated {
+			eliminated++
+		}
+	}
+	s.Choices = s.Choices[:c.n]
+	if s.Status == Optimal && !opt.NoRegrets {
+		s.Regrets = slices.DeleteFunc(s.Regrets, func(r Regret) bool { return r.Node >= c.n || interior[r.Node] })
+		s.Regrets = append(s.Regrets, regrets...)
+		if len(s.Regrets) == 0 {
+			s.Regrets = nil // no regret: the same as none computed
+		}
+		slices.SortFunc(s.Regrets, func(x, y Regret) int {
+			if x.Node != y.Node {
+				return x.Node - y.Node
+			}
+			return x.Alternative - y.Alternative
+		})
+	}
+	s.Removed = slices.DeleteFunc(s.Removed, func(r Removal) bool { return r.Node >= c.n || interior[r.Node] })
+	for v := range c.n {
+		if !interior[v] {
+			continue
+		}
+		for a, alt := range p.Nodes[v].Alternatives {
+			if alt.Removed != "" {
+				s.Removed = append(s.Removed, Removal{Node: v, Alternative: a, ID: alt.ID, Reason: alt.Removed, DominatedBy: -1})
+			}
+		}
+	}
+	slices.SortFunc(s.Removed, func(x, y Removal) int {
+		if x.Node != y.Node {
+			return x.Node - y.Node
+		}
+		return x.Alternative - y.Alternative
+	})
+	s.Local = localChoice(p)
+	alternatives := 0
+	for _, nd := range p.Nodes {
+		alternatives += len(nd.Alternatives)
+	}
+	s.Model.Nodes, s.Model.Alternatives = c.n, alternatives-len(s.Removed)
+	s.Model.Eliminated, s.Model.CoreNodes = eliminated, c.n-eliminated
+	s.Model.ContractedKernels = len(c.kernels)
+	s.Model.Full = fullSize(newInstance(p, opt.KeepDominated))
+	s.SolveTime = time.Since(start)
+	return s, nil
+}
+
+// regrets are the interior's regrets. With W(β) = MM(β) − T(β), where
+// MM(β) is the auxiliary node's min-marginal (the best plan whose boundary
+// is β; an interval where a time limit left it one), W is the best the
+// rest of the graph does around the kernel at β, so node v's plan with
+// alternative a costs the program's least cost with v = a and W as one
+// more table over the boundary: one run per node gives all its
+// alternatives.
+func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int, explained func(int) bool) []Regret {
+	opt0 := s.Objective
+	chosen := s.Choices[k.aux].Alternative
+	outside := func(hi bool) pfactor {
+		w := pfactor{vars: k.boundary}
+		size := 1
+		for _, li := range k.boundary {
+			w.dims = append(w.dims, len(k.p.Nodes[k.nodes[li]].Alternatives))
+			size *= w.dims[len(w.dims)-1]
+		}
+		w.lists = make([][]paretoEntry, size)
+		asg := make([]int, len(k.nodes))
+		for t, tu := range k.tuples {
+			mm := opt0
+			if t != chosen {
+				r, ok := aux[[2]int{k.aux, t}]
+				if !ok || math.IsInf(r.Regret, 1) && hi || math.IsInf(r.Lower, 1) {
+					continue
+				}
+				if mm += r.Lower; hi {
+					mm = opt0 + r.Regret
+				}
+			}
+			for j, li := range k.boundary {
+				asg[li] = tu[j]
+			}
+			w.lists[w.index(asg)] = []paretoEntry{{0, mm - k.table[t]}}
+		}
+		return w
+	}
+	exact := true
+	for t := range k.tuples {
+		if r, ok := aux[[2]int{k.aux, t}]; ok && !r.Exact {
+			exact = false
+		}
+	}
+	wlo := outside(false)
+	whi := wlo
+	if !exact {
+		whi = outside(true)
+	}
+	tol := objectiveTolerance(opt0)
+	var out []Regret
+	for _, li := range k.internal {
+		v := k.nodes[li]
+		if !explained(v) {
+			continue
+		}
+		// lo[a], hi[a]: the best plans with v = a, from the program with
+		// v kept and W over the boundary.
+		lo := make([]float64, len(k.p.Nodes[v].Alternatives))
+		hi := make([]float64, len(lo))
+		flo, ok1 := k.solve(nil, []int{li}, wlo)
+		fhi, ok2 := k.solve(nil, []int{li}, whi)
+		if ok1 && ok2 {
+			for a := range lo {
+				lo[a], hi[a] = k.best(flo.lists[a]), k.best(fhi.lists[a])
+			}
+		} else {
+			k.scanTuples(li, s, aux, lo, hi)
+		}
+		for a, alt := range k.p.Nodes[v].Alternatives {
+			if a == choices[v] || alt.Removed != "" {
+				continue
+			}
+			reg := Regret{Node: v, Alternative: a, ID: alt.ID, DominatedBy: -1}
+			reg.Regret = math.Max(0, hi[a]-opt0)
+			reg.Lower = math.Max(0, math.Min(lo[a]-opt0, reg.Regret))
+			if reg.Regret <= tol {
+				reg.Regret, reg.Lower, reg.Tie = 0, 0, true
+			}
+			reg.Exact = reg.Lower == reg.Regret || lo[a] == hi[a]
+			if reg.Exact {
+				reg.Lower = reg.Regret
+			}
+			out = append(out, reg)
+		}
+	}
+	return out
+}
+
+// scanTuples is regrets' fallback where the program with node li kept and
+// W outgrows its limits: each alternative a of li, at each tuple
+// β in ascending MM(β), costs MM(β) − T(β) + T_{li=a}(β), and as T_{li=a} ≥ T,
+// no tuple after one whose MM reaches the best found does better.
+func (k *budgetKernel) scanTuples(li int, s *Solution, aux map[[2]int]Regret, lo, hi []float64) {
+	opt0 := s.Objective
+	chosen := s.Choices[k.aux].Alternative
+	type mm struct {
+		t      int
+		lo, hi float64
+	}
+	var order []mm
+	for t := range k.tuples {
+		e := mm{t: t, lo: opt0, hi: opt0}
+		if t != chosen {
+			r, ok := aux[[2]int{k.aux, t}]
+			if !ok {
+				continue
+			}
+			e.lo, e.hi = opt0+r.Lower, opt0+r.Regret
+		}
+		order = append(order, e)
+	}
+	slices.SortStableFunc(order, func(x, y mm) int { return compareFloat(x.lo, y.lo) })
+	pick := make([]int, len(k.nodes))
+	for a := range lo {
+		lo[a], hi[a] = math.Inf(1), math.Inf(1)
+		if k.p.Nodes[k.nodes[li]].Alternatives[a].Removed != "" {
+			continue
+		}
+		for i := range pick {
+			pick[i] = -1
+		}
+		pick[li] = a
+		for _, e := range order {
+			if e.lo >= hi[a] {
+				break
+			}
+			if tv := k.fixed(k.tuples[e.t], pick); !math.IsInf(tv, 1) {
+				shift := tv - k.table[e.t]
+				lo[a], hi[a] = math.Min(lo[a], e.lo+shift), math.Min(hi[a], e.hi+shift)
+			}
+		}
+	}
+}
+
+// useOf is the amount of budget b in uses.
+func useOf(uses []Use, b int) float64 {
+	s := 0.0
+	for _, u := range uses {
+		if u.Budget == b {
+			s += u.Amount
+		}
+	}
+	return s
+}
