@@ -240,29 +240,30 @@ func contractKernels(p *Problem) *contraction {
 		}
 		q.Groups = append(q.Groups, g)
 	}
+	// Labels and the auxiliary nodes' ids are small numbers, shared.
+	var numbers []string
+	number := func(i int) string {
+		for len(numbers) <= i {
+			numbers = append(numbers, strconv.Itoa(len(numbers)))
+		}
+		return numbers[i]
+	}
 	for _, k := range kernels {
 		k.aux = len(q.Nodes)
 		alts := make([]Alternative, len(k.tuples))
-		for t, tu := range k.tuples {
-			id := ""
-			for j, a := range tu {
-				if j > 0 {
-					id += "|"
-				}
-				id += p.Nodes[k.nodes[k.boundary[j]]].Alternatives[a].ID
-			}
-			alts[t] = Alternative{ID: id, Cost: k.table[t]}
+		for t := range k.tuples {
+			alts[t] = Alternative{ID: number(t), Cost: k.table[t]}
 		}
 		q.Nodes = append(q.Nodes, Node{Name: p.Budgets[k.budget].Name + ": the kernel's interior", Alternatives: alts})
 		for j, li := range k.boundary {
 			v := k.nodes[li]
 			src := make([]string, len(k.tuples))
 			for t, tu := range k.tuples {
-				src[t] = strconv.Itoa(tu[j])
+				src[t] = number(tu[j])
 			}
 			dst := make([]string, len(p.Nodes[v].Alternatives))
 			for a := range dst {
-				dst[a] = strconv.Itoa(a)
+				dst[a] = number(a)
 			}
 			q.Groups = append(q.Groups, Group{Name: q.Nodes[k.aux].Name + " at " + p.Nodes[v].Name, Producer: k.aux,
 				Sources: src, Consumers: []Consumer{{Node: v, Targets: dst}}, Pairs: identityPairs(src)})

@@ -30,10 +30,18 @@
 //
 //  1. model.go: validate (every fault with its path, e.g.
 //     groups[2].consumers[0].targets).
-//  2. prune.go: drop the alternatives the caller removed (Alternative.Removed,
+//  2. contract.go: a fused kernel whose budget its nodes (and the
+//     scratch of the conversions between them) alone use, meeting the rest
+//     at few boundary nodes, is contracted: an exact program over its
+//     interior keeps, per boundary assignment, the Pareto front of (budget
+//     used, cost), and the kernel becomes one node over the boundary's
+//     assignments whose cost is the best interior within the budget. Its
+//     budget row and inner groups leave the problem; the interior's
+//     choices and regrets come back from the same program.
+//  3. prune.go: drop the alternatives the caller removed (Alternative.Removed,
 //     Pin, Forbid) and the dominated ones: same label on every port, same
 //     uses, no cheaper (the lowest index wins exact ties). Both are recorded.
-//  3. reduce.go: exact bucket elimination (R0/RI/RII of PBQP solvers, and in
+//  4. reduce.go: exact bucket elimination (R0/RI/RII of PBQP solvers, and in
 //     general any node whose bucket over it and its neighbours has at most
 //     Options.MaxTable entries and which no budget touches), folding costs
 //     into table terms over the neighbours. A fan-out group is joined whole.
@@ -47,7 +55,7 @@
 //     so: a dry run sizes the buckets first, without tables. Small dense
 //     graphs, whose frustrated labels make the MILP's LP weak, then take
 //     milliseconds instead of HiGHS's seconds to minutes.
-//  4. bnb.go: a core of at most 64 nodes without budgets, whose LP
+//  5. bnb.go: a core of at most 64 nodes without budgets, whose LP
 //     relaxation has fractional choices (an integral one HiGHS proves at its
 //     root), is first searched by an exact depth-first branch and bound,
 //     with a mini-bucket elimination heuristic over the core's terms, for at
@@ -72,12 +80,12 @@
 //     problem's (dense graphs, where tables pile up in the core), the
 //     reduction is redone with an 8× smaller table limit, down to 64, then
 //     not at all.
-//  5. back-substitution: each eliminated node takes its bucket's argmin given
+//  6. back-substitution: each eliminated node takes its bucket's argmin given
 //     its neighbours, in reverse elimination order.
-//  6. verify.go: Problem.Evaluate recomputes the plan's cost and feasibility
+//  7. verify.go: Problem.Evaluate recomputes the plan's cost and feasibility
 //     from the Problem alone; a disagreement with the solver beyond 1e-6
 //     relative is a *VerifyError, never swallowed.
-//  7. regret.go: exact regrets, from min-marginals: the distribute pass of
+//  8. regret.go: exact regrets, from min-marginals: the distribute pass of
 //     the junction tree the elimination built (buckets whose parent is done
 //     run in parallel on Options.Workers goroutines), and, where the tree
 //     meets the core, re-solves of the core with the choices fixed, or
@@ -92,7 +100,7 @@
 //     cost meets a Lagrangian lower bound priced by the LP relaxation's
 //     interior-point duals; only the rest are re-solved.
 //
-// Options.NoReduce skips stage 3: HiGHS solves the whole problem and every
+// Options.NoReduce skips stages 2 and 4: HiGHS solves the whole problem and every
 // regret is a re-solve.
 //
 // # Invariants
