@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -96,7 +97,7 @@ type contraction struct {
 
 // contractKernels contracts every kernel of p that it can, or returns nil
 // when it can contract none.
-func contractKernels(p *Problem) *contraction {
+func contractKernels(ctx context.Context, p *Problem, workers int) *contraction {
 	n := len(p.Nodes)
 	owner := make([]int, n) // node → the budget it uses, -1: none, -2: several
 	for v := range owner {
@@ -170,12 +171,26 @@ func contractKernels(p *Problem) *contraction {
 			}
 		}
 	}
-	var kernels []*budgetKernel
+	// The kernels are independent: their programs run in parallel, each
+	// into its own slot, so the result does not depend on the schedule.
+	var candidates []int
 	for b := range p.Budgets {
-		if !ok[b] {
-			continue
+		if ok[b] {
+			candidates = append(candidates, b)
 		}
-		if k := newKernel(p, b, owner, groupBudget); k != nil {
+	}
+	built := make([]*budgetKernel, len(candidates))
+	forEach(len(candidates), workers, func(i int) {
+		if ctx.Err() == nil {
+			built[i] = newKernel(p, candidates[i], owner, groupBudget)
+		}
+	})
+	if ctx.Err() != nil {
+		return nil // the rows path stops at once with what it has
+	}
+	var kernels []*budgetKernel
+	for _, k := range built {
+		if k != nil {
 			kernels = append(kernels, k)
 		}
 	}
@@ -741,8 +756,12 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 			auxRegret[[2]int{r.Node, r.Alternative}] = r
 		}
 	}
-	var regrets []Regret
-	for _, k := range c.kernels {
+	// Each kernel's interior, in parallel: its choices (disjoint entries of
+	// choices) and its regrets, gathered in kernel order.
+	kernelRegrets := make([][]Regret, len(c.kernels))
+	failed := make([]bool, len(c.kernels))
+	forEach(len(c.kernels), opt.workers(), func(ki int) {
+		k := c.kernels[ki]
 		tu := k.tuples[s.Choices[k.aux].Alternative]
 		target := k.table[s.Choices[k.aux].Alternative]
 		pick := make([]int, len(k.nodes))
@@ -781,14 +800,21 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 				pick[li] = -1
 			}
 			if pick[li] < 0 {
-				return nil, errors.New("planner: a contracted kernel's interior has no choice at its optimum (a bug)")
+				failed[ki] = true
+				return
 			}
 			choices[v] = pick[li]
 		}
-		if s.Status != Optimal || opt.NoRegrets {
-			continue
+		if s.Status == Optimal && !opt.NoRegrets {
+			kernelRegrets[ki] = k.regrets(s, auxRegret, choices, explained)
 		}
-		regrets = append(regrets, k.regrets(s, auxRegret, choices, explained)...)
+	})
+	if slices.Contains(failed, true) {
+		return nil, errors.New("planner: a contracted kernel's interior has no choice at its optimum (a bug)")
+	}
+	var regrets []Regret
+	for _, rs := range kernelRegrets {
+		regrets = append(regrets, rs...)
 	}
 	ev, err := p.verify(choices, s.Objective)
 	if err != nil {
@@ -997,4 +1023,23 @@ func useOf(uses []Use, b int) float64 {
 		}
 	}
 	return s
+}
+
+// forEach calls f(0) … f(n−1) on at most workers goroutines.
+func forEach(n, workers int, f func(i int)) {
+	workers = max(1, min(workers, n))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

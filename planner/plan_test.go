@@ -437,6 +437,43 @@ func TestContractedKernelsMatchTheRows(t *testing.T) {
 	}
 }
 
+// TestContractionDoesNotDependOnWorkers: kernels are contracted, and their
+// interiors read back, in parallel; the plan is the same byte for byte on
+// one worker or two.
+func TestContractionDoesNotDependOnWorkers(t *testing.T) {
+	s, err := taskgen.Transformer(3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := taskgen.FuseLayers(&s, 200_000); err != nil {
+		t.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [2]bytes.Buffer
+	for i, workers := range []int{1, 2} {
+		r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{Workers: workers}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Model.ContractedKernels != 3 {
+			t.Fatalf("%d kernels contracted, want 3", r.Model.ContractedKernels)
+		}
+		if err := r.WriteJSON(&out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
+		t.Error("the plans on one and two workers differ")
+	}
+}
+
 // TestInfeasibleNamesTheConflict: a budget nothing fits names itself.
 func TestInfeasibleNamesTheConflict(t *testing.T) {
 	data, err := os.ReadFile("../examples/graphs/smem_budget.json")

@@ -41,7 +41,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	// Kernels whose budgets bind would leave their nodes to HiGHS: those
 	// small enough are contracted first (contract.go).
 	if !opt.NoReduce && !opt.noContract {
-		if c := contractKernels(p); c != nil {
+		if c := contractKernels(ctx, p, opt.workers()); c != nil {
 			return solveContracted(ctx, p, c, opt, start)
 		}
 	}
