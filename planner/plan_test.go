@@ -327,17 +327,15 @@ func TestBudgetChoosesCostlierConversion(t *testing.T) {
 	}
 }
 
-// TestFusedLayersMeetTheirBudgets: a generated transformer whose layers are
-// kernels over a shared-memory budget that their fastest alternatives
-// exceed together plans within every budget, at the optimum of the whole
-// model in HiGHS. (No regrets: every one is a re-solve of a core with
-// budget rows, seconds each.)
-func TestFusedLayersMeetTheirBudgets(t *testing.T) {
-	s, err := taskgen.Transformer(2, 1)
+// fusedTransformer is taskgen's transformer of the layers and seed, each
+// layer a kernel over a shared-memory budget of budget bytes, loaded.
+func fusedTransformer(t *testing.T, layers int, seed uint64, budget int64) *tasks.Graph {
+	t.Helper()
+	s, err := taskgen.Transformer(layers, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := taskgen.FuseLayers(&s, 300_000); err != nil {
+	if err := taskgen.FuseLayers(&s, budget); err != nil {
 		t.Fatal(err)
 	}
 	data, err := tasks.MarshalSpec(s)
@@ -348,6 +346,16 @@ func TestFusedLayersMeetTheirBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g
+}
+
+// TestFusedLayersMeetTheirBudgets: a generated transformer whose layers are
+// kernels over a shared-memory budget that their fastest alternatives
+// exceed together plans within every budget, at the optimum of the whole
+// model in HiGHS (without regrets there: each is a re-solve of the whole
+// model, seconds).
+func TestFusedLayersMeetTheirBudgets(t *testing.T) {
+	g := fusedTransformer(t, 2, 1, 300_000)
 	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -378,21 +386,7 @@ func TestFusedLayersMeetTheirBudgets(t *testing.T) {
 // a row, at budgets from loose to tight.
 func TestContractedKernelsMatchTheRows(t *testing.T) {
 	for _, budget := range []int64{400_000, 300_000, 200_000} {
-		s, err := taskgen.Transformer(1, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := taskgen.FuseLayers(&s, budget); err != nil {
-			t.Fatal(err)
-		}
-		data, err := tasks.MarshalSpec(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := tasks.Load(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := fusedTransformer(t, 1, 3, budget)
 		explain := []string{"l0_attn", "l0_norm1"}
 		contracted, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
 		if err != nil {
@@ -441,21 +435,7 @@ func TestContractedKernelsMatchTheRows(t *testing.T) {
 // interiors read back, in parallel; the plan is the same byte for byte on
 // one worker or two.
 func TestContractionDoesNotDependOnWorkers(t *testing.T) {
-	s, err := taskgen.Transformer(3, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := taskgen.FuseLayers(&s, 200_000); err != nil {
-		t.Fatal(err)
-	}
-	data, err := tasks.MarshalSpec(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fusedTransformer(t, 3, 2, 200_000)
 	var out [2]bytes.Buffer
 	for i, workers := range []int{1, 2} {
 		r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{Workers: workers}})
