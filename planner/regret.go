@@ -650,7 +650,8 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bo
 			continue
 		}
 		if res.Status == highs.Optimal && rg.integral(res.Values) {
-			q.lo, q.hi = res.Objective, res.Objective
+			c := rg.canonical(res.Values, point)
+			q.lo, q.hi = c, c
 			continue
 		}
 		if cw != nil {
@@ -710,11 +711,12 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bo
 		rg.mu.Unlock()
 		switch {
 		case res.Status == highs.Optimal:
-			q.lo, q.hi = math.Min(res.Objective, ub), math.Min(res.Objective, ub)
+			c := rg.canonical(res.Values, point)
+			q.lo, q.hi = math.Min(c, ub), math.Min(c, ub)
 		case res.Status == highs.Infeasible:
 			q.lo, q.hi = ub, ub
 		case res.Status.HasSolution():
-			q.hi = math.Min(res.Objective, ub)
+			q.hi = math.Min(rg.canonical(res.Values, point), ub)
 			q.lo = math.Min(math.Max(rg.opt0, res.DualBound), q.hi)
 		default:
 			q.lo, q.hi = rg.opt0, ub
@@ -723,6 +725,25 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bo
 			}
 		}
 	}
+}
+
+// canonical is the core model's objective at the plan whose core choices
+// are the largest x of values, written into asg (its other entries are not
+// read). It is the same number for the same plan however the solver
+// reached it: a warm LP's objective carries the rounding of its basis,
+// which depends on the queries its worker answered before, and so on the
+// schedule.
+func (rg *regrets) canonical(values []float64, asg []int) float64 {
+	for _, v := range rg.r.core {
+		best, bk := math.Inf(-1), 0
+		for k := range rg.r.in.domain[v] {
+			if x := values[rg.cm.xcol[v]+k]; x > best {
+				best, bk = x, k
+			}
+		}
+		asg[v] = bk
+	}
+	return rg.cm.model.Objective(rg.cm.point(rg.r, asg))
 }
 
 // integral reports whether every x of a core point is within 1e-6 of 0 or 1.

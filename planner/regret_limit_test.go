@@ -103,3 +103,31 @@ func TestPlanShowsUnprovenRegrets(t *testing.T) {
 		t.Errorf("no regret shown as an interval:\n%s", text.String())
 	}
 }
+
+// TestRegretsDoNotDependOnWorkers: the core's regrets are re-solved on as
+// many HiGHS instances as there are workers, each LP warm from the queries
+// it answered before; the regrets are the same numbers, bit for bit, on one
+// worker or two.
+func TestRegretsDoNotDependOnWorkers(t *testing.T) {
+	highstest.Library(t)
+	p := randomDAG(1, 150, 4)
+	var regrets [2][]Regret
+	for i, workers := range []int{1, 2} {
+		sol, err := Solve(context.Background(), p, Options{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.RegretSolves == 0 {
+			t.Fatal("no regret was re-solved: the test shows nothing")
+		}
+		regrets[i] = sol.Regrets
+	}
+	if len(regrets[0]) != len(regrets[1]) {
+		t.Fatalf("%d and %d regrets", len(regrets[0]), len(regrets[1]))
+	}
+	for k, r := range regrets[0] {
+		if o := regrets[1][k]; r != o {
+			t.Errorf("node %d, %s: %+v on one worker, %+v on two", r.Node, r.ID, r, o)
+		}
+	}
+}
