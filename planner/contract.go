@@ -480,6 +480,7 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
 func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...pfactor) (pfactor, bool) {
 	factors := make([]pfactor, 0, len(k.nodes)+len(k.gfactors)+len(extra))
 	limit := k.capacity + budgetTolerance(k.capacity)
+	sc := &frontScratch{}
 	for i, u := range k.unary {
 		f := pfactor{vars: []int{i}, dims: []int{len(u)}, lists: make([][]paretoEntry, len(u))}
 		for a, e := range u {
@@ -534,31 +535,39 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 			}
 		}
 		out := pfactor{vars: slices.DeleteFunc(slices.Clone(scope), func(x int) bool { return x == v })}
+		entries := 0
 		for _, x := range out.vars {
 			out.dims = append(out.dims, dims[x])
 		}
 		out.lists = make([][]paretoEntry, vsize)
-		entries := 0
+		// The fronts are built in scratch (sc) and copied into one backing
+		// array per table: a few allocations per table, not per entry.
+		var backing []paretoEntry
 		for idx := range out.lists {
 			r := idx
 			for j := len(out.vars) - 1; j >= 0; j-- {
 				asg[out.vars[j]] = r % out.dims[j]
 				r /= out.dims[j]
 			}
-			var merged []paretoEntry
+			sc.merged = sc.merged[:0]
 			for a := range dims[v] {
 				asg[v] = a
-				acc := []paretoEntry{{}}
-				for _, f := range with {
-					acc = convolve(acc, f.lists[f.index(asg)], limit)
-					if len(acc) == 0 {
-						break
-					}
+				acc := sc.product(with, asg, limit)
+				if len(acc) > 0 {
+					sc.spare = mergeFronts(sc.spare[:0], sc.merged, acc)
+					sc.merged, sc.spare = sc.spare, sc.merged
 				}
-				merged = mergeFronts(merged, acc)
 			}
-			out.lists[idx] = merged
-			if entries += len(out.lists[idx]); entries > contractMaxEntries {
+			if len(sc.merged) == 0 {
+				continue
+			}
+			if len(backing)+len(sc.merged) > cap(backing) {
+				backing = make([]paretoEntry, 0, max(1024, 2*cap(backing), len(sc.merged)))
+			}
+			start := len(backing)
+			backing = append(backing, sc.merged...)
+			out.lists[idx] = backing[start:len(backing):len(backing)]
+			if entries += len(sc.merged); entries > contractMaxEntries {
 				return pfactor{}, false
 			}
 		}
@@ -579,16 +588,30 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 			asg[out.vars[j]] = r % out.dims[j]
 			r /= out.dims[j]
 		}
-		acc := []paretoEntry{{}}
-		for _, f := range factors {
-			acc = convolve(acc, f.lists[f.index(asg)], limit)
-			if len(acc) == 0 {
-				break
-			}
-		}
-		out.lists[idx] = acc
+		out.lists[idx] = slices.Clone(sc.product(factors, asg, limit))
 	}
 	return out, true
+}
+
+// frontScratch is the program's scratch: the running product of a bucket's
+// fronts (two buffers, in turn) and the running union over the eliminated
+// node's alternatives (two more).
+type frontScratch struct {
+	acc, next, merged, spare []paretoEntry
+}
+
+// product is the front of the sum of the factors' entries at asg, in
+// scratch: valid until the next call.
+func (sc *frontScratch) product(factors []pfactor, asg []int, limit float64) []paretoEntry {
+	sc.acc = append(sc.acc[:0], paretoEntry{})
+	for _, f := range factors {
+		sc.next = convolve(sc.next[:0], sc.acc, f.lists[f.index(asg)], limit)
+		sc.acc, sc.next = sc.next, sc.acc
+		if len(sc.acc) == 0 {
+			break
+		}
+	}
+	return sc.acc
 }
 
 // scopeOf is the union of the scopes of the factors over v, ascending.
@@ -609,10 +632,11 @@ func scopeOf(factors []pfactor, v int) []int {
 	return out
 }
 
-// convolve is the front of every sum of an entry of a and one of b.
-func convolve(a, b []paretoEntry, limit float64) []paretoEntry {
+// convolve appends to dst the front of every sum of an entry of a and one
+// of b.
+func convolve(dst, a, b []paretoEntry, limit float64) []paretoEntry {
 	if len(a) == 0 || len(b) == 0 {
-		return nil
+		return dst
 	}
 	if len(a) == 1 || len(b) == 1 {
 		// A front shifted by one entry stays a front: no sort.
@@ -620,35 +644,28 @@ func convolve(a, b []paretoEntry, limit float64) []paretoEntry {
 			a, b = b, a
 		}
 		d := b[0]
-		out := make([]paretoEntry, 0, len(a))
 		for _, x := range a {
 			if x.use+d.use > limit {
 				break
 			}
-			out = append(out, paretoEntry{x.use + d.use, x.cost + d.cost})
+			dst = append(dst, paretoEntry{x.use + d.use, x.cost + d.cost})
 		}
-		return out
+		return dst
 	}
-	out := make([]paretoEntry, 0, len(a)*len(b))
+	start := len(dst)
 	for _, x := range a {
 		for _, y := range b {
 			if u := x.use + y.use; u <= limit {
-				out = append(out, paretoEntry{u, x.cost + y.cost})
+				dst = append(dst, paretoEntry{u, x.cost + y.cost})
 			}
 		}
 	}
-	return prune(out, limit)
+	return append(dst[:start], prune(dst[start:], limit)...)
 }
 
-// mergeFronts is the front of the union of two fronts, in one pass.
-func mergeFronts(a, b []paretoEntry) []paretoEntry {
-	switch {
-	case len(a) == 0:
-		return b
-	case len(b) == 0:
-		return a
-	}
-	out := make([]paretoEntry, 0, len(a)+len(b))
+// mergeFronts appends to out the front of the union of two fronts, in one
+// pass.
+func mergeFronts(out, a, b []paretoEntry) []paretoEntry {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		var e paretoEntry
