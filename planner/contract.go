@@ -42,11 +42,15 @@ import (
 // cost with v = a is the best plan's with v = a.
 
 const (
-	// contractMaxTuples bounds the boundary assignments of a kernel, and
-	// contractMaxEntries the entries of one table of its program (Pareto
-	// fronts counted whole); a kernel past either keeps its budget row.
-	contractMaxTuples  = 4096
-	contractMaxEntries = 1 << 20
+	// contractMaxTuples bounds the boundary assignments of a kernel (four
+	// boundary nodes of 16 alternatives), and contractMaxEntries the
+	// entries of one table of its program (Pareto fronts counted whole); a
+	// kernel past either keeps its budget row. contractMaxAllTuples bounds
+	// the auxiliary nodes' alternatives in all (about 100 bytes each): the
+	// kernels past it, in budget order, keep their rows too.
+	contractMaxTuples    = 1 << 16
+	contractMaxEntries   = 1 << 20
+	contractMaxAllTuples = 1 << 22
 )
 
 // A paretoEntry is a partial plan's use of the kernel's budget and cost.
@@ -189,9 +193,11 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 		return nil // the rows path stops at once with what it has
 	}
 	var kernels []*budgetKernel
+	tuples := 0
 	for _, k := range built {
-		if k != nil {
+		if k != nil && tuples+len(k.tuples) <= contractMaxAllTuples {
 			kernels = append(kernels, k)
+			tuples += len(k.tuples)
 		}
 	}
 	if len(kernels) == 0 {

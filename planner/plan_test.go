@@ -431,6 +431,57 @@ func TestContractedKernelsMatchTheRows(t *testing.T) {
 	}
 }
 
+// TestContractedKernelWithFourBoundaries: a kernel that meets the rest of
+// the graph at four invocations (16^4 boundary assignments) is contracted
+// too, with HiGHS's optimum and regrets.
+func TestContractedKernelWithFourBoundaries(t *testing.T) {
+	s, err := taskgen.Transformer(2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := taskgen.FuseLayers(&s, 250_000); err != nil {
+		t.Fatal(err)
+	}
+	// Layer 0's kernel leaves out its two norms: qkv, add1, up and add2
+	// then meet invocations outside it.
+	s.Groups[0].Invocations = slices.DeleteFunc(s.Groups[0].Invocations, func(id string) bool { return strings.HasSuffix(id, "norm1") || strings.HasSuffix(id, "norm2") })
+	data, err := tasks.MarshalSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain := []string{"l0_attn", "l0_qkv", "l0_norm2"}
+	contracted, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain, Solve: Options{noContract: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contracted.Model.ContractedKernels != 2 {
+		t.Fatalf("%d kernels contracted, want both", contracted.Model.ContractedKernels)
+	}
+	if !closeNS(contracted.ObjectiveNS, rows.ObjectiveNS) {
+		t.Fatalf("%v contracted, %v with the rows", contracted.ObjectiveNS, rows.ObjectiveNS)
+	}
+	for i, c := range contracted.Choices {
+		r := rows.Choices[i]
+		if !slices.Contains(explain, c.Invocation) || c.Alternative != r.Alternative {
+			continue
+		}
+		for j, rj := range c.Rejected {
+			x, y := rj.RegretNS, r.Rejected[j].RegretNS
+			if (x == nil) != (y == nil) || x != nil && !closeNS(*x, *y) {
+				t.Errorf("%s, %s: regret %v contracted, %v with the rows", c.Invocation, rj.Alternative, fmtRegret(x), fmtRegret(y))
+			}
+		}
+	}
+}
+
 // TestContractionDoesNotDependOnWorkers: kernels are contracted, and their
 // interiors read back, in parallel; the plan is the same byte for byte on
 // one worker or two.
