@@ -86,7 +86,11 @@ type budgetKernel struct {
 	unary    [][]paretoEntry
 	gfactors []pfactor // the groups' factors, built once
 	aux      int       // the auxiliary node, in the contracted problem
-	tuples   [][]int   // the auxiliary node's alternatives: ∂K's alternatives
+	// tuples are the auxiliary node's alternatives: assignments of ∂K, as
+	// row-major indices over the boundary's alternatives (bdims), and
+	// table their T.
+	tuples []int32
+	bdims  []int
 	table    []float64 // T of each tuple
 }
 
@@ -279,8 +283,8 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 		for j, li := range k.boundary {
 			v := k.nodes[li]
 			src := make([]string, len(k.tuples))
-			for t, tu := range k.tuples {
-				src[t] = number(tu[j])
+			for t := range k.tuples {
+				src[t] = number(k.tuple(t)[j])
 			}
 			dst := make([]string, len(p.Nodes[v].Alternatives))
 			for a := range dst {
@@ -393,19 +397,10 @@ func newKernel(p *Problem, b int, owner, groupBudget []int) *budgetKernel {
 	if !ok {
 		return nil
 	}
-	asg := make([]int, len(k.nodes))
+	k.bdims = t.dims
 	for idx := range t.lists {
-		rest := idx
-		for j := len(k.boundary) - 1; j >= 0; j-- {
-			asg[k.boundary[j]] = rest % t.dims[j]
-			rest /= t.dims[j]
-		}
 		if best := k.best(t.lists[idx]); !math.IsInf(best, 1) {
-			tu := make([]int, len(k.boundary))
-			for j, li := range k.boundary {
-				tu[j] = asg[li]
-			}
-			k.tuples = append(k.tuples, tu)
+			k.tuples = append(k.tuples, int32(idx))
 			k.table = append(k.table, best)
 		}
 	}
@@ -785,7 +780,7 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	failed := make([]bool, len(c.kernels))
 	forEach(len(c.kernels), opt.workers(), func(ki int) {
 		k := c.kernels[ki]
-		tu := k.tuples[s.Choices[k.aux].Alternative]
+		tu := k.tuple(s.Choices[k.aux].Alternative)
 		target := k.table[s.Choices[k.aux].Alternative]
 		pick := make([]int, len(k.nodes))
 		for i := range pick {
@@ -921,8 +916,7 @@ func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int
 			size *= w.dims[len(w.dims)-1]
 		}
 		w.lists = make([][]paretoEntry, size)
-		asg := make([]int, len(k.nodes))
-		for t, tu := range k.tuples {
+		for t, idx := range k.tuples {
 			mm := opt0
 			if t != chosen {
 				r, ok := aux[[2]int{k.aux, t}]
@@ -933,10 +927,8 @@ func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int
 					mm = opt0 + r.Regret
 				}
 			}
-			for j, li := range k.boundary {
-				asg[li] = tu[j]
-			}
-			w.lists[w.index(asg)] = []paretoEntry{{0, mm - k.table[t]}}
+			// W's variables are the boundary's, in the tuples' order.
+			w.lists[idx] = []paretoEntry{{0, mm - k.table[t]}}
 		}
 		return w
 	}
@@ -1029,7 +1021,7 @@ func (k *budgetKernel) scanTuples(li int, s *Solution, aux map[[2]int]Regret, lo
 			if e.lo >= hi[a] {
 				break
 			}
-			if tv := k.fixed(k.tuples[e.t], pick); !math.IsInf(tv, 1) {
+			if tv := k.fixed(k.tuple(e.t), pick); !math.IsInf(tv, 1) {
 				shift := tv - k.table[e.t]
 				lo[a], hi[a] = math.Min(lo[a], e.lo+shift), math.Min(hi[a], e.hi+shift)
 			}
@@ -1065,4 +1057,15 @@ func forEach(n, workers int, f func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// tuple is tuple t's alternative of each boundary node, in boundary order.
+func (k *budgetKernel) tuple(t int) []int {
+	tu := make([]int, len(k.bdims))
+	rest := int(k.tuples[t])
+	for j := len(k.bdims) - 1; j >= 0; j-- {
+		tu[j] = rest % k.bdims[j]
+		rest /= k.bdims[j]
+	}
+	return tu
 }
