@@ -66,6 +66,7 @@ type pfactor struct {
 	lists [][]paretoEntry
 }
 
+// index is the entry of f at the assignment asg (by local node).
 func (f *pfactor) index(asg []int) int {
 	i := 0
 	for k, v := range f.vars {
@@ -74,24 +75,25 @@ func (f *pfactor) index(asg []int) int {
 	return i
 }
 
-// A kernel is one budget's nodes and the groups inside them.
+// A budgetKernel is one budget's nodes, the groups inside them, and the
+// table of its contraction.
 type budgetKernel struct {
 	p        *Problem
 	budget   int
 	capacity float64
-	nodes    []int // K, ascending
-	boundary []int // local indices of ∂K, ascending
-	internal []int // local indices of I, ascending
-	groups   []int // the groups whose members are all in K
-	unary    [][]paretoEntry
-	gfactors []pfactor // the groups' factors, built once
-	aux      int       // the auxiliary node, in the contracted problem
+	nodes    []int           // K, ascending
+	boundary []int           // local indices of ∂K, ascending
+	internal []int           // local indices of I, ascending
+	groups   []int           // the groups whose members are all in K
+	unary    [][]paretoEntry // per node and alternative: its use and (interior) cost
+	gfactors []pfactor       // the groups' factors, built once
+	aux      int             // the auxiliary node, in the contracted problem
 	// tuples are the auxiliary node's alternatives: assignments of ∂K, as
 	// row-major indices over the boundary's alternatives (bdims), and
 	// table their T.
 	tuples []int32
 	bdims  []int
-	table    []float64 // T of each tuple
+	table  []float64 // T of each tuple
 }
 
 // A contraction is a problem with some kernels contracted: q has p's nodes
