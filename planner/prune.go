@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 )
 
@@ -294,23 +295,10 @@ func (in *instance) prune(v int, live []int, ports [][]string) []int {
 	}
 	// rep[k] is the cheapest (lowest index on ties) alternative of live[k]'s class.
 	rep := make([]int, len(live))
-	for k, a := range live {
-		rep[k] = a
-		for j := range k {
-			if rep[j] == live[j] && same(live[j], a) {
-				if alts[a].Cost < alts[live[j]].Cost {
-					// a is cheaper than the class's representative so far: it takes over.
-					for i := range k {
-						if rep[i] == live[j] {
-							rep[i] = a
-						}
-					}
-				} else {
-					rep[k] = live[j]
-				}
-				break
-			}
-		}
+	if len(live) > pruneHashFrom {
+		in.classesByKey(alts, live, ports, rep)
+	} else {
+		in.classesPairwise(alts, live, same, rep)
 	}
 	var kept []int
 	for k, a := range live {
@@ -333,6 +321,93 @@ func (in *instance) prune(v int, live []int, ports [][]string) []int {
 
 // sameUses reports whether two use lists take the same amount of every
 // budget (a missing budget takes 0).
+// pruneHashFrom is the number of alternatives from which prune finds
+// classes by hashing their labels and uses rather than pairwise: a
+// contracted kernel's node has thousands (contract.go).
+const pruneHashFrom = 32
+
+// classesPairwise sets rep by comparing each alternative with the classes
+// found before it.
+func (in *instance) classesPairwise(alts []Alternative, live []int, same func(a, b int) bool, rep []int) {
+	for k, a := range live {
+		rep[k] = a
+		for j := range k {
+			if rep[j] == live[j] && same(live[j], a) {
+				if alts[a].Cost < alts[live[j]].Cost {
+					// a is cheaper than the class's representative so far: it takes over.
+					for i := range k {
+						if rep[i] == live[j] {
+							rep[i] = a
+						}
+					}
+				} else {
+					rep[k] = live[j]
+				}
+				break
+			}
+		}
+	}
+}
+
+// classesByKey sets rep as classesPairwise does, in one pass: alternatives
+// are alike when their keys (every port's label, then the uses as sameUses
+// reads them) are equal.
+func (in *instance) classesByKey(alts []Alternative, live []int, ports [][]string, rep []int) {
+	keys := make([]string, len(live))
+	first := make(map[string]int, len(live)) // key → the class's cheapest so far
+	var key []byte
+	for k, a := range live {
+		key = key[:0]
+		for _, labels := range ports {
+			key = strconv.AppendInt(key, int64(len(labels[a])), 10)
+			key = append(key, ':')
+			key = append(key, labels[a]...)
+		}
+		if u, ok := usesKey(alts[a].Uses); ok {
+			key = append(key, u...)
+		} else {
+			// Uses that sameUses finds unlike any list, itself included.
+			key = append(key, '#')
+			key = strconv.AppendInt(key, int64(a), 10)
+		}
+		keys[k] = string(key)
+		if r, seen := first[keys[k]]; !seen || alts[a].Cost < alts[r].Cost {
+			first[keys[k]] = a
+		}
+	}
+	for k := range live {
+		rep[k] = first[keys[k]]
+	}
+}
+
+// usesKey encodes uses as sameUses compares them: per budget, ascending,
+// its amount where not 0. It fails where a budget appears twice with
+// different amounts (sameUses then finds the list unlike every list).
+func usesKey(uses []Use) (string, bool) {
+	amounts := map[int]float64{}
+	for _, u := range uses {
+		if x, ok := amounts[u.Budget]; ok && x != u.Amount {
+			return "", false
+		}
+		amounts[u.Budget] = u.Amount
+	}
+	budgets := make([]int, 0, len(amounts))
+	for b, x := range amounts {
+		if x != 0 {
+			budgets = append(budgets, b)
+		}
+	}
+	slices.Sort(budgets)
+	var out []byte
+	for _, b := range budgets {
+		out = append(out, '|')
+		out = strconv.AppendInt(out, int64(b), 10)
+		out = append(out, '=')
+		out = strconv.AppendUint(out, math.Float64bits(amounts[b]), 16)
+	}
+	return string(out), true
+}
+
 func sameUses(x, y []Use) bool {
 	amount := func(us []Use, b int) float64 {
 		for _, u := range us {
