@@ -75,6 +75,14 @@ func (f *pfactor) index(asg []int) int {
 	return i
 }
 
+// assign is index's inverse: it sets f's variables in asg to entry idx.
+func (f *pfactor) assign(idx int, asg []int) {
+	for j := len(f.vars) - 1; j >= 0; j-- {
+		asg[f.vars[j]] = idx % f.dims[j]
+		idx /= f.dims[j]
+	}
+}
+
 // A budgetKernel is one budget's nodes, the groups inside them, and the
 // table of its contraction.
 type budgetKernel struct {
@@ -447,11 +455,7 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
 	asg := make([]int, len(k.nodes))
 	var seen []string
 	for idx := range f.lists {
-		rest := idx
-		for j := len(f.vars) - 1; j >= 0; j-- {
-			asg[f.vars[j]] = rest % f.dims[j]
-			rest /= f.dims[j]
-		}
+		f.assign(idx, asg)
 		s := g.Sources[asg[local[g.Producer]]]
 		e := paretoEntry{}
 		seen = seen[:0]
@@ -547,11 +551,7 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 		// array per table: a few allocations per table, not per entry.
 		var backing []paretoEntry
 		for idx := range out.lists {
-			r := idx
-			for j := len(out.vars) - 1; j >= 0; j-- {
-				asg[out.vars[j]] = r % out.dims[j]
-				r /= out.dims[j]
-			}
+			out.assign(idx, asg)
 			sc.merged = sc.merged[:0]
 			for a := range dims[v] {
 				asg[v] = a
@@ -586,11 +586,7 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 	}
 	out.lists = make([][]paretoEntry, size)
 	for idx := range out.lists {
-		r := idx
-		for j := len(out.vars) - 1; j >= 0; j-- {
-			asg[out.vars[j]] = r % out.dims[j]
-			r /= out.dims[j]
-		}
+		out.assign(idx, asg)
 		out.lists[idx] = slices.Clone(sc.product(factors, asg, limit))
 	}
 	return out, true

@@ -338,11 +338,7 @@ func fusedTransformer(t *testing.T, layers int, seed uint64, budget int64) *task
 	if err := taskgen.FuseLayers(&s, budget); err != nil {
 		t.Fatal(err)
 	}
-	data, err := tasks.MarshalSpec(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
+	g, err := tasks.New(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,11 +441,7 @@ func TestContractedKernelWithFourBoundaries(t *testing.T) {
 	// Layer 0's kernel leaves out its two norms: qkv, add1, up and add2
 	// then meet invocations outside it.
 	s.Groups[0].Invocations = slices.DeleteFunc(s.Groups[0].Invocations, func(id string) bool { return strings.HasSuffix(id, "norm1") || strings.HasSuffix(id, "norm2") })
-	data, err := tasks.MarshalSpec(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
+	g, err := tasks.New(s)
 	if err != nil {
 		t.Fatal(err)
 	}
