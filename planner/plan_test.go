@@ -714,15 +714,7 @@ func TestReportNamesTheSearch(t *testing.T) {
 // seed, without regrets.
 func planDAG(t *testing.T, n int, seed uint64) *Result {
 	t.Helper()
-	spec, err := taskgen.DAG(n, 4, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{}})
+	r, err := Plan(context.Background(), generatedDAG(t, n, seed), PlanOptions{ExplainIDs: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
