@@ -383,48 +383,57 @@ func TestFusedLayersMeetTheirBudgets(t *testing.T) {
 func TestContractedKernelsMatchTheRows(t *testing.T) {
 	for _, budget := range []int64{400_000, 300_000, 200_000} {
 		g := fusedTransformer(t, 1, 3, budget)
-		explain := []string{"l0_attn", "l0_norm1"}
-		contracted, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain, Solve: Options{noContract: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		contracted, rows := planContractedAndRows(t, g, []string{"l0_attn", "l0_norm1"}, fmt.Sprintf("budget %d", budget))
 		if contracted.Model.ContractedKernels != 1 || rows.Model.ContractedKernels != 0 {
 			t.Fatalf("budget %d: %d and %d kernels contracted, want 1 and 0", budget, contracted.Model.ContractedKernels, rows.Model.ContractedKernels)
-		}
-		if !closeNS(contracted.ObjectiveNS, rows.ObjectiveNS) || contracted.Status != "optimal" {
-			t.Fatalf("budget %d: %s %v contracted, %s %v with the row", budget, contracted.Status, contracted.ObjectiveNS, rows.Status, rows.ObjectiveNS)
 		}
 		if u := contracted.Budgets[0]; u.Used > u.Capacity {
 			t.Errorf("budget %d: %v used", budget, u.Used)
 		}
-		for i, c := range contracted.Choices {
-			if !slices.Contains(explain, c.Invocation) {
-				continue
+	}
+}
+
+// planContractedAndRows plans g with its kernels contracted and with its
+// budgets as rows, explaining the invocations named, and checks that both
+// are optimal at the same cost and give the same regret to every
+// alternative neither chose.
+func planContractedAndRows(t *testing.T, g *tasks.Graph, explain []string, name string) (contracted, rows *Result) {
+	t.Helper()
+	contracted, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err = Plan(context.Background(), g, PlanOptions{ExplainIDs: explain, Solve: Options{noContract: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !closeNS(contracted.ObjectiveNS, rows.ObjectiveNS) || contracted.Status != "optimal" {
+		t.Fatalf("%s: %s %v contracted, %s %v with the rows", name, contracted.Status, contracted.ObjectiveNS, rows.Status, rows.ObjectiveNS)
+	}
+	regret := func(pc PlanChoice, alt string) *float64 {
+		for _, rj := range pc.Rejected {
+			if rj.Alternative == alt {
+				return rj.RegretNS
 			}
-			r := rows.Choices[i]
-			regret := func(pc PlanChoice, alt string) *float64 {
-				for _, rj := range pc.Rejected {
-					if rj.Alternative == alt {
-						return rj.RegretNS
-					}
-				}
-				return nil
+		}
+		return nil
+	}
+	for i, c := range contracted.Choices {
+		r := rows.Choices[i]
+		if !slices.Contains(explain, c.Invocation) {
+			continue
+		}
+		for _, rj := range c.Rejected {
+			if rj.Alternative == r.Alternative {
+				continue // chosen by the other (a tie): no regret to compare
 			}
-			for _, alt := range []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"} {
-				x, y := regret(c, alt), regret(r, alt)
-				if c.Alternative == alt || r.Alternative == alt {
-					continue // chosen by one of them (a tie): no regret to compare
-				}
-				if (x == nil) != (y == nil) || x != nil && !closeNS(*x, *y) {
-					t.Errorf("budget %d, %s, %s: regret %v contracted, %v with the row", budget, c.Invocation, alt, fmtRegret(x), fmtRegret(y))
-				}
+			x, y := rj.RegretNS, regret(r, rj.Alternative)
+			if (x == nil) != (y == nil) || x != nil && !closeNS(*x, *y) {
+				t.Errorf("%s, %s, %s: regret %v contracted, %v with the rows", name, c.Invocation, rj.Alternative, fmtRegret(x), fmtRegret(y))
 			}
 		}
 	}
+	return contracted, rows
 }
 
 // TestContractedKernelWithFourBoundaries: a kernel that meets the rest of
@@ -445,32 +454,9 @@ func TestContractedKernelWithFourBoundaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	explain := []string{"l0_attn", "l0_qkv", "l0_norm2"}
-	contracted, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain, Solve: Options{noContract: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	contracted, _ := planContractedAndRows(t, g, []string{"l0_attn", "l0_qkv", "l0_norm2"}, "four boundaries")
 	if contracted.Model.ContractedKernels != 2 {
 		t.Fatalf("%d kernels contracted, want both", contracted.Model.ContractedKernels)
-	}
-	if !closeNS(contracted.ObjectiveNS, rows.ObjectiveNS) {
-		t.Fatalf("%v contracted, %v with the rows", contracted.ObjectiveNS, rows.ObjectiveNS)
-	}
-	for i, c := range contracted.Choices {
-		r := rows.Choices[i]
-		if !slices.Contains(explain, c.Invocation) || c.Alternative != r.Alternative {
-			continue
-		}
-		for j, rj := range c.Rejected {
-			x, y := rj.RegretNS, r.Rejected[j].RegretNS
-			if (x == nil) != (y == nil) || x != nil && !closeNS(*x, *y) {
-				t.Errorf("%s, %s: regret %v contracted, %v with the rows", c.Invocation, rj.Alternative, fmtRegret(x), fmtRegret(y))
-			}
-		}
 	}
 }
 
