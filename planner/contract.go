@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"slices"
@@ -59,11 +60,37 @@ type paretoEntry struct{ use, cost float64 }
 // A pfactor is a table over some of a kernel's nodes (local indices,
 // ascending), row-major over their alternatives, of Pareto fronts sorted
 // by ascending use (then strictly descending cost); an empty front is
-// infeasible.
+// infeasible. A factor whose every front has at most one entry (a node's
+// own use and cost, a group's conversions) keeps them in single instead of
+// lists, an infinite use standing for the empty front: 16 bytes an entry,
+// in one array, where a list of one costs a slice header and an allocation
+// of its own (a kernel keeps its groups' factors from its contraction until
+// its interior is read back).
 type pfactor struct {
-	vars  []int
-	dims  []int
-	lists [][]paretoEntry
+	vars   []int
+	dims   []int
+	lists  [][]paretoEntry
+	single []paretoEntry
+}
+
+// front is the factor's entry idx.
+func (f *pfactor) front(idx int) []paretoEntry {
+	if f.single == nil {
+		return f.lists[idx]
+	}
+	if math.IsInf(f.single[idx].use, 1) {
+		return nil
+	}
+	return f.single[idx : idx+1 : idx+1]
+}
+
+// newSingle is a factor of single entries over vars, every one infeasible.
+func newSingle(vars, dims []int, size int) pfactor {
+	f := pfactor{vars: vars, dims: dims, single: make([]paretoEntry, size)}
+	for i := range f.single {
+		f.single[i].use = math.Inf(1)
+	}
+	return f
 }
 
 // index is the entry of f at the assignment asg (by local node).
@@ -252,6 +279,12 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 		return out
 	}
 	q.Nodes = make([]Node, n, n+len(kernels))
+	// Nodes whose alternatives are alike in q share one slice, as the
+	// instance finds nodes alike by their slices' identity: without their
+	// contracted budgets, the kernels of a model's layers are alike.
+	cloned := map[string][]Alternative{}
+	labels := interner{}
+	var buf []byte
 	for v, nd := range p.Nodes {
 		alts := slices.Clone(nd.Alternatives)
 		for a := range alts {
@@ -260,6 +293,12 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 				// A placeholder: its cost is in its kernel's table.
 				alts[a].Cost = 0
 			}
+		}
+		buf = altsKey(buf[:0], alts)
+		if same, ok := cloned[string(buf)]; ok {
+			alts = same
+		} else {
+			cloned[string(buf)] = alts
 		}
 		q.Nodes[v] = Node{Name: nd.Name, Alternatives: alts}
 	}
@@ -273,6 +312,12 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 				g.Pairs[i].Uses = keep(g.Pairs[i].Uses)
 			}
 		}
+		// Labels alike share one slice too, for the same reason.
+		g.Sources = labels.intern(g.Sources)
+		g.Consumers = slices.Clone(g.Consumers)
+		for ci := range g.Consumers {
+			g.Consumers[ci].Targets = labels.intern(g.Consumers[ci].Targets)
+		}
 		q.Groups = append(q.Groups, g)
 	}
 	// Labels and the auxiliary nodes' ids are small numbers, shared.
@@ -283,28 +328,121 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 		}
 		return numbers[i]
 	}
+	// The links' labels are the same for kernels of the same boundary
+	// tuples (a model's layers are alike): they are built once per
+	// tuple list and shared.
+	type links struct {
+		src   [][]string
+		pairs [][]Pair
+		alts  map[string][]Alternative // by the table's bits
+	}
+	shared := map[string]*links{}
+	var dsts [][]string // dsts[m]: the labels 0 … m−1
 	for _, k := range kernels {
 		k.aux = len(q.Nodes)
-		alts := make([]Alternative, len(k.tuples))
-		for t := range k.tuples {
-			alts[t] = Alternative{ID: number(t), Cost: k.table[t]}
+		key := k.tuplesKey()
+		l := shared[key]
+		if l == nil {
+			l = &links{alts: map[string][]Alternative{}}
+			for j := range k.boundary {
+				src := make([]string, len(k.tuples))
+				for t := range k.tuples {
+					src[t] = number(k.tuple(t)[j])
+				}
+				l.src = append(l.src, src)
+				l.pairs = append(l.pairs, identityPairs(src))
+			}
+			shared[key] = l
+		}
+		// Kernels alike (the same tuples and table) share the auxiliary
+		// node's alternatives too, and so its domain and link groups in
+		// the instance, which compiles them once.
+		tkey := floatsKey(k.table)
+		alts := l.alts[tkey]
+		if alts == nil {
+			alts = make([]Alternative, len(k.tuples))
+			for t := range k.tuples {
+				alts[t] = Alternative{ID: number(t), Cost: k.table[t]}
+			}
+			l.alts[tkey] = alts
 		}
 		q.Nodes = append(q.Nodes, Node{Name: p.Budgets[k.budget].Name + ": the kernel's interior", Alternatives: alts})
 		for j, li := range k.boundary {
 			v := k.nodes[li]
-			src := make([]string, len(k.tuples))
-			for t := range k.tuples {
-				src[t] = number(k.tuple(t)[j])
-			}
-			dst := make([]string, len(p.Nodes[v].Alternatives))
-			for a := range dst {
-				dst[a] = number(a)
+			m := len(p.Nodes[v].Alternatives)
+			for len(dsts) <= m {
+				dst := make([]string, len(dsts))
+				for a := range dst {
+					dst[a] = number(a)
+				}
+				dsts = append(dsts, dst)
 			}
 			q.Groups = append(q.Groups, Group{Name: q.Nodes[k.aux].Name + " at " + p.Nodes[v].Name, Producer: k.aux,
-				Sources: src, Consumers: []Consumer{{Node: v, Targets: dst}}, Pairs: identityPairs(src)})
+				Sources: l.src[j], Consumers: []Consumer{{Node: v, Targets: dsts[m]}}, Pairs: l.pairs[j]})
 		}
 	}
 	return c
+}
+
+// An interner gives label lists alike one slice.
+type interner struct {
+	seen map[string][]string
+	buf  []byte
+}
+
+func (in *interner) intern(ls []string) []string {
+	if in.seen == nil {
+		in.seen = map[string][]string{}
+	}
+	in.buf = in.buf[:0]
+	for _, l := range ls {
+		in.buf = binary.AppendUvarint(in.buf, uint64(len(l)))
+		in.buf = append(in.buf, l...)
+	}
+	if same, ok := in.seen[string(in.buf)]; ok {
+		return same
+	}
+	in.seen[string(in.buf)] = ls
+	return ls
+}
+
+// altsKey appends to b what identifies alternatives by their content.
+func altsKey(b []byte, alts []Alternative) []byte {
+	for _, a := range alts {
+		b = binary.AppendUvarint(b, uint64(len(a.ID)))
+		b = append(b, a.ID...)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a.Cost))
+		b = binary.AppendUvarint(b, uint64(len(a.Removed)))
+		b = append(b, a.Removed...)
+		b = binary.AppendUvarint(b, uint64(len(a.Uses)))
+		for _, u := range a.Uses {
+			b = binary.AppendUvarint(b, uint64(u.Budget))
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(u.Amount))
+		}
+	}
+	return b
+}
+
+// floatsKey identifies a list of numbers by their bits.
+func floatsKey(xs []float64) string {
+	b := make([]byte, 0, 8*len(xs))
+	for _, x := range xs {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return string(b)
+}
+
+// tuplesKey identifies the kernel's boundary dimensions and tuple list.
+func (k *budgetKernel) tuplesKey() string {
+	b := make([]byte, 0, 4*(len(k.bdims)+1+len(k.tuples)))
+	for _, d := range k.bdims {
+		b = binary.LittleEndian.AppendUint32(b, uint32(d))
+	}
+	b = binary.LittleEndian.AppendUint32(b, math.MaxUint32)
+	for _, t := range k.tuples {
+		b = binary.LittleEndian.AppendUint32(b, uint32(t))
+	}
+	return string(b)
 }
 
 // identityPairs are the pairs (x, x) of cost 0 over the distinct labels.
@@ -451,10 +589,10 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
 	for i := range g.Pairs {
 		pairs[[2]string{g.Pairs[i].Source, g.Pairs[i].Target}] = &g.Pairs[i]
 	}
-	f.lists = make([][]paretoEntry, size)
+	f = newSingle(f.vars, f.dims, size)
 	asg := make([]int, len(k.nodes))
 	var seen []string
-	for idx := range f.lists {
+	for idx := range f.single {
 		f.assign(idx, asg)
 		s := g.Sources[asg[local[g.Producer]]]
 		e := paretoEntry{}
@@ -475,7 +613,7 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
 			e.use += useOf(pr.Uses, k.budget)
 		}
 		if feasible {
-			f.lists[idx] = []paretoEntry{e}
+			f.single[idx] = e
 		}
 	}
 	return f, true
@@ -489,10 +627,10 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 	limit := k.capacity + budgetTolerance(k.capacity)
 	sc := &frontScratch{}
 	for i, u := range k.unary {
-		f := pfactor{vars: []int{i}, dims: []int{len(u)}, lists: make([][]paretoEntry, len(u))}
+		f := newSingle([]int{i}, []int{len(u)}, len(u))
 		for a, e := range u {
 			if !math.IsInf(e.use, 1) && e.use <= limit && (allowed == nil || allowed(i, a)) {
-				f.lists[a] = []paretoEntry{e}
+				f.single[a] = e
 			}
 		}
 		factors = append(factors, f)
@@ -593,10 +731,11 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 }
 
 // frontScratch is the program's scratch: the running product of a bucket's
-// fronts (two buffers, in turn) and the running union over the eliminated
-// node's alternatives (two more).
+// fronts (two buffers, in turn), the running union over the eliminated
+// node's alternatives (two more), and convolve's (three more).
 type frontScratch struct {
 	acc, next, merged, spare []paretoEntry
+	shifted, cur, union      []paretoEntry
 }
 
 // product is the front of the sum of the factors' entries at asg, in
@@ -604,7 +743,7 @@ type frontScratch struct {
 func (sc *frontScratch) product(factors []pfactor, asg []int, limit float64) []paretoEntry {
 	sc.acc = append(sc.acc[:0], paretoEntry{})
 	for _, f := range factors {
-		sc.next = convolve(sc.next[:0], sc.acc, f.lists[f.index(asg)], limit)
+		sc.next = sc.convolve(sc.next[:0], sc.acc, f.front(f.index(asg)), limit)
 		sc.acc, sc.next = sc.next, sc.acc
 		if len(sc.acc) == 0 {
 			break
@@ -632,34 +771,38 @@ func scopeOf(factors []pfactor, v int) []int {
 }
 
 // convolve appends to dst the front of every sum of an entry of a and one
-// of b.
-func convolve(dst, a, b []paretoEntry, limit float64) []paretoEntry {
+// of b. Each entry x of the shorter front shifts the longer one, which
+// stays a front, and the shifted fronts are merged one by one: no sort.
+// The sums are the same numbers in any order, so the front is too.
+func (sc *frontScratch) convolve(dst, a, b []paretoEntry, limit float64) []paretoEntry {
 	if len(a) == 0 || len(b) == 0 {
 		return dst
 	}
-	if len(a) == 1 || len(b) == 1 {
-		// A front shifted by one entry stays a front: no sort.
-		if len(a) == 1 {
-			a, b = b, a
-		}
-		d := b[0]
-		for _, x := range a {
-			if x.use+d.use > limit {
-				break
-			}
-			dst = append(dst, paretoEntry{x.use + d.use, x.cost + d.cost})
-		}
-		return dst
+	if len(a) > len(b) {
+		a, b = b, a
 	}
-	start := len(dst)
+	if len(a) == 1 {
+		return shift(dst, a[0], b, limit)
+	}
+	sc.cur = sc.cur[:0]
 	for _, x := range a {
-		for _, y := range b {
-			if u := x.use + y.use; u <= limit {
-				dst = append(dst, paretoEntry{u, x.cost + y.cost})
-			}
-		}
+		sc.shifted = shift(sc.shifted[:0], x, b, limit)
+		sc.union = mergeFronts(sc.union[:0], sc.cur, sc.shifted)
+		sc.cur, sc.union = sc.union, sc.cur
 	}
-	return append(dst[:start], prune(dst[start:], limit)...)
+	return append(dst, sc.cur...)
+}
+
+// shift appends to dst the front b shifted by d, up to the limit: a front
+// still.
+func shift(dst []paretoEntry, d paretoEntry, b []paretoEntry, limit float64) []paretoEntry {
+	for _, y := range b {
+		if y.use+d.use > limit {
+			break
+		}
+		dst = append(dst, paretoEntry{y.use + d.use, y.cost + d.cost})
+	}
+	return dst
 }
 
 // mergeFronts appends to out the front of the union of two fronts, in one
@@ -672,27 +815,6 @@ func mergeFronts(out, a, b []paretoEntry) []paretoEntry {
 			e, i = a[i], i+1
 		} else {
 			e, j = b[j], j+1
-		}
-		if len(out) == 0 || e.cost < out[len(out)-1].cost {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// prune sorts a front by use and drops every entry over the limit or no
-// cheaper than one that uses less or as much.
-func prune(es []paretoEntry, limit float64) []paretoEntry {
-	slices.SortFunc(es, func(x, y paretoEntry) int {
-		if c := compareFloat(x.use, y.use); c != 0 {
-			return c
-		}
-		return compareFloat(x.cost, y.cost)
-	})
-	out := es[:0]
-	for _, e := range es {
-		if e.use > limit {
-			break
 		}
 		if len(out) == 0 || e.cost < out[len(out)-1].cost {
 			out = append(out, e)
@@ -754,6 +876,7 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		inner.Explain = append(inner.Explain, k.aux)
 	}
 	s, err := solve(ctx, c.q, inner, start)
+	c.q = nil // from here on only the kernels are needed: let it go
 	if errors.Is(err, ErrInfeasible) {
 		return solve(ctx, p, opt, start)
 	}
@@ -907,13 +1030,13 @@ func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int
 	opt0 := s.Objective
 	chosen := s.Choices[k.aux].Alternative
 	outside := func(hi bool) pfactor {
-		w := pfactor{vars: k.boundary}
+		var dims []int
 		size := 1
 		for _, li := range k.boundary {
-			w.dims = append(w.dims, len(k.p.Nodes[k.nodes[li]].Alternatives))
-			size *= w.dims[len(w.dims)-1]
+			dims = append(dims, len(k.p.Nodes[k.nodes[li]].Alternatives))
+			size *= dims[len(dims)-1]
 		}
-		w.lists = make([][]paretoEntry, size)
+		w := newSingle(k.boundary, dims, size)
 		for t, idx := range k.tuples {
 			mm := opt0
 			if t != chosen {
@@ -926,7 +1049,7 @@ func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int
 				}
 			}
 			// W's variables are the boundary's, in the tuples' order.
-			w.lists[idx] = []paretoEntry{{0, mm - k.table[t]}}
+			w.single[idx] = paretoEntry{0, mm - k.table[t]}
 		}
 		return w
 	}
