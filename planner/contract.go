@@ -129,6 +129,9 @@ type budgetKernel struct {
 	tuples []int32
 	bdims  []int
 	table  []float64 // T of each tuple
+	// alike is the kernel whose table this one shares (itself, if it
+	// tabulated its own): kernels alike have the same content key.
+	alike *budgetKernel
 }
 
 // A contraction is a problem with some kernels contracted: q has p's nodes
@@ -224,14 +227,63 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 			candidates = append(candidates, b)
 		}
 	}
+	// Each budget's nodes, and the groups that meet them, in one pass.
+	nodesOf := make([][]int, len(p.Budgets))
+	for v, b := range owner {
+		if b >= 0 {
+			nodesOf[b] = append(nodesOf[b], v)
+		}
+	}
+	groupsOf := make([][]int, len(p.Budgets))
+	for gi := range p.Groups {
+		for _, m := range groupNodes(&p.Groups[gi]) {
+			if b := owner[m]; b >= 0 && (len(groupsOf[b]) == 0 || groupsOf[b][len(groupsOf[b])-1] != gi) {
+				groupsOf[b] = append(groupsOf[b], gi)
+			}
+		}
+	}
 	built := make([]*budgetKernel, len(candidates))
+	keys := make([]string, len(candidates))
 	forEach(len(candidates), workers, func(i int) {
 		if ctx.Err() == nil {
-			built[i] = newKernel(p, candidates[i], owner, groupBudget)
+			b := candidates[i]
+			if built[i] = newKernel(p, b, nodesOf[b], groupsOf[b], owner, groupBudget); built[i] != nil {
+				keys[i] = built[i].contentKey()
+			}
+		}
+	})
+	// Kernels alike (a model's layers) are tabulated once: the first of
+	// each content tabulates, the others share its factors and table.
+	firstOf := map[string]int{}
+	var distinct []int
+	for i, k := range built {
+		if k == nil {
+			continue
+		}
+		if _, seen := firstOf[keys[i]]; !seen {
+			firstOf[keys[i]] = i
+			distinct = append(distinct, i)
+		}
+	}
+	tabulated := make([]bool, len(candidates))
+	forEach(len(distinct), workers, func(j int) {
+		if ctx.Err() == nil {
+			tabulated[distinct[j]] = built[distinct[j]].tabulate()
 		}
 	})
 	if ctx.Err() != nil {
 		return nil // the rows path stops at once with what it has
+	}
+	for i, k := range built {
+		if k == nil {
+			continue
+		}
+		f := firstOf[keys[i]]
+		if !tabulated[f] {
+			built[i] = nil
+			continue
+		}
+		k.share(built[f])
 	}
 	var kernels []*budgetKernel
 	tuples := 0
@@ -458,19 +510,11 @@ func identityPairs(labels []string) []Pair {
 	return out
 }
 
-// newKernel gathers budget b's kernel and tabulates T over its boundary,
-// or returns nil when the kernel cannot be contracted: no interior, too
-// many boundary assignments or entries, or no feasible assignment (then
-// the row stays, and the conflict is explained by it).
-func newKernel(p *Problem, b int, owner, groupBudget []int) *budgetKernel {
-	k := &budgetKernel{p: p, budget: b, capacity: p.Budgets[b].Capacity}
-	in := map[int]bool{}
-	for v, o := range owner {
-		if o == b {
-			in[v] = true
-			k.nodes = append(k.nodes, v)
-		}
-	}
+// newKernel gathers budget b's kernel and its factors, or returns nil
+// when the kernel cannot be contracted: no interior, too many boundary
+// assignments, or a group's table too large.
+func newKernel(p *Problem, b int, nodes, groups []int, owner, groupBudget []int) *budgetKernel {
+	k := &budgetKernel{p: p, budget: b, capacity: p.Budgets[b].Capacity, nodes: nodes}
 	if len(k.nodes) == 0 {
 		return nil
 	}
@@ -479,27 +523,22 @@ func newKernel(p *Problem, b int, owner, groupBudget []int) *budgetKernel {
 		local[v] = i
 	}
 	isBoundary := make([]bool, len(k.nodes))
-	for gi := range p.Groups {
+	for _, gi := range groups {
 		members := groupNodes(&p.Groups[gi])
-		all, some := true, false
+		all := true
 		for _, m := range members {
-			if in[m] {
-				some = true
-			} else {
-				all = false
-			}
+			all = all && owner[m] == b
 		}
-		switch {
-		case all:
+		if all {
 			k.groups = append(k.groups, gi)
-		case some:
-			if groupBudget[gi] == b {
-				return nil // scratch of b on a group that leaves the kernel
-			}
-			for _, m := range members {
-				if in[m] {
-					isBoundary[local[m]] = true
-				}
+			continue
+		}
+		if groupBudget[gi] == b {
+			return nil // scratch of b on a group that leaves the kernel
+		}
+		for _, m := range members {
+			if owner[m] == b {
+				isBoundary[local[m]] = true
 			}
 		}
 	}
@@ -541,9 +580,16 @@ func newKernel(p *Problem, b int, owner, groupBudget []int) *budgetKernel {
 		}
 		k.gfactors = append(k.gfactors, f)
 	}
+	return k
+}
+
+// tabulate tabulates T over the kernel's boundary. It reports false when
+// the kernel cannot be contracted: too many entries, or no feasible
+// assignment (then the row stays, and the conflict is explained by it).
+func (k *budgetKernel) tabulate() bool {
 	t, ok := k.solve(nil, k.boundary)
 	if !ok {
-		return nil
+		return false
 	}
 	k.bdims = t.dims
 	for idx := range t.lists {
@@ -552,10 +598,57 @@ func newKernel(p *Problem, b int, owner, groupBudget []int) *budgetKernel {
 			k.table = append(k.table, best)
 		}
 	}
-	if len(k.tuples) == 0 {
-		return nil
+	k.alike = k
+	return len(k.tuples) > 0
+}
+
+// share makes k, whose content is f's, use f's factors and table.
+func (k *budgetKernel) share(f *budgetKernel) {
+	k.unary, k.gfactors = f.unary, f.gfactors
+	k.bdims, k.tuples, k.table = f.bdims, f.tuples, f.table
+	k.alike = f
+}
+
+// contentKey identifies what the kernel's program reads: its capacity,
+// its nodes' fronts and which are on the boundary, and its groups'
+// factors. Kernels of one key have one table, and at one boundary
+// assignment the same interior choices.
+func (k *budgetKernel) contentKey() string {
+	size := 16 * (1 + len(k.boundary) + len(k.gfactors))
+	for _, u := range k.unary {
+		size += 16 * (1 + len(u))
 	}
-	return k
+	for _, f := range k.gfactors {
+		size += 16 * (len(f.vars) + len(f.single))
+	}
+	b := make([]byte, 0, size)
+	num := func(x float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x)) }
+	num(k.capacity)
+	b = binary.AppendUvarint(b, uint64(len(k.unary)))
+	for _, u := range k.unary {
+		b = binary.AppendUvarint(b, uint64(len(u)))
+		for _, e := range u {
+			num(e.use)
+			num(e.cost)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(k.boundary)))
+	for _, li := range k.boundary {
+		b = binary.AppendUvarint(b, uint64(li))
+	}
+	b = binary.AppendUvarint(b, uint64(len(k.gfactors)))
+	for _, f := range k.gfactors {
+		b = binary.AppendUvarint(b, uint64(len(f.vars)))
+		for i, v := range f.vars {
+			b = binary.AppendUvarint(b, uint64(v))
+			b = binary.AppendUvarint(b, uint64(f.dims[i]))
+		}
+		for _, e := range f.single {
+			num(e.use)
+			num(e.cost)
+		}
+	}
+	return string(b)
 }
 
 // best is the least cost of a front within the capacity.
@@ -585,26 +678,53 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
 			return f, false
 		}
 	}
-	pairs := map[[2]string]*Pair{}
-	for i := range g.Pairs {
-		pairs[[2]string{g.Pairs[i].Source, g.Pairs[i].Target}] = &g.Pairs[i]
+	// The labels by number, and the pairs by their labels' numbers, so
+	// that filling the table hashes no string.
+	ids := map[string]int{}
+	number := func(ls []string) []int {
+		out := make([]int, len(ls))
+		for a, l := range ls {
+			i, ok := ids[l]
+			if !ok {
+				i = len(ids)
+				ids[l] = i
+			}
+			out[a] = i
+		}
+		return out
 	}
+	src := number(g.Sources)
+	tgts := make([][]int, len(g.Consumers))
+	at := make([]int, len(g.Consumers))
+	for ci, c := range g.Consumers {
+		tgts[ci], at[ci] = number(c.Targets), local[c.Node]
+	}
+	nl := len(ids)
+	pairs := make([]*Pair, nl*nl)
+	for i, pr := range g.Pairs {
+		s, ok1 := ids[pr.Source]
+		t, ok2 := ids[pr.Target]
+		if ok1 && ok2 {
+			pairs[s*nl+t] = &g.Pairs[i]
+		}
+	}
+	producer := local[g.Producer]
 	f = newSingle(f.vars, f.dims, size)
 	asg := make([]int, len(k.nodes))
-	var seen []string
+	var seen []int
 	for idx := range f.single {
 		f.assign(idx, asg)
-		s := g.Sources[asg[local[g.Producer]]]
+		s := src[asg[producer]]
 		e := paretoEntry{}
 		seen = seen[:0]
 		feasible := true
-		for _, c := range g.Consumers {
-			t := c.Targets[asg[local[c.Node]]]
+		for ci := range g.Consumers {
+			t := tgts[ci][asg[at[ci]]]
 			if slices.Contains(seen, t) {
 				continue
 			}
 			seen = append(seen, t)
-			pr := pairs[[2]string{s, t}]
+			pr := pairs[s*nl+t]
 			if pr == nil || math.IsInf(pr.Cost, 1) {
 				feasible = false
 				break
@@ -895,61 +1015,41 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 			auxRegret[[2]int{r.Node, r.Alternative}] = r
 		}
 	}
-	// Each kernel's interior, in parallel: its choices (disjoint entries of
-	// choices) and its regrets, gathered in kernel order.
-	kernelRegrets := make([][]Regret, len(c.kernels))
-	failed := make([]bool, len(c.kernels))
-	forEach(len(c.kernels), opt.workers(), func(ki int) {
-		k := c.kernels[ki]
-		tu := k.tuple(s.Choices[k.aux].Alternative)
-		target := k.table[s.Choices[k.aux].Alternative]
-		pick := make([]int, len(k.nodes))
-		for i := range pick {
-			pick[i] = -1
+	// Each kernel's interior choices, in parallel, once per kernels alike
+	// at one boundary assignment; then their regrets (disjoint entries of
+	// choices, regrets gathered in kernel order).
+	type readKey struct {
+		alike *budgetKernel
+		tuple int
+	}
+	firstOf := map[readKey]int{}
+	var distinct []int
+	for ki, k := range c.kernels {
+		key := readKey{k.alike, s.Choices[k.aux].Alternative}
+		if _, seen := firstOf[key]; !seen {
+			firstOf[key] = ki
+			distinct = append(distinct, ki)
 		}
-		isBoundary := make([]bool, len(k.nodes))
-		at := make([]int, len(k.nodes))
-		for j, li := range k.boundary {
-			isBoundary[li], at[li] = true, tu[j]
+	}
+	picks := make([][]int, len(c.kernels))
+	forEach(len(distinct), opt.workers(), func(j int) {
+		k := c.kernels[distinct[j]]
+		picks[distinct[j]] = k.interior(s.Choices[k.aux].Alternative)
+	})
+	for _, k := range c.kernels {
+		pick := picks[firstOf[readKey{k.alike, s.Choices[k.aux].Alternative}]]
+		if pick == nil {
+			return nil, errors.New("planner: a contracted kernel's interior has no choice at its optimum (a bug)")
 		}
 		for _, li := range k.internal {
-			v := k.nodes[li]
-			// One run with v kept gives every alternative's least cost.
-			f, ok := k.solve(func(lj, a int) bool {
-				if isBoundary[lj] {
-					return a == at[lj]
-				}
-				return pick[lj] < 0 || pick[lj] == a
-			}, []int{li})
-			for a, alt := range p.Nodes[v].Alternatives {
-				if alt.Removed != "" {
-					continue
-				}
-				var val float64
-				if ok {
-					val = k.best(f.lists[a])
-				} else {
-					pick[li] = a
-					val = k.fixed(tu, pick)
-				}
-				if val <= target+objectiveTolerance(target) {
-					pick[li] = a
-					break
-				}
-				pick[li] = -1
-			}
-			if pick[li] < 0 {
-				failed[ki] = true
-				return
-			}
-			choices[v] = pick[li]
+			choices[k.nodes[li]] = pick[li]
 		}
-		if s.Status == Optimal && !opt.NoRegrets {
-			kernelRegrets[ki] = k.regrets(s, auxRegret, choices, explained)
-		}
-	})
-	if slices.Contains(failed, true) {
-		return nil, errors.New("planner: a contracted kernel's interior has no choice at its optimum (a bug)")
+	}
+	kernelRegrets := make([][]Regret, len(c.kernels))
+	if s.Status == Optimal && !opt.NoRegrets {
+		forEach(len(c.kernels), opt.workers(), func(ki int) {
+			kernelRegrets[ki] = c.kernels[ki].regrets(s, auxRegret, choices, explained)
+		})
 	}
 	var regrets []Regret
 	for _, rs := range kernelRegrets {
@@ -1017,6 +1117,54 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	s.Model.Full = fullSize(newInstance(p, opt.KeepDominated))
 	s.SolveTime = time.Since(start)
 	return s, nil
+}
+
+// interior is the kernel's interior choices at its boundary tuple t, by
+// local node (nil if none keeps its optimum, a bug): node by node, the
+// first alternative that keeps the kernel's optimum at t.
+func (k *budgetKernel) interior(t int) []int {
+	tu := k.tuple(t)
+	target := k.table[t]
+	pick := make([]int, len(k.nodes))
+	for i := range pick {
+		pick[i] = -1
+	}
+	isBoundary := make([]bool, len(k.nodes))
+	at := make([]int, len(k.nodes))
+	for j, li := range k.boundary {
+		isBoundary[li], at[li] = true, tu[j]
+	}
+	for _, li := range k.internal {
+		v := k.nodes[li]
+		// One run with v kept gives every alternative's least cost.
+		f, ok := k.solve(func(lj, a int) bool {
+			if isBoundary[lj] {
+				return a == at[lj]
+			}
+			return pick[lj] < 0 || pick[lj] == a
+		}, []int{li})
+		for a, alt := range k.p.Nodes[v].Alternatives {
+			if alt.Removed != "" {
+				continue
+			}
+			var val float64
+			if ok {
+				val = k.best(f.lists[a])
+			} else {
+				pick[li] = a
+				val = k.fixed(tu, pick)
+			}
+			if val <= target+objectiveTolerance(target) {
+				pick[li] = a
+				break
+			}
+			pick[li] = -1
+		}
+		if pick[li] < 0 {
+			return nil
+		}
+	}
+	return pick
 }
 
 // regrets are the interior's regrets. With W(β) = MM(β) − T(β), where

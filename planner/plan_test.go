@@ -483,6 +483,78 @@ func TestContractionDoesNotDependOnWorkers(t *testing.T) {
 	}
 }
 
+// TestAlikeKernelsShareTheirProgram: the layers of a fused transformer are
+// alike, so their kernels are tabulated, and their interiors read back,
+// once per content. The same model whose budgets differ by a few bytes
+// (no sum of its uses, all multiples of 8 bytes, falls between them) has
+// kernels all distinct, and the same plan and regrets.
+func TestAlikeKernelsShareTheirProgram(t *testing.T) {
+	const layers = 4
+	s, err := taskgen.Transformer(layers, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := taskgen.FuseLayers(&s, 300_000); err != nil {
+		t.Fatal(err)
+	}
+	distinct := s
+	distinct.Groups = slices.Clone(s.Groups)
+	for i := range distinct.Groups {
+		distinct.Groups[i].SharedMemoryBytes += int64(i)
+	}
+	explain := []string{"l1_attn", "l1_norm1", "l2_up", "l3_add2"}
+	var plans [2]*Result
+	for i, spec := range []tasks.Spec{s, distinct} {
+		g, err := tasks.New(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target, err := graphTarget(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lw, err := lowerGraph(g, target, nil, NewCache())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := contractKernels(context.Background(), &lw.problem, 2)
+		if c == nil || len(c.kernels) != layers {
+			t.Fatalf("spec %d: want all %d kernels contracted", i, layers)
+		}
+		tabulated := 0
+		for _, k := range c.kernels {
+			if k.alike == k {
+				tabulated++
+			}
+		}
+		if want := map[bool]int{true: layers, false: tabulated}[i == 1]; tabulated != want || i == 0 && tabulated >= layers {
+			t.Errorf("spec %d: %d of %d kernels tabulated", i, tabulated, layers)
+		}
+		if plans[i], err = Plan(context.Background(), g, PlanOptions{ExplainIDs: explain}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alike, apart := plans[0], plans[1]
+	if alike.Status != "optimal" || alike.ObjectiveNS != apart.ObjectiveNS {
+		t.Fatalf("alike %s %v, apart %s %v", alike.Status, alike.ObjectiveNS, apart.Status, apart.ObjectiveNS)
+	}
+	for i, c := range alike.Choices {
+		d := apart.Choices[i]
+		if c.Alternative != d.Alternative {
+			t.Errorf("%s: %s alike, %s apart", c.Invocation, c.Alternative, d.Alternative)
+		}
+		if len(c.Rejected) != len(d.Rejected) {
+			t.Fatalf("%s: %d rejected alike, %d apart", c.Invocation, len(c.Rejected), len(d.Rejected))
+		}
+		for j, rj := range c.Rejected {
+			x, y := rj.RegretNS, d.Rejected[j].RegretNS
+			if (x == nil) != (y == nil) || x != nil && *x != *y {
+				t.Errorf("%s, %s: regret %v alike, %v apart", c.Invocation, rj.Alternative, fmtRegret(x), fmtRegret(y))
+			}
+		}
+	}
+}
+
 // TestInfeasibleNamesTheConflict: a budget nothing fits names itself.
 func TestInfeasibleNamesTheConflict(t *testing.T) {
 	data, err := os.ReadFile("../examples/graphs/smem_budget.json")
