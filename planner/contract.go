@@ -71,6 +71,9 @@ type pfactor struct {
 	dims   []int
 	lists  [][]paretoEntry
 	single []paretoEntry
+	// pos: the table is over the positions of its variables' alternatives
+	// in the program's domains (budgetKernel.solve), not the alternatives.
+	pos bool
 }
 
 // front is the factor's entry idx.
@@ -765,8 +768,40 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 	for i, v := range k.nodes {
 		dims[i] = len(k.p.Nodes[v].Alternatives)
 	}
+	// The tables the program builds are over each node's domain, the
+	// alternatives its own front allows: with the boundary fixed (the
+	// interior read back) a boundary node's is one alternative, and its
+	// tables are that much smaller. asg holds the alternatives, at the
+	// positions pasg, for the factors given, which are over alternatives.
+	// The order of elimination and the limits are by the alternatives, as
+	// is the table returned: the fronts are the same as over every
+	// alternative, whose excluded ones only ever gave empty fronts.
+	dom := make([][]int, len(k.nodes))
+	posOf := make([][]int, len(k.nodes))
+	for i, u := range k.unary {
+		posOf[i] = make([]int, len(u))
+		for a := range u {
+			posOf[i][a] = -1
+			if !math.IsInf(factors[i].single[a].use, 1) {
+				posOf[i][a] = len(dom[i])
+				dom[i] = append(dom[i], a)
+			}
+		}
+	}
+	if slices.ContainsFunc(dom, func(d []int) bool { return len(d) == 0 }) {
+		// A node with no alternative allowed: no plan at all.
+		out := pfactor{vars: slices.Clone(keep)}
+		size := 1
+		for _, x := range keep {
+			out.dims = append(out.dims, dims[x])
+			size *= dims[x]
+		}
+		out.lists = make([][]paretoEntry, size)
+		return out, true
+	}
 	eliminated := make([]bool, len(k.nodes))
 	asg := make([]int, len(k.nodes))
+	pasg := make([]int, len(k.nodes))
 	for {
 		// The next node: the one whose table is smallest (then the lowest).
 		v, vsize := -1, 0
@@ -799,21 +834,26 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 				rest = append(rest, f)
 			}
 		}
-		out := pfactor{vars: slices.DeleteFunc(slices.Clone(scope), func(x int) bool { return x == v })}
+		out := pfactor{vars: slices.DeleteFunc(slices.Clone(scope), func(x int) bool { return x == v }), pos: true}
 		entries := 0
+		psize := 1
 		for _, x := range out.vars {
-			out.dims = append(out.dims, dims[x])
+			out.dims = append(out.dims, len(dom[x]))
+			psize *= len(dom[x])
 		}
-		out.lists = make([][]paretoEntry, vsize)
+		out.lists = make([][]paretoEntry, psize)
 		// The fronts are built in scratch (sc) and copied into one backing
 		// array per table: a few allocations per table, not per entry.
 		var backing []paretoEntry
 		for idx := range out.lists {
-			out.assign(idx, asg)
+			out.assign(idx, pasg)
+			for _, x := range out.vars {
+				asg[x] = dom[x][pasg[x]]
+			}
 			sc.merged = sc.merged[:0]
-			for a := range dims[v] {
-				asg[v] = a
-				acc := sc.product(with, asg, limit)
+			for p, a := range dom[v] {
+				asg[v], pasg[v] = a, p
+				acc := sc.product(with, asg, pasg, limit)
 				if len(acc) > 0 {
 					sc.spare = mergeFronts(sc.spare[:0], sc.merged, acc)
 					sc.merged, sc.spare = sc.spare, sc.merged
@@ -843,9 +883,15 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 		size *= dims[x]
 	}
 	out.lists = make([][]paretoEntry, size)
+next:
 	for idx := range out.lists {
 		out.assign(idx, asg)
-		out.lists[idx] = slices.Clone(sc.product(factors, asg, limit))
+		for _, x := range keep {
+			if pasg[x] = posOf[x][asg[x]]; pasg[x] < 0 {
+				continue next // outside x's domain: no plan
+			}
+		}
+		out.lists[idx] = slices.Clone(sc.product(factors, asg, pasg, limit))
 	}
 	return out, true
 }
@@ -858,12 +904,16 @@ type frontScratch struct {
 	shifted, cur, union      []paretoEntry
 }
 
-// product is the front of the sum of the factors' entries at asg, in
-// scratch: valid until the next call.
-func (sc *frontScratch) product(factors []pfactor, asg []int, limit float64) []paretoEntry {
+// product is the front of the sum of the factors' entries at asg (pasg
+// for the factors over positions), in scratch: valid until the next call.
+func (sc *frontScratch) product(factors []pfactor, asg, pasg []int, limit float64) []paretoEntry {
 	sc.acc = append(sc.acc[:0], paretoEntry{})
 	for _, f := range factors {
-		sc.next = sc.convolve(sc.next[:0], sc.acc, f.front(f.index(asg)), limit)
+		at := asg
+		if f.pos {
+			at = pasg
+		}
+		sc.next = sc.convolve(sc.next[:0], sc.acc, f.front(f.index(at)), limit)
 		sc.acc, sc.next = sc.next, sc.acc
 		if len(sc.acc) == 0 {
 			break
