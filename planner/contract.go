@@ -1269,12 +1269,25 @@ func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int
 		if !explained(v) {
 			continue
 		}
+		if !s.regretDeadline.IsZero() && time.Now().After(s.regretDeadline) {
+			// Past the regrets' time limit: unproven, as a re-solve the
+			// limit stops before it finds a plan.
+			for a, alt := range k.p.Nodes[v].Alternatives {
+				if a != choices[v] && alt.Removed == "" {
+					out = append(out, Regret{Node: v, Alternative: a, ID: alt.ID, DominatedBy: -1, Regret: math.Inf(1)})
+				}
+			}
+			continue
+		}
 		// lo[a], hi[a]: the best plans with v = a, from the program with
-		// v kept and W over the boundary.
+		// v kept and W over the boundary (one run where W is exact).
 		lo := make([]float64, len(k.p.Nodes[v].Alternatives))
 		hi := make([]float64, len(lo))
 		flo, ok1 := k.solve(nil, []int{li}, wlo)
-		fhi, ok2 := k.solve(nil, []int{li}, whi)
+		fhi, ok2 := flo, ok1
+		if !exact {
+			fhi, ok2 = k.solve(nil, []int{li}, whi)
+		}
 		if ok1 && ok2 {
 			for a := range lo {
 				lo[a], hi[a] = k.best(flo.lists[a]), k.best(fhi.lists[a])

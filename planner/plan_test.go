@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -550,6 +551,48 @@ func TestAlikeKernelsShareTheirProgram(t *testing.T) {
 			x, y := rj.RegretNS, d.Rejected[j].RegretNS
 			if (x == nil) != (y == nil) || x != nil && *x != *y {
 				t.Errorf("%s, %s: regret %v alike, %v apart", c.Invocation, rj.Alternative, fmtRegret(x), fmtRegret(y))
+			}
+		}
+	}
+}
+
+// TestContractedRegretsKeepTheTimeLimit: the regrets of a contracted
+// kernel's interior keep the regrets' time limit. Struck at once, they are
+// unproven (no plan using them found in time), and the plan is the same;
+// with no limit, every one is exact.
+func TestContractedRegretsKeepTheTimeLimit(t *testing.T) {
+	g := fusedTransformer(t, 2, 1, 300_000)
+	interior := []string{"l0_attn", "l1_proj"} // kernel interiors, boundary to nothing outside
+	var plans [2]*Result
+	for i, limit := range []time.Duration{0, time.Nanosecond} {
+		r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: interior, Solve: Options{RegretTimeLimit: limit}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Model.ContractedKernels != 2 {
+			t.Fatalf("%d kernels contracted, want 2", r.Model.ContractedKernels)
+		}
+		plans[i] = r
+	}
+	if plans[0].ObjectiveNS != plans[1].ObjectiveNS {
+		t.Fatalf("optimum %v without a regret limit, %v with one", plans[0].ObjectiveNS, plans[1].ObjectiveNS)
+	}
+	for i, c := range plans[1].Choices {
+		if !slices.Contains(interior, c.Invocation) {
+			continue
+		}
+		if c.Alternative != plans[0].Choices[i].Alternative {
+			t.Errorf("%s: %s without a regret limit, %s with one", c.Invocation, plans[0].Choices[i].Alternative, c.Alternative)
+		}
+		for j, rj := range c.Rejected {
+			if rj.Removed {
+				continue
+			}
+			if !plans[0].Choices[i].Rejected[j].Exact {
+				t.Errorf("%s, %s: inexact with no limit", c.Invocation, rj.Alternative)
+			}
+			if rj.Exact || rj.RegretNS != nil || rj.RegretLowerNS == nil {
+				t.Errorf("%s, %s: %s past the limit, want unproven", c.Invocation, rj.Alternative, regretText(rj))
 			}
 		}
 	}

@@ -103,6 +103,8 @@ type Solution struct {
 	RegretCertified int
 	// Local is the plan that takes each node's locally cheapest alternative.
 	Local LocalChoice
+	// regretDeadline is when the regrets' time limit ends (zero: none).
+	regretDeadline time.Time
 }
 
 // A Choice is one node's chosen alternative.

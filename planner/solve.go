@@ -224,7 +224,8 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			// Past the limit every HiGHS re-solve stops at once with
 			// what it has proven: the regrets it leaves are intervals.
 			var cancel context.CancelFunc
-			rctx, cancel = context.WithTimeout(ctx, lim)
+			sol.regretDeadline = time.Now().Add(lim)
+			rctx, cancel = context.WithDeadline(ctx, sol.regretDeadline)
 			defer cancel()
 		}
 		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx}
