@@ -789,15 +789,7 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 		}
 	}
 	if slices.ContainsFunc(dom, func(d []int) bool { return len(d) == 0 }) {
-		// A node with no alternative allowed: no plan at all.
-		out := pfactor{vars: slices.Clone(keep)}
-		size := 1
-		for _, x := range keep {
-			out.dims = append(out.dims, dims[x])
-			size *= dims[x]
-		}
-		out.lists = make([][]paretoEntry, size)
-		return out, true
+		return emptyTable(keep, dims), true // a node with no alternative allowed: no plan
 	}
 	eliminated := make([]bool, len(k.nodes))
 	asg := make([]int, len(k.nodes))
@@ -876,13 +868,7 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 		factors = append(rest, out)
 	}
 	// What is left is over keep: one table.
-	out := pfactor{vars: slices.Clone(keep)}
-	size := 1
-	for _, x := range keep {
-		out.dims = append(out.dims, dims[x])
-		size *= dims[x]
-	}
-	out.lists = make([][]paretoEntry, size)
+	out := emptyTable(keep, dims)
 next:
 	for idx := range out.lists {
 		out.assign(idx, asg)
@@ -894,6 +880,19 @@ next:
 		out.lists[idx] = slices.Clone(sc.product(factors, asg, pasg, limit))
 	}
 	return out, true
+}
+
+// emptyTable is a table of empty fronts over vars, by alternative (dims
+// by node).
+func emptyTable(vars, dims []int) pfactor {
+	out := pfactor{vars: slices.Clone(vars)}
+	size := 1
+	for _, x := range vars {
+		out.dims = append(out.dims, dims[x])
+		size *= dims[x]
+	}
+	out.lists = make([][]paretoEntry, size)
+	return out
 }
 
 // frontScratch is the program's scratch: the running product of a bucket's

@@ -510,15 +510,7 @@ func TestAlikeKernelsShareTheirProgram(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		target, err := graphTarget(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lw, err := lowerGraph(g, target, nil, NewCache())
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := contractKernels(context.Background(), &lw.problem, 2)
+		c := contractKernels(context.Background(), &lowered(t, g).problem, 2)
 		if c == nil || len(c.kernels) != layers {
 			t.Fatalf("spec %d: want all %d kernels contracted", i, layers)
 		}
