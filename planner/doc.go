@@ -37,7 +37,9 @@
 //     used, cost), and the kernel becomes one node over the boundary's
 //     assignments whose cost is the best interior within the budget. Its
 //     budget row and inner groups leave the problem; the interior's
-//     choices and regrets come back from the same program.
+//     choices and regrets come back from the same program (the regrets
+//     within Options.RegretTimeLimit). Kernels of one content (a model's
+//     layers) run the program once and share its table.
 //  3. prune.go: drop the alternatives the caller removed (Alternative.Removed,
 //     Pin, Forbid) and the dominated ones: same label on every port, same
 //     uses, no cheaper (the lowest index wins exact ties). Both are recorded.
