@@ -1041,8 +1041,12 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 			inner.Explain = append(inner.Explain, v)
 		}
 	}
+	// The auxiliary nodes' regrets (W) of the kernels with an interior
+	// node explained.
 	for _, k := range c.kernels {
-		inner.Explain = append(inner.Explain, k.aux)
+		if slices.ContainsFunc(k.internal, func(li int) bool { return explained(k.nodes[li]) }) {
+			inner.Explain = append(inner.Explain, k.aux)
+		}
 	}
 	s, err := solve(ctx, c.q, inner, start)
 	c.q = nil // from here on only the kernels are needed: let it go
@@ -1058,10 +1062,16 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	}
 	// The interiors' choices: node by node, the first alternative that
 	// keeps the kernel's optimum at the chosen boundary.
-	auxRegret := map[[2]int]Regret{}
-	for _, r := range s.Regrets {
-		if r.Node >= c.n {
-			auxRegret[[2]int{r.Node, r.Alternative}] = r
+	// The auxiliary nodes' regrets, by kernel (the auxiliary node of
+	// kernel i is node c.n + i) and tuple; nil where none.
+	auxRegret := make([][]*Regret, len(c.kernels))
+	for i := range s.Regrets {
+		r := &s.Regrets[i]
+		if ki := r.Node - c.n; ki >= 0 {
+			if auxRegret[ki] == nil {
+				auxRegret[ki] = make([]*Regret, len(c.kernels[ki].tuples))
+			}
+			auxRegret[ki][r.Alternative] = r
 		}
 	}
 	// Each kernel's interior choices, in parallel, once per kernels alike
@@ -1096,8 +1106,34 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	}
 	kernelRegrets := make([][]Regret, len(c.kernels))
 	if s.Status == Optimal && !opt.NoRegrets {
+		// Kernels alike share their tables T_{v=a}(β) (atTuples): first
+		// each is built once, for the interior nodes explained, in
+		// parallel; then each kernel's regrets read them.
+		type tableKey struct {
+			alike *budgetKernel
+			li    int
+		}
+		tables := map[tableKey]*tupleTable{}
+		var keys []tableKey
+		for _, k := range c.kernels {
+			for _, li := range k.internal {
+				key := tableKey{k.alike, li}
+				if explained(k.nodes[li]) && tables[key] == nil {
+					tables[key] = &tupleTable{}
+					keys = append(keys, key)
+				}
+			}
+		}
+		deadline := s.regretDeadline
+		forEach(len(keys), opt.workers(), func(i int) {
+			if deadline.IsZero() || time.Now().Before(deadline) {
+				tt := tables[keys[i]]
+				tt.t, tt.built = keys[i].alike.atTuples(keys[i].li), true
+			}
+		})
 		forEach(len(c.kernels), opt.workers(), func(ki int) {
-			kernelRegrets[ki] = c.kernels[ki].regrets(s, auxRegret, choices, explained)
+			k := c.kernels[ki]
+			kernelRegrets[ki] = k.regrets(s, auxRegret[ki], choices, explained, func(li int) *tupleTable { return tables[tableKey{k.alike, li}] })
 		})
 	}
 	var regrets []Regret
@@ -1219,47 +1255,30 @@ func (k *budgetKernel) interior(t int) []int {
 // regrets are the interior's regrets. With W(β) = MM(β) − T(β), where
 // MM(β) is the auxiliary node's min-marginal (the best plan whose boundary
 // is β; an interval where a time limit left it one), W is the best the
-// rest of the graph does around the kernel at β, so node v's plan with
-// alternative a costs the program's least cost with v = a and W as one
-// more table over the boundary: one run per node gives all its
-// alternatives.
-func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int, explained func(int) bool) []Regret {
+// rest of the graph does around the kernel at β, so node v's best plan
+// with alternative a costs min_β W(β) + T_{v=a}(β), where T_{v=a}(β) is the
+// kernel's least cost at β with v = a: one run of the program, with v and
+// the boundary kept, gives it for every a and β. T_{v=a} is the kernel's
+// own, the same for kernels alike: table gives it, by v's local index.
+func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explained func(int) bool, table func(li int) *tupleTable) []Regret {
 	opt0 := s.Objective
 	chosen := s.Choices[k.aux].Alternative
-	outside := func(hi bool) pfactor {
-		var dims []int
-		size := 1
-		for _, li := range k.boundary {
-			dims = append(dims, len(k.p.Nodes[k.nodes[li]].Alternatives))
-			size *= dims[len(dims)-1]
-		}
-		w := newSingle(k.boundary, dims, size)
-		for t, idx := range k.tuples {
-			mm := opt0
-			if t != chosen {
-				r, ok := aux[[2]int{k.aux, t}]
-				if !ok || math.IsInf(r.Regret, 1) && hi || math.IsInf(r.Lower, 1) {
-					continue
-				}
-				if mm += r.Lower; hi {
-					mm = opt0 + r.Regret
-				}
-			}
-			// W's variables are the boundary's, in the tuples' order.
-			w.single[idx] = paretoEntry{0, mm - k.table[t]}
-		}
-		return w
-	}
+	// W over the tuples, from MM's lower and upper bounds (+Inf where no
+	// plan is known, or none is proven not to be).
+	wlo := make([]float64, len(k.tuples))
+	whi := make([]float64, len(k.tuples))
 	exact := true
 	for t := range k.tuples {
-		if r, ok := aux[[2]int{k.aux, t}]; ok && !r.Exact {
-			exact = false
+		mlo, mhi := opt0, opt0
+		if t != chosen {
+			r := Regret{Lower: math.Inf(1), Regret: math.Inf(1), Exact: true}
+			if aux != nil && aux[t] != nil {
+				r = *aux[t]
+			}
+			mlo, mhi = opt0+r.Lower, opt0+r.Regret
+			exact = exact && r.Exact
 		}
-	}
-	wlo := outside(false)
-	whi := wlo
-	if !exact {
-		whi = outside(true)
+		wlo[t], whi[t] = mlo-k.table[t], mhi-k.table[t]
 	}
 	tol := objectiveTolerance(opt0)
 	var out []Regret
@@ -1268,7 +1287,8 @@ func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int
 		if !explained(v) {
 			continue
 		}
-		if !s.regretDeadline.IsZero() && time.Now().After(s.regretDeadline) {
+		tt := table(li)
+		if !tt.built || !s.regretDeadline.IsZero() && time.Now().After(s.regretDeadline) {
 			// Past the regrets' time limit: unproven, as a re-solve the
 			// limit stops before it finds a plan.
 			for a, alt := range k.p.Nodes[v].Alternatives {
@@ -1278,18 +1298,16 @@ func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int
 			}
 			continue
 		}
-		// lo[a], hi[a]: the best plans with v = a, from the program with
-		// v kept and W over the boundary (one run where W is exact).
+		// lo[a], hi[a]: the best plans with v = a.
 		lo := make([]float64, len(k.p.Nodes[v].Alternatives))
 		hi := make([]float64, len(lo))
-		flo, ok1 := k.solve(nil, []int{li}, wlo)
-		fhi, ok2 := flo, ok1
-		if !exact {
-			fhi, ok2 = k.solve(nil, []int{li}, whi)
-		}
-		if ok1 && ok2 {
+		if tt.t != nil {
+			nt := len(k.tuples)
 			for a := range lo {
-				lo[a], hi[a] = k.best(flo.lists[a]), k.best(fhi.lists[a])
+				lo[a] = minPlus(wlo, tt.t[a*nt:(a+1)*nt])
+				if hi[a] = lo[a]; !exact {
+					hi[a] = minPlus(whi, tt.t[a*nt:(a+1)*nt])
+				}
 			}
 		} else {
 			k.scanTuples(li, s, aux, lo, hi)
@@ -1314,11 +1332,54 @@ func (k *budgetKernel) regrets(s *Solution, aux map[[2]int]Regret, choices []int
 	return out
 }
 
+// A tupleTable is atTuples' table, once built (nil: past its limits).
+type tupleTable struct {
+	t     []float64
+	built bool
+}
+
+// minPlus is min_t w[t] + x[t] (+Inf for none), none of them NaN.
+func minPlus(w, x []float64) float64 {
+	best := math.Inf(1)
+	for t, wt := range w {
+		if s := wt + x[t]; s < best {
+			best = s
+		}
+	}
+	return best
+}
+
+// atTuples is T_{li=a}(β) for every alternative a of interior node li and
+// tuple β, at a·|tuples| + β (+Inf where no interior fits the budget), from
+// one run of the program with li and the boundary kept; nil where that run
+// outgrows its limits.
+func (k *budgetKernel) atTuples(li int) []float64 {
+	keep := append(slices.Clone(k.boundary), li)
+	slices.Sort(keep)
+	f, ok := k.solve(nil, keep)
+	if !ok {
+		return nil
+	}
+	nt := len(k.tuples)
+	out := make([]float64, len(k.unary[li])*nt)
+	asg := make([]int, len(k.nodes))
+	for t := range k.tuples {
+		for j, x := range k.tuple(t) {
+			asg[k.boundary[j]] = x
+		}
+		for a := range k.unary[li] {
+			asg[li] = a
+			out[a*nt+t] = k.best(f.lists[f.index(asg)])
+		}
+	}
+	return out
+}
+
 // scanTuples is regrets' fallback where the program with node li kept and
 // W outgrows its limits: each alternative a of li, at each tuple
 // β in ascending MM(β), costs MM(β) − T(β) + T_{li=a}(β), and as T_{li=a} ≥ T,
 // no tuple after one whose MM reaches the best found does better.
-func (k *budgetKernel) scanTuples(li int, s *Solution, aux map[[2]int]Regret, lo, hi []float64) {
+func (k *budgetKernel) scanTuples(li int, s *Solution, aux []*Regret, lo, hi []float64) {
 	opt0 := s.Objective
 	chosen := s.Choices[k.aux].Alternative
 	type mm struct {
@@ -1329,11 +1390,10 @@ func (k *budgetKernel) scanTuples(li int, s *Solution, aux map[[2]int]Regret, lo
 	for t := range k.tuples {
 		e := mm{t: t, lo: opt0, hi: opt0}
 		if t != chosen {
-			r, ok := aux[[2]int{k.aux, t}]
-			if !ok {
+			if aux == nil || aux[t] == nil {
 				continue
 			}
-			e.lo, e.hi = opt0+r.Lower, opt0+r.Regret
+			e.lo, e.hi = opt0+aux[t].Lower, opt0+aux[t].Regret
 		}
 		order = append(order, e)
 	}
