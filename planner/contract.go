@@ -1106,16 +1106,25 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	}
 	kernelRegrets := make([][]Regret, len(c.kernels))
 	if s.Status == Optimal && !opt.NoRegrets {
-		// Kernels alike share their tables T_{v=a}(β) (atTuples): first
-		// each is built once, for the interior nodes explained, in
-		// parallel; then each kernel's regrets read them.
+		// Many kernels alike share their tables T_{v=a}(β) (atTuples):
+		// first each is built once, for the interior nodes explained, in
+		// parallel; then each kernel's regrets read them. A table costs
+		// several times one run of the program with W, so a kernel with
+		// few alike runs the program instead.
 		type tableKey struct {
 			alike *budgetKernel
 			li    int
 		}
+		alike := map[*budgetKernel]int{}
+		for _, k := range c.kernels {
+			alike[k.alike]++
+		}
 		tables := map[tableKey]*tupleTable{}
 		var keys []tableKey
 		for _, k := range c.kernels {
+			if alike[k.alike] < tableKernels {
+				continue
+			}
 			for _, li := range k.internal {
 				key := tableKey{k.alike, li}
 				if explained(k.nodes[li]) && tables[key] == nil {
@@ -1287,8 +1296,8 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 		if !explained(v) {
 			continue
 		}
-		tt := table(li)
-		if !tt.built || !s.regretDeadline.IsZero() && time.Now().After(s.regretDeadline) {
+		tt := table(li) // nil: run the program with W
+		if tt != nil && !tt.built || !s.regretDeadline.IsZero() && time.Now().After(s.regretDeadline) {
 			// Past the regrets' time limit: unproven, as a re-solve the
 			// limit stops before it finds a plan.
 			for a, alt := range k.p.Nodes[v].Alternatives {
@@ -1301,7 +1310,8 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 		// lo[a], hi[a]: the best plans with v = a.
 		lo := make([]float64, len(k.p.Nodes[v].Alternatives))
 		hi := make([]float64, len(lo))
-		if tt.t != nil {
+		switch {
+		case tt != nil && tt.t != nil:
 			nt := len(k.tuples)
 			for a := range lo {
 				lo[a] = minPlus(wlo, tt.t[a*nt:(a+1)*nt])
@@ -1309,7 +1319,8 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 					hi[a] = minPlus(whi, tt.t[a*nt:(a+1)*nt])
 				}
 			}
-		} else {
+		case tt == nil && k.withW(li, wlo, whi, exact, lo, hi):
+		default:
 			k.scanTuples(li, s, aux, lo, hi)
 		}
 		for a, alt := range k.p.Nodes[v].Alternatives {
@@ -1330,6 +1341,48 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 		}
 	}
 	return out
+}
+
+// tableKernels is the least number of kernels alike whose regrets read
+// tables T_{v=a}(β) built once (atTuples) rather than each running the
+// program with its W once per interior node: a table costs 4 to 15 such
+// runs on the generated fused transformers.
+const tableKernels = 16
+
+// withW sets lo and hi, the best plans with node li at each alternative,
+// from the program with li kept and W (lower and upper, the same where
+// exact) as one more table over the boundary; false where it outgrows its
+// limits.
+func (k *budgetKernel) withW(li int, wlo, whi []float64, exact bool, lo, hi []float64) bool {
+	factor := func(w []float64) pfactor {
+		var dims []int
+		size := 1
+		for _, b := range k.boundary {
+			dims = append(dims, len(k.p.Nodes[k.nodes[b]].Alternatives))
+			size *= dims[len(dims)-1]
+		}
+		f := newSingle(k.boundary, dims, size)
+		for t, idx := range k.tuples {
+			if !math.IsInf(w[t], 1) {
+				f.single[idx] = paretoEntry{0, w[t]}
+			}
+		}
+		return f
+	}
+	flo, ok := k.solve(nil, []int{li}, factor(wlo))
+	if !ok {
+		return false
+	}
+	fhi := flo
+	if !exact {
+		if fhi, ok = k.solve(nil, []int{li}, factor(whi)); !ok {
+			return false
+		}
+	}
+	for a := range lo {
+		lo[a], hi[a] = k.best(flo.lists[a]), k.best(fhi.lists[a])
+	}
+	return true
 }
 
 // A tupleTable is atTuples' table, once built (nil: past its limits).

@@ -330,7 +330,7 @@ func TestBudgetChoosesCostlierConversion(t *testing.T) {
 
 // fusedTransformer is taskgen's transformer of the layers and seed, each
 // layer a kernel over a shared-memory budget of budget bytes, loaded.
-func fusedTransformer(t *testing.T, layers int, seed uint64, budget int64) *tasks.Graph {
+func fusedTransformer(t testing.TB, layers int, seed uint64, budget int64) *tasks.Graph {
 	t.Helper()
 	s, err := taskgen.Transformer(layers, seed)
 	if err != nil {
