@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -1122,7 +1123,7 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		tables := map[tableKey]*tupleTable{}
 		var keys []tableKey
 		for _, k := range c.kernels {
-			if alike[k.alike] < tableKernels {
+			if least := cmp.Or(opt.tableKernels, tableKernels); alike[k.alike] < least {
 				continue
 			}
 			for _, li := range k.internal {

@@ -63,6 +63,9 @@ type Options struct {
 	search searchMode
 	// noContract, for tests, keeps every budget a row (contract.go).
 	noContract bool
+	// tableKernels, for tests, replaces the constant tableKernels when
+	// positive.
+	tableKernels int
 	// Progress, when not nil, is called while HiGHS solves the core, at
 	// most every few hundred milliseconds, with the incumbent plan's cost,
 	// the bound and the gap (in the whole problem's terms). It runs on the

@@ -590,6 +590,43 @@ func TestContractedRegretsKeepTheTimeLimit(t *testing.T) {
 	}
 }
 
+// TestRegretTablesMatchTheProgram: the interior regrets of many kernels
+// alike, scanned from tables T_{v=a}(β) built once, are those of the
+// program run with each kernel's W.
+func TestRegretTablesMatchTheProgram(t *testing.T) {
+	g := fusedTransformer(t, tableKernels+3, 1, 300_000)
+	explain := []string{"l0_attn", "l5_attn", "l5_up", "l9_proj", "l17_down"}
+	var plans [2]*Result
+	for i, least := range []int{0, 1 << 30} {
+		r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain, Solve: Options{tableKernels: least}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans[i] = r
+	}
+	tables, program := plans[0], plans[1]
+	if tables.ObjectiveNS != program.ObjectiveNS {
+		t.Fatalf("optimum %v, %v", tables.ObjectiveNS, program.ObjectiveNS)
+	}
+	compared := 0
+	for i, c := range tables.Choices {
+		if !slices.Contains(explain, c.Invocation) {
+			continue
+		}
+		d := program.Choices[i]
+		for j, rj := range c.Rejected {
+			x, y := rj.RegretNS, d.Rejected[j].RegretNS
+			if rj.Alternative != d.Rejected[j].Alternative || (x == nil) != (y == nil) || x != nil && !closeNS(*x, *y) || !rj.Exact {
+				t.Errorf("%s, %s: regret %s from tables, %s, %s from the program", c.Invocation, rj.Alternative, regretText(rj), d.Rejected[j].Alternative, regretText(d.Rejected[j]))
+			}
+			compared++
+		}
+	}
+	if compared < 20 {
+		t.Fatalf("%d regrets compared", compared)
+	}
+}
+
 // TestInfeasibleNamesTheConflict: a budget nothing fits names itself.
 func TestInfeasibleNamesTheConflict(t *testing.T) {
 	data, err := os.ReadFile("../examples/graphs/smem_budget.json")
