@@ -585,12 +585,27 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 	other := lw.problem.Nodes[vi].Alternatives[ai]
 	dExec := other.Cost - chosen.Cost
 	dCost := dExec
-	delta := make([]float64, len(lw.problem.Budgets))
+	// The change in each budget the swap touches (a few of a fused
+	// model's thousand), in the order touched.
+	type change struct {
+		budget int
+		delta  float64
+	}
+	var deltas []change
+	add := func(b int, x float64) {
+		for i := range deltas {
+			if deltas[i].budget == b {
+				deltas[i].delta += x
+				return
+			}
+		}
+		deltas = append(deltas, change{b, x})
+	}
 	for _, u := range other.Uses {
-		delta[u.Budget] += u.Amount
+		add(u.Budget, u.Amount)
 	}
 	for _, u := range chosen.Uses {
-		delta[u.Budget] -= u.Amount
+		add(u.Budget, -u.Amount)
 	}
 	parts := []string{fmt.Sprintf("execution %s", signedNS(dExec))}
 	feasible := true
@@ -598,10 +613,10 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 		bg, ag := lw.groupState(gi, base), lw.groupState(gi, swapped)
 		dCost += ag.cost - bg.cost
 		for b, u := range ag.uses {
-			delta[b] += u
+			add(b, u)
 		}
 		for b, u := range bg.uses {
-			delta[b] -= u
+			add(b, -u)
 		}
 		feasible = feasible && !math.IsInf(ag.cost, 1)
 		info := lw.groups[gi]
@@ -634,8 +649,10 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 			parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, was))
 		}
 	}
-	for b, bu := range lw.problem.Budgets {
-		if used := budgetUse[b] + delta[b]; used > bu.Capacity+budgetTolerance(bu.Capacity) {
+	slices.SortFunc(deltas, func(x, y change) int { return x.budget - y.budget })
+	for _, d := range deltas {
+		bu := lw.problem.Budgets[d.budget]
+		if used := budgetUse[d.budget] + d.delta; used > bu.Capacity+budgetTolerance(bu.Capacity) {
 			feasible = false
 			parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
 		}
