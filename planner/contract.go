@@ -747,47 +747,15 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
 // (nil: all), eliminating every node but keep, and returns the table over
 // keep; false when a table would exceed contractMaxEntries.
 func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...pfactor) (pfactor, bool) {
-	factors := make([]pfactor, 0, len(k.nodes)+len(k.gfactors)+len(extra))
-	limit := k.capacity + budgetTolerance(k.capacity)
-	sc := &frontScratch{}
-	for i, u := range k.unary {
-		f := newSingle([]int{i}, []int{len(u)}, len(u))
-		for a, e := range u {
-			if !math.IsInf(e.use, 1) && e.use <= limit && (allowed == nil || allowed(i, a)) {
-				f.single[a] = e
-			}
-		}
-		factors = append(factors, f)
-	}
-	factors = append(factors, k.gfactors...)
-	factors = append(factors, extra...)
-	kept := make([]bool, len(k.nodes))
-	for _, li := range keep {
-		kept[li] = true
-	}
-	dims := make([]int, len(k.nodes))
-	for i, v := range k.nodes {
-		dims[i] = len(k.p.Nodes[v].Alternatives)
-	}
-	// The tables the program builds are over each node's domain, the
-	// alternatives its own front allows: with the boundary fixed (the
-	// interior read back) a boundary node's is one alternative, and its
-	// tables are that much smaller. asg holds the alternatives, at the
-	// positions pasg, for the factors given, which are over alternatives.
+	pr := k.prepare(allowed, extra)
+	factors, limit, dims, dom, posOf := pr.factors, pr.limit, pr.dims, pr.dom, pr.posOf
 	// The order of elimination and the limits are by the alternatives, as
 	// is the table returned: the fronts are the same as over every
 	// alternative, whose excluded ones only ever gave empty fronts.
-	dom := make([][]int, len(k.nodes))
-	posOf := make([][]int, len(k.nodes))
-	for i, u := range k.unary {
-		posOf[i] = make([]int, len(u))
-		for a := range u {
-			posOf[i][a] = -1
-			if !math.IsInf(factors[i].single[a].use, 1) {
-				posOf[i][a] = len(dom[i])
-				dom[i] = append(dom[i], a)
-			}
-		}
+	sc := &frontScratch{}
+	kept := make([]bool, len(k.nodes))
+	for _, li := range keep {
+		kept[li] = true
 	}
 	if slices.ContainsFunc(dom, func(d []int) bool { return len(d) == 0 }) {
 		return emptyTable(keep, dims), true // a node with no alternative allowed: no plan
@@ -883,6 +851,251 @@ next:
 	return out, true
 }
 
+// marginals is, for every node of the kernel, its least cost at each of
+// its alternatives (+Inf where no plan of the kernel fits the budget), with
+// the extra factors: the program's min-marginals. solve with a node kept
+// gives one node's; here one pass forward over the buckets of an
+// elimination and one back (the junction tree of its order) give every
+// node's. The fronts are a semiring (join: the Pareto front of the sums,
+// within the capacity; marginalize: of the union), so the junction tree is
+// exact. nil where a table would outgrow the limits.
+func (k *budgetKernel) marginals(extra ...pfactor) [][]float64 {
+	pr := k.prepare(nil, extra)
+	n := len(k.nodes)
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, pr.dims[i])
+		for a := range out[i] {
+			out[i][a] = math.Inf(1)
+		}
+	}
+	if slices.ContainsFunc(pr.dom, func(d []int) bool { return len(d) == 0 }) {
+		return out // no plan at all
+	}
+	type jbucket struct {
+		v      int
+		scope  []int // ascending, v among them
+		inputs []int // the pool's factors it joined
+		msg    int   // the pool's factor it sent, over scope less v
+		parent int   // the bucket that joined msg; -1: none (msg is over no node)
+	}
+	pool := slices.Clone(pr.factors)
+	consumer := make([]int, len(pool))
+	for i := range consumer {
+		consumer[i] = -1
+	}
+	posDims := func(vars []int) []int {
+		d := make([]int, len(vars))
+		for i, x := range vars {
+			d[i] = len(pr.dom[x])
+		}
+		return d
+	}
+	sc := &frontScratch{}
+	asg := make([]int, n)
+	pasg := make([]int, n)
+	// each calls f at every assignment of vars (by position, and by
+	// alternative in asg).
+	each := func(vars []int, f func()) {
+		ix := pfactor{vars: vars, dims: posDims(vars)}
+		size := 1
+		for _, d := range ix.dims {
+			size *= d
+		}
+		for idx := range size {
+			ix.assign(idx, pasg)
+			for _, x := range vars {
+				asg[x] = pr.dom[x][pasg[x]]
+			}
+			f()
+		}
+	}
+	factorsOf := func(is []int) []pfactor {
+		fs := make([]pfactor, len(is))
+		for j, i := range is {
+			fs[j] = pool[i]
+		}
+		return fs
+	}
+	// Forward: the elimination, recording each bucket.
+	var buckets []jbucket
+	eliminated := make([]bool, n)
+	for len(buckets) < n {
+		var live []int
+		for i := range pool {
+			if consumer[i] < 0 {
+				live = append(live, i)
+			}
+		}
+		liveFactors := factorsOf(live)
+		v, vsize := -1, 0
+		for i := range n {
+			if eliminated[i] {
+				continue
+			}
+			size := 1
+			for _, x := range scopeOf(liveFactors, i) {
+				if x != i {
+					size *= len(pr.dom[x])
+				}
+			}
+			if v < 0 || size < vsize {
+				v, vsize = i, size
+			}
+		}
+		if vsize > contractMaxEntries {
+			return nil
+		}
+		scope := scopeOf(liveFactors, v)
+		var with []int
+		for _, i := range live {
+			if slices.Contains(pool[i].vars, v) {
+				with = append(with, i)
+			}
+		}
+		withFactors := factorsOf(with)
+		msg := pfactor{vars: slices.DeleteFunc(slices.Clone(scope), func(x int) bool { return x == v }), pos: true}
+		msg.dims = posDims(msg.vars)
+		msg.lists = make([][]paretoEntry, vsize)
+		entries := 0
+		for idx := range msg.lists {
+			msg.assign(idx, pasg)
+			for _, x := range msg.vars {
+				asg[x] = pr.dom[x][pasg[x]]
+			}
+			sc.merged = sc.merged[:0]
+			for p, a := range pr.dom[v] {
+				asg[v], pasg[v] = a, p
+				if acc := sc.product(withFactors, asg, pasg, pr.limit); len(acc) > 0 {
+					sc.spare = mergeFronts(sc.spare[:0], sc.merged, acc)
+					sc.merged, sc.spare = sc.spare, sc.merged
+				}
+			}
+			msg.lists[idx] = slices.Clone(sc.merged)
+			if entries += len(sc.merged); entries > contractMaxEntries {
+				return nil
+			}
+		}
+		j := len(buckets)
+		for _, i := range with {
+			consumer[i] = j
+		}
+		pool = append(pool, msg)
+		consumer = append(consumer, -1)
+		buckets = append(buckets, jbucket{v: v, scope: scope, inputs: with, msg: len(pool) - 1, parent: -1})
+		eliminated[v] = true
+	}
+	// The factors over no node that nothing joined (the messages of the
+	// last buckets, one per connected part, and any extra constant): each
+	// part's outside is the join of the others', as the budget binds them
+	// together.
+	var constants []int
+	for i, f := range pool {
+		if consumer[i] < 0 && len(f.vars) == 0 {
+			constants = append(constants, i)
+		}
+	}
+	for j := range buckets {
+		buckets[j].parent = consumer[buckets[j].msg]
+	}
+	// Backward: each bucket's outside, over its message's nodes: what the
+	// rest of the kernel adds at each of their assignments.
+	outside := make([]pfactor, len(buckets))
+	for j := len(buckets) - 1; j >= 0; j-- {
+		b := &buckets[j]
+		m := &pool[b.msg]
+		o := pfactor{vars: m.vars, dims: m.dims, pos: true, lists: make([][]paretoEntry, len(m.lists))}
+		if b.parent < 0 {
+			var others []int
+			for _, i := range constants {
+				if i != b.msg {
+					others = append(others, i)
+				}
+			}
+			o.lists[0] = slices.Clone(sc.product(factorsOf(others), asg, pasg, pr.limit))
+		} else {
+			p := &buckets[b.parent]
+			fs := []pfactor{outside[b.parent]}
+			for _, i := range p.inputs {
+				if i != b.msg {
+					fs = append(fs, pool[i])
+				}
+			}
+			each(p.scope, func() {
+				front := sc.product(fs, asg, pasg, pr.limit)
+				if len(front) == 0 {
+					return
+				}
+				idx := o.index(pasg)
+				o.lists[idx] = mergeFronts(make([]paretoEntry, 0, len(o.lists[idx])+len(front)), o.lists[idx], front)
+			})
+		}
+		outside[j] = o
+	}
+	// Each node's marginal, from its bucket joined with its outside (the
+	// last join only for its best sum within the capacity).
+	for j, b := range buckets {
+		fs := factorsOf(b.inputs)
+		o := &outside[j]
+		each(b.scope, func() {
+			if c := bestSum(sc.product(fs, asg, pasg, pr.limit), o.front(o.index(pasg)), pr.limit); c < out[b.v][asg[b.v]] {
+				out[b.v][asg[b.v]] = c
+			}
+		})
+	}
+	return out
+}
+
+// A program is what a run of the kernel's program starts from: the factors
+// (each node's own front, the groups', any extra), the capacity with its
+// tolerance, and each node's alternatives (dims) and domain.
+//
+// The tables the program builds are over each node's domain, the
+// alternatives its own front allows: with the boundary fixed (the interior
+// read back) a boundary node's is one alternative, and its tables are that
+// much smaller. An assignment is held twice: by alternative (asg) for the
+// factors given, which are over alternatives, and by position in the
+// domains (pasg) for the tables built, which are over positions.
+type program struct {
+	factors []pfactor
+	limit   float64
+	dims    []int
+	dom     [][]int // per node, its allowed alternatives
+	posOf   [][]int // per node and alternative, its position in dom (-1: not allowed)
+}
+
+func (k *budgetKernel) prepare(allowed func(li, a int) bool, extra []pfactor) program {
+	pr := program{factors: make([]pfactor, 0, len(k.nodes)+len(k.gfactors)+len(extra)), limit: k.capacity + budgetTolerance(k.capacity)}
+	for i, u := range k.unary {
+		f := newSingle([]int{i}, []int{len(u)}, len(u))
+		for a, e := range u {
+			if !math.IsInf(e.use, 1) && e.use <= pr.limit && (allowed == nil || allowed(i, a)) {
+				f.single[a] = e
+			}
+		}
+		pr.factors = append(pr.factors, f)
+	}
+	pr.factors = append(pr.factors, k.gfactors...)
+	pr.factors = append(pr.factors, extra...)
+	pr.dims = make([]int, len(k.nodes))
+	for i, v := range k.nodes {
+		pr.dims[i] = len(k.p.Nodes[v].Alternatives)
+	}
+	pr.dom = make([][]int, len(k.nodes))
+	pr.posOf = make([][]int, len(k.nodes))
+	for i, u := range k.unary {
+		pr.posOf[i] = make([]int, len(u))
+		for a := range u {
+			pr.posOf[i][a] = -1
+			if !math.IsInf(pr.factors[i].single[a].use, 1) {
+				pr.posOf[i][a] = len(pr.dom[i])
+				pr.dom[i] = append(pr.dom[i], a)
+			}
+		}
+	}
+	return pr
+}
+
 // emptyTable is a table of empty fronts over vars, by alternative (dims
 // by node).
 func emptyTable(vars, dims []int) pfactor {
@@ -973,6 +1186,27 @@ func shift(dst []paretoEntry, d paretoEntry, b []paretoEntry, limit float64) []p
 		dst = append(dst, paretoEntry{y.use + d.use, y.cost + d.cost})
 	}
 	return dst
+}
+
+// bestSum is the least cost of an entry of a plus one of b within the
+// limit (+Inf for none): the fronts' uses ascend and their costs descend,
+// so for each entry of a the best of b is the last that fits, found by a
+// pointer that only moves back as a's uses grow.
+func bestSum(a, b []paretoEntry, limit float64) float64 {
+	best := math.Inf(1)
+	j := len(b) - 1
+	for _, x := range a {
+		for j >= 0 && x.use+b[j].use > limit {
+			j--
+		}
+		if j < 0 {
+			break
+		}
+		if c := x.cost + b[j].cost; c < best {
+			best = c
+		}
+	}
+	return best
 }
 
 // mergeFronts appends to out the front of the union of two fronts, in one
@@ -1290,6 +1524,23 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 		}
 		wlo[t], whi[t] = mlo-k.table[t], mhi-k.table[t]
 	}
+	// Where no table serves, the program's min-marginals with W as one
+	// more table over the boundary (its lower and upper bounds, one where
+	// exact) give every interior node's: computed at the first node that
+	// needs them.
+	var mlo, mhi [][]float64
+	tried := false
+	withW := func() bool {
+		if !tried {
+			tried = true
+			if mlo = k.marginals(k.wFactor(wlo)); mlo != nil {
+				if mhi = mlo; !exact {
+					mhi = k.marginals(k.wFactor(whi))
+				}
+			}
+		}
+		return mlo != nil && mhi != nil
+	}
 	tol := objectiveTolerance(opt0)
 	var out []Regret
 	for _, li := range k.internal {
@@ -1320,7 +1571,9 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 					hi[a] = minPlus(whi, tt.t[a*nt:(a+1)*nt])
 				}
 			}
-		case tt == nil && k.withW(li, wlo, whi, exact, lo, hi):
+		case tt == nil && withW():
+			copy(lo, mlo[li])
+			copy(hi, mhi[li])
 		default:
 			k.scanTuples(li, s, aux, lo, hi)
 		}
@@ -1350,40 +1603,21 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 // runs on the generated fused transformers.
 const tableKernels = 16
 
-// withW sets lo and hi, the best plans with node li at each alternative,
-// from the program with li kept and W (lower and upper, the same where
-// exact) as one more table over the boundary; false where it outgrows its
-// limits.
-func (k *budgetKernel) withW(li int, wlo, whi []float64, exact bool, lo, hi []float64) bool {
-	factor := func(w []float64) pfactor {
-		var dims []int
-		size := 1
-		for _, b := range k.boundary {
-			dims = append(dims, len(k.p.Nodes[k.nodes[b]].Alternatives))
-			size *= dims[len(dims)-1]
-		}
-		f := newSingle(k.boundary, dims, size)
-		for t, idx := range k.tuples {
-			if !math.IsInf(w[t], 1) {
-				f.single[idx] = paretoEntry{0, w[t]}
-			}
-		}
-		return f
+// wFactor is W as a factor over the boundary (no entry where +Inf).
+func (k *budgetKernel) wFactor(w []float64) pfactor {
+	dims := make([]int, len(k.boundary))
+	size := 1
+	for i, b := range k.boundary {
+		dims[i] = len(k.unary[b])
+		size *= dims[i]
 	}
-	flo, ok := k.solve(nil, []int{li}, factor(wlo))
-	if !ok {
-		return false
-	}
-	fhi := flo
-	if !exact {
-		if fhi, ok = k.solve(nil, []int{li}, factor(whi)); !ok {
-			return false
+	f := newSingle(k.boundary, dims, size)
+	for t, idx := range k.tuples {
+		if !math.IsInf(w[t], 1) {
+			f.single[idx] = paretoEntry{0, w[t]}
 		}
 	}
-	for a := range lo {
-		lo[a], hi[a] = k.best(flo.lists[a]), k.best(fhi.lists[a])
-	}
-	return true
+	return f
 }
 
 // A tupleTable is atTuples' table, once built (nil: past its limits).

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -41,7 +43,7 @@ func randomFront(rng *rand.Rand, n int) []paretoEntry {
 }
 
 // The program's convolution of two fronts, A ⊕ B, is the front of
-// {a + b : a ∈ A, b ∈ B, use(a + b) ≤ limit}.
+// {a + b : a ∈ A, b ∈ B, use(a + b) ≤ limit}, and bestSum its least cost.
 func TestConvolveIsTheFrontOfAllSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	sc := &frontScratch{}
@@ -59,5 +61,68 @@ func TestConvolveIsTheFrontOfAllSums(t *testing.T) {
 		if got[0] != (paretoEntry{-1, -1}) || !slices.Equal(got[1:], want) {
 			t.Fatalf("trial %d: %v ⊕ %v within %v = %v, want %v", trial, a, b, limit, got[1:], want)
 		}
+		best := math.Inf(1)
+		for _, e := range want {
+			best = math.Min(best, e.cost)
+		}
+		if c := bestSum(a, b, limit); c != best {
+			t.Fatalf("trial %d: the best sum of %v and %v within %v is %v, want %v", trial, a, b, limit, c, best)
+		}
 	}
+}
+
+// TestMarginalsAreTheProgramsPerNode: the junction tree's min-marginals of
+// a kernel, with a random table W over its boundary, are those of the
+// program run with each node kept, on the kernels of random problems and
+// of fused transformers.
+func TestMarginalsAreTheProgramsPerNode(t *testing.T) {
+	var kernels []*budgetKernel
+	for seed := range uint64(400) {
+		if c := contractKernels(context.Background(), randomProblem(seed, 10), 1); c != nil {
+			kernels = append(kernels, c.kernels...)
+		}
+	}
+	for _, budget := range []int64{400_000, 250_000} {
+		c := contractKernels(context.Background(), &lowered(t, fusedTransformer(t, 2, 3, budget)).problem, 1)
+		kernels = append(kernels, c.kernels...)
+	}
+	if len(kernels) < 30 {
+		t.Fatalf("%d kernels", len(kernels))
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	compared := 0
+	for ki, k := range kernels {
+		var dims []int
+		size := 1
+		for _, b := range k.boundary {
+			dims = append(dims, len(k.unary[b]))
+			size *= dims[len(dims)-1]
+		}
+		w := newSingle(k.boundary, dims, size)
+		for idx := range w.single {
+			if rng.IntN(4) > 0 {
+				w.single[idx] = paretoEntry{0, float64(rng.IntN(50))}
+			}
+		}
+		for _, extra := range [][]pfactor{nil, {w}} {
+			got := k.marginals(extra...)
+			if got == nil {
+				t.Fatalf("kernel %d: no marginals", ki)
+			}
+			for li := range k.nodes {
+				f, ok := k.solve(nil, []int{li}, extra...)
+				if !ok {
+					t.Fatalf("kernel %d, node %d: the program outgrew its limits", ki, li)
+				}
+				for a := range k.unary[li] {
+					want := k.best(f.lists[a])
+					if got[li][a] != want && !(math.Abs(got[li][a]-want) <= 1e-9*math.Max(1, math.Abs(want))) {
+						t.Fatalf("kernel %d (%d nodes, boundary %v), node %d, alternative %d: marginal %v, the program %v", ki, len(k.nodes), k.boundary, li, a, got[li][a], want)
+					}
+					compared++
+				}
+			}
+		}
+	}
+	t.Logf("%d kernels, %d marginals compared", len(kernels), compared)
 }
