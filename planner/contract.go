@@ -48,11 +48,18 @@ const (
 	// boundary nodes of 16 alternatives), and contractMaxEntries the
 	// entries of one table of its program (Pareto fronts counted whole); a
 	// kernel past either keeps its budget row. contractMaxAllTuples bounds
-	// the auxiliary nodes' alternatives in all (about 100 bytes each): the
-	// kernels past it, in budget order, keep their rows too.
+	// the auxiliary nodes' alternatives in all: the kernels past it, in
+	// budget order, keep their rows too. A contracted kernel of 4,096
+	// tuples costs about 350 KB to plan (10,000 fused layers: 3.5 GB), and
+	// one left with its row costs far more, in HiGHS: the bound is 16,384
+	// such kernels.
 	contractMaxTuples    = 1 << 16
 	contractMaxEntries   = 1 << 20
-	contractMaxAllTuples = 1 << 22
+	contractMaxAllTuples = 1 << 26
+	// wholePerKernel is what each contracted kernel adds to the budget of
+	// the whole elimination (wholeBudget), twice what a fused transformer's
+	// layer takes.
+	wholePerKernel = 1 << 17
 )
 
 // A paretoEntry is a partial plan's use of the kernel's budget and cost.
@@ -1283,6 +1290,11 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 			inner.Explain = append(inner.Explain, k.aux)
 		}
 	}
+	// Each contracted kernel's auxiliary node and links take about 60,000
+	// bucket entries to eliminate (58 M for the 1,000 layers of a fused
+	// transformer), so the whole elimination's budget grows with them:
+	// past it the contracted problem would go to HiGHS whole.
+	inner.wholeExtra = len(c.kernels) * wholePerKernel
 	s, err := solve(ctx, c.q, inner, start)
 	c.q = nil // from here on only the kernels are needed: let it go
 	if errors.Is(err, ErrInfeasible) {

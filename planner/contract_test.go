@@ -126,3 +126,27 @@ func TestMarginalsAreTheProgramsPerNode(t *testing.T) {
 	}
 	t.Logf("%d kernels, %d marginals compared", len(kernels), compared)
 }
+
+// TestContractedProblemEliminatesWhole: the contracted problem of a fused
+// model is eliminated whole, with no core, once the whole elimination's
+// budget grows by wholePerKernel a kernel; the fixed budget alone would
+// leave it a core for HiGHS as the kernels add up (past about 1,100 layers
+// of a fused transformer).
+func TestContractedProblemEliminatesWhole(t *testing.T) {
+	const layers = 20
+	p := &lowered(t, fusedTransformer(t, layers, 1, 300_000)).problem
+	c := contractKernels(context.Background(), p, 1)
+	if c == nil || len(c.kernels) != layers {
+		t.Fatal("want every layer contracted")
+	}
+	in := newInstance(c.q, false)
+	// A budget that the layers outgrow: the fixed one, scaled down.
+	const small = 1 << 18
+	if _, cm := reduceAndBuild(in, DefaultMaxTable, true, true, small, fullSize(in)); cm == nil {
+		t.Fatalf("%d entries eliminated %d layers whole: the test needs a smaller budget", small, layers)
+	}
+	r, cm := reduceAndBuild(in, DefaultMaxTable, true, true, small+layers*wholePerKernel, fullSize(in))
+	if cm != nil || len(r.core) != 0 {
+		t.Fatalf("with %d entries a kernel more, a core of %d nodes is left", wholePerKernel, len(r.core))
+	}
+}

@@ -66,6 +66,10 @@ type Options struct {
 	// tableKernels, for tests, replaces the constant tableKernels when
 	// positive.
 	tableKernels int
+	// wholeExtra raises the entries that the elimination of a whole
+	// problem may take in all (wholeBudget): a contracted problem's grow
+	// with its kernels.
+	wholeExtra int
 	// Progress, when not nil, is called while HiGHS solves the core, at
 	// most every few hundred milliseconds, with the incumbent plan's cost,
 	// the bound and the gap (in the whole problem's terms). It runs on the

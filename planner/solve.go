@@ -63,7 +63,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		return nil, &InfeasibleError{Empty: in.empty}
 	}
 	full := fullSize(in)
-	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, opt.MaxTable == 0, full)
+	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, opt.MaxTable == 0, wholeBudget+opt.wholeExtra, full)
 	sol := &Solution{Removed: in.removed}
 	sol.Model = ModelStats{
 		Nodes:      len(p.Nodes),
@@ -248,7 +248,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 // whole problem's (on dense graphs, where little reduces): then the
 // reduction is redone with an 8× smaller table limit, down to smallTable,
 // and at last not at all, so that reducing never grows the MILP.
-func reduceAndBuild(in *instance, limit int, eliminate, whole bool, full ModelSize) (*reduction, *coreModel) {
+func reduceAndBuild(in *instance, limit int, eliminate, whole bool, budget int, full ModelSize) (*reduction, *coreModel) {
 	first := whole
 	for {
 		r := reduce(in, limit, eliminate)
@@ -262,7 +262,7 @@ func reduceAndBuild(in *instance, limit int, eliminate, whole bool, full ModelSi
 		// what elimination settles in milliseconds. A dry run sizes
 		// the buckets first, so a graph that would not dissolve costs
 		// no table.
-		if first && eliminate && eliminatesWithin(in, wholeTable, wholeBudget) {
+		if first && eliminate && eliminatesWithin(in, wholeTable, budget) {
 			return reduce(in, wholeTable, true), nil
 		}
 		first = false
