@@ -43,14 +43,17 @@ type bucket struct {
 
 // reduction is the result of the elimination passes.
 type reduction struct {
-	in      *instance
-	terms   []term
-	unary   [][]float64 // node → unary costs, with the unary messages folded in
-	order   []bucket    // in elimination order
-	pos     []int       // node → position in order, -1 for a core node
-	core    []int       // core nodes, ascending
-	offset  float64     // Σ messages over the empty scope
-	maxSeen int         // the largest bucket eliminated, in entries
+	in    *instance
+	terms []term
+	unary [][]float64 // node → unary costs, with the unary messages folded in
+	// ownUnary[v]: unary[v] is the reduction's own copy, which messages
+	// may be folded into.
+	ownUnary []bool
+	order    []bucket // in elimination order
+	pos      []int    // node → position in order, -1 for a core node
+	core     []int    // core nodes, ascending
+	offset   float64  // Σ messages over the empty scope
+	maxSeen  int      // the largest bucket eliminated, in entries
 
 	dry *dryRun // non-nil: size the buckets only (eliminatesWithin)
 
@@ -215,8 +218,11 @@ func reduceWith(in *instance, limit int, eliminate bool, dry *dryRun) *reduction
 	adj := make([][]int, n)
 	// Every elimination adds at most one table term.
 	r.terms = make([]term, 0, len(in.groups)+n)
+	// A node's unary costs are the instance's (shared by nodes alike)
+	// until a message folds into them: then they are copied (ownUnary).
+	r.ownUnary = make([]bool, n)
 	for v := range n {
-		r.unary[v] = r.copyFloats(in.unary[v])
+		r.unary[v] = in.unary[v]
 		r.pos[v] = -1
 	}
 	sc := in.newScratch()
@@ -374,7 +380,11 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		case len(b.sep) == 0:
 			r.offset += b.msg[0]
 		case len(b.sep) == 1:
-			u := r.unary[b.sep[0]]
+			s := b.sep[0]
+			if !r.ownUnary[s] {
+				r.unary[s], r.ownUnary[s] = r.copyFloats(r.unary[s]), true
+			}
+			u := r.unary[s]
 			for k := range u {
 				u[k] += b.msg[b.cls[0][k]]
 			}
