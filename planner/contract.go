@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -253,28 +255,42 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 			}
 		}
 	}
+	// A kernel's content is tens of KB (its groups' factors): kernels are
+	// grouped by its digest, and a kernel whose digest matches another's
+	// shares its table only once their contents are compared equal.
 	built := make([]*budgetKernel, len(candidates))
-	keys := make([]string, len(candidates))
+	digests := make([][sha256.Size]byte, len(candidates))
 	forEach(len(candidates), workers, func(i int) {
 		if ctx.Err() == nil {
 			b := candidates[i]
 			if built[i] = newKernel(p, b, nodesOf[b], groupsOf[b], owner, groupBudget); built[i] != nil {
-				keys[i] = built[i].contentKey()
+				digests[i] = sha256.Sum256(built[i].contentKey())
 			}
 		}
 	})
 	// Kernels alike (a model's layers) are tabulated once: the first of
 	// each content tabulates, the others share its factors and table.
-	firstOf := map[string]int{}
+	firstOf := map[[sha256.Size]byte]int{}
+	contents := map[int][]byte{}        // of the first kernels that others matched
+	rep := make([]int, len(candidates)) // the kernel whose table i shares
 	var distinct []int
 	for i, k := range built {
 		if k == nil {
 			continue
 		}
-		if _, seen := firstOf[keys[i]]; !seen {
-			firstOf[keys[i]] = i
-			distinct = append(distinct, i)
+		if f, seen := firstOf[digests[i]]; seen {
+			if contents[f] == nil {
+				contents[f] = built[f].contentKey()
+			}
+			if bytes.Equal(contents[f], k.contentKey()) {
+				rep[i] = f
+				continue
+			}
+		} else {
+			firstOf[digests[i]] = i
 		}
+		rep[i] = i
+		distinct = append(distinct, i)
 	}
 	tabulated := make([]bool, len(candidates))
 	forEach(len(distinct), workers, func(j int) {
@@ -289,7 +305,7 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 		if k == nil {
 			continue
 		}
-		f := firstOf[keys[i]]
+		f := rep[i]
 		if !tabulated[f] {
 			built[i] = nil
 			continue
@@ -624,7 +640,7 @@ func (k *budgetKernel) share(f *budgetKernel) {
 // its nodes' fronts and which are on the boundary, and its groups'
 // factors. Kernels of one key have one table, and at one boundary
 // assignment the same interior choices.
-func (k *budgetKernel) contentKey() string {
+func (k *budgetKernel) contentKey() []byte {
 	size := 16 * (1 + len(k.boundary) + len(k.gfactors))
 	for _, u := range k.unary {
 		size += 16 * (1 + len(u))
@@ -659,7 +675,7 @@ func (k *budgetKernel) contentKey() string {
 			num(e.cost)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // best is the least cost of a front within the capacity.
