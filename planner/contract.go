@@ -619,8 +619,8 @@ func (k *budgetKernel) tabulate() bool {
 		return false
 	}
 	k.bdims = t.dims
-	for idx := range t.lists {
-		if best := k.best(t.lists[idx]); !math.IsInf(best, 1) {
+	for idx := range t.single {
+		if best := k.best(t.front(idx)); !math.IsInf(best, 1) {
 			k.tuples = append(k.tuples, int32(idx))
 			k.table = append(k.table, best)
 		}
@@ -768,7 +768,9 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
 
 // solve runs the program over the kernel with the alternatives allowed
 // (nil: all), eliminating every node but keep, and returns the table over
-// keep; false when a table would exceed contractMaxEntries.
+// keep of the least cost within the capacity (single entries of use 0, by
+// alternative; k.best reads them); false when a table would exceed
+// contractMaxEntries.
 func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...pfactor) (pfactor, bool) {
 	pr := k.prepare(allowed, extra)
 	factors, limit, dims, dom, posOf := pr.factors, pr.limit, pr.dims, pr.dom, pr.posOf
@@ -781,7 +783,7 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 		kept[li] = true
 	}
 	if slices.ContainsFunc(dom, func(d []int) bool { return len(d) == 0 }) {
-		return emptyTable(keep, dims), true // a node with no alternative allowed: no plan
+		return noPlan(keep, dims), true // a node with no alternative allowed
 	}
 	eliminated := make([]bool, len(k.nodes))
 	asg := make([]int, len(k.nodes))
@@ -859,17 +861,33 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 		eliminated[v] = true
 		factors = append(rest, out)
 	}
-	// What is left is over keep: one table.
-	out := emptyTable(keep, dims)
+	// What is left is over keep: one table of the least cost within the
+	// capacity, whose last join is only for its best sum.
+	out := noPlan(keep, dims)
+	var last *pfactor
+	if len(factors) > 0 {
+		last, factors = &factors[len(factors)-1], factors[:len(factors)-1]
+	}
 next:
-	for idx := range out.lists {
+	for idx := range out.single {
 		out.assign(idx, asg)
 		for _, x := range keep {
 			if pasg[x] = posOf[x][asg[x]]; pasg[x] < 0 {
 				continue next // outside x's domain: no plan
 			}
 		}
-		out.lists[idx] = slices.Clone(sc.product(factors, asg, pasg, limit))
+		acc := sc.product(factors, asg, pasg, limit)
+		c := k.best(acc)
+		if last != nil {
+			at := asg
+			if last.pos {
+				at = pasg
+			}
+			c = bestSum(acc, last.front(last.index(at)), limit)
+		}
+		if !math.IsInf(c, 1) {
+			out.single[idx] = paretoEntry{0, c}
+		}
 	}
 	return out, true
 }
@@ -1119,17 +1137,15 @@ func (k *budgetKernel) prepare(allowed func(li, a int) bool, extra []pfactor) pr
 	return pr
 }
 
-// emptyTable is a table of empty fronts over vars, by alternative (dims
-// by node).
-func emptyTable(vars, dims []int) pfactor {
-	out := pfactor{vars: slices.Clone(vars)}
+// noPlan is a table over vars (dims by node) with no plan at any entry.
+func noPlan(vars, dims []int) pfactor {
 	size := 1
-	for _, x := range vars {
-		out.dims = append(out.dims, dims[x])
+	d := make([]int, len(vars))
+	for i, x := range vars {
+		d[i] = dims[x]
 		size *= dims[x]
 	}
-	out.lists = make([][]paretoEntry, size)
-	return out
+	return newSingle(slices.Clone(vars), d, size)
 }
 
 // frontScratch is the program's scratch: the running product of a bucket's
@@ -1278,7 +1294,7 @@ func (k *budgetKernel) fixed(tu []int, pick []int) float64 {
 	if !ok {
 		return math.Inf(1)
 	}
-	return k.best(t.lists[t.index(asg)])
+	return k.best(t.front(t.index(asg)))
 }
 
 // solveContracted solves p through its contraction c and states the
@@ -1506,7 +1522,7 @@ func (k *budgetKernel) interior(t int) []int {
 			}
 			var val float64
 			if ok {
-				val = k.best(f.lists[a])
+				val = k.best(f.front(a))
 			} else {
 				pick[li] = a
 				val = k.fixed(tu, pick)
@@ -1685,7 +1701,7 @@ func (k *budgetKernel) atTuples(li int) []float64 {
 		}
 		for a := range k.unary[li] {
 			asg[li] = a
-			out[a*nt+t] = k.best(f.lists[f.index(asg)])
+			out[a*nt+t] = k.best(f.front(f.index(asg)))
 		}
 	}
 	return out

@@ -115,7 +115,7 @@ func TestMarginalsAreTheProgramsPerNode(t *testing.T) {
 					t.Fatalf("kernel %d, node %d: the program outgrew its limits", ki, li)
 				}
 				for a := range k.unary[li] {
-					want := k.best(f.lists[a])
+					want := k.best(f.front(a))
 					if got[li][a] != want && !(math.Abs(got[li][a]-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 						t.Fatalf("kernel %d (%d nodes, boundary %v), node %d, alternative %d: marginal %v, the program %v", ki, len(k.nodes), k.boundary, li, a, got[li][a], want)
 					}
