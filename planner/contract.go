@@ -1062,14 +1062,23 @@ func (k *budgetKernel) marginals(extra ...pfactor) [][]float64 {
 					fs = append(fs, pool[i])
 				}
 			}
-			each(p.scope, func() {
-				front := sc.product(fs, asg, pasg, pr.limit)
-				if len(front) == 0 {
-					return
+			// Entry by entry of o, the union over the parent's other
+			// nodes, in scratch, copied once.
+			rest := slices.DeleteFunc(slices.Clone(p.scope), func(x int) bool { return slices.Contains(o.vars, x) })
+			for idx := range o.lists {
+				o.assign(idx, pasg)
+				for _, x := range o.vars {
+					asg[x] = pr.dom[x][pasg[x]]
 				}
-				idx := o.index(pasg)
-				o.lists[idx] = mergeFronts(make([]paretoEntry, 0, len(o.lists[idx])+len(front)), o.lists[idx], front)
-			})
+				sc.merged = sc.merged[:0]
+				each(rest, func() {
+					if front := sc.product(fs, asg, pasg, pr.limit); len(front) > 0 {
+						sc.spare = mergeFronts(sc.spare[:0], sc.merged, front)
+						sc.merged, sc.spare = sc.spare, sc.merged
+					}
+				})
+				o.lists[idx] = slices.Clone(sc.merged)
+			}
 		}
 		outside[j] = o
 	}
