@@ -788,6 +788,7 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 	eliminated := make([]bool, len(k.nodes))
 	asg := make([]int, len(k.nodes))
 	pasg := make([]int, len(k.nodes))
+	var with []pfactor
 	for {
 		// The next node: the one whose table is smallest (then the lowest).
 		v, vsize := -1, 0
@@ -812,7 +813,9 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 			return pfactor{}, false
 		}
 		scope := scopeOf(factors, v)
-		var with, rest []pfactor
+		// The factors over v join the bucket; the others stay, in place.
+		with = with[:0]
+		rest := factors[:0]
 		for _, f := range factors {
 			if slices.Contains(f.vars, v) {
 				with = append(with, f)
