@@ -332,12 +332,22 @@ func TestBudgetChoosesCostlierConversion(t *testing.T) {
 // layer a kernel over a shared-memory budget of budget bytes, loaded.
 func fusedTransformer(t testing.TB, layers int, seed uint64, budget int64) *tasks.Graph {
 	t.Helper()
+	return fusedStepped(t, layers, seed, budget, 0)
+}
+
+// fusedStepped is fusedTransformer with layer i's budget budget + i·step
+// bytes: with a step, no two kernels are alike.
+func fusedStepped(t testing.TB, layers int, seed uint64, budget, step int64) *tasks.Graph {
+	t.Helper()
 	s, err := taskgen.Transformer(layers, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := taskgen.FuseLayers(&s, budget); err != nil {
 		t.Fatal(err)
+	}
+	for i := range s.Groups {
+		s.Groups[i].SharedMemoryBytes += int64(i) * step
 	}
 	g, err := tasks.New(s)
 	if err != nil {
@@ -491,25 +501,10 @@ func TestContractionDoesNotDependOnWorkers(t *testing.T) {
 // kernels all distinct, and the same plan and regrets.
 func TestAlikeKernelsShareTheirProgram(t *testing.T) {
 	const layers = 4
-	s, err := taskgen.Transformer(layers, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := taskgen.FuseLayers(&s, 300_000); err != nil {
-		t.Fatal(err)
-	}
-	distinct := s
-	distinct.Groups = slices.Clone(s.Groups)
-	for i := range distinct.Groups {
-		distinct.Groups[i].SharedMemoryBytes += int64(i)
-	}
 	explain := []string{"l1_attn", "l1_norm1", "l2_up", "l3_add2"}
 	var plans [2]*Result
-	for i, spec := range []tasks.Spec{s, distinct} {
-		g, err := tasks.New(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for i, step := range []int64{0, 1} {
+		g := fusedStepped(t, layers, 5, 300_000, step)
 		c := contractKernels(context.Background(), &lowered(t, g).problem, 2)
 		if c == nil || len(c.kernels) != layers {
 			t.Fatalf("spec %d: want all %d kernels contracted", i, layers)
@@ -523,9 +518,11 @@ func TestAlikeKernelsShareTheirProgram(t *testing.T) {
 		if want := map[bool]int{true: layers, false: tabulated}[i == 1]; tabulated != want || i == 0 && tabulated >= layers {
 			t.Errorf("spec %d: %d of %d kernels tabulated", i, tabulated, layers)
 		}
-		if plans[i], err = Plan(context.Background(), g, PlanOptions{ExplainIDs: explain}); err != nil {
+		r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: explain})
+		if err != nil {
 			t.Fatal(err)
 		}
+		plans[i] = r
 	}
 	alike, apart := plans[0], plans[1]
 	if alike.Status != "optimal" || alike.ObjectiveNS != apart.ObjectiveNS {
