@@ -38,8 +38,11 @@
 //     assignments whose cost is the best interior within the budget. Its
 //     budget row and inner groups leave the problem; the interior's
 //     choices and regrets come back from the same program (the regrets
-//     within Options.RegretTimeLimit). Kernels of one content (a model's
-//     layers) run the program once and share its table.
+//     within Options.RegretTimeLimit: the program's min-marginals with the
+//     rest of the graph as one more table over the boundary, from one
+//     junction-tree pass forward and back). Kernels of one content (a
+//     model's layers) run the program once and share its table, and many
+//     of them share per-node tables over the boundary for their regrets.
 //  3. prune.go: drop the alternatives the caller removed (Alternative.Removed,
 //     Pin, Forbid) and the dominated ones: same label on every port, same
 //     uses, no cheaper (the lowest index wins exact ties). Both are recorded.
