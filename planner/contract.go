@@ -823,43 +823,9 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 				rest = append(rest, f)
 			}
 		}
-		out := pfactor{vars: slices.DeleteFunc(slices.Clone(scope), func(x int) bool { return x == v }), pos: true}
-		entries := 0
-		psize := 1
-		for _, x := range out.vars {
-			out.dims = append(out.dims, len(dom[x]))
-			psize *= len(dom[x])
-		}
-		out.lists = make([][]paretoEntry, psize)
-		// The fronts are built in scratch (sc) and copied into one backing
-		// array per table: a few allocations per table, not per entry.
-		var backing []paretoEntry
-		for idx := range out.lists {
-			out.assign(idx, pasg)
-			for _, x := range out.vars {
-				asg[x] = dom[x][pasg[x]]
-			}
-			sc.merged = sc.merged[:0]
-			for p, a := range dom[v] {
-				asg[v], pasg[v] = a, p
-				acc := sc.product(with, asg, pasg, limit)
-				if len(acc) > 0 {
-					sc.spare = mergeFronts(sc.spare[:0], sc.merged, acc)
-					sc.merged, sc.spare = sc.spare, sc.merged
-				}
-			}
-			if len(sc.merged) == 0 {
-				continue
-			}
-			if len(backing)+len(sc.merged) > cap(backing) {
-				backing = make([]paretoEntry, 0, max(1024, 2*cap(backing), len(sc.merged)))
-			}
-			start := len(backing)
-			backing = append(backing, sc.merged...)
-			out.lists[idx] = backing[start:len(backing):len(backing)]
-			if entries += len(sc.merged); entries > contractMaxEntries {
-				return pfactor{}, false
-			}
+		out, ok := sc.message(&pr, with, v, scope, asg, pasg)
+		if !ok {
+			return pfactor{}, false
 		}
 		eliminated[v] = true
 		factors = append(rest, out)
@@ -997,28 +963,9 @@ func (k *budgetKernel) marginals(extra ...pfactor) [][]float64 {
 				with = append(with, i)
 			}
 		}
-		withFactors := factorsOf(with)
-		msg := pfactor{vars: slices.DeleteFunc(slices.Clone(scope), func(x int) bool { return x == v }), pos: true}
-		msg.dims = posDims(msg.vars)
-		msg.lists = make([][]paretoEntry, vsize)
-		entries := 0
-		for idx := range msg.lists {
-			msg.assign(idx, pasg)
-			for _, x := range msg.vars {
-				asg[x] = pr.dom[x][pasg[x]]
-			}
-			sc.merged = sc.merged[:0]
-			for p, a := range pr.dom[v] {
-				asg[v], pasg[v] = a, p
-				if acc := sc.product(withFactors, asg, pasg, pr.limit); len(acc) > 0 {
-					sc.spare = mergeFronts(sc.spare[:0], sc.merged, acc)
-					sc.merged, sc.spare = sc.spare, sc.merged
-				}
-			}
-			msg.lists[idx] = slices.Clone(sc.merged)
-			if entries += len(sc.merged); entries > contractMaxEntries {
-				return nil
-			}
+		msg, ok := sc.message(&pr, factorsOf(with), v, scope, asg, pasg)
+		if !ok {
+			return nil
 		}
 		j := len(buckets)
 		for _, i := range with {
@@ -1158,6 +1105,50 @@ func noPlan(vars, dims []int) pfactor {
 		size *= dims[x]
 	}
 	return newSingle(slices.Clone(vars), d, size)
+}
+
+// message eliminates node v from the factors with, whose nodes are scope:
+// the table over scope less v, by position in the domains, of the union
+// over v's domain of their join's fronts. The fronts are built in scratch
+// and copied into one backing array per table: a few allocations per
+// table, not per entry. false past contractMaxEntries entries.
+func (sc *frontScratch) message(pr *program, with []pfactor, v int, scope, asg, pasg []int) (pfactor, bool) {
+	out := pfactor{vars: slices.DeleteFunc(slices.Clone(scope), func(x int) bool { return x == v }), pos: true}
+	size := 1
+	for _, x := range out.vars {
+		out.dims = append(out.dims, len(pr.dom[x]))
+		size *= len(pr.dom[x])
+	}
+	out.lists = make([][]paretoEntry, size)
+	var backing []paretoEntry
+	entries := 0
+	for idx := range out.lists {
+		out.assign(idx, pasg)
+		for _, x := range out.vars {
+			asg[x] = pr.dom[x][pasg[x]]
+		}
+		sc.merged = sc.merged[:0]
+		for p, a := range pr.dom[v] {
+			asg[v], pasg[v] = a, p
+			if acc := sc.product(with, asg, pasg, pr.limit); len(acc) > 0 {
+				sc.spare = mergeFronts(sc.spare[:0], sc.merged, acc)
+				sc.merged, sc.spare = sc.spare, sc.merged
+			}
+		}
+		if len(sc.merged) == 0 {
+			continue
+		}
+		if len(backing)+len(sc.merged) > cap(backing) {
+			backing = make([]paretoEntry, 0, max(1024, 2*cap(backing), len(sc.merged)))
+		}
+		start := len(backing)
+		backing = append(backing, sc.merged...)
+		out.lists[idx] = backing[start:len(backing):len(backing)]
+		if entries += len(sc.merged); entries > contractMaxEntries {
+			return pfactor{}, false
+		}
+	}
+	return out, true
 }
 
 // frontScratch is the program's scratch: the running product of a bucket's
