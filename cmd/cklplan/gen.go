@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/tasks"
@@ -23,14 +24,15 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 		fs.IntVar(&q.n, "invocations", 1000, "`number` of invocations of a DAG or tree")
 		fs.IntVar(&q.degree, "degree", 4, "average `degree` of a DAG's invocations")
 		fs.Uint64Var(&q.seed, "seed", 1, "random `seed`")
+		fs.Float64Var(&q.execScale, "exec-scale", 1, "multiply every alternative's execution cost by `factor` (conversions keep the model's cost): the tasks execute in about 1 to 25 ns a tile against 200 to 350 ns for a conversion, so 10 to 100 makes execution matter as much as conversions")
 		fs.Int64Var(&q.kernelSmem, "kernel-smem", 0, "fuse each transformer layer into one kernel with this shared-memory budget (`bytes`), the faster alternatives staging more in shared memory (0 to 48 KiB); 0: no kernels")
 	},
 	ops: []*op[*genRequest]{
-		{name: "transformer", flags: []string{"layers", "seed", "kernel-smem"}, formats: []string{"json"}, run: genFamily("transformer"),
+		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem"}, formats: []string{"json"}, run: genFamily("transformer"),
 			doc: "a stack of transformer-like layers with two residual edges each"},
-		{name: "dag", flags: []string{"invocations", "degree", "seed"}, formats: []string{"json"}, run: genFamily("dag"),
+		{name: "dag", flags: []string{"invocations", "degree", "seed", "exec-scale"}, formats: []string{"json"}, run: genFamily("dag"),
 			doc: "a random DAG, mostly local edges, of average degree --degree"},
-		{name: "tree", flags: []string{"invocations", "seed"}, formats: []string{"json"}, run: genFamily("tree"),
+		{name: "tree", flags: []string{"invocations", "seed", "exec-scale"}, formats: []string{"json"}, run: genFamily("tree"),
 			doc: "a random in-tree (every invocation feeds one consumer, fan-in up to 3)"},
 	},
 }
@@ -44,6 +46,8 @@ type genRequest struct {
 	// kernelSmem fuses a transformer's layers into kernels with this
 	// shared-memory budget; 0: none.
 	kernelSmem int64
+	// execScale multiplies the alternatives' execution costs.
+	execScale float64
 }
 
 func (q *genRequest) setOperands([]string, *input) error { return nil }
@@ -83,6 +87,8 @@ func runGen(q *genRequest) (result, error) {
 		return nil, fmt.Errorf("--invocations %d: want 1 to %d", q.n, maxGenerated)
 	case q.degree < 1 || q.degree > 16:
 		return nil, fmt.Errorf("--degree %d: want 1 to 16", q.degree)
+	case !(q.execScale > 0) || math.IsInf(q.execScale, 0):
+		return nil, fmt.Errorf("--exec-scale %v: want a positive factor", q.execScale)
 	case q.kernelSmem < 0:
 		return nil, fmt.Errorf("--kernel-smem %d: want a number of bytes, or 0 for no kernels", q.kernelSmem)
 	}
@@ -96,6 +102,9 @@ func runGen(q *genRequest) (result, error) {
 		s, err = taskgen.DAG(q.n, q.degree, q.seed)
 	case "tree":
 		s, err = taskgen.Tree(q.n, q.seed)
+	}
+	if err == nil {
+		err = taskgen.ScaleExecution(&s, q.execScale)
 	}
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -358,5 +359,32 @@ func FuseLayers(s *tasks.Spec, smemBytes int64) error {
 		return errors.New("taskgen: no layers to fuse (invocations named l<k>_…)")
 	}
 	s.Name += fmt.Sprintf("-smem%d", smemBytes)
+	return nil
+}
+
+// ScaleExecution multiplies every alternative's declared execution cost by
+// factor, leaving the conversions (costed by the model from the
+// distributions) as they are. The generated tasks execute in about 1 to 25 ns a
+// tile while a conversion between their distributions costs about 200 to
+// 350 ns a tile, so conversions dominate; a factor of 10 to 100 makes the
+// alternatives' execution differ by as much as a conversion costs, as tile
+// tasks that do real work (an mma's k-loop, a reduction) would. It draws no
+// random number: the graph is otherwise the one generated.
+func ScaleExecution(s *tasks.Spec, factor float64) error {
+	if !(factor > 0) || math.IsInf(factor, 0) {
+		return fmt.Errorf("taskgen: an execution scale must be a positive number, got %v", factor)
+	}
+	if factor == 1 {
+		return nil
+	}
+	for name, t := range s.Tasks {
+		alts := slices.Clone(t.Alternatives)
+		for i := range alts {
+			alts[i].Cost.NS *= factor
+		}
+		t.Alternatives = alts
+		s.Tasks[name] = t
+	}
+	s.Name += fmt.Sprintf("-exec%g", factor)
 	return nil
 }

@@ -1,0 +1,69 @@
+package taskgen
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// ScaleExecution multiplies every alternative's declared cost and changes
+// nothing else: the same invocations, edges, distributions and bindings.
+func TestScaleExecution(t *testing.T) {
+	for _, gen := range []struct {
+		name string
+		make func() (tasks.Spec, error)
+	}{
+		{"dag", func() (tasks.Spec, error) { return DAG(30, 4, 2) }},
+		{"tree", func() (tasks.Spec, error) { return Tree(30, 2) }},
+		{"transformer", func() (tasks.Spec, error) { return Transformer(2, 2) }},
+	} {
+		t.Run(gen.name, func(t *testing.T) {
+			plain, err := gen.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			scaled, err := gen.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ScaleExecution(&scaled, 30); err != nil {
+				t.Fatal(err)
+			}
+			if scaled.Name != plain.Name+"-exec30" {
+				t.Errorf("name %q, want %q", scaled.Name, plain.Name+"-exec30")
+			}
+			for name, pt := range plain.Tasks {
+				st := scaled.Tasks[name]
+				for i, a := range pt.Alternatives {
+					if got, want := st.Alternatives[i].Cost.NS, 30*a.Cost.NS; math.Abs(got-want) > 1e-9*want {
+						t.Errorf("%s.%s: cost %v ns, want 30 × %v", name, a.ID, got, a.Cost.NS)
+					}
+					st.Alternatives[i].Cost.NS = a.Cost.NS
+				}
+			}
+			scaled.Name = plain.Name
+			if !reflect.DeepEqual(plain, scaled) {
+				t.Error("scaling changed more than the costs")
+			}
+		})
+	}
+	one, err := DAG(10, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := DAG(10, 4, 1)
+	if err := ScaleExecution(&same, 1); err != nil || !reflect.DeepEqual(one, same) {
+		t.Errorf("a factor of 1: %v, changed %v; want the graph unchanged", err, !reflect.DeepEqual(one, same))
+	}
+	for _, bad := range []float64{0, -2, math.NaN(), math.Inf(1)} {
+		s, _ := DAG(10, 4, 1)
+		if err := ScaleExecution(&s, bad); err == nil {
+			t.Errorf("factor %v: no error", bad)
+		}
+		if !reflect.DeepEqual(s, one) {
+			t.Errorf("factor %v: the graph changed on an error", bad)
+		}
+	}
+}
