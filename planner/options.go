@@ -66,6 +66,9 @@ type Options struct {
 	// tableKernels, for tests, replaces the constant tableKernels when
 	// positive.
 	tableKernels int
+	// lpNear, for tests, replaces the constant lpNearGap when nonzero
+	// (negative: only an integral relaxation skips the search).
+	lpNear float64
 	// wholeExtra raises the entries that the elimination of a whole
 	// problem may take in all (wholeBudget): a contracted problem's grow
 	// with its kernels.
