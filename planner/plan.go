@@ -82,7 +82,11 @@ type Result struct {
 	UnprovenRegrets int          `json:"unproven_regrets,omitempty"`
 	Choices         []PlanChoice `json:"choices"`
 	Boundaries      []Boundary   `json:"boundaries"`
-	Budgets         []BudgetUse  `json:"budgets,omitempty"`
+	// Witnesses is empty in what Plan returns: every boundary carries its
+	// own Witness. WithWitnesses(WitnessesTable) moves each distinct
+	// witness here, once, and names it by index from the boundaries.
+	Witnesses []*conversion.Witness `json:"witnesses,omitempty"`
+	Budgets   []BudgetUse           `json:"budgets,omitempty"`
 }
 
 // ModelSizes are the sizes of the planning problem and of its MILPs, as
@@ -169,8 +173,12 @@ type Boundary struct {
 	Target    string  `json:"target"`
 	// SharedWith lists the other edges served by the same conversion
 	// (fan-out); the cost is counted once, on the first.
-	SharedWith   []string              `json:"shared_with,omitempty"`
-	Witness      *conversion.Witness   `json:"witness,omitempty"`
+	SharedWith []string            `json:"shared_with,omitempty"`
+	Witness    *conversion.Witness `json:"witness,omitempty"`
+	// WitnessRef, in a Result WithWitnesses(WitnessesTable), is the index
+	// of the boundary's witness in Result.Witnesses (Witness is then nil);
+	// nil otherwise.
+	WitnessRef   *int                  `json:"witness_ref,omitempty"`
 	Alternatives []conversion.Rejected `json:"rejected_mechanisms,omitempty"`
 }
 

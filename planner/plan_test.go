@@ -145,6 +145,83 @@ func TestPlanWitnessesReplay(t *testing.T) {
 	}
 }
 
+// A plan's witnesses in a table are the boundaries' own, each distinct one
+// once: resolving every witness_ref gives back the inline plan, byte for
+// byte, and the plan asked for is not changed.
+func TestWitnessForms(t *testing.T) {
+	r, err := Plan(context.Background(), scaledDAG(t, 16, 2, 30), PlanOptions{ExplainIDs: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	encode := func(r *Result) string {
+		t.Helper()
+		var b bytes.Buffer
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	inline := encode(r)
+	witnessed := 0
+	for _, b := range r.Boundaries {
+		if b.Witness != nil {
+			witnessed++
+		}
+	}
+	if same, err := r.WithWitnesses(WitnessesInline); err != nil || same != r {
+		t.Errorf("inline of an inline plan: %v, a copy %v; want the plan itself", err, same != r)
+	}
+	table, err := r.WithWitnesses(WitnessesTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(table.Witnesses); n == 0 || n >= witnessed {
+		t.Fatalf("%d witnesses in the table for %d boundaries with one: want fewer, and some", n, witnessed)
+	}
+	for i, b := range table.Boundaries {
+		orig := r.Boundaries[i]
+		switch {
+		case b.Witness != nil:
+			t.Fatalf("%s: a witness inline in the table form", b.Edge)
+		case orig.Witness == nil && b.WitnessRef != nil:
+			t.Fatalf("%s: a witness_ref without a witness", b.Edge)
+		case orig.Witness != nil && (b.WitnessRef == nil || !cmp.Equal(table.Witnesses[*b.WitnessRef], orig.Witness)):
+			t.Fatalf("%s: witness_ref %v does not name its witness", b.Edge, b.WitnessRef)
+		}
+	}
+	for i := range table.Witnesses {
+		for j := range i {
+			if cmp.Equal(table.Witnesses[i], table.Witnesses[j]) {
+				t.Errorf("witnesses %d and %d are the same", j, i)
+			}
+		}
+	}
+	if got := encode(r); got != inline {
+		t.Error("tabulating changed the plan it was asked of")
+	}
+	back, err := table.WithWitnesses(WitnessesInline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := encode(back); got != inline {
+		t.Error("the table's witnesses put back inline are not the inline plan")
+	}
+	again, err := table.WithWitnesses(WitnessesTable)
+	if err != nil || encode(again) != encode(table) {
+		t.Errorf("tabulating twice: %v; want the same table", err)
+	}
+	none, err := r.WithWitnesses(WitnessesNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(none.Witnesses) != 0 || strings.Contains(encode(none), `"witness`) {
+		t.Error("witnesses left in the plan without them")
+	}
+	if _, err := ParseWitnessForm("tabled"); err == nil {
+		t.Error(`ParseWitnessForm("tabled"): no error`)
+	}
+}
+
 // TestExamplesReducedMatchesNoReduce: the exact reduction and the whole
 // MILP find the same optimum, and the reports agree on every regret.
 func TestExamplesReducedMatchesNoReduce(t *testing.T) {

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/conversion"
 )
 
 // The three renderings of a Result: text for people, JSON for programs
@@ -202,6 +205,82 @@ func regretText(rj Rejected) string {
 		return "+" + fmtNS(*rj.RegretLowerNS) + "…+" + fmtNS(*rj.RegretNS)
 	}
 	return "+" + fmtNS(*rj.RegretNS)
+}
+
+// A WitnessForm is how a Result carries its conversions' witnesses.
+type WitnessForm uint8
+
+const (
+	// WitnessesInline: every boundary carries its own witness, as Plan
+	// returns it. A witness lists every destination executor and slot
+	// (about 130 KB of JSON for a 16×16 tile), so a plan whose boundaries
+	// convert the same pairs again and again repeats it on each.
+	WitnessesInline WitnessForm = iota
+	// WitnessesTable: each distinct witness once, in Result.Witnesses, in
+	// the order of the boundaries that first use them; a boundary names
+	// its own by index (Boundary.WitnessRef).
+	WitnessesTable
+	// WitnessesNone: no witnesses.
+	WitnessesNone
+)
+
+// ParseWitnessForm parses the names "inline", "table" and "none".
+func ParseWitnessForm(name string) (WitnessForm, error) {
+	switch name {
+	case "inline":
+		return WitnessesInline, nil
+	case "table":
+		return WitnessesTable, nil
+	case "none":
+		return WitnessesNone, nil
+	}
+	return 0, fmt.Errorf("planner: witness form %q: want inline, table or none", name)
+}
+
+// WithWitnesses returns r with its witnesses in form: r itself when they
+// already are (WitnessesInline on what Plan returns), else a copy whose
+// boundaries are new (r is not changed; the rest is shared). Witnesses are
+// the same when their JSON is.
+func (r *Result) WithWitnesses(form WitnessForm) (*Result, error) {
+	if form == WitnessesInline && len(r.Witnesses) == 0 {
+		return r, nil
+	}
+	out := *r
+	out.Boundaries = slices.Clone(r.Boundaries)
+	out.Witnesses = nil
+	index := map[*conversion.Witness]int{} // by pointer: most are shared
+	byJSON := map[string]int{}
+	for i := range out.Boundaries {
+		b := &out.Boundaries[i]
+		wit := b.Witness
+		if b.WitnessRef != nil {
+			if ref := *b.WitnessRef; ref >= 0 && ref < len(r.Witnesses) {
+				wit = r.Witnesses[ref]
+			}
+		}
+		b.Witness, b.WitnessRef = nil, nil
+		switch {
+		case wit == nil || form == WitnessesNone:
+		case form == WitnessesInline:
+			b.Witness = wit
+		default:
+			k, ok := index[wit]
+			if !ok {
+				data, err := json.Marshal(wit)
+				if err != nil {
+					return nil, fmt.Errorf("planner: the witness of %s: %w", b.Edge, err)
+				}
+				if k, ok = byJSON[string(data)]; !ok {
+					k = len(out.Witnesses)
+					out.Witnesses = append(out.Witnesses, wit)
+					byJSON[string(data)] = k
+				}
+				index[wit] = k
+			}
+			b.WitnessRef = &k
+		}
+	}
+	return &out, nil
 }
 
 // WriteJSON writes the plan as JSON (docs/plan-format.md), indented.

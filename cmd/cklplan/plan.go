@@ -44,10 +44,11 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"), overriding the graph's and the model's")
 		fs.BoolVar(&q.noReduce, "no-reduce", false, "solve the whole model in HiGHS, without the exact structural reduction")
 		fs.BoolVar(&q.quiet, "quiet", false, "no progress on stderr")
+		fs.StringVar(&q.witnesses, "witnesses", "inline", "how --format json carries the conversions' witnesses: `form` inline (on every boundary), table (each distinct one once, in \"witnesses\", named by index from each boundary's \"witness_ref\") or none")
 		fs.BoolVar(&q.timing, "timing", false, "report the solve time (the output then differs from run to run)")
 	},
 	ops: []*op[*planRequest]{{operands: "FILE", min: 1, max: 1, formats: []string{"text", "json", "dot"},
-		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "explain", "costs", "no-reduce", "quiet", "timing"}, run: runPlan}},
+		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "explain", "costs", "no-reduce", "quiet", "timing", "witnesses"}, run: runPlan}},
 }
 
 // A planRequest is a task graph and how to plan it.
@@ -63,6 +64,7 @@ type planRequest struct {
 	noReduce    bool
 	quiet       bool
 	timing      bool
+	witnesses   string
 }
 
 func (q *planRequest) setOperands(args []string, in *input) error {
@@ -102,6 +104,10 @@ func (r planResult) writeText(w io.Writer, format string) error {
 func (r planResult) writeJSON(w io.Writer) error { return r.WriteJSON(w) }
 
 func runPlan(q *planRequest, env *env) (result, error) {
+	form, err := planner.ParseWitnessForm(q.witnesses)
+	if err != nil {
+		return nil, fmt.Errorf("--witnesses %q: want inline, table or none", q.witnesses)
+	}
 	var target *costmodel.Target
 	if q.target != "" {
 		var err error
@@ -159,6 +165,9 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	}
 	res, err := planner.Plan(ctx, g, opts)
 	stop()
+	if err == nil {
+		res, err = res.WithWitnesses(form)
+	}
 	if err != nil {
 		return nil, err
 	}
