@@ -111,6 +111,10 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			}
 			hopt := opt.solverOptions()
 			startPlan := slices.Clone(local.Choices)
+			var (
+				lpBound    chan float64 // the root LP's bound, when it runs
+				stopRootLP func()
+			)
 			if sres != nil && sres.asg != nil {
 				// The search's best plan starts HiGHS, in the time left.
 				cs = nil
@@ -123,9 +127,17 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			} else if opt.TimeLimit > 0 && len(p.Budgets) == 0 && len(r.core) >= improveCore {
 				// A large core under a time limit may not be proven: give
 				// HiGHS the best plan a large-neighbourhood search finds
-				// from the local choice, within the same limit.
+				// from the local choice, within the same limit; meanwhile
+				// the other processor solves the root LP for a bound
+				// (rootbound.go), in case HiGHS stops inside its own.
+				limit := max(opt.TimeLimit-time.Since(start), time.Millisecond)
+				lpCtx, stopLP := context.WithCancel(ctx)
+				defer stopLP()
+				lpBound = make(chan float64, 1)
+				go func() { lpBound <- rootBound(lpCtx, lib, &cm.model, limit) }()
 				startPlan = improve(p, startPlan, r.core, improvePasses)
 				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+				stopRootLP = stopLP
 			}
 			startAsg := cm.startPositions(r, startPlan)
 			if startAsg != nil {
@@ -139,6 +151,13 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				}
 			}
 			main, err = cm.solve(ctx, lib, r, hopt)
+			rootLP := math.NaN()
+			if lpBound != nil {
+				if err != nil || main.status == highs.Optimal {
+					stopRootLP()
+				}
+				rootLP = <-lpBound
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -175,6 +194,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			sol.Bound = executionFloor(p)
 			if main.bound > sol.Bound { // false for NaN
 				sol.Bound = main.bound
+			}
+			if rootLP > sol.Bound { // false for NaN
+				sol.Bound = rootLP
 			}
 			if sres != nil && sres.bound > sol.Bound {
 				// The stopped search's bound holds too, and on these

@@ -1,0 +1,84 @@
+package planner
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cklplan/cklplan/internal/highs"
+)
+
+// The Lagrangian bound of a generated DAG's whole model (its LP relaxation
+// fractional): with the interior point method's duals it is the LP's
+// optimum, to the solver's tolerance; with any other multipliers it is
+// still below it. rootBound returns it, and NaN when the solve is stopped.
+func TestLagrangeBound(t *testing.T) {
+	p := &lowered(t, generatedDAG(t, 24, 1)).problem
+	in := newInstance(p, false)
+	_, cm := reduceAndBuild(in, DefaultMaxTable, false, false, 0, fullSize(in))
+	if cm == nil {
+		t.Fatal("no model")
+	}
+	lib, err := loadHiGHS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lp := cm.model
+	lp.Columns = slices.Clone(lp.Columns)
+	for j := range lp.Columns {
+		lp.Columns[j].Integer = false
+	}
+	res, err := s.Solve(context.Background(), &lp, highs.Options{InteriorPoint: true, Duals: true})
+	if err != nil || res.Status != highs.Optimal {
+		t.Fatalf("the LP: %v, %v", res.Status, err)
+	}
+	fractional := false
+	for j, c := range cm.model.Columns {
+		if x := res.Values[j]; c.Integer && math.Abs(x-math.Round(x)) > 1e-4 {
+			fractional = true
+		}
+	}
+	if !fractional {
+		t.Fatal("the relaxation is integral: the case tests little")
+	}
+	opt := res.Objective
+	tol := 1e-6 * math.Abs(opt)
+	if got := lagrangeBound(&lp, res.RowDuals); got > opt+tol || got < opt-tol {
+		t.Errorf("bound %v with the LP's duals, want its optimum %v", got, opt)
+	}
+	if got := rootBound(context.Background(), lib, &cm.model, 0); math.Abs(got-lagrangeBound(&lp, res.RowDuals)) > tol {
+		t.Errorf("rootBound %v, want %v", got, lagrangeBound(&lp, res.RowDuals))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 50 {
+		y := slices.Clone(res.RowDuals)
+		for i := range y {
+			switch trial % 3 {
+			case 0: // the duals, perturbed
+				y[i] *= 1 + 0.2*(rng.Float64()-0.5)
+			case 1: // some rows dropped
+				if rng.IntN(4) == 0 {
+					y[i] = 0
+				}
+			default: // anything
+				y[i] = 1000 * (rng.Float64() - 0.5)
+			}
+		}
+		if got := lagrangeBound(&lp, y); got > opt+tol {
+			t.Fatalf("trial %d: bound %v above the LP's optimum %v", trial, got, opt)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := rootBound(ctx, lib, &cm.model, time.Minute); !math.IsNaN(got) {
+		t.Errorf("rootBound of a stopped solve %v, want NaN", got)
+	}
+}
