@@ -678,11 +678,7 @@ func tightLP(ctx context.Context, cm *coreModel, r *reduction, opt *Options) boo
 		return false
 	}
 	defer s.Close()
-	lp := cm.model
-	lp.Columns = slices.Clone(lp.Columns)
-	for j := range lp.Columns {
-		lp.Columns[j].Integer = false
-	}
+	lp := relaxation(&cm.model)
 	res, err := s.Solve(ctx, &lp, opt.solverOptions())
 	if err != nil || res.Status != highs.Optimal {
 		return false

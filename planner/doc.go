@@ -79,7 +79,11 @@
 //     (so that a time limit returns a plan). Under a time limit, a core of
 //     100 nodes or more without budgets starts instead from the plan of
 //     improve.go's large-neighbourhood search (windows of 10 nodes around
-//     each core node re-planned exactly by elimination, two passes). A
+//     each core node re-planned exactly by elimination, two passes), and
+//     its LP relaxation is solved beside HiGHS by the interior point method
+//     (rootbound.go), whose duals prove a Lagrangian bound in case HiGHS
+//     stops inside its own root LP (else the bound is the execution floor,
+//     every node's cheapest alternative). A
 //     solve stopped before HiGHS took up its start returns the start. An
 //     empty core makes no HiGHS call. Should the core's MILP have more columns than the whole
 //     problem's (dense graphs, where tables pile up in the core), the

@@ -439,11 +439,7 @@ func (rg *regrets) solveQueries() error {
 	if rg.cs != nil {
 		return rg.searchQueries(open)
 	}
-	lp := rg.cm.model
-	lp.Columns = slices.Clone(lp.Columns)
-	for j := range lp.Columns {
-		lp.Columns[j].Integer = false
-	}
+	lp := relaxation(&rg.cm.model)
 	var cert *certifier
 	if mode := rg.opt.certify; mode == certifyAlways || mode == certifyFallback || mode == certifyAuto && len(open) >= certifyQueries {
 		// The LP relaxation, solved once for its duals by the interior

@@ -26,16 +26,23 @@ func rootBound(ctx context.Context, lib *highs.Library, m *highs.Model, limit ti
 		return math.NaN()
 	}
 	defer s.Close()
-	lp := *m
-	lp.Columns = slices.Clone(m.Columns)
-	for j := range lp.Columns {
-		lp.Columns[j].Integer = false
-	}
+	lp := relaxation(m)
 	res, err := s.Solve(ctx, &lp, highs.Options{TimeLimit: limit, InteriorPoint: true, Duals: true})
 	if err != nil || res.Status != highs.Optimal || len(res.RowDuals) != len(lp.Rows) {
 		return math.NaN()
 	}
 	return lagrangeBound(&lp, res.RowDuals)
+}
+
+// relaxation is m's LP relaxation: m with no integer column (the rows and
+// the rest of the columns shared).
+func relaxation(m *highs.Model) highs.Model {
+	lp := *m
+	lp.Columns = slices.Clone(m.Columns)
+	for j := range lp.Columns {
+		lp.Columns[j].Integer = false
+	}
+	return lp
 }
 
 // lagrangeBound is the Lagrangian bound of the minimization m priced by

@@ -31,11 +31,7 @@ func TestLagrangeBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	lp := cm.model
-	lp.Columns = slices.Clone(lp.Columns)
-	for j := range lp.Columns {
-		lp.Columns[j].Integer = false
-	}
+	lp := relaxation(&cm.model)
 	res, err := s.Solve(context.Background(), &lp, highs.Options{InteriorPoint: true, Duals: true})
 	if err != nil || res.Status != highs.Optimal {
 		t.Fatalf("the LP: %v, %v", res.Status, err)
