@@ -153,9 +153,8 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			main, err = cm.solve(ctx, lib, r, hopt)
 			rootLP := math.NaN()
 			if lpBound != nil {
-				if err != nil || main.status == highs.Optimal {
-					stopRootLP()
-				}
+				// An LP still running bounds nothing in time: stop it.
+				stopRootLP()
 				rootLP = <-lpBound
 			}
 			if err != nil {
