@@ -374,8 +374,9 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 	// The producer ports in the order of their first edges, each with its
 	// edges in edge order: an invocation's Out edges are in edge order, so
 	// an edge is its port's first when no earlier Out edge leaves the port.
-	var ports []portKey
-	var portEdges [][]*tasks.Edge
+	// (About one port per invocation: sized so, the slices are not regrown.)
+	ports := make([]portKey, 0, len(invs))
+	portEdges := make([][]*tasks.Edge, 0, len(invs))
 	for _, e := range edges {
 		v, port := e.From.Invocation, e.From.Port
 		first, all := -1, true
