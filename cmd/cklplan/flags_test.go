@@ -139,6 +139,8 @@ func FuzzCommandLine(f *testing.F) {
 		"help -- --",
 		"version -h",
 		"-- layout",
+		"gen dag --invocations 3 --exec-scale 1e308",
+		"gen tree --invocations 2 --exec-scale=-0",
 	} {
 		f.Add(s)
 	}

@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -376,6 +377,13 @@ func ScaleExecution(s *tasks.Spec, factor float64) error {
 	}
 	if factor == 1 {
 		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Tasks)) {
+		for _, a := range s.Tasks[name].Alternatives {
+			if c := a.Cost.NS * factor; math.IsInf(c, 0) || math.IsNaN(c) {
+				return fmt.Errorf("taskgen: an execution scale of %v makes %s's alternative %s cost %v ns", factor, name, a.ID, c)
+			}
+		}
 	}
 	for name, t := range s.Tasks {
 		alts := slices.Clone(t.Alternatives)

@@ -57,7 +57,7 @@ func TestScaleExecution(t *testing.T) {
 	if err := ScaleExecution(&same, 1); err != nil || !reflect.DeepEqual(one, same) {
 		t.Errorf("a factor of 1: %v, changed %v; want the graph unchanged", err, !reflect.DeepEqual(one, same))
 	}
-	for _, bad := range []float64{0, -2, math.NaN(), math.Inf(1)} {
+	for _, bad := range []float64{0, -2, math.NaN(), math.Inf(1), math.MaxFloat64} {
 		s, _ := DAG(10, 4, 1)
 		if err := ScaleExecution(&s, bad); err == nil {
 			t.Errorf("factor %v: no error", bad)
