@@ -287,6 +287,7 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 			return false, nil
 		}
 		lb += res.DualBound
+		q.known.lo = math.Max(q.known.lo, lb)
 		if delta, ok := c.delta(w); ok {
 			if lb >= c.cost+delta-c.tol {
 				q.lo, q.hi = rg.opt0+delta, rg.opt0+delta
@@ -296,6 +297,12 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 				w.bestDelta = delta
 				copy(w.best, w.asg)
 			}
+			q.known.hi = math.Min(q.known.hi, rg.opt0+delta)
+		}
+		if lb >= q.known.hi-c.tol {
+			// A plan found before (a window) meets the bound.
+			q.lo, q.hi = q.known.hi, q.known.hi
+			return true, nil
 		}
 		// Grow by the neighbours the LP moved: the nodes of a moved x, the
 		// scopes of the terms of a moved y or z outside the region's.

@@ -41,18 +41,8 @@ func improve(p *Problem, start, seeds []int, maxPasses int) []int {
 			return start // a node with nothing left: Solve reports it
 		}
 	}
-	n := len(p.Nodes)
-	touch := make([][]int, n) // node → the groups it is in
-	for gi, g := range p.Groups {
-		touch[g.Producer] = append(touch[g.Producer], gi)
-		for _, c := range g.Consumers {
-			if t := touch[c.Node]; len(t) == 0 || t[len(t)-1] != gi {
-				touch[c.Node] = append(touch[c.Node], gi)
-			}
-		}
-	}
 	plan := slices.Clone(start)
-	w := &windower{p: p, touch: touch, in: make([]int, n), stamp: 0}
+	w := newWindower(p)
 	r := rand.New(rand.NewPCG(1, 2))
 	order := slices.Clone(seeds)
 	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -72,27 +62,61 @@ func improve(p *Problem, start, seeds []int, maxPasses int) []int {
 
 type windower struct {
 	p     *Problem
-	touch [][]int
-	in    []int // node → stamp when in the current window or its boundary
+	size  int     // the nodes a window holds at most
+	touch [][]int // node → the groups it is in
+	in    []int   // node → stamp when in the current window or its boundary
 	stamp int
 	queue []int
 }
 
+// newWindower prepares windows over p; each goroutine needs its own.
+func newWindower(p *Problem) *windower {
+	n := len(p.Nodes)
+	touch := make([][]int, n)
+	for gi, g := range p.Groups {
+		touch[g.Producer] = append(touch[g.Producer], gi)
+		for _, c := range g.Consumers {
+			if t := touch[c.Node]; len(t) == 0 || t[len(t)-1] != gi {
+				touch[c.Node] = append(touch[c.Node], gi)
+			}
+		}
+	}
+	return &windower{p: p, size: improveWindow, touch: touch, in: make([]int, n)}
+}
+
 // replan re-plans the window around seed exactly, with the rest of plan
-// fixed, and reports whether it found a strictly cheaper window.
+// fixed, and reports whether it found a strictly cheaper window (then plan
+// holds it).
 func (w *windower) replan(seed int, plan []int) bool {
+	before, after, ok := w.best([]int{seed}, nil, plan, true)
+	return ok && !math.IsInf(after, 1) && !(!math.IsInf(before, 1) && after >= before-objectiveTolerance(before))
+}
+
+// best re-plans the window around seeds exactly, with the rest of plan
+// fixed and each seeds[i] restricted to the alternatives allowed[i] (nil:
+// every one): it returns the window's cost under plan (+Inf where plan
+// needs a conversion that cannot be done) and its least cost (+Inf: no
+// plan of the window), the groups touching the window counted in both, so
+// that after − before is what the best plan that keeps the rest costs
+// more than plan. With write, a window cheaper than before is written into
+// plan. ok is false when the window does not dissolve within the limits.
+func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (before, after float64, ok bool) {
 	p := w.p
 	w.stamp += 2
 	inside, boundary := w.stamp, w.stamp-1
-	// The window: a breadth-first ball from seed over shared groups.
+	// The window: a breadth-first ball from the seeds over shared groups.
 	window := w.queue[:0]
-	window = append(window, seed)
-	w.in[seed] = inside
-	for i := 0; i < len(window) && len(window) < improveWindow; i++ {
+	for _, v := range seeds {
+		if w.in[v] != inside {
+			w.in[v] = inside
+			window = append(window, v)
+		}
+	}
+	for i := 0; i < len(window) && len(window) < w.size; i++ {
 		for _, gi := range w.touch[window[i]] {
 			g := &p.Groups[gi]
 			for _, v := range groupNodes(g) {
-				if w.in[v] != inside && len(window) < improveWindow {
+				if w.in[v] != inside && len(window) < w.size {
 					w.in[v] = inside
 					window = append(window, v)
 				}
@@ -100,10 +124,21 @@ func (w *windower) replan(seed int, plan []int) bool {
 		}
 	}
 	w.queue = window
-	// The sub-problem: the window's nodes free, the nodes they share a
-	// group with fixed to the plan, every group touching the window.
+	// The sub-problem: the window's nodes free (the seeds within what they
+	// allow), the nodes they share a group with fixed to the plan, every
+	// group touching the window.
 	index := map[int]int{}
 	sub := &Problem{}
+	restrict := func(nd Node, keep func(a int) bool) Node {
+		alts := slices.Clone(nd.Alternatives)
+		for a := range alts {
+			if !keep(a) && alts[a].Removed == "" {
+				alts[a].Removed = "fixed"
+			}
+		}
+		nd.Alternatives = alts
+		return nd
+	}
 	addNode := func(v int) {
 		if _, ok := index[v]; ok {
 			return
@@ -111,13 +146,7 @@ func (w *windower) replan(seed int, plan []int) bool {
 		index[v] = len(sub.Nodes)
 		nd := p.Nodes[v]
 		if w.in[v] != inside {
-			alts := slices.Clone(nd.Alternatives)
-			for a := range alts {
-				if a != plan[v] && alts[a].Removed == "" {
-					alts[a].Removed = "fixed"
-				}
-			}
-			nd.Alternatives = alts
+			nd = restrict(nd, func(a int) bool { return a == plan[v] })
 			w.in[v] = boundary
 		}
 		sub.Nodes = append(sub.Nodes, nd)
@@ -150,23 +179,34 @@ func (w *windower) replan(seed int, plan []int) bool {
 	for v, i := range index {
 		cur[i] = plan[v]
 	}
-	// A window whose current plan needs a conversion that cannot be done
-	// takes any plan the elimination finds: that repairs the start.
-	before, err := sub.Evaluate(cur)
+	ev, err := sub.Evaluate(cur)
 	if err != nil {
-		return false
+		return 0, 0, false
+	}
+	before = math.Inf(1)
+	if ev.Feasible() {
+		before = ev.Cost
+	}
+	for i, v := range seeds {
+		if allowed != nil {
+			nd := &sub.Nodes[index[v]]
+			*nd = restrict(*nd, func(a int) bool { return slices.Contains(allowed[i], a) })
+		}
 	}
 	in := newInstance(sub, false)
 	if len(in.empty) > 0 {
-		return false
+		return before, math.Inf(1), true
 	}
 	// The dry run gives up early on a window that would not dissolve.
 	if !eliminatesWithin(in, improveTable, improveBudget) {
-		return false
+		return before, 0, false
 	}
 	red := reduce(in, improveTable, true)
-	if math.IsInf(red.offset, 1) || before.Feasible() && red.offset >= before.Cost-objectiveTolerance(before.Cost) {
-		return false
+	after = red.offset
+	// A window whose current plan needs a conversion that cannot be done
+	// takes any plan the elimination finds: that repairs the start.
+	if !write || math.IsInf(after, 1) || !math.IsInf(before, 1) && after >= before-objectiveTolerance(before) {
+		return before, after, true
 	}
 	asg := make([]int, len(sub.Nodes))
 	red.backSubstitute(asg)
@@ -175,7 +215,7 @@ func (w *windower) replan(seed int, plan []int) bool {
 			plan[v] = in.domain[i][asg[i]]
 		}
 	}
-	return true
+	return before, after, true
 }
 
 // improveTable and improveBudget bound the entries of one bucket and of all

@@ -66,6 +66,10 @@ type Options struct {
 	// tableKernels, for tests, replaces the constant tableKernels when
 	// positive.
 	tableKernels int
+	// windowsOnly, for tests, answers the open regret queries by their
+	// windows alone, as a regret time limit striking right after them
+	// would (no certificate, no re-solve).
+	windowsOnly bool
 	// lpNear, for tests, replaces the constant lpNearGap when nonzero
 	// (negative: only an integral relaxation skips the search).
 	lpNear float64
