@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"math"
 	"syscall"
 	"testing"
 	"time"
@@ -36,13 +37,17 @@ func benchSolve(b *testing.B, p *Problem, opt Options) {
 	b.ReportMetric(float64(sol.RegretMILPSolves), "milp-re-solves")
 	b.ReportMetric(float64(sol.RegretCertified), "certified")
 	b.ReportMetric(float64(len(sol.Regrets)), "regrets")
-	exact := 0
+	exact, bounded := 0, 0
 	for _, r := range sol.Regrets {
 		if r.Exact {
 			exact++
 		}
+		if !math.IsInf(r.Regret, 1) {
+			bounded++
+		}
 	}
 	b.ReportMetric(float64(exact), "exact-regrets")
+	b.ReportMetric(float64(bounded), "bounded-regrets")
 	b.ReportMetric(float64(sol.MILPNodes), "bb-nodes")
 }
 

@@ -75,12 +75,23 @@ type slab struct {
 	lists  [][]int
 }
 
-// slabChunk is the least number of elements a new chunk holds.
-const slabChunk = 1 << 14
+// slabChunk is the least number of elements a new chunk holds once the
+// slab has grown: its first chunks are smaller, from slabFirst, doubling,
+// so that a small problem (a window of a few nodes, improve.go, eliminated
+// thousands of times for the regrets) does not take 300 KB each time.
+const (
+	slabChunk = 1 << 14
+	slabFirst = 1 << 8
+)
+
+// chunk is the size of the next chunk after one of capacity last, for n.
+func chunk(n, last, most int) int {
+	return max(n, min(most, max(slabFirst, 2*last)))
+}
 
 func (s *slab) intSlice(n int) []int {
 	if cap(s.ints)-len(s.ints) < n {
-		s.ints = make([]int, 0, max(n, slabChunk))
+		s.ints = make([]int, 0, chunk(n, cap(s.ints), slabChunk))
 	}
 	i := len(s.ints)
 	s.ints = s.ints[:i+n]
@@ -89,7 +100,7 @@ func (s *slab) intSlice(n int) []int {
 
 func (s *slab) floatSlice(n int) []float64 {
 	if cap(s.floats)-len(s.floats) < n {
-		s.floats = make([]float64, 0, max(n, slabChunk))
+		s.floats = make([]float64, 0, chunk(n, cap(s.floats), slabChunk))
 	}
 	i := len(s.floats)
 	s.floats = s.floats[:i+n]
@@ -98,7 +109,7 @@ func (s *slab) floatSlice(n int) []float64 {
 
 func (s *slab) lists2(n int) [][]int {
 	if cap(s.lists)-len(s.lists) < n {
-		s.lists = make([][]int, 0, max(n, slabChunk/8))
+		s.lists = make([][]int, 0, chunk(n, cap(s.lists), slabChunk/8))
 	}
 	i := len(s.lists)
 	s.lists = s.lists[:i+n]
