@@ -107,7 +107,11 @@
 //     Regret.Exact). certify.go: with 100 queries or more, each is first
 //     tried by a certificate, a plan re-optimized on a small region whose
 //     cost meets a Lagrangian lower bound priced by the LP relaxation's
-//     interior-point duals; only the rest are re-solved.
+//     interior-point duals; only the rest are re-solved. Before both, a
+//     problem without budgets gives every query a plan that answers it (its
+//     nodes re-chosen exactly, the rest of the optimum kept; improve.go's
+//     windows): the upper end of the interval a time limit leaves, and
+//     exact where a certificate's bound meets it.
 //
 // Options.NoReduce skips stages 2 and 4: HiGHS solves the whole problem and every
 // regret is a re-solve.
