@@ -227,6 +227,11 @@ func TestTimeLimit(t *testing.T) {
 	if sol.Objective > sol.Local.Cost || !(sol.Bound <= sol.Objective) || sol.Gap < 0 {
 		t.Fatalf("objective %v, local %v, bound %v, gap %v", sol.Objective, sol.Local.Cost, sol.Bound, sol.Gap)
 	}
+	// A millisecond ends HiGHS and the root LP inside their first LPs:
+	// the bound is the execution floor, and says so.
+	if sol.BoundFrom != BoundFloor || sol.Bound != executionFloor(p) {
+		t.Errorf("bound %v from %q; want the execution floor %v", sol.Bound, sol.BoundFrom, executionFloor(p))
+	}
 
 	// Cancelled before HiGHS starts, the solve still returns its start,
 	// the local choice completed by back-substitution: no worse than it.
@@ -236,7 +241,7 @@ func TestTimeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a cancelled context: %v", err)
 	}
-	if sol.Status != Interrupted || sol.Regrets != nil || sol.Objective > sol.Local.Cost || !(sol.Bound <= sol.Objective) {
+	if sol.Status != Interrupted || sol.Regrets != nil || sol.Objective > sol.Local.Cost || !(sol.Bound <= sol.Objective) || sol.BoundFrom == "" {
 		t.Fatalf("a cancelled context: status %v, %d regrets, objective %v (local %v), bound %v",
 			sol.Status, len(sol.Regrets), sol.Objective, sol.Local.Cost, sol.Bound)
 	}

@@ -56,6 +56,11 @@ type Result struct {
 	ConversionNS float64 `json:"conversion_ns"`
 	BoundNS      float64 `json:"bound_ns"`
 	Gap          float64 `json:"gap"`
+	// BoundFrom says what proved BoundNS when the plan is not proven
+	// optimal: "milp" (HiGHS), "root_lp" (the core's LP relaxation),
+	// "search" (the planner's branch and bound) or "execution_floor";
+	// empty when it is.
+	BoundFrom string `json:"bound_from,omitempty"`
 	// SolveMS is the solve's wall-clock time in milliseconds, regrets
 	// included (0, and left out of the renderings, unless
 	// PlanOptions.Timing: the output is then the same for the same input,
@@ -310,7 +315,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	p := &Result{
 		Graph: lw.graph.Name(), Target: target.Name, Status: sol.Status.String(),
 		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
-		BoundNS: sol.Bound, Gap: sol.Gap, SolveMS: float64(sol.SolveTime.Microseconds()) / 1000,
+		BoundNS: sol.Bound, Gap: sol.Gap, BoundFrom: sol.BoundFrom, SolveMS: float64(sol.SolveTime.Microseconds()) / 1000,
 		MILPNodes: sol.MILPNodes, CoreSearch: sol.Search, Model: modelSizes(sol.Model),
 		LocalChoiceViolations: sol.Local.Violations,
 	}

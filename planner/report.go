@@ -35,7 +35,18 @@ func (r *Result) WriteText(w io.Writer) error {
 	if gap < 1e-9 {
 		gap = 0 // rounding in the bound's last digits
 	}
-	fmt.Fprintf(tw, "status\t%s; bound %s, gap %.3g%%\n", status, fmtNS(r.BoundNS), 100*gap)
+	from := ""
+	switch r.BoundFrom {
+	case BoundMILP:
+		from = " (HiGHS's)"
+	case BoundRootLP:
+		from = " (the LP relaxation's)"
+	case BoundSearch:
+		from = " (the branch and bound's)"
+	case BoundFloor:
+		from = " (the execution floor: no bound proven yet)"
+	}
+	fmt.Fprintf(tw, "status\t%s; bound %s%s, gap %.3g%%\n", status, fmtNS(r.BoundNS), from, 100*gap)
 	fmt.Fprintf(tw, "total\t%s = execution %s + conversions %s\n", fmtNS(r.ObjectiveNS), fmtNS(r.ExecutionNS), fmtNS(r.ConversionNS))
 	switch {
 	case r.LocalChoiceNS == nil:

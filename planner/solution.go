@@ -65,6 +65,9 @@ type Solution struct {
 	// Bound is the proven lower bound on the optimum; Gap is (Objective −
 	// Bound) / |Objective| (0 when Objective is 0 and Bound is too).
 	Bound, Gap float64
+	// BoundFrom says, for a plan not proven optimal, what proved Bound:
+	// BoundMILP, BoundRootLP, BoundSearch or BoundFloor; "" when optimal.
+	BoundFrom string
 	// MILPNodes is HiGHS's branch-and-bound node count (0 without a MILP).
 	MILPNodes int64
 	// Search is what the branch and bound over the core (bnb.go) did,
@@ -225,3 +228,11 @@ type SearchStats struct {
 	Nodes  int64 `json:"nodes"`
 	Proved bool  `json:"proved"`
 }
+
+// What proved a Solution's Bound when the plan is not proven optimal.
+const (
+	BoundMILP   = "milp"            // HiGHS's branch and bound
+	BoundRootLP = "root_lp"         // the core's LP relaxation, solved beside it (rootbound.go)
+	BoundSearch = "search"          // the planner's own branch and bound (bnb.go)
+	BoundFloor  = "execution_floor" // every node's cheapest alternative, conversions never negative
+)

@@ -190,17 +190,17 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			// Before HiGHS has a bound (a time limit inside the root LP) the
 			// execution floor is one: no plan runs cheaper than every node's
 			// cheapest alternative, conversions being never negative.
-			sol.Bound = executionFloor(p)
+			sol.Bound, sol.BoundFrom = executionFloor(p), BoundFloor
 			if main.bound > sol.Bound { // false for NaN
-				sol.Bound = main.bound
+				sol.Bound, sol.BoundFrom = main.bound, BoundMILP
 			}
 			if rootLP > sol.Bound { // false for NaN
-				sol.Bound = rootLP
+				sol.Bound, sol.BoundFrom = rootLP, BoundRootLP
 			}
 			if sres != nil && sres.bound > sol.Bound {
 				// The stopped search's bound holds too, and on these
 				// cores it is often the higher one.
-				sol.Bound = sres.bound
+				sol.Bound, sol.BoundFrom = sres.bound, BoundSearch
 			}
 			sol.MILPNodes = main.nodes
 			cs = nil // HiGHS solved the core: it answers the regrets too
@@ -230,9 +230,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		// The elimination is exact: its offset and the verifier's sum
 		// (which verify found to agree) differ only by the order of the
 		// additions, and the optimum is proven.
-		sol.Bound = sol.Objective
+		sol.Bound, sol.BoundFrom = sol.Objective, ""
 	case sol.Status == Optimal:
-		sol.Bound = math.Min(sol.Bound, sol.Objective)
+		sol.Bound, sol.BoundFrom = math.Min(sol.Bound, sol.Objective), ""
 	}
 	sol.Gap = gap(sol.Objective, sol.Bound)
 	for v, a := range choices {
