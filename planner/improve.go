@@ -89,7 +89,7 @@ func newWindower(p *Problem) *windower {
 // holds it).
 func (w *windower) replan(seed int, plan []int) bool {
 	before, after, ok := w.best([]int{seed}, nil, plan, true)
-	return ok && !math.IsInf(after, 1) && !(!math.IsInf(before, 1) && after >= before-objectiveTolerance(before))
+	return ok && cheaper(after, before)
 }
 
 // best re-plans the window around seeds exactly, with the rest of plan
@@ -205,7 +205,7 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 	after = red.offset
 	// A window whose current plan needs a conversion that cannot be done
 	// takes any plan the elimination finds: that repairs the start.
-	if !write || math.IsInf(after, 1) || !math.IsInf(before, 1) && after >= before-objectiveTolerance(before) {
+	if !write || !cheaper(after, before) {
 		return before, after, true
 	}
 	asg := make([]int, len(sub.Nodes))
@@ -216,6 +216,13 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 		}
 	}
 	return before, after, true
+}
+
+// cheaper reports whether a window's least cost after is a plan strictly
+// cheaper than its cost before (+Inf: the plan needed a conversion that
+// cannot be done, which any plan repairs).
+func cheaper(after, before float64) bool {
+	return !math.IsInf(after, 1) && (math.IsInf(before, 1) || after < before-objectiveTolerance(before))
 }
 
 // improveTable and improveBudget bound the entries of one bucket and of all

@@ -830,13 +830,13 @@ func (rg *regrets) searchQueries(open []int) error {
 
 // windowBounds gives every open query of a problem without budgets a plan
 // that answers it, cheaply: the optimum with the query's nodes re-chosen
-// exactly under its restriction (a window of queryWindow nodes, improve.go),
-// the rest kept. Its cost bounds the query's optimum from above (known.hi); where a
-// certificate's lower bound meets it, the regret is exact, and where a
-// time limit stops the queries first, the regret is shown between the
-// two, not open-ended. Windows stop at the regret time limit too.
+// exactly under its restriction (a window of queryWindow nodes,
+// improve.go), the rest kept. Its cost bounds the query's optimum from
+// above (known.hi); where a certificate's lower bound meets it, the regret
+// is exact, and where a time limit stops the queries first, the regret is
+// shown between the two, not open-ended. Windows stop at the regret time
+// limit too.
 func (rg *regrets) windowBounds(open []int) error {
-
 	p := rg.r.in.p
 	if len(p.Budgets) > 0 {
 		return nil
