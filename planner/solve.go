@@ -111,10 +111,8 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			}
 			hopt := opt.solverOptions()
 			startPlan := slices.Clone(local.Choices)
-			var (
-				lpBound    chan float64 // the root LP's bound, when it runs
-				stopRootLP func()
-			)
+			var lpBound chan float64 // the root LP's bound, when it runs
+			stopRootLP := func() {}
 			if sres != nil && sres.asg != nil {
 				// The search's best plan starts HiGHS, in the time left.
 				cs = nil
@@ -133,11 +131,11 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				limit := max(opt.TimeLimit-time.Since(start), time.Millisecond)
 				lpCtx, stopLP := context.WithCancel(ctx)
 				defer stopLP()
+				stopRootLP = stopLP
 				lpBound = make(chan float64, 1)
 				go func() { lpBound <- rootBound(lpCtx, lib, &cm.model, limit) }()
 				startPlan = improve(p, startPlan, r.core, improvePasses)
 				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
-				stopRootLP = stopLP
 			}
 			startAsg := cm.startPositions(r, startPlan)
 			if startAsg != nil {
@@ -151,10 +149,10 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				}
 			}
 			main, err = cm.solve(ctx, lib, r, hopt)
+			// An LP still running bounds nothing in time: stop it.
+			stopRootLP()
 			rootLP := math.NaN()
 			if lpBound != nil {
-				// An LP still running bounds nothing in time: stop it.
-				stopRootLP()
 				rootLP = <-lpBound
 			}
 			if err != nil {
