@@ -19,8 +19,10 @@ func benchSolve(b *testing.B, p *Problem, opt Options) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
+	var t0 time.Time
 	for b.Loop() {
 		var err error
+		t0 = time.Now()
 		sol, err = Solve(context.Background(), p, opt)
 		if err != nil {
 			b.Fatal(err)
@@ -30,6 +32,17 @@ func benchSolve(b *testing.B, p *Problem, opt Options) {
 		}
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	if !sol.regretDeadline.IsZero() {
+		// The regrets' limit, max(F × the plan's time, L), runs from the
+		// plan's end: the plan's own time, of the last solve.
+		total := sol.regretDeadline.Sub(t0).Seconds()
+		f, l := opt.RegretTimeFactor, opt.RegretTimeLimit.Seconds()
+		plan := total - l
+		if p := total / (1 + f); f*p >= l {
+			plan = p
+		}
+		b.ReportMetric(plan*1e3, "plan-ms")
+	}
 	b.ReportMetric(float64(sol.Model.CoreNodes), "core-nodes")
 	b.ReportMetric(float64(sol.Model.Core.Columns), "core-cols")
 	b.ReportMetric(float64(sol.Model.Full.Columns), "full-cols")

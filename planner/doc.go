@@ -107,7 +107,9 @@
 //     Regret.Exact). certify.go: with 100 queries or more, each is first
 //     tried by a certificate, a plan re-optimized on a small region whose
 //     cost meets a Lagrangian lower bound priced by the LP relaxation's
-//     interior-point duals; only the rest are re-solved. Before both, a
+//     interior-point duals (solved beside the plan's branch and bound, on
+//     the other processor, when the core's queries are known to be that
+//     many); only the rest are re-solved. Before both, a
 //     problem without budgets gives every query a plan that answers it (its
 //     nodes re-chosen exactly, the rest of the optimum kept; improve.go's
 //     windows): the upper end of the interval a time limit leaves, and

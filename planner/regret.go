@@ -42,6 +42,7 @@ type regrets struct {
 	cm   *coreModel // nil when the core is empty
 	lib  *highs.Library
 	cs   *coreSearch // non-nil: the search solved the core, and answers the queries
+	root *rootLP     // non-nil: the root LP solved beside the plan's, for the certificates
 	opt  *Options
 	asg  []int   // the optimal plan, node → domain position
 	opt0 float64 // the optimum
@@ -52,6 +53,8 @@ type regrets struct {
 	out       []Regret
 	solves    int // queries answered by re-solving the core
 	certified int // queries answered by a certificate instead
+	// dualsAhead: the certificates' duals came from root.
+	dualsAhead bool
 
 	mu                   sync.Mutex
 	lpSolves, milpSolves int
@@ -456,7 +459,11 @@ func (rg *regrets) solveQueries() error {
 	}
 	lp := relaxation(&rg.cm.model)
 	var cert *certifier
-	if mode := rg.opt.certify; mode == certifyAlways || mode == certifyFallback || mode == certifyAuto && len(open) >= certifyQueries {
+	if rg.root != nil && rg.root.wait(rg.ctx) && rg.root.duals != nil {
+		// Solved beside the plan's branch and bound (certifiesAhead).
+		cert = newCertifier(rg, rg.root.duals)
+		rg.dualsAhead = true
+	} else if mode := rg.opt.certify; mode == certifyAlways || mode == certifyFallback || mode == certifyAuto && len(open) >= certifyQueries {
 		// The LP relaxation, solved once for its duals by the interior
 		// point method (a vertex's duals are mostly 0 on this degenerate LP).
 		root, err := rg.lib.NewSolver()
@@ -527,6 +534,26 @@ func (rg *regrets) solveQueries() error {
 // parallel runs work on at most Options.Workers goroutines, which take the
 // indices 0 to n−1 from next; after an error the others stop at their next
 // call.
+// certifiesAhead reports whether the regrets of r's core will price
+// certificates by the root LP's duals: by default, when the core's queries
+// (every explained core node's alternatives) are at least certifyQueries.
+func certifiesAhead(r *reduction, opt *Options) bool {
+	if opt.NoRegrets || opt.certify != certifyAuto && opt.certify != certifyAlways {
+		return false
+	}
+	explain := func(int) bool { return true }
+	if opt.Explain != nil {
+		explain = func(v int) bool { return slices.Contains(opt.Explain, v) }
+	}
+	n := 0
+	for _, v := range r.core {
+		if explain(v) {
+			n += len(r.in.domain[v])
+		}
+	}
+	return opt.certify == certifyAlways || n >= certifyQueries
+}
+
 func (rg *regrets) parallel(n int, work func(w int, next func() (int, bool)) error) error {
 	if n == 0 {
 		return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/cklplan/cklplan/internal/highs"
 )
@@ -17,21 +16,55 @@ import (
 // bound, gives a bound in a fraction of that time: its duals prove one
 // through lagrangeBound, whatever tolerance stopped it.
 
-// rootBound solves m's LP relaxation by the interior point method within
-// limit and returns the bound its duals prove, or NaN when the solve did
-// not end optimal (the limit, an interrupt, an error).
-func rootBound(ctx context.Context, lib *highs.Library, m *highs.Model, limit time.Duration) float64 {
-	s, err := lib.NewSolver()
-	if err != nil {
-		return math.NaN()
+// A rootLP is the core's LP relaxation solved by the interior point method
+// on the other processor, beside the branch and bound: under a time limit
+// for the bound its duals prove (HiGHS may stop inside its own root LP),
+// and for the duals themselves when the regrets will price certificates
+// by them (certify.go), so that the regrets' time is not spent on it. It
+// is solved with the options of the regrets' own solve, so its duals are
+// the ones that solve would find.
+type rootLP struct {
+	stop  context.CancelFunc
+	done  chan struct{}
+	duals []float64 // nil when the solve did not end optimal
+	bound float64   // NaN when the solve did not end optimal
+}
+
+// startRootLP starts solving m's LP relaxation with opt (the duals and the
+// interior point method are added) until ctx ends or stop is called.
+func startRootLP(ctx context.Context, lib *highs.Library, m *highs.Model, opt highs.Options) *rootLP {
+	ctx, stop := context.WithCancel(ctx)
+	rl := &rootLP{stop: stop, done: make(chan struct{}), bound: math.NaN()}
+	opt.Duals, opt.InteriorPoint = true, true
+	opt.Start, opt.Progress = nil, nil
+	go func() {
+		defer close(rl.done)
+		s, err := lib.NewSolver()
+		if err != nil {
+			return
+		}
+		defer s.Close()
+		lp := relaxation(m)
+		res, err := s.Solve(ctx, &lp, opt)
+		if err != nil || res.Status != highs.Optimal || len(res.RowDuals) != len(lp.Rows) {
+			return
+		}
+		rl.duals = res.RowDuals
+		rl.bound = lagrangeBound(&lp, res.RowDuals)
+	}()
+	return rl
+}
+
+// wait waits for the solve to end, or for ctx: then it stops the solve and
+// reports false.
+func (rl *rootLP) wait(ctx context.Context) bool {
+	select {
+	case <-rl.done:
+		return true
+	case <-ctx.Done():
+		rl.stop()
+		return false
 	}
-	defer s.Close()
-	lp := relaxation(m)
-	res, err := s.Solve(ctx, &lp, highs.Options{TimeLimit: limit, InteriorPoint: true, Duals: true})
-	if err != nil || res.Status != highs.Optimal || len(res.RowDuals) != len(lp.Rows) {
-		return math.NaN()
-	}
-	return lagrangeBound(&lp, res.RowDuals)
 }
 
 // relaxation is m's LP relaxation: m with no integer column (the rows and

@@ -14,7 +14,8 @@ import (
 // The Lagrangian bound of a generated DAG's whole model (its LP relaxation
 // fractional): with the interior point method's duals it is the LP's
 // optimum, to the solver's tolerance; with any other multipliers it is
-// still below it. rootBound returns it, and NaN when the solve is stopped.
+// still below it. A rootLP finds it and the same duals, and neither when it is
+// stopped.
 func TestLagrangeBound(t *testing.T) {
 	p := &lowered(t, generatedDAG(t, 24, 1)).problem
 	in := newInstance(p, false)
@@ -50,8 +51,15 @@ func TestLagrangeBound(t *testing.T) {
 	if got := lagrangeBound(&lp, res.RowDuals); got > opt+tol || got < opt-tol {
 		t.Errorf("bound %v with the LP's duals, want its optimum %v", got, opt)
 	}
-	if got := rootBound(context.Background(), lib, &cm.model, 0); math.Abs(got-lagrangeBound(&lp, res.RowDuals)) > tol {
-		t.Errorf("rootBound %v, want %v", got, lagrangeBound(&lp, res.RowDuals))
+	rl := startRootLP(context.Background(), lib, &cm.model, highs.Options{})
+	if !rl.wait(context.Background()) {
+		t.Fatal("rootLP stopped")
+	}
+	if got := rl.bound; math.Abs(got-lagrangeBound(&lp, res.RowDuals)) > tol {
+		t.Errorf("rootLP's bound %v, want %v", got, lagrangeBound(&lp, res.RowDuals))
+	}
+	if !slices.Equal(rl.duals, res.RowDuals) {
+		t.Error("rootLP's duals differ from the same solve's")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 50 {
@@ -74,7 +82,8 @@ func TestLagrangeBound(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if got := rootBound(ctx, lib, &cm.model, time.Minute); !math.IsNaN(got) {
-		t.Errorf("rootBound of a stopped solve %v, want NaN", got)
+	rl = startRootLP(ctx, lib, &cm.model, highs.Options{TimeLimit: time.Minute})
+	if rl.wait(context.Background()); !math.IsNaN(rl.bound) || rl.duals != nil {
+		t.Errorf("rootLP of a stopped solve: bound %v, %d duals, want NaN and none", rl.bound, len(rl.duals))
 	}
 }

@@ -108,6 +108,9 @@ type Solution struct {
 	Local LocalChoice
 	// regretDeadline is when the regrets' time limit ends (zero: none).
 	regretDeadline time.Time
+	// dualsAhead: the regrets' certificates were priced by the root LP
+	// solved beside the plan's branch and bound (certifiesAhead).
+	dualsAhead bool
 }
 
 // A Choice is one node's chosen alternative.

@@ -85,6 +85,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 	solverObjective := r.offset
 	sol.Bound = r.offset
 	var cs *coreSearch
+	var ahead *rootLP // the root LP whose duals the regrets take
 	if len(r.core) > 0 {
 		sol.Model.Core = sizeOf(&cm.model)
 		<-localDone
@@ -111,8 +112,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			}
 			hopt := opt.solverOptions()
 			startPlan := slices.Clone(local.Choices)
-			var lpBound chan float64 // the root LP's bound, when it runs
-			stopRootLP := func() {}
+			var root *rootLP // the root LP beside the branch and bound, when it runs
 			if sres != nil && sres.asg != nil {
 				// The search's best plan starts HiGHS, in the time left.
 				cs = nil
@@ -128,14 +128,19 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				// from the local choice, within the same limit; meanwhile
 				// the other processor solves the root LP for a bound
 				// (rootbound.go), in case HiGHS stops inside its own.
-				limit := max(opt.TimeLimit-time.Since(start), time.Millisecond)
-				lpCtx, stopLP := context.WithCancel(ctx)
-				defer stopLP()
-				stopRootLP = stopLP
-				lpBound = make(chan float64, 1)
-				go func() { lpBound <- rootBound(lpCtx, lib, &cm.model, limit) }()
+				lpOpt := opt.solverOptions()
+				lpOpt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+				root = startRootLP(ctx, lib, &cm.model, lpOpt)
+				defer root.stop()
 				startPlan = improve(p, startPlan, r.core, improvePasses)
 				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+			}
+			if root == nil && certifiesAhead(r, &opt) {
+				// The regrets will price certificates by the root LP's
+				// duals: it is solved now, beside the branch and bound,
+				// rather than in the regrets' time.
+				root = startRootLP(ctx, lib, &cm.model, opt.solverOptions())
+				defer root.stop()
 			}
 			startAsg := cm.startPositions(r, startPlan)
 			if startAsg != nil {
@@ -149,11 +154,17 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				}
 			}
 			main, err = cm.solve(ctx, lib, r, hopt)
-			// An LP still running bounds nothing in time: stop it.
-			stopRootLP()
-			rootLP := math.NaN()
-			if lpBound != nil {
-				rootLP = <-lpBound
+			rootBound := math.NaN()
+			if root != nil {
+				if err == nil && main.status == highs.Optimal && certifiesAhead(r, &opt) {
+					// The regrets take its duals.
+					ahead = root
+				} else {
+					// An LP still running bounds nothing in time: stop it.
+					root.stop()
+					<-root.done
+					rootBound = root.bound
+				}
 			}
 			if err != nil {
 				return nil, err
@@ -192,8 +203,8 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			if main.bound > sol.Bound { // false for NaN
 				sol.Bound, sol.BoundFrom = main.bound, BoundMILP
 			}
-			if rootLP > sol.Bound { // false for NaN
-				sol.Bound, sol.BoundFrom = rootLP, BoundRootLP
+			if rootBound > sol.Bound { // false for NaN
+				sol.Bound, sol.BoundFrom = rootBound, BoundRootLP
 			}
 			if sres != nil && sres.bound > sol.Bound {
 				// The stopped search's bound holds too, and on these
@@ -247,12 +258,12 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			rctx, cancel = context.WithDeadline(ctx, sol.regretDeadline)
 			defer cancel()
 		}
-		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx}
+		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx, root: ahead}
 		if err := rg.compute(); err != nil {
 			return nil, err
 		}
 		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
-		sol.RegretCertified = rg.certified
+		sol.RegretCertified, sol.dualsAhead = rg.certified, rg.dualsAhead
 	}
 	<-localDone
 	sol.Local = local
