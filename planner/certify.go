@@ -40,6 +40,14 @@ import (
 // of a second at 5,000 columns), before the MILP of the whole core. Fewer
 // than certifyQueries queries are all re-solved: the interior point solve
 // that prices the certificates costs about as much as 50 warm re-solves.
+//
+// Under a time limit the cheap certificates should come first: on the
+// dense 1,000-node DAG, of the 1,794 certified queries 635 are certified
+// by their first region (170 columns on average) and 897 by their second
+// (985), while the queries no region certifies spend every round, up to
+// the column limit. So the rounds are taken in passes over every open
+// query (certifyPasses: the first region of each, then the second, then
+// the rest), each query going on from its last region.
 const (
 	certifyRounds     = 6
 	certifyColumns    = 10 // a tenth of the core's
@@ -48,6 +56,9 @@ const (
 	certifyQueries    = 100
 	certifyMinColumns = 500 // whatever the core's size
 )
+
+// certifyPasses are the rounds of each pass; they sum to certifyRounds.
+var certifyPasses = [...]int{1, 1, certifyRounds - 2}
 
 // columnLimit is the core's columns divided by fraction, at least
 // certifyMinColumns.
@@ -172,11 +183,17 @@ func (c *certifier) newWorker(s *highs.Solver) *certWorker {
 // certify answers query q exactly, or reports false: then it needs a
 // re-solve of the core. Its regions have at most maxColumns columns and
 // it tries at most rounds of them; with mip, each is solved with integral
-// x at once.
+// x at once. Without mip, a query whose rounds ran out while its region
+// still grew keeps that region in q.resume, and the next call goes on
+// from it (certificatePasses); any other end clears it.
 func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds, maxColumns int, mip bool) (bool, error) {
 	rg, cm := c.rg, c.rg.cm
 	m := &cm.model
 	region := slices.Clone(q.nodes)
+	if !mip && q.resume != nil {
+		region = q.resume
+	}
+	q.resume = nil
 	w.bestDelta = inf
 	opt := rg.opt.solverOptions()
 	opt.Presolve = highs.PresolveOff
@@ -328,6 +345,9 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 		if !grown {
 			return false, nil
 		}
+	}
+	if !mip {
+		q.resume = region
 	}
 	return false, nil
 }

@@ -102,6 +102,9 @@ func TestDifferential(t *testing.T) {
 			if sol.dualsAhead {
 				stats["duals solved beside the plan"]++
 			}
+			if sol.certifiedLater > 0 {
+				stats["certified in a later pass"]++
+			}
 			if sol.Model.ContractedKernels > 0 {
 				stats["kernels contracted"]++
 			}
@@ -146,7 +149,7 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("%d problems: %v", differentialProblems, stats)
 	// The generator must exercise every path; these fail if it drifts.
-	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "duals solved beside the plan", "certificate missed: re-solves", "re-solves",
+	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "duals solved beside the plan", "certified in a later pass", "certificate missed: re-solves", "re-solves",
 		"certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted"} {
 		if stats[k] == 0 {
 			t.Errorf("no problem exercised %q", k)

@@ -109,7 +109,9 @@
 //     cost meets a Lagrangian lower bound priced by the LP relaxation's
 //     interior-point duals (solved beside the plan's branch and bound, on
 //     the other processor, when the core's queries are known to be that
-//     many); only the rest are re-solved. Before both, a
+//     many), in passes over every query (each query's first region, then
+//     its second, then the rest: the cheap certificates first, should a
+//     time limit strike); only the rest are re-solved. Before both, a
 //     problem without budgets gives every query a plan that answers it (its
 //     nodes re-chosen exactly, the rest of the optimum kept; improve.go's
 //     windows): the upper end of the interval a time limit leaves, and

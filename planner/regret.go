@@ -55,6 +55,8 @@ type regrets struct {
 	certified int // queries answered by a certificate instead
 	// dualsAhead: the certificates' duals came from root.
 	dualsAhead bool
+	// certifiedLater counts the queries certified after the first pass.
+	certifiedLater int
 
 	mu                   sync.Mutex
 	lpSolves, milpSolves int
@@ -70,6 +72,9 @@ type query struct {
 	// in [known.lo, known.hi] (the optimum, and a plan that answers it;
 	// +Inf: none found yet). A time limit leaves the query there.
 	known struct{ lo, hi float64 }
+	// resume is the region a certificate pass left the query at, for the
+	// next pass to go on from (nil: none left to try).
+	resume []int
 }
 
 type interval struct{ lo, hi []float64 }
@@ -482,42 +487,10 @@ func (rg *regrets) solveQueries() error {
 		}
 	}
 	if cert != nil && rg.opt.certify != certifyFallback {
-		done := make([]bool, len(open))
-		err := rg.parallel(len(open), func(w int, next func() (int, bool)) error {
-			s, err := rg.lib.NewSolver()
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			cw := cert.newWorker(s)
-			for {
-				i, ok := next()
-				if !ok {
-					return nil
-				}
-				q := &rg.queries[open[i]]
-				if rg.fixedOut(q) {
-					q.lo, q.hi = inf, inf
-					done[i] = true
-					continue
-				}
-				if done[i], err = cert.certify(rg.ctx, q, cw, certifyRounds, cert.columnLimit(certifyColumns), false); err != nil {
-					return err
-				}
-			}
-		})
-		if err != nil {
+		var err error
+		if open, err = rg.certificatePasses(cert, open); err != nil {
 			return err
 		}
-		rest := open[:0]
-		for i, q := range open {
-			if done[i] {
-				rg.certified++
-			} else {
-				rest = append(rest, q)
-			}
-		}
-		open = rest
 	}
 	rg.solves = len(open)
 	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
@@ -534,6 +507,66 @@ func (rg *regrets) solveQueries() error {
 // parallel runs work on at most Options.Workers goroutines, which take the
 // indices 0 to n−1 from next; after an error the others stop at their next
 // call.
+// certificatePasses tries a certificate for each open query, in passes of
+// certifyPasses rounds each (certify.go), and returns the queries left
+// for re-solves.
+func (rg *regrets) certificatePasses(cert *certifier, open []int) ([]int, error) {
+	left := slices.Clone(open) // the queries a later pass goes on with
+	for pass, rounds := range certifyPasses {
+		done := make([]bool, len(left))
+		err := rg.parallel(len(left), func(w int, next func() (int, bool)) error {
+			s, err := rg.lib.NewSolver()
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			cw := cert.newWorker(s)
+			for {
+				i, ok := next()
+				if !ok {
+					return nil
+				}
+				q := &rg.queries[left[i]]
+				if pass == 0 && rg.fixedOut(q) {
+					q.lo, q.hi = inf, inf
+					done[i] = true
+					continue
+				}
+				if done[i], err = cert.certify(rg.ctx, q, cw, rounds, cert.columnLimit(certifyColumns), false); err != nil {
+					return err
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		next := left[:0]
+		for i, qi := range left {
+			switch q := &rg.queries[qi]; {
+			case done[i]:
+				rg.certified++
+				if pass > 0 {
+					rg.certifiedLater++
+				}
+			case q.resume != nil:
+				next = append(next, qi)
+			}
+		}
+		left = next
+	}
+	// Every query not certified is re-solved, in the order it was open.
+	rest := open[:0]
+	for _, qi := range open {
+		if math.IsNaN(rg.queries[qi].hi) {
+			rest = append(rest, qi)
+		}
+	}
+	for _, qi := range rest {
+		rg.queries[qi].resume = nil
+	}
+	return rest, nil
+}
+
 // certifiesAhead reports whether the regrets of r's core will price
 // certificates by the root LP's duals: by default, when the core's queries
 // (every explained core node's alternatives) are at least certifyQueries.

@@ -111,6 +111,9 @@ type Solution struct {
 	// dualsAhead: the regrets' certificates were priced by the root LP
 	// solved beside the plan's branch and bound (certifiesAhead).
 	dualsAhead bool
+	// certifiedLater counts the regrets' queries certified after the first
+	// pass of certificates (certificatePasses).
+	certifiedLater int
 }
 
 // A Choice is one node's chosen alternative.

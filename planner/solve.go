@@ -263,7 +263,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			return nil, err
 		}
 		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
-		sol.RegretCertified, sol.dualsAhead = rg.certified, rg.dualsAhead
+		sol.RegretCertified, sol.dualsAhead, sol.certifiedLater = rg.certified, rg.dualsAhead, rg.certifiedLater
 	}
 	<-localDone
 	sol.Local = local
