@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
 	"github.com/cklplan/cklplan/tasks"
@@ -140,6 +141,19 @@ func TestPlanShowsUnprovenRegrets(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "≥+") && !strings.Contains(text.String(), "…+") && !strings.Contains(text.String(), "  unproven  ") {
 		t.Errorf("no regret shown as an interval:\n%s", text.String())
+	}
+	// The reasons stay in one column, intervals and all: a rejected
+	// alternative's line is 6 spaces, the alternative in 14 columns, a
+	// space, the regret in 20 (an interval's width), a space, the reason.
+	pad := func(s string, n int) string {
+		return s + strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0))
+	}
+	for _, c := range r.Choices {
+		for _, rj := range c.Rejected {
+			if want := "      " + pad(rj.Alternative, 14) + " " + pad(regretText(rj), 20) + " " + rj.Reason + "\n"; !strings.Contains(text.String(), want) {
+				t.Errorf("no line %q in\n%s", want, text.String())
+			}
+		}
 	}
 }
 

@@ -104,6 +104,11 @@ func (r *Result) WriteText(w io.Writer) error {
 			b = b[:0]
 		}
 	}
+	// An interval "+lower…+upper" is about twice as wide as a regret.
+	regretWidth := 10
+	if r.UnprovenRegrets > 0 {
+		regretWidth = 20
+	}
 	for _, c := range r.Choices {
 		b = append(b, "  "...)
 		b = append(b, c.Invocation...)
@@ -127,7 +132,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			b = append(b, "      "...)
 			b = appendPadded(b, rj.Alternative, 14)
 			b = append(b, ' ')
-			b = appendPadded(b, regretText(rj), 10)
+			b = appendPadded(b, regretText(rj), regretWidth)
 			b = append(b, ' ')
 			b = append(b, rj.Reason...)
 			b = append(b, '\n')
