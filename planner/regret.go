@@ -82,16 +82,7 @@ type interval struct{ lo, hi []float64 }
 func (rg *regrets) compute() error {
 	in := rg.r.in
 	n := len(in.p.Nodes)
-	explain := make([]bool, n)
-	if rg.opt.Explain == nil {
-		for v := range explain {
-			explain[v] = true
-		}
-	} else {
-		for _, v := range rg.opt.Explain {
-			explain[v] = true
-		}
-	}
+	explain := explained(rg.opt, n)
 	order := rg.r.order
 	needed := make([]bool, len(order))
 	for i := range order {
@@ -504,9 +495,6 @@ func (rg *regrets) solveQueries() error {
 	})
 }
 
-// parallel runs work on at most Options.Workers goroutines, which take the
-// indices 0 to n−1 from next; after an error the others stop at their next
-// call.
 // certificatePasses tries a certificate for each open query, in passes of
 // certifyPasses rounds each (certify.go), and returns the queries left
 // for re-solves.
@@ -574,19 +562,32 @@ func certifiesAhead(r *reduction, opt *Options) bool {
 	if opt.NoRegrets || opt.certify != certifyAuto && opt.certify != certifyAlways {
 		return false
 	}
-	explain := func(int) bool { return true }
-	if opt.Explain != nil {
-		explain = func(v int) bool { return slices.Contains(opt.Explain, v) }
-	}
+	explain := explained(opt, len(r.in.p.Nodes))
 	n := 0
 	for _, v := range r.core {
-		if explain(v) {
+		if explain[v] {
 			n += len(r.in.domain[v])
 		}
 	}
 	return opt.certify == certifyAlways || n >= certifyQueries
 }
 
+// explained marks the nodes of n whose regrets opt asks for: every one
+// without Options.Explain.
+func explained(opt *Options, n int) []bool {
+	explain := make([]bool, n)
+	for v := range explain {
+		explain[v] = opt.Explain == nil
+	}
+	for _, v := range opt.Explain {
+		explain[v] = true
+	}
+	return explain
+}
+
+// parallel runs work on at most Options.Workers goroutines, which take the
+// indices 0 to n−1 from next; after an error the others stop at their next
+// call.
 func (rg *regrets) parallel(n int, work func(w int, next func() (int, bool)) error) error {
 	if n == 0 {
 		return nil
