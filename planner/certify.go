@@ -287,7 +287,11 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 			for k, j := range w.cols {
 				small.Columns[k].Integer = cm.cols[j].kind == colX
 			}
-			if res, err = w.s.Solve(ctx, &small, rg.opt.solverOptions()); err != nil {
+			mopt := rg.opt.solverOptions()
+			if start := c.queryStart(q, w); feasibleStart(&small, start) {
+				mopt.Start, mopt.NoFeasibilityJump = start, true
+			}
+			if res, err = w.s.Solve(ctx, &small, mopt); err != nil {
 				return false, err
 			}
 			if res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
@@ -350,6 +354,23 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 		q.resume = region
 	}
 	return false, nil
+}
+
+// queryStart is the small LP's point of the optimum with each of q's
+// nodes moved to the first position of its set where it is outside: a
+// plan of the query, when the kept rows hold there. It uses w.asg.
+func (c *certifier) queryStart(q *query, w *certWorker) []float64 {
+	copy(w.asg, c.rg.asg)
+	for qi, v := range q.nodes {
+		if !slices.Contains(q.sets[qi], w.asg[v]) {
+			w.asg[v] = q.sets[qi][0]
+		}
+	}
+	start := make([]float64, len(w.cols))
+	for k, j := range w.cols {
+		start[k] = c.rg.cm.colValue(c.rg.r, j, w.asg)
+	}
+	return start
 }
 
 // choose sets w.asg to the optimum outside the region and to the small

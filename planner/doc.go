@@ -83,7 +83,10 @@
 //     its LP relaxation is solved beside HiGHS by the interior point method
 //     (rootbound.go), whose duals prove a Lagrangian bound in case HiGHS
 //     stops inside its own root LP (else the bound is the execution floor,
-//     every node's cheapest alternative). A
+//     every node's cheapest alternative). A start that is a plan of the
+//     core (no budget broken) turns HiGHS's feasibility jump off: it would
+//     only look for a feasible point, and took 10–30 % of the solve on dense
+//     1,000-node DAGs; the regrets' MILPs do the same with theirs. A
 //     solve stopped before HiGHS took up its start returns the start. An
 //     empty core makes no HiGHS call. Should the core's MILP have more columns than the whole
 //     problem's (dense graphs, where tables pile up in the core), the

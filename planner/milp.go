@@ -104,6 +104,25 @@ func (cm *coreModel) point(r *reduction, asg []int) []float64 {
 	return x
 }
 
+// feasibleStart reports whether x, a point of m's columns, satisfies m's
+// bounds and rows (budgets to budgetTolerance): HiGHS then takes it as its
+// first incumbent, and its feasibility jump could only look for what it
+// has (highs.Options.NoFeasibilityJump).
+func feasibleStart(m *highs.Model, x []float64) bool {
+	for j, c := range m.Columns {
+		if x[j] < c.Lower || x[j] > c.Upper {
+			return false
+		}
+	}
+	for i, row := range m.Rows {
+		a := m.Activity(i, x)
+		if a < row.Lower-budgetTolerance(row.Lower) || a > row.Upper+budgetTolerance(row.Upper) {
+			return false
+		}
+	}
+	return true
+}
+
 // colValue is column j's value at a full assignment.
 func (cm *coreModel) colValue(r *reduction, j int, asg []int) float64 {
 	in := r.in

@@ -770,6 +770,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bo
 		ub = math.Min(ub, q.known.hi)
 		opt := base
 		opt.Start = rg.cm.point(rg.r, point)
+		opt.NoFeasibilityJump = feasibleStart(&m, opt.Start)
 		res, err = s.Solve(rg.ctx, &m, opt)
 		for _, ch := range restore {
 			m.Columns[ch.Col].Upper = ch.Upper

@@ -145,6 +145,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			startAsg := cm.startPositions(r, startPlan)
 			if startAsg != nil {
 				hopt.Start = cm.point(r, startAsg)
+				hopt.NoFeasibilityJump = feasibleStart(&cm.model, hopt.Start)
 			}
 			if opt.Progress != nil {
 				offset := r.offset

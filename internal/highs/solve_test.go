@@ -776,6 +776,7 @@ presolve = choose
 time_limit = +Inf
 mip_rel_gap = 0.0001
 mip_abs_gap = 1e-06
+mip_heuristic_run_feasibility_jump = true
 `
 	tests := []struct {
 		name string
@@ -793,6 +794,8 @@ mip_abs_gap = 1e-06
 			strings.Replace(defaults, "presolve = choose", "presolve = off", 1)},
 		{"presolve on", highs.Options{Presolve: highs.PresolveOn},
 			strings.Replace(defaults, "presolve = choose", "presolve = on", 1)},
+		{"no feasibility jump", highs.Options{NoFeasibilityJump: true},
+			strings.Replace(defaults, "mip_heuristic_run_feasibility_jump = true", "mip_heuristic_run_feasibility_jump = false", 1)},
 		{"back to the zero value", highs.Options{}, defaults},
 	}
 	k := randomKnapsack(10, 5)

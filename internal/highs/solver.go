@@ -408,6 +408,9 @@ func setOptions(c *cfuncs, h uintptr, opt Options) error {
 		{"random_seed", c.setIntOptionValue(h, "random_seed", highsInt(opt.Seed)) != cStatusError},
 		{"presolve", c.setStringOptionValue(h, "presolve", opt.Presolve.String()) != cStatusError},
 	}
+	if opt.NoFeasibilityJump {
+		sets = append(sets, set{"mip_heuristic_run_feasibility_jump", c.setBoolOptionValue(h, "mip_heuristic_run_feasibility_jump", 0) != cStatusError})
+	}
 	if opt.TimeLimit > 0 {
 		sets = append(sets, set{"time_limit", c.setDoubleOptionValue(h, "time_limit", opt.TimeLimit.Seconds()) != cStatusError})
 	}
@@ -441,6 +444,7 @@ var controlledOptions = []struct{ name, kind string }{
 	{"time_limit", "double"},
 	{"mip_rel_gap", "double"},
 	{"mip_abs_gap", "double"},
+	{"mip_heuristic_run_feasibility_jump", "bool"},
 }
 
 // optionText reads back, from HiGHS, the options Solve controls: one
