@@ -103,6 +103,12 @@ type Solution struct {
 	// whose cost a lower bound from the LP relaxation's duals meets. Most
 	// need no re-solve; those after an LP re-solve with fractional choices
 	// (counted in RegretSolves too) need no MILP re-solve.
+	//
+	// RegretMILPSolves and RegretCertified count work, and can differ from
+	// run to run with more than one worker (never the regrets themselves):
+	// an LP re-solve starts from the basis its worker's last query left,
+	// and on a degenerate LP whether its choice comes out fractional can
+	// depend on which queries that worker took before.
 	RegretCertified int
 	// Local is the plan that takes each node's locally cheapest alternative.
 	Local LocalChoice
