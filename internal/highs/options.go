@@ -44,7 +44,8 @@ type Options struct {
 	// NoFeasibilityJump skips HiGHS's feasibility jump, a heuristic that
 	// looks for a feasible point before a MIP's root LP. HiGHS 1.15 runs
 	// it even when Start is one; there it is time spent finding what the
-	// caller gave (20–30 % of the solve on a dense 1,000-node core).
+	// caller gave (10–30 % of the solve on dense 1,000-node cores). It
+	// is a hint for speed: a HiGHS without the option ignores it.
 	NoFeasibilityJump bool
 }
 

@@ -409,7 +409,9 @@ func setOptions(c *cfuncs, h uintptr, opt Options) error {
 		{"presolve", c.setStringOptionValue(h, "presolve", opt.Presolve.String()) != cStatusError},
 	}
 	if opt.NoFeasibilityJump {
-		sets = append(sets, set{"mip_heuristic_run_feasibility_jump", c.setBoolOptionValue(h, "mip_heuristic_run_feasibility_jump", 0) != cStatusError})
+		// A hint for speed (Options): a HiGHS without the option may
+		// refuse it.
+		c.setBoolOptionValue(h, "mip_heuristic_run_feasibility_jump", 0)
 	}
 	if opt.TimeLimit > 0 {
 		sets = append(sets, set{"time_limit", c.setDoubleOptionValue(h, "time_limit", opt.TimeLimit.Seconds()) != cStatusError})
