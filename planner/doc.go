@@ -86,7 +86,9 @@
 //     every node's cheapest alternative). A start that is a plan of the
 //     core (no budget broken) turns HiGHS's feasibility jump off: it would
 //     only look for a feasible point, and took 10–30 % of the solve on dense
-//     1,000-node DAGs; the regrets' MILPs do the same with theirs. A
+//     1,000-node DAGs; the regrets' MILPs do the same with theirs. A core
+//     without budgets is solved without HiGHS's presolve, whose work the
+//     reduction has done (the whole model under NoReduce keeps it). A
 //     solve stopped before HiGHS took up its start returns the start. An
 //     empty core makes no HiGHS call. Should the core's MILP have more columns than the whole
 //     problem's (dense graphs, where tables pile up in the core), the

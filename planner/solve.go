@@ -142,11 +142,12 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				root = startRootLP(ctx, lib, &cm.model, opt.solverOptions())
 				defer root.stop()
 			}
-			if len(p.Budgets) == 0 {
+			if len(p.Budgets) == 0 && !opt.NoReduce {
 				// The core without budgets is the marginalization LP of
 				// what the reduction left; HiGHS's presolve removes about
 				// a fifth of its rows and costs more than it saves (15–30 %
-				// of the solve on dense 1,000-node DAGs, --no-reduce too).
+				// of the solve on dense 1,000-node DAGs). The whole model
+				// keeps it: without it the 10k transformer's took 2×.
 				hopt.Presolve = highs.PresolveOff
 			}
 			startAsg := cm.startPositions(r, startPlan)
