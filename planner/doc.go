@@ -140,6 +140,8 @@
 //     alternative whose regret is within 1e-6 relative of 0 has Tie set.
 //   - Failures: *InvalidError for a malformed Problem; *InfeasibleError
 //     (errors.Is ErrInfeasible) with the conflicting budgets, nodes and groups
-//     from HiGHS's IIS; ErrNoPlan when a limit stops the solve before any plan;
+//     from HiGHS's IIS, and what every plan takes at least of each budget
+//     in it (Plan's *PlanInfeasibleError names them after the graph and
+//     writes them as text or JSON); ErrNoPlan when a limit stops the solve before any plan;
 //     a time limit after a plan returns it with Status TimeLimit and its gap.
 package planner

@@ -57,7 +57,8 @@ func ExampleSolve() {
 	fmt.Printf("local choice: %v ns, saving %v ns\n", sol.Local.Cost, sol.Local.Cost-sol.Objective)
 
 	// A conversion that needs shared-memory scratch, under a budget too
-	// small for it, is infeasible; the error names the budget.
+	// small for it, is infeasible; the error names the budget and what
+	// every plan takes of it.
 	p.Budgets = []planner.Budget{{Name: "smem", Capacity: 1024}}
 	p.Groups[0].Pairs[1].Uses = []planner.Use{{Budget: 0, Amount: 4096}}
 	p.Pin(0, "rowwise", "pinned by the caller")
@@ -65,6 +66,7 @@ func ExampleSolve() {
 	var inf *planner.InfeasibleError
 	if errors.As(err, &inf) {
 		fmt.Println("infeasible; budgets in conflict:", inf.Budgets, errors.Is(err, planner.ErrInfeasible))
+		fmt.Println("smem: capacity", p.Budgets[0].Capacity, "but every plan takes at least", inf.Least[0])
 	}
 	// Output:
 	// optimal: 94 ns (bound 94), 3 of 3 nodes eliminated
@@ -75,4 +77,5 @@ func ExampleSolve() {
 	//   dequant.out: frag→frag, 0 ns, consumers [0 1]
 	// local choice: 95 ns, saving 1 ns
 	// infeasible; budgets in conflict: [0] true
+	// smem: capacity 1024 but every plan takes at least 4096
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,9 +149,49 @@ func TestInfeasibleEvidence(t *testing.T) {
 		if !slices.Equal(inf.Budgets, []int{1}) || !slices.Equal(inf.Nodes, []int{0, 1}) {
 			t.Errorf("evidence %+v, want budget 1 and nodes 0, 1", inf)
 		}
+		// a takes at least 3 (big), b 3: every plan at least 6 of smem's 5.
+		if !slices.Equal(inf.Least, []float64{6}) || len(inf.NodeLeast) != 2 ||
+			!slices.Equal(inf.NodeLeast[0], []float64{3}) || !slices.Equal(inf.NodeLeast[1], []float64{3}) {
+			t.Errorf("least uses %v, per node %v; want [6], [[3] [3]]", inf.Least, inf.NodeLeast)
+		}
+		if !strings.Contains(err.Error(), "budget smem (capacity 5; every plan takes at least 6)") {
+			t.Errorf("the error does not say the budget's need: %v", err)
+		}
+	}
+	// Two budgets that three nodes share between them: each node can take
+	// 2 of either, 6 in all against 4. Neither budget alone is short.
+	p2 := &Problem{Budgets: []Budget{{Name: "regs", Capacity: 2}, {Name: "smem", Capacity: 2}}}
+	for _, name := range []string{"a", "b", "c"} {
+		p2.Nodes = append(p2.Nodes, Node{Name: name, Alternatives: []Alternative{
+			{ID: "in_regs", Uses: []Use{{Budget: 0, Amount: 2}}}, {ID: "in_smem", Uses: []Use{{Budget: 1, Amount: 2}}}}})
+	}
+	_, err := Solve(context.Background(), p2, Options{})
+	var inf2 *InfeasibleError
+	if !errors.As(err, &inf2) || !slices.Equal(inf2.Budgets, []int{0, 1}) || !slices.Equal(inf2.Least, []float64{0, 0}) {
+		t.Fatalf("%v (%+v), want both budgets in conflict, neither short alone", err, inf2)
+	}
+	if !strings.Contains(err.Error(), "budget regs (capacity 2);") {
+		t.Errorf("the error does not say the capacity alone: %v", err)
+	}
+	// A fan-out's scratch counts once: both consumers can take C, whose
+	// conversion needs 3, against a capacity of 2.
+	p3 := &Problem{
+		Nodes: []Node{{Name: "p", Alternatives: []Alternative{{ID: "a"}}},
+			{Name: "c1", Alternatives: []Alternative{{ID: "b"}, {ID: "c"}}},
+			{Name: "c2", Alternatives: []Alternative{{ID: "c"}}}},
+		Groups: []Group{{Name: "p.out", Producer: 0, Sources: []string{"A"},
+			Consumers: []Consumer{{Node: 1, Targets: []string{"B", "C"}}, {Node: 2, Targets: []string{"C"}}},
+			Pairs: []Pair{{Source: "A", Target: "B", Cost: 1, Uses: []Use{{Budget: 0, Amount: 5}}},
+				{Source: "A", Target: "C", Cost: 1, Uses: []Use{{Budget: 0, Amount: 3}}}}}},
+		Budgets: []Budget{{Name: "smem", Capacity: 2}},
+	}
+	_, err = Solve(context.Background(), p3, Options{NoReduce: true})
+	var inf3 *InfeasibleError
+	if !errors.As(err, &inf3) || !slices.Equal(inf3.Least, []float64{3}) {
+		t.Errorf("%v (%+v), want every plan to take at least 3 of smem", err, inf3)
 	}
 	p.Forbid(2, "x", "the target lacks the feature")
-	_, err := Solve(context.Background(), p, Options{})
+	_, err = Solve(context.Background(), p, Options{})
 	var inf *InfeasibleError
 	if !errors.As(err, &inf) || !slices.Equal(inf.Empty, []int{2}) {
 		t.Errorf("%v, want node 2 without alternatives", err)

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
 	"github.com/cklplan/cklplan/tasks"
+	json "github.com/goccy/go-json"
 )
 
 // PlanOptions control Plan. The zero value plans on the graph's target with
@@ -262,28 +264,94 @@ func (lw *lowering) namedError(err error) error {
 	if !asInfeasible(err, &ie) {
 		return err
 	}
-	var names []string
+	pe := &PlanInfeasibleError{Graph: lw.graph.Name(), Target: lw.target.Name, Note: ie.Note, Err: err}
 	for _, v := range ie.Empty {
-		names = append(names, "invocation "+lw.invs[v].ID+" has no alternative left")
+		pe.NoAlternative = append(pe.NoAlternative, lw.invs[v].ID)
+		pe.Conflict = append(pe.Conflict, "invocation "+lw.invs[v].ID+" has no alternative left")
 	}
-	for _, b := range ie.Budgets {
-		names = append(names, lw.problem.Budgets[b].Name)
+	for k, b := range ie.Budgets {
+		bc := BudgetConflict{Name: lw.problem.Budgets[b].Name, Capacity: lw.problem.Budgets[b].Capacity}
+		if k < len(ie.Least) {
+			bc.LeastUse = ie.Least[k]
+		}
+		pe.Budgets = append(pe.Budgets, bc)
+		pe.Conflict = append(pe.Conflict, bc.Name+budgetNeed(bc.Capacity, bc.LeastUse))
 	}
-	for _, v := range ie.Nodes {
-		names = append(names, "invocation "+lw.invs[v].ID)
+	for i, v := range ie.Nodes {
+		ic := InvocationConflict{ID: lw.invs[v].ID}
+		var takes []string
+		if i < len(ie.NodeLeast) {
+			for k, least := range ie.NodeLeast[i] {
+				if least > 0 {
+					ic.LeastUse = append(ic.LeastUse, LeastUse{Budget: pe.Budgets[k].Name, Amount: least})
+					take := fmtAmount(least)
+					if len(ie.Budgets) > 1 {
+						take += " of " + pe.Budgets[k].Name
+					}
+					takes = append(takes, take)
+				}
+			}
+		}
+		pe.Invocations = append(pe.Invocations, ic)
+		name := "invocation " + ic.ID
+		if len(takes) > 0 {
+			name += " (at least " + strings.Join(takes, ", ") + " in any alternative)"
+		}
+		pe.Conflict = append(pe.Conflict, name)
 	}
 	for _, gr := range ie.Groups {
-		names = append(names, "boundaries of "+lw.problem.Groups[gr].Name)
+		pe.Boundaries = append(pe.Boundaries, lw.problem.Groups[gr].Name)
+		pe.Conflict = append(pe.Conflict, "boundaries of "+lw.problem.Groups[gr].Name)
 	}
-	return &PlanInfeasibleError{Conflict: names, Err: err}
+	return pe
 }
 
 // A PlanInfeasibleError says no plan of the graph exists, naming the
-// invocations, kernels and boundaries in conflict; it wraps the solver's
-// *InfeasibleError.
+// invocations, kernels and boundaries in conflict: HiGHS's irreducible
+// infeasible subset of the whole MILP's rows, with what each budget and
+// invocation in it takes at least. It wraps the solver's *InfeasibleError.
+// WriteText and WriteJSON report it as cklplan plan does.
 type PlanInfeasibleError struct {
+	Graph, Target string
+	// Conflict says each member of the conflict in words, in the order
+	// NoAlternative, Budgets, Invocations, Boundaries.
 	Conflict []string
-	Err      error
+	// NoAlternative lists the invocations whose every alternative was
+	// removed (pins, missing features); no solve was needed.
+	NoAlternative []string
+	Budgets       []BudgetConflict
+	Invocations   []InvocationConflict
+	// Boundaries names the producer ports whose conversion rows are in the
+	// conflict (a conversion that cannot be made, or whose scratch does not
+	// fit).
+	Boundaries []string
+	// Note says why there is no conflict set, when there is none.
+	Note string
+	Err  error
+}
+
+// A BudgetConflict is a budget in the conflict: its capacity, and a lower
+// bound on what every plan takes of it (each invocation's least use over
+// its alternatives left and each boundary's least scratch, summed). Where
+// LeastUse exceeds Capacity, the budget alone rules out every plan.
+type BudgetConflict struct {
+	Name     string  `json:"name"`
+	Capacity float64 `json:"capacity"`
+	LeastUse float64 `json:"least_use"`
+}
+
+// An InvocationConflict is an invocation whose choice is in the conflict,
+// with the least it takes of each budget in the conflict (where more than
+// none) over its alternatives left.
+type InvocationConflict struct {
+	ID       string     `json:"id"`
+	LeastUse []LeastUse `json:"least_use"`
+}
+
+// A LeastUse is the least amount of a named budget an invocation takes.
+type LeastUse struct {
+	Budget string  `json:"budget"`
+	Amount float64 `json:"amount"`
 }
 
 func (e *PlanInfeasibleError) Error() string {
@@ -291,6 +359,62 @@ func (e *PlanInfeasibleError) Error() string {
 		return e.Err.Error()
 	}
 	return "planner: no feasible plan; in conflict: " + strings.Join(e.Conflict, "; ")
+}
+
+// WriteText writes the infeasibility for people: the graph, then each
+// member of the conflict on a line.
+func (e *PlanInfeasibleError) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no feasible plan of %s on %s\n", e.Graph, e.Target)
+	if len(e.Conflict) == 0 {
+		fmt.Fprintf(&b, "\n%s\n", e.Err)
+	} else {
+		b.WriteString("\nin conflict (an irreducible infeasible subset of the model's constraints)\n")
+		for _, c := range e.Conflict {
+			b.WriteString("  " + c + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the infeasibility for programs (docs/plan-format.md,
+// "No feasible plan").
+func (e *PlanInfeasibleError) WriteJSON(w io.Writer) error {
+	type conflict struct {
+		NoAlternative []string             `json:"no_alternative"`
+		Budgets       []BudgetConflict     `json:"budgets"`
+		Invocations   []InvocationConflict `json:"invocations"`
+		Boundaries    []string             `json:"boundaries"`
+		Note          string               `json:"note,omitempty"`
+	}
+	c := conflict{NoAlternative: e.NoAlternative, Budgets: e.Budgets, Invocations: slices.Clone(e.Invocations), Boundaries: e.Boundaries, Note: e.Note}
+	for _, l := range []*[]string{&c.NoAlternative, &c.Boundaries} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	if c.Budgets == nil {
+		c.Budgets = []BudgetConflict{}
+	}
+	if c.Invocations == nil {
+		c.Invocations = []InvocationConflict{}
+	}
+	for i := range c.Invocations {
+		if c.Invocations[i].LeastUse == nil {
+			c.Invocations[i].LeastUse = []LeastUse{}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Graph    string   `json:"graph"`
+		Target   string   `json:"target"`
+		Status   string   `json:"status"`
+		Message  string   `json:"message"`
+		Conflict conflict `json:"conflict"`
+	}{e.Graph, e.Target, "infeasible", e.Error(), c})
 }
 
 func (e *PlanInfeasibleError) Unwrap() error { return e.Err }

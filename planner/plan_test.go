@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	json "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cklplan/cklplan/conversion"
@@ -717,12 +718,49 @@ func TestInfeasibleNamesTheConflict(t *testing.T) {
 	if err == nil || !asPlanInfeasible(err, &pe) {
 		t.Fatalf("Plan = %v, want a *PlanInfeasibleError", err)
 	}
-	if !strings.Contains(err.Error(), "kernel gemm_kernel: shared memory") {
-		t.Errorf("the error does not name the budget: %v", err)
+	// The kernel's shared memory is 40,000 B; mma takes 32,768 B and
+	// load_b 16,384 B in every alternative.
+	for _, want := range []string{"kernel gemm_kernel: shared memory (bytes) (capacity 40000; every plan takes at least 49152)",
+		"invocation mma (at least 32768 in any alternative)", "invocation load_b (at least 16384 in any alternative)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
 	}
 	var ie *InfeasibleError
 	if !asInfeasible(err, &ie) {
 		t.Errorf("the solver's *InfeasibleError is not kept: %v", err)
+	}
+	want := []BudgetConflict{{Name: "kernel gemm_kernel: shared memory (bytes)", Capacity: 40000, LeastUse: 49152}}
+	if !slices.Equal(pe.Budgets, want) {
+		t.Errorf("budgets %+v, want %+v", pe.Budgets, want)
+	}
+	var buf bytes.Buffer
+	if err := pe.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Status   string `json:"status"`
+		Conflict struct {
+			Budgets     []BudgetConflict     `json:"budgets"`
+			Invocations []InvocationConflict `json:"invocations"`
+			Boundaries  []string             `json:"boundaries"`
+		} `json:"conflict"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, buf.Bytes())
+	}
+	if doc.Status != "infeasible" || !slices.Equal(doc.Conflict.Budgets, want) || len(doc.Conflict.Invocations) != 2 ||
+		doc.Conflict.Invocations[1].ID != "mma" || !slices.Equal(doc.Conflict.Invocations[1].LeastUse, []LeastUse{{Budget: want[0].Name, Amount: 32768}}) ||
+		doc.Conflict.Boundaries == nil {
+		t.Errorf("JSON %s", buf.Bytes())
+	}
+	buf.Reset()
+	if err := pe.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "no feasible plan of shared-memory-budget on h200\n") ||
+		!strings.Contains(buf.String(), "\n  invocation mma (at least 32768 in any alternative)\n") {
+		t.Errorf("text:\n%s", buf.String())
 	}
 }
 

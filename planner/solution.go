@@ -208,6 +208,14 @@ type InfeasibleError struct {
 	Budgets []int // budgets in the conflict
 	Nodes   []int // nodes whose choice row is in the conflict
 	Groups  []int // groups whose conversion rows are in the conflict
+	// Least parallels Budgets: a lower bound on the budget's resource that
+	// any plan takes: each node's least use over the alternatives it has
+	// left, and each group's least conversion scratch, summed. Above the
+	// budget's capacity, the budget alone rules out every plan.
+	Least []float64
+	// NodeLeast parallels Nodes: the node's least use of each budget of
+	// Budgets, over the alternatives it has left.
+	NodeLeast [][]float64
 	// Rows names every row of the conflict, in model order.
 	Rows []string
 	// Note says why there is no conflict set, when there is none (an

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/cklplan/cklplan/internal/highs"
@@ -426,7 +427,109 @@ func infeasible(ctx context.Context, in *instance, opt Options) error {
 		slices.Sort(*l)
 		*l = slices.Compact(*l)
 	}
+	e.Least = make([]float64, len(e.Budgets))
+	for k, b := range e.Budgets {
+		for v := range in.p.Nodes {
+			e.Least[k] += in.leastUse(v, b)
+		}
+		for gi := range in.p.Groups {
+			e.Least[k] += in.leastScratch(gi, b)
+		}
+	}
+	for i, cb := range conf.Rows {
+		if ref := full.rows[cb.Index]; ref.kind == rowBudget {
+			k, _ := slices.BinarySearch(e.Budgets, ref.budget)
+			e.Rows[i] += budgetNeed(in.p.Budgets[ref.budget].Capacity, e.Least[k])
+		}
+	}
+	e.NodeLeast = make([][]float64, len(e.Nodes))
+	for i, v := range e.Nodes {
+		e.NodeLeast[i] = make([]float64, len(e.Budgets))
+		for k, b := range e.Budgets {
+			e.NodeLeast[i][k] = in.leastUse(v, b)
+		}
+	}
 	return e
+}
+
+// leastScratch is a lower bound on the amount of budget b that group gi's
+// conversions take in any plan: for each source its producer has left, the
+// most over its consumers of the least scratch a convertible target they
+// have left needs (exact for a group of one consumer), and the least of
+// that over the sources.
+func (in *instance) leastScratch(gi, b int) float64 {
+	g := &in.p.Groups[gi]
+	var use map[[2]string]float64 // convertible pair → its amount of b
+	scratch := false
+	for _, pr := range g.Pairs {
+		if math.IsInf(pr.Cost, 1) {
+			continue
+		}
+		amt := 0.0
+		for _, u := range pr.Uses {
+			if u.Budget == b {
+				amt += u.Amount
+			}
+		}
+		if use == nil {
+			use = map[[2]string]float64{}
+		}
+		use[[2]string{pr.Source, pr.Target}] = amt
+		scratch = scratch || amt > 0
+	}
+	if !scratch {
+		return 0
+	}
+	least := inf
+	for _, a := range in.domain[g.Producer] {
+		src := g.Sources[a]
+		most := 0.0
+		for _, c := range g.Consumers {
+			cl := inf
+			for _, k := range in.domain[c.Node] {
+				if amt, ok := use[[2]string{src, c.Targets[k]}]; ok {
+					cl = math.Min(cl, amt)
+				}
+			}
+			most = math.Max(most, cl)
+		}
+		least = math.Min(least, most)
+	}
+	if math.IsInf(least, 1) {
+		return 0 // nothing converts: the conversion rows say so
+	}
+	return least
+}
+
+// budgetNeed says a budget's capacity and the least of it every plan takes,
+// when that is more than none.
+func budgetNeed(capacity, least float64) string {
+	if least > 0 {
+		return " (capacity " + fmtAmount(capacity) + "; every plan takes at least " + fmtAmount(least) + ")"
+	}
+	return " (capacity " + fmtAmount(capacity) + ")"
+}
+
+// fmtAmount writes a resource amount in full, without an exponent.
+func fmtAmount(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// leastUse is the least amount of budget b that node v's alternatives left
+// take.
+func (in *instance) leastUse(v, b int) float64 {
+	least := inf
+	for _, a := range in.domain[v] {
+		use := 0.0
+		for _, u := range in.p.Nodes[v].Alternatives[a].Uses {
+			if u.Budget == b {
+				use += u.Amount
+			}
+		}
+		least = math.Min(least, use)
+	}
+	if math.IsInf(least, 1) {
+		return 0 // no alternative left: named in Empty, not here
+	}
+	return least
 }
 
 func sizeOf(m *highs.Model) ModelSize {

@@ -168,11 +168,29 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	if err == nil {
 		res, err = res.WithWitnesses(form)
 	}
+	var pe *planner.PlanInfeasibleError
+	if errors.As(err, &pe) {
+		return infeasibleResult{pe}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	return planResult{res}, nil
 }
+
+// infeasibleResult reports a graph no plan fits: the conflict on stdout
+// (text or JSON; nothing to draw for dot), the error on stderr, exit 1.
+type infeasibleResult struct{ *planner.PlanInfeasibleError }
+
+func (r infeasibleResult) writeText(w io.Writer, format string) error {
+	if format == "dot" {
+		return nil
+	}
+	return r.WriteText(w)
+}
+
+func (r infeasibleResult) writeJSON(w io.Writer) error { return r.WriteJSON(w) }
+func (r infeasibleResult) failure() error              { return r.PlanInfeasibleError }
 
 // isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
