@@ -292,10 +292,28 @@ func (lw *lowering) namedError(err error) error {
 				}
 			}
 		}
+		// The alternatives removed before solving (pins, forbids, the
+		// target's features) narrow the choice: say why.
+		for _, alt := range lw.problem.Nodes[v].Alternatives {
+			if alt.Removed != "" && !slices.Contains(ic.Removed, alt.Removed) {
+				ic.Removed = append(ic.Removed, alt.Removed)
+			}
+		}
 		pe.Invocations = append(pe.Invocations, ic)
-		name := "invocation " + ic.ID
+		var says []string
 		if len(takes) > 0 {
-			name += " (at least " + strings.Join(takes, ", ") + " in any alternative)"
+			left := ""
+			if len(ic.Removed) > 0 {
+				left = " left"
+			}
+			says = append(says, "at least "+strings.Join(takes, ", ")+" in every alternative"+left)
+		}
+		if len(ic.Removed) > 0 {
+			says = append(says, "others removed: "+strings.Join(ic.Removed, "; "))
+		}
+		name := "invocation " + ic.ID
+		if len(says) > 0 {
+			name += " (" + strings.Join(says, "; ") + ")"
 		}
 		pe.Conflict = append(pe.Conflict, name)
 	}
@@ -342,10 +360,13 @@ type BudgetConflict struct {
 
 // An InvocationConflict is an invocation whose choice is in the conflict,
 // with the least it takes of each budget in the conflict (where more than
-// none) over its alternatives left.
+// none) over its alternatives left, and why the others are gone.
 type InvocationConflict struct {
 	ID       string     `json:"id"`
 	LeastUse []LeastUse `json:"least_use"`
+	// Removed says why its other alternatives were removed before solving
+	// (a pin, a forbid, a feature the target lacks), each reason once.
+	Removed []string `json:"removed"`
 }
 
 // A LeastUse is the least amount of a named budget an invocation takes.
@@ -403,6 +424,9 @@ func (e *PlanInfeasibleError) WriteJSON(w io.Writer) error {
 	for i := range c.Invocations {
 		if c.Invocations[i].LeastUse == nil {
 			c.Invocations[i].LeastUse = []LeastUse{}
+		}
+		if c.Invocations[i].Removed == nil {
+			c.Invocations[i].Removed = []string{}
 		}
 	}
 	enc := json.NewEncoder(w)

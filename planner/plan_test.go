@@ -721,7 +721,7 @@ func TestInfeasibleNamesTheConflict(t *testing.T) {
 	// The kernel's shared memory is 40,000 B; mma takes 32,768 B and
 	// load_b 16,384 B in every alternative.
 	for _, want := range []string{"kernel gemm_kernel: shared memory (bytes) (capacity 40000; every plan takes at least 49152)",
-		"invocation mma (at least 32768 in any alternative)", "invocation load_b (at least 16384 in any alternative)"} {
+		"invocation mma (at least 32768 in every alternative)", "invocation load_b (at least 16384 in every alternative)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
@@ -759,7 +759,7 @@ func TestInfeasibleNamesTheConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(buf.String(), "no feasible plan of shared-memory-budget on h200\n") ||
-		!strings.Contains(buf.String(), "\n  invocation mma (at least 32768 in any alternative)\n") {
+		!strings.Contains(buf.String(), "\n  invocation mma (at least 32768 in every alternative)\n") {
 		t.Errorf("text:\n%s", buf.String())
 	}
 }
