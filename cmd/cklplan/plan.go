@@ -37,7 +37,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 `,
 	flags: func(fs *flag.FlagSet, q *planRequest) {
 		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file) instead of the graph's")
-		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s) and report the best plan with its gap")
+		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
 		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "bound the regrets' re-solves to `limit`: a duration, auto (3× the plan's time, at least 1s) or none; regrets left unproven are shown as intervals")
 		fs.StringVar(&q.explain, "explain", "", "compute regrets only for these comma-separated invocation `ids`")
@@ -144,6 +144,9 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		Timing: q.timing, Target: target, Cache: cache}
 	if q.gap < 0 || q.gap >= 1 {
 		return nil, fmt.Errorf("--gap %v: want a number in [0, 1)", q.gap)
+	}
+	if q.timeLimit < 0 {
+		return nil, fmt.Errorf("--time-limit %v: want a positive duration (e.g. 10s), or 0 for none", q.timeLimit)
 	}
 	switch q.regretLimit {
 	case "auto":
