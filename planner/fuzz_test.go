@@ -72,6 +72,20 @@ func FuzzPlanMutated(f *testing.F) {
 			t.Fatalf("reduced: %v; --no-reduce: %v\n%s", errR, errW, data)
 		}
 		if errR != nil {
+			// Named after the graph, the same either way (the conflict is
+			// found on the whole model), and every rendering succeeds.
+			var pe *PlanInfeasibleError
+			if !errors.As(errR, &pe) {
+				t.Fatalf("no feasible plan, but not a *PlanInfeasibleError: %v\n%s", errR, data)
+			}
+			if errR.Error() != errW.Error() {
+				t.Fatalf("no feasible plan: reduced %v; --no-reduce %v\n%s", errR, errW, data)
+			}
+			for _, write := range []func(io.Writer) error{pe.WriteText, pe.WriteJSON} {
+				if err := write(io.Discard); err != nil {
+					t.Fatalf("render: %v", err)
+				}
+			}
 			return
 		}
 		if reduced.Status != "optimal" || whole.Status != "optimal" {
