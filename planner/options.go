@@ -79,18 +79,29 @@ type Options struct {
 	wholeExtra int
 	// Progress, when not nil, is called while HiGHS solves the core, at
 	// most every few hundred milliseconds, with the incumbent plan's cost,
-	// the bound and the gap (in the whole problem's terms). It runs on the
-	// solve's thread: keep it short.
+	// the bound and the gap (in the whole problem's terms); then, while
+	// the regrets are computed, with how many of the core's queries are
+	// answered (Progress.Explaining). It runs on the solve's thread or on
+	// one of the regrets' workers, one call at a time: keep it short.
 	Progress func(Progress)
 }
 
-// Progress is where the solve of the core stands.
+// Progress is where the solve stands: first the core's solve, then the
+// regrets.
 type Progress struct {
 	Elapsed   time.Duration
 	Incumbent float64 // ns; +Inf before the first plan
 	Bound     float64 // ns
 	Gap       float64 // relative
 	Nodes     int64   // branch-and-bound nodes
+	// Explaining is set once the plan is chosen and its regrets are being
+	// computed: Answered of Queries, the questions to the core that the
+	// reduction's min-marginals leave (a node's other choice, a
+	// separator's class), are answered. Elapsed then counts from the
+	// start of the regrets, and the solve's fields are the plan's: its
+	// cost as Incumbent, the proven bound, the gap.
+	Explaining        bool
+	Answered, Queries int
 }
 
 func (o *Options) relativeGap() float64 {

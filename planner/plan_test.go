@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -798,6 +800,54 @@ func TestProgressInPlanTerms(t *testing.T) {
 		if !math.IsInf(p.Incumbent, 0) && p.Incumbent < r.ObjectiveNS*(1-1e-9) {
 			t.Errorf("progress %d: incumbent %v below the optimum %v", i, p.Incumbent, r.ObjectiveNS)
 		}
+	}
+}
+
+// TestProgressWhileExplaining: once the plan is chosen, Options.Progress
+// reports the regrets: how many of the core's queries are answered, with
+// the plan's cost; at most one call at a time.
+func TestProgressWhileExplaining(t *testing.T) {
+	g := generatedDAG(t, 16, 2)
+	var (
+		mu      sync.Mutex
+		seen    []Progress
+		calling atomic.Int32
+		overlap bool
+	)
+	report := func(p Progress) {
+		if calling.Add(1) > 1 {
+			overlap = true
+		}
+		mu.Lock()
+		seen = append(seen, p)
+		mu.Unlock()
+		calling.Add(-1)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{MaxTable: DefaultMaxTable, Workers: 2, Progress: report}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if overlap {
+		t.Error("Progress was called while a call was under way")
+	}
+	explaining := 0
+	for i, p := range seen {
+		if !p.Explaining {
+			if explaining > 0 {
+				t.Errorf("progress %d: the solve's, after the regrets began", i)
+			}
+			continue
+		}
+		explaining++
+		if p.Queries == 0 || p.Answered < 1 || p.Answered > p.Queries {
+			t.Errorf("progress %d: %d of %d queries answered", i, p.Answered, p.Queries)
+		}
+		if !closeNS(p.Incumbent, r.ObjectiveNS) || p.Gap != 0 {
+			t.Errorf("progress %d: plan %v (gap %v), want the optimum %v", i, p.Incumbent, p.Gap, r.ObjectiveNS)
+		}
+	}
+	if explaining == 0 {
+		t.Fatalf("no progress while explaining (%d reports, core %d invocations)", len(seen), r.Model.Core)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cklplan/cklplan/internal/highs"
 )
@@ -60,6 +62,46 @@ type regrets struct {
 
 	mu                   sync.Mutex
 	lpSolves, milpSolves int
+
+	// Progress while explaining: the open queries, those answered, when
+	// the regrets began and when Options.Progress was last called.
+	bound, gap float64 // the plan's, for Progress
+	nOpen      int
+	nAnswered  atomic.Int64
+	begun      time.Time
+	lastReport atomic.Int64 // UnixNano
+	reporting  sync.Mutex
+}
+
+// answered counts one more open query answered, and reports the count
+// through Options.Progress, at most every highs.ProgressEvery.
+func (rg *regrets) answered() {
+	n := rg.nAnswered.Add(1)
+	if rg.opt.Progress == nil {
+		return
+	}
+	now := time.Now().UnixNano()
+	last := rg.lastReport.Load()
+	if last != 0 && now-last < int64(highs.ProgressEvery) || !rg.lastReport.CompareAndSwap(last, now) {
+		return
+	}
+	rg.reporting.Lock()
+	defer rg.reporting.Unlock()
+	rg.opt.Progress(Progress{Elapsed: time.Since(rg.begun), Incumbent: rg.opt0, Bound: rg.bound, Gap: rg.gap,
+		Explaining: true, Answered: int(min(n, int64(rg.nOpen))), Queries: rg.nOpen})
+}
+
+// counting wraps a next function of parallel: each call after a worker's
+// first means its last query is answered.
+func (rg *regrets) counting(next func() (int, bool)) func() (int, bool) {
+	first := true
+	return func() (int, bool) {
+		if !first {
+			rg.answered()
+		}
+		first = false
+		return next()
+	}
 }
 
 // A query asks for the best plan with some core nodes' choices restricted
@@ -440,6 +482,7 @@ func (rg *regrets) solveQueries() error {
 	if len(open) == 0 {
 		return nil
 	}
+	rg.nOpen, rg.begun = len(open), time.Now()
 	if rg.cs != nil {
 		return rg.searchQueries(open)
 	}
@@ -485,6 +528,7 @@ func (rg *regrets) solveQueries() error {
 	}
 	rg.solves = len(open)
 	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
+		next = rg.counting(next)
 		return rg.worker(&lp, cert, func() (int, bool) {
 			i, ok := next()
 			if !ok {
@@ -518,10 +562,14 @@ func (rg *regrets) certificatePasses(cert *certifier, open []int) ([]int, error)
 				if pass == 0 && rg.fixedOut(q) {
 					q.lo, q.hi = inf, inf
 					done[i] = true
+					rg.answered()
 					continue
 				}
 				if done[i], err = cert.certify(rg.ctx, q, cw, rounds, cert.columnLimit(certifyColumns), false); err != nil {
 					return err
+				}
+				if done[i] {
+					rg.answered()
 				}
 			}
 		})
@@ -850,6 +898,7 @@ const queryNodes = 1 << 20
 func (rg *regrets) searchQueries(open []int) error {
 	rg.solves = len(open)
 	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
+		next = rg.counting(next)
 		s := rg.cs.newSearcher()
 		start := make([]int, len(rg.asg))
 		for {

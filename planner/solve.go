@@ -268,7 +268,8 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			rctx, cancel = context.WithDeadline(ctx, sol.regretDeadline)
 			defer cancel()
 		}
-		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx, root: ahead}
+		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx, root: ahead,
+			bound: sol.Bound, gap: sol.Gap}
 		if err := rg.compute(); err != nil {
 			return nil, err
 		}

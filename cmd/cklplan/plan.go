@@ -33,6 +33,9 @@ conversion. --format json is the plan for programs (docs/plan-format.md);
 An interrupt (Ctrl-C) stops the solve and reports the best plan found, with
 its gap (HiGHS notices it between branch-and-bound steps; inside the first LP
 of a large core, only once that LP is solved); a second one ends the program.
+On a terminal, a plan that takes over a second shows its progress on stderr
+(HiGHS's incumbent, bound and gap; then how many of the regrets' queries to
+the core are answered); --quiet hides it.
 Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 `,
 	flags: func(fs *flag.FlagSet, q *planRequest) {
@@ -206,8 +209,8 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progress shows on stderr, once a solve has run for a second and every
-// second after, the incumbent, the bound and the gap HiGHS last reported,
-// and the elapsed time; stop clears the line.
+// second after, the elapsed time and the solve's last report
+// (progressLine); stop clears the line.
 func progress(w io.Writer, opts *planner.PlanOptions) (stop func()) {
 	var last atomic.Pointer[planner.Progress]
 	opts.Solve.Progress = func(p planner.Progress) { last.Store(&p) }
@@ -228,22 +231,51 @@ func progress(w io.Writer, opts *planner.PlanOptions) (stop func()) {
 				return
 			case <-t.C:
 				shown = true
-				line := fmt.Sprintf("planning: %.0f s", time.Since(start).Seconds())
-				if p := last.Load(); p != nil {
-					line += fmt.Sprintf("; HiGHS: incumbent %s, bound %s, gap %.3g%%, %d nodes",
-						nsText(p.Incumbent), nsText(p.Bound), 100*p.Gap, p.Nodes)
-				}
-				fmt.Fprint(w, "\r\033[K"+line)
+				fmt.Fprint(w, "\r\033[K"+progressLine(time.Since(start), last.Load()))
 			}
 		}
 	}()
 	return func() { close(done); <-finished }
 }
 
-// nsText writes a progress figure: ns, or "none" before HiGHS has one.
+// nsText writes a progress figure in ns, µs or ms, or "none" before HiGHS
+// has one.
 func nsText(ns float64) string {
 	if math.IsInf(ns, 0) || math.IsNaN(ns) {
 		return "none"
 	}
+	switch a := math.Abs(ns); {
+	case a >= 1e6:
+		return strconv.FormatFloat(ns/1e6, 'g', 6, 64) + " ms"
+	case a >= 1e3:
+		return strconv.FormatFloat(ns/1e3, 'g', 6, 64) + " µs"
+	}
 	return strconv.FormatFloat(ns, 'g', 6, 64) + " ns"
+}
+
+// progressLine is the progress shown after elapsed, p the solve's last
+// report (nil: none yet).
+func progressLine(elapsed time.Duration, p *planner.Progress) string {
+	line := fmt.Sprintf("planning: %.0f s", elapsed.Seconds())
+	switch {
+	case p == nil:
+	case p.Explaining:
+		line += fmt.Sprintf("; plan %s (gap %s); regrets: %d of %d queries to the core answered",
+			nsText(p.Incumbent), gapText(p.Gap), p.Answered, p.Queries)
+	default:
+		line += fmt.Sprintf("; HiGHS: incumbent %s, bound %s, gap %s, %d nodes",
+			nsText(p.Incumbent), nsText(p.Bound), gapText(p.Gap), p.Nodes)
+	}
+	return line
+}
+
+// gapText is a relative gap in percent, 0 below the solver's tolerances.
+func gapText(gap float64) string {
+	if math.IsInf(gap, 0) || math.IsNaN(gap) {
+		return "none"
+	}
+	if gap < 1e-9 {
+		return "0%"
+	}
+	return strconv.FormatFloat(100*gap, 'g', 3, 64) + "%"
 }

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/cklplan/cklplan/planner"
+)
+
+// TestProgressLine: the line a terminal shows while a plan is under way,
+// first HiGHS's solve, then the regrets; times in the report's units.
+func TestProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		elapsed time.Duration
+		p       *planner.Progress
+		want    string
+	}{
+		{1500 * time.Millisecond, nil, "planning: 2 s"},
+		{3 * time.Second, &planner.Progress{Incumbent: math.Inf(1), Bound: 245600, Gap: math.Inf(1)},
+			"planning: 3 s; HiGHS: incumbent none, bound 245.6 µs, gap none, 0 nodes"},
+		{40 * time.Second, &planner.Progress{Incumbent: 6668000, Bound: 6660600, Gap: 0.00111, Nodes: 26},
+			"planning: 40 s; HiGHS: incumbent 6.668 ms, bound 6.6606 ms, gap 0.111%, 26 nodes"},
+		{12 * time.Second, &planner.Progress{Incumbent: 6902000, Bound: 6902000, Gap: 1.75e-15, Explaining: true, Answered: 720, Queries: 3052},
+			"planning: 12 s; plan 6.902 ms (gap 0%); regrets: 720 of 3052 queries to the core answered"},
+		{time.Second, &planner.Progress{Incumbent: 512, Explaining: true, Queries: 3},
+			"planning: 1 s; plan 512 ns (gap 0%); regrets: 0 of 3 queries to the core answered"},
+	} {
+		if got := progressLine(c.elapsed, c.p); got != c.want {
+			t.Errorf("progressLine(%v, %+v)\n got %q\nwant %q", c.elapsed, c.p, got, c.want)
+		}
+	}
+}
