@@ -84,3 +84,32 @@ func BenchmarkEndToEnd(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReplan is what a compiler that keeps its graph and a Cache
+// across calls pays to plan again: Plan on a loaded graph whose
+// conversions the cache already holds, and the text report.
+//
+//	go test ./planner -run '^$' -bench Replan -benchmem
+func BenchmarkReplan(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		g, err := (tasks.Limits{FileBytes: 1 << 30, Invocations: 1 << 20, Edges: 1 << 21}).Load(benchGraph(b, "transformer", n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("transformer/invocations=%d", n), func(b *testing.B) {
+			cache := NewCache()
+			if _, err := Plan(context.Background(), g, PlanOptions{Cache: cache}); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.WriteText(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
