@@ -460,26 +460,23 @@ func infeasible(ctx context.Context, in *instance, opt Options) error {
 // that over the sources.
 func (in *instance) leastScratch(gi, b int) float64 {
 	g := &in.p.Groups[gi]
-	var use map[[2]string]float64 // convertible pair → its amount of b
-	scratch := false
-	for _, pr := range g.Pairs {
-		if math.IsInf(pr.Cost, 1) {
-			continue
-		}
+	amount := func(pr Pair) float64 {
 		amt := 0.0
 		for _, u := range pr.Uses {
 			if u.Budget == b {
 				amt += u.Amount
 			}
 		}
-		if use == nil {
-			use = map[[2]string]float64{}
-		}
-		use[[2]string{pr.Source, pr.Target}] = amt
-		scratch = scratch || amt > 0
+		return amt
 	}
-	if !scratch {
-		return 0
+	if !slices.ContainsFunc(g.Pairs, func(pr Pair) bool { return amount(pr) > 0 }) {
+		return 0 // the usual group: no conversion of it takes any
+	}
+	use := map[[2]string]float64{} // convertible pair → its amount of b
+	for _, pr := range g.Pairs {
+		if !math.IsInf(pr.Cost, 1) {
+			use[[2]string{pr.Source, pr.Target}] = amount(pr)
+		}
 	}
 	least := inf
 	for _, a := range in.domain[g.Producer] {
