@@ -300,6 +300,12 @@ var codeCases = []codeCase{
 	}), path: "$.tasks.mma.alternatives[0].ports.lhs", code: CodeResources, msg: "spans 32 threads of a block, the alternative declares 16"},
 	{name: "group crossed by must_cross", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["kernel"] = "must_cross" }),
 		path: "$.edges[1].kernel", code: CodeKernel, msg: "fused in group kernel"},
+	{name: "shared memory no choice fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["shared_memory_bytes"] = 1000 }),
+		path: "$.groups[0].shared_memory_bytes", code: CodeBudget, warning: true,
+		msg: "group kernel take at least 1024 bytes of shared memory whichever alternatives run (mma 1024), over its budget of 1000: no plan fits"},
+	{name: "registers no alternative fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["registers_per_thread"] = 32 }),
+		path: "$.groups[0].registers_per_thread", code: CodeBudget, warning: true,
+		msg: "invocation mma needs at least 64 registers per thread whichever alternative runs, over group kernel's budget of 32"},
 }
 
 func TestErrorCodes(t *testing.T) {

@@ -351,6 +351,7 @@ func (v *validator) groups() {
 			gr.Invocations = append(gr.Invocations, inv)
 		}
 		g.groups = append(g.groups, gr)
+		v.budgets(p, gr)
 	}
 	for _, e := range g.edges {
 		a, inA := member[e.From.Invocation]
@@ -359,6 +360,55 @@ func (v *validator) groups() {
 			v.d.Report(root.Key("edges").Index(v.specEdgeIndex(e)).Key("kernel"), CodeKernel,
 				"edge must cross a kernel boundary, but %s and %s are fused in group %s", e.From.Invocation.ID, e.To.Invocation.ID, a)
 		}
+	}
+}
+
+// budgets warns of a fused group's budget that no choice of alternatives
+// fits: an invocation every runnable candidate of which needs more
+// registers per thread than the group has, or shared memory that the
+// invocations' least needs, summed, exceed (a conversion's scratch would
+// only add to it). Planning the graph would find no feasible plan.
+func (v *validator) budgets(p jsonv.Path, gr *Group) {
+	if gr.SharedMemoryBytes <= 0 && gr.RegistersPerThread <= 0 {
+		return
+	}
+	var least int64
+	var takers []string
+	for _, inv := range gr.Invocations {
+		smem, runs, fits := int64(-1), false, false
+		regs := int64(-1)
+		for _, c := range inv.Candidates {
+			a := c.Alternative
+			if ok, _ := v.g.target.CanRun(a); !ok {
+				continue
+			}
+			runs = true
+			if regs < 0 || a.Resources.RegistersPerThread < regs {
+				regs = a.Resources.RegistersPerThread
+			}
+			if gr.RegistersPerThread > 0 && a.Resources.RegistersPerThread > gr.RegistersPerThread {
+				continue
+			}
+			fits = true
+			if smem < 0 || a.Resources.SharedMemoryBytes < smem {
+				smem = a.Resources.SharedMemoryBytes
+			}
+		}
+		switch {
+		case !runs: // the unrunnable warning says so
+		case !fits:
+			v.d.Warn(p.Key("registers_per_thread"), CodeBudget,
+				"invocation %s needs at least %d registers per thread whichever alternative runs, over group %s's budget of %d: no plan fits",
+				inv.ID, regs, gr.ID, gr.RegistersPerThread)
+		case smem > 0:
+			least += smem
+			takers = append(takers, fmt.Sprintf("%s %d", inv.ID, smem))
+		}
+	}
+	if gr.SharedMemoryBytes > 0 && least > gr.SharedMemoryBytes {
+		v.d.Warn(p.Key("shared_memory_bytes"), CodeBudget,
+			"the invocations of group %s take at least %d bytes of shared memory whichever alternatives run (%s), over its budget of %d: no plan fits",
+			gr.ID, least, strings.Join(takers, ", "), gr.SharedMemoryBytes)
 	}
 }
 

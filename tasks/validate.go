@@ -33,6 +33,7 @@ const (
 	CodePin             jsonv.Code = "pin"                  // pins and forbids that leave nothing
 	CodeKernel          jsonv.Code = "kernel"               // a fused group crossed by a must_cross edge
 	CodeResources       jsonv.Code = "resources"            // a realization that needs more than its alternative's block
+	CodeBudget          jsonv.Code = "budget"               // warning: a fused group's budget that no choice of alternatives fits
 )
 
 // The default limits on a graph, so that hostile input fails with a clear
@@ -660,5 +661,5 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
 		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
-		CodeOverflow, CodePin, CodeKernel, CodeResources}
+		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget}
 }
