@@ -1068,3 +1068,27 @@ func TestFmtMS(t *testing.T) {
 		}
 	}
 }
+
+// TestViolationsText: the text report lists a few of the local choice's
+// violations and counts the rest.
+func TestViolationsText(t *testing.T) {
+	v := func(n int) []string {
+		var vs []string
+		for i := range n {
+			vs = append(vs, fmt.Sprintf("budget k%d: use 9 exceeds capacity 8", i))
+		}
+		return vs
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{1, "budget k0: use 9 exceeds capacity 8"},
+		{3, "budget k0: use 9 exceeds capacity 8; budget k1: use 9 exceeds capacity 8; budget k2: use 9 exceeds capacity 8"},
+		{100, "budget k0: use 9 exceeds capacity 8; budget k1: use 9 exceeds capacity 8; budget k2: use 9 exceeds capacity 8; and 97 more (the JSON plan lists them all)"},
+	} {
+		if got := violationsText(v(c.n)); got != c.want {
+			t.Errorf("%d violations: %q, want %q", c.n, got, c.want)
+		}
+	}
+}

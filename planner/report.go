@@ -50,7 +50,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "total\t%s = execution %s + conversions %s\n", fmtNS(r.ObjectiveNS), fmtNS(r.ExecutionNS), fmtNS(r.ConversionNS))
 	switch {
 	case r.LocalChoiceNS == nil:
-		fmt.Fprintf(tw, "local choice\tinfeasible: %s\n", strings.Join(r.LocalChoiceViolations, "; "))
+		fmt.Fprintf(tw, "local choice\tinfeasible: %s\n", violationsText(r.LocalChoiceViolations))
 	case *r.SavingNS > 0:
 		fmt.Fprintf(tw, "local choice\t%s; planning jointly saves %s (%.1f%%)\n", fmtNS(*r.LocalChoiceNS), fmtNS(*r.SavingNS), 100**r.SavingNS / *r.LocalChoiceNS)
 	default:
@@ -357,4 +357,17 @@ func fmtMS(ms float64) string {
 		return strconv.FormatFloat(s, 'f', max(0, 2-int(math.Floor(math.Log10(max(s, 1))))), 64) + " s"
 	}
 	return strconv.FormatFloat(ms, 'g', 3, 64) + " ms"
+}
+
+// maxViolationsShown bounds the local choice's violations the text report
+// lists; the JSON plan has them all.
+const maxViolationsShown = 3
+
+// violationsText lists the first maxViolationsShown violations and counts
+// the rest.
+func violationsText(vs []string) string {
+	if len(vs) <= maxViolationsShown {
+		return strings.Join(vs, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more (the JSON plan lists them all)", strings.Join(vs[:maxViolationsShown], "; "), len(vs)-maxViolationsShown)
 }
