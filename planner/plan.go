@@ -785,29 +785,7 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 		// serves (one conversion for all of them), what they need instead
 		// of what the plan has.
 		for _, conv := range ag.convs {
-			var edges []string
-			changed := false
-			for _, ci := range conv.consumers {
-				edges = append(edges, edgeName(info.edges[ci]))
-				changed = changed || bg.targets[ci] != ag.targets[ci] || bg.source != ag.source
-			}
-			if !changed {
-				continue
-			}
-			ci := conv.consumers[0]
-			before := lw.pairs[[2]string{bg.source, bg.targets[ci]}]
-			after := lw.pairs[[2]string{ag.source, ag.targets[ci]}]
-			what, was := pairWords(after), pairWords(before)
-			if what == was {
-				// The same words for two different conversions: name
-				// the distributions, which is what differs.
-				what += " from " + lw.endpointName(ag.source) + " to " + lw.endpointName(ag.targets[ci])
-				was += " from " + lw.endpointName(bg.source) + " to " + lw.endpointName(bg.targets[ci])
-			}
-			if len(edges) > 1 && after != nil && after.total > 0 && after.crossing == tasks.InKernel {
-				what += ", one conversion for all of them"
-			}
-			parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, was))
+			parts = lw.convWords(parts, info, bg, ag, conv)
 		}
 	}
 	slices.SortFunc(deltas, func(x, y change) int { return x.budget - y.budget })
@@ -826,6 +804,62 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 		s += fmt.Sprintf(" (with the other choices re-planned around it, %s)", signedNS(*regret))
 	}
 	return s
+}
+
+// convWords appends the phrases for one conversion of the changed plan
+// (ag) of a group: the edges whose conversion changed, what they get and
+// what they had in the plan (bg), one phrase per distinct thing they had.
+// Edges it serves whose conversion did not change are named as already
+// having it: the changed ones join them.
+func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState, conv groupConv) []string {
+	var kept []string
+	var changed [][]int // changed consumers, grouped by their old target, in order
+	for _, ci := range conv.consumers {
+		if bg.targets[ci] == ag.targets[ci] && bg.source == ag.source {
+			kept = append(kept, edgeName(info.edges[ci]))
+			continue
+		}
+		k := slices.IndexFunc(changed, func(cs []int) bool { return bg.targets[cs[0]] == bg.targets[ci] })
+		if k < 0 {
+			changed = append(changed, nil)
+			k = len(changed) - 1
+		}
+		changed[k] = append(changed[k], ci)
+	}
+	for _, cs := range changed {
+		var edges []string
+		for _, ci := range cs {
+			edges = append(edges, edgeName(info.edges[ci]))
+		}
+		ci := cs[0]
+		before := lw.pairs[[2]string{bg.source, bg.targets[ci]}]
+		after := lw.pairs[[2]string{ag.source, ag.targets[ci]}]
+		what, was := pairWords(after), pairWords(before)
+		if what == was {
+			// The same words for two different conversions: name
+			// the distributions, which is what differs.
+			what += " from " + lw.endpointName(ag.source) + " to " + lw.endpointName(ag.targets[ci])
+			was += " from " + lw.endpointName(bg.source) + " to " + lw.endpointName(bg.targets[ci])
+		}
+		shared := after != nil && after.total > 0 && after.crossing == tasks.InKernel
+		switch {
+		case len(kept) > 0 && shared:
+			what += ", the one " + strings.Join(kept, ", ") + " already " + has(len(kept)) + ","
+		case len(kept) > 0:
+			what += " (like " + strings.Join(kept, ", ") + ")"
+		case len(edges) > 1 && shared:
+			what += ", one conversion for all of them"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, was))
+	}
+	return parts
+}
+
+func has(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }
 
 // A groupState is what one group converts under a plan.

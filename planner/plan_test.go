@@ -1092,3 +1092,56 @@ func TestViolationsText(t *testing.T) {
 		}
 	}
 }
+
+// A rejected alternative's reason says, for each edge whose conversion the
+// swap changes, what it would get instead of what it has: never the same
+// words on both sides, and never an edge whose conversion stays as it is.
+// An edge that joins a conversion other consumers already have names them
+// (on the 30-invocation DAG, v2's a2 moves v0.y -> v2.x0 from a shuffle to
+// v0's own distribution, which v0.y -> v1.x0 has without converting).
+func TestReasonsNameOnlyWhatChanges(t *testing.T) {
+	joined := 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		g := generatedDAG(t, 30, seed)
+		r, err := Plan(context.Background(), g, PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.Choices {
+			for _, rj := range c.Rejected {
+				for _, part := range strings.Split(rj.Reason, "; ") {
+					edges, words, ok := strings.Cut(part, ": ")
+					if !ok || !strings.Contains(words, " instead of ") {
+						continue
+					}
+					now, was, _ := strings.Cut(words, " instead of ")
+					now, _, _ = strings.Cut(now, ", the one ")
+					now, _, _ = strings.Cut(now, " (like ")
+					now = strings.TrimSuffix(now, ", one conversion for all of them")
+					was, _, _ = strings.Cut(was, " (with the other choices")
+					if now == was {
+						t.Errorf("seed %d, %s %s: %q: the same on both sides", seed, c.Invocation, rj.Alternative, part)
+					}
+					if strings.Contains(words, "already ha") || strings.Contains(words, " (like ") {
+						joined++
+					}
+					for _, e := range strings.Split(edges, ", ") {
+						if !strings.Contains(e, " -> ") {
+							t.Errorf("seed %d, %s %s: %q: %q is not an edge", seed, c.Invocation, rj.Alternative, part, e)
+						}
+					}
+				}
+			}
+		}
+		if seed == 1 {
+			v2 := slices.IndexFunc(r.Choices, func(c PlanChoice) bool { return c.Invocation == "v2" })
+			a2 := slices.IndexFunc(r.Choices[v2].Rejected, func(rj Rejected) bool { return rj.Alternative == "a2" })
+			if want := "v0.y -> v2.x0: nothing to convert (like v0.y -> v1.x0) instead of a warp_shuffle conversion (196.7 ns)"; a2 < 0 || !strings.Contains(r.Choices[v2].Rejected[a2].Reason, want) {
+				t.Errorf("v2's a2: want %q in the reason, got %+v", want, r.Choices[v2].Rejected)
+			}
+		}
+	}
+	if joined == 0 {
+		t.Error("no reason names an edge joining a conversion others have")
+	}
+}
