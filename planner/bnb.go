@@ -78,21 +78,26 @@ var errSearchTooLarge = errors.New("planner: core too large for the search")
 
 // Limits of the search: cores of more nodes, terms that cannot be tabulated
 // within searchTermTable entries, or messages of more than searchBudget
-// entries in all go to HiGHS alone. On the dense DAGs the search proves
-// cores of 33 and 35 nodes in under a second and none of 43 nodes or more
-// in 5 s: a larger core would only spend searchNodes before HiGHS.
+// entries in all go to HiGHS alone. On the generated dense DAGs (cklplan
+// gen dag, seed 1) the search proves the cores of 33 and 41 nodes (40 and
+// 50 invocations) in 8 thousand and 10 million nodes, not that of 48 (60
+// invocations) in 40 million: a larger core would only spend searchNodes
+// before HiGHS.
 const (
 	searchMaxNodes  = 64
 	searchMaxDomain = 64
 	searchTermTable = 1 << 20
 	searchBudget    = 1 << 25
 	// searchIBound is the most entries of a mini-bucket's table (its
-	// message's entries times the eliminated node's domain). On the dense
-	// DAG of 40 invocations (seed 1, a core of 33 nodes) 2^16 leaves the
-	// root bound 17% under the optimum and the search does not finish in
-	// seconds; 2^22 leaves 9% and proves the optimum in 5 million nodes,
-	// 0.5 s of messages and 0.4 s of search; 2^24 leaves 6%, 0.7 million
-	// nodes, but 3.7 s of messages.
+	// message's entries times the eliminated node's domain). A message
+	// sees each separator node through the join of the classes its
+	// functions see it in (a fan-out sees a consumer through the 4
+	// distributions of its port, not its 8 alternatives), so an i-bound
+	// holds more nodes than it would over whole domains. On the dense DAG
+	// of 40 invocations (seed 1, a core of 33 nodes) 2^16 leaves the root
+	// bound 9% under the optimum; 2^22 leaves 5% and proves the optimum in
+	// 8,007 nodes, 0.3 s of messages (over whole domains: 9%, 5 million
+	// nodes); 2^26 leaves 4%, but takes 2.3 s of messages.
 	searchIBound = 1 << 22
 )
 
@@ -290,7 +295,7 @@ func (cs *coreSearch) eliminate(ident [][]int, ibound, budget int) error {
 			placed := false
 			for m := range minis {
 				u := union(scopes[m], f.vars)
-				if cs.size(u) <= ibound {
+				if cs.classSize(append(minis[m], fi), u, k) <= ibound {
 					minis[m] = append(minis[m], fi)
 					scopes[m] = u
 					placed = true
@@ -304,14 +309,24 @@ func (cs *coreSearch) eliminate(ident [][]int, ibound, budget int) error {
 		}
 		for m, mb := range minis {
 			sep := slices.DeleteFunc(scopes[m], func(u int) bool { return u == k })
-			size := cs.size(sep)
+			// The message sees each separator node through the join of
+			// the classes its mini-bucket's functions see it in, and is
+			// tabulated at each class's representative.
+			cls := make([][]int, len(sep))
+			reps := make([][]int, len(sep))
+			size := 1
+			for j, u := range sep {
+				cls[j], reps[j] = cs.joinClasses(mb, u)
+				size *= len(reps[j])
+			}
 			if cs.entries += size; cs.entries > budget {
 				return errSearchTooLarge
 			}
 			msg := make([]float64, size)
-			// Every assignment of sep, the last node fastest.
-			for _, u := range sep {
-				x[u] = 0
+			// Every class combination of sep, the last node fastest.
+			ci := make([]int, len(sep))
+			for j, u := range sep {
+				x[u] = reps[j][0]
 			}
 			row := make([]float64, cs.dom[k])
 			for e := range msg {
@@ -338,10 +353,12 @@ func (cs *coreSearch) eliminate(ident [][]int, ibound, budget int) error {
 				msg[e] = best
 				for j := len(sep) - 1; j >= 0; j-- {
 					u := sep[j]
-					if x[u]++; x[u] < cs.dom[u] {
+					if ci[j]++; ci[j] < len(reps[j]) {
+						x[u] = reps[j][ci[j]]
 						break
 					}
-					x[u] = 0
+					ci[j] = 0
+					x[u] = reps[j][0]
 				}
 			}
 			if len(sep) == 0 {
@@ -349,12 +366,11 @@ func (cs *coreSearch) eliminate(ident [][]int, ibound, budget int) error {
 				cs.h0 += msg[0]
 				continue
 			}
-			f := searchFunc{vars: sep, cls: make([][]int, len(sep)), stride: make([]int, len(sep)), table: msg}
+			f := searchFunc{vars: sep, cls: cls, stride: make([]int, len(sep)), table: msg}
 			stride := 1
 			for j := len(sep) - 1; j >= 0; j-- {
-				f.cls[j] = ident[cs.dom[sep[j]]]
 				f.stride[j] = stride
-				stride *= cs.dom[sep[j]]
+				stride *= len(reps[j])
 			}
 			f.last = len(sep) - 1 // sep is ascending
 			cs.funcs = append(cs.funcs, f)
@@ -366,15 +382,55 @@ func (cs *coreSearch) eliminate(ident [][]int, ibound, budget int) error {
 	return nil
 }
 
-// size is the number of joint assignments of the positions, saturating at
-// MaxInt/2.
-func (cs *coreSearch) size(vars []int) int {
-	s := 1
-	for _, u := range vars {
-		if s > math.MaxInt/2/cs.dom[u] {
+// joinClasses is the common refinement of the classes through which the
+// functions fs see position u (those without u do not refine it): u's
+// domain position → class, numbered by first occurrence, and each class's
+// first position, its representative.
+func (cs *coreSearch) joinClasses(fs []int, u int) (cls, reps []int) {
+	cls = make([]int, cs.dom[u])
+	reps = []int{0}
+	next := make([]int, 0, cs.dom[u])
+	for _, fi := range fs {
+		fn := &cs.funcs[fi]
+		j := slices.Index(fn.vars, u)
+		if j < 0 {
+			continue
+		}
+		// Positions of one joined class and one class of fn stay together.
+		next, reps = next[:0], reps[:0]
+		for a := range cls {
+			c := -1
+			for i, r := range reps {
+				if cls[r] == cls[a] && fn.cls[j][r] == fn.cls[j][a] {
+					c = i
+					break
+				}
+			}
+			if c < 0 {
+				c = len(reps)
+				reps = append(reps, a)
+			}
+			next = append(next, c)
+		}
+		copy(cls, next)
+	}
+	return cls, reps
+}
+
+// classSize is the entries of the table of a mini-bucket of the functions
+// fs over the positions scope, eliminating k: k's domain times the joined
+// classes of every other position.
+func (cs *coreSearch) classSize(fs []int, scope []int, k int) int {
+	s := cs.dom[k]
+	for _, u := range scope {
+		if u == k {
+			continue
+		}
+		_, reps := cs.joinClasses(fs, u)
+		if s > math.MaxInt/2/len(reps) {
 			return math.MaxInt / 2
 		}
-		s *= cs.dom[u]
+		s *= len(reps)
 	}
 	return s
 }

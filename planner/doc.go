@@ -65,7 +65,8 @@
 //     root), is first searched by an exact depth-first branch and bound,
 //     with a mini-bucket elimination heuristic over the core's terms, for at
 //     most 40 M search nodes, about 5 s (and Options.TimeLimit). Dense cores of 30–40 nodes, which HiGHS branches on
-//     for minutes over a weak LP, are proven in about a second; what the
+//     for minutes over a weak LP, are proven in well under a second, and
+//     some of 40–50 in seconds; what the
 //     search does not prove goes to HiGHS from the search's best plan, its
 //     bound kept. Regret queries on a core the search proved are searches
 //     with the query's restrictions (Result.CoreSearch reports the search).
