@@ -165,6 +165,13 @@ func TestSearchDifferential(t *testing.T) {
 				t.Fatalf("%s: with 4 workers: %v, %v; with %d: %v", name, again, err, 1+seed%3, sol)
 			}
 		}
+		if err == nil && seed%10 == 3 {
+			// Every query's searches stopped after one node but the last:
+			// each query goes through every heuristic of its own
+			// (querySteps), and the regrets are the same.
+			sol, err := Solve(ctx, p, Options{MaxTable: 1, search: searchForce, queryNodes: 1})
+			checkAgainst(t, name+" every query step", p, ex, sol, err, true)
+		}
 		if seed%10 == 5 {
 			// A search stopped at once: HiGHS solves the core from its
 			// plan and answers the regrets.

@@ -63,6 +63,9 @@ type Options struct {
 	search searchMode
 	// noContract, for tests, keeps every budget a row (contract.go).
 	noContract bool
+	// queryNodes, for tests, replaces the node limits of a regret query's
+	// searches before the last (staticNodes, querySteps) when positive.
+	queryNodes int64
 	// tableKernels, for tests, replaces the constant tableKernels when
 	// positive.
 	tableKernels int
