@@ -206,8 +206,8 @@ func TestTightCoreSkipsTheSearch(t *testing.T) {
 // The mini-bucket messages see a separator node through the classes its
 // functions see it in, not through its whole domain, so the i-bound holds
 // more of a bucket and the bound is tighter: the 40-invocation dense DAG's
-// core (33 nodes) is proven in 8,007 search nodes (5 million with messages
-// over whole domains).
+// core (33 nodes) is proven in a few thousand search nodes (5 million with
+// messages over whole domains, in an order of fewest combinations first).
 func TestSearchMessagesOverClasses(t *testing.T) {
 	highstest.Library(t)
 	r := planDAG(t, 40, 1)
