@@ -101,6 +101,16 @@ const (
 	// of fewest combinations first: 9%, 5 million nodes); 2^26 leaves 1.5%
 	// with four times the messages.
 	searchIBound = 1 << 22
+	// searchIBoundLarge is the i-bound of the search's second heuristic,
+	// for a core the first did not settle in searchFirstNodes: its
+	// messages take seconds to compute (1–1.5 s on the 55- and
+	// 60-invocation dense DAGs, where 2^22 takes 0.3–0.5 s), and they prove
+	// the 60-invocation DAG (seed 1) in 39 M nodes, which 2^22 does not in
+	// 40 M.
+	searchIBoundLarge = 1 << 24
+	// searchFirstNodes is the first heuristic's node limit, before the
+	// second: a fraction of a second.
+	searchFirstNodes = 2_000_000
 )
 
 // newCoreSearch builds the heuristic for r's core, or errSearchTooLarge.
@@ -830,7 +840,37 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 			lim.deadline = d
 		}
 	}
-	res := cs.newSearcher().search(ctx, nil, nil, cm.startPositions(r, local), lim)
+	// First the heuristic of i-bound searchIBound for searchFirstNodes,
+	// then, should that not settle the core, one of searchIBoundLarge.
+	start := cm.startPositions(r, local)
+	total, first := lim.nodes, int64(0)
+	switch {
+	case opt.firstNodes > 0:
+		first = opt.firstNodes
+	case opt.search == searchAuto:
+		first = searchFirstNodes
+	}
+	twoStages := first > 0 && (total == 0 || first < total)
+	if twoStages {
+		lim.nodes = first
+	}
+	res := cs.newSearcher().search(ctx, nil, nil, start, lim)
+	if twoStages && !res.proven && ctx.Err() == nil && (lim.deadline.IsZero() || time.Now().Before(lim.deadline)) {
+		// Not settled quickly: a stronger heuristic, the search again
+		// from the best plan so far, for the node limit.
+		large, err := newCoreSearch(r, searchIBoundLarge, searchBudget)
+		if err != nil {
+			large = cs // its messages would outgrow the budget
+		}
+		if res.asg != nil {
+			start = res.asg
+		}
+		lim.nodes = total
+		again := large.newSearcher().search(ctx, nil, nil, start, lim)
+		again.nodes += res.nodes
+		again.bound = max(again.bound, res.bound)
+		cs, res = large, again
+	}
 	if opt.Progress != nil {
 		g := math.Inf(1)
 		if !math.IsInf(res.objective, 1) {

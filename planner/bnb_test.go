@@ -172,6 +172,12 @@ func TestSearchDifferential(t *testing.T) {
 			sol, err := Solve(ctx, p, Options{MaxTable: 1, search: searchForce, queryNodes: 1})
 			checkAgainst(t, name+" every query step", p, ex, sol, err, true)
 		}
+		if err == nil && seed%10 == 7 {
+			// The core's first heuristic stopped after one node: the
+			// second, of a larger i-bound, goes on from its plan.
+			sol, err := Solve(ctx, p, Options{MaxTable: 1, search: searchForce, firstNodes: 1})
+			checkAgainst(t, name+" second heuristic", p, ex, sol, err, true)
+		}
 		if seed%10 == 5 {
 			// A search stopped at once: HiGHS solves the core from its
 			// plan and answers the regrets.

@@ -66,6 +66,10 @@ type Options struct {
 	// queryNodes, for tests, replaces the node limits of a regret query's
 	// searches before the last (staticNodes, querySteps) when positive.
 	queryNodes int64
+	// firstNodes, for tests, replaces searchFirstNodes, the node limit of
+	// the core search's first heuristic, when positive (with search
+	// searchForce too).
+	firstNodes int64
 	// tableKernels, for tests, replaces the constant tableKernels when
 	// positive.
 	tableKernels int

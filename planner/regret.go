@@ -905,7 +905,7 @@ const staticNodes = 1 << 16
 var querySteps = [...]struct {
 	ibound int
 	nodes  int64
-}{{1 << 16, 1 << 17}, {1 << 19, 1 << 20}, {0, 0}}
+}{{1 << 16, 1 << 17}, {1 << 19, 1 << 20}, {1 << 22, 1 << 22}, {0, 0}}
 
 // searchQueries answers the open queries by the core's branch and bound
 // (bnb.go), in parallel on at most Options.Workers goroutines, each query
@@ -946,10 +946,12 @@ func (rg *regrets) searchQueries(open []int) error {
 			// a smaller i-bound (its messages take a fraction of the time,
 			// and seeing the restriction matters more than their size),
 			// then, should that not settle it, with the core's.
-			for _, step := range querySteps {
+			for i, step := range querySteps {
 				ib := min(step.ibound, rg.cs.ibound)
 				if step.ibound == 0 {
 					ib = rg.cs.ibound
+				} else if i > 0 && ib == min(querySteps[i-1].ibound, rg.cs.ibound) {
+					continue // the same heuristic as the step before
 				}
 				if res.proven || lim.nodes != 0 || rg.ctx.Err() != nil {
 					break
