@@ -497,6 +497,11 @@ type searchLimits struct {
 	// relGap and absGap are the MIP gaps: a subtree is pruned once no plan
 	// in it can beat the incumbent by more than the gap.
 	relGap, absGap float64
+	// report, when not nil, is called at most every reportEvery with the
+	// incumbent's cost, a proven bound (both in the core's terms,
+	// the reduction's offset not added) and the nodes searched.
+	report      func(incumbent, bound float64, nodes int64)
+	reportEvery time.Duration
 }
 
 // searchResult is a search's outcome, in the whole problem's terms (the
@@ -585,6 +590,10 @@ func (s *searcher) search(ctx context.Context, nodes []int, sets [][]int, start 
 	s.expand(0, cs.h0, cut)
 	var nodesSeen int64
 	stopped := false
+	var reported time.Time
+	if lim.report != nil {
+		reported = time.Now()
+	}
 	k := 0
 	for k >= 0 {
 		if s.next[k] == s.ncand[k] {
@@ -614,6 +623,20 @@ func (s *searcher) search(ctx context.Context, nodes []int, sets [][]int, start 
 				s.next[k]-- // the node just taken is open too
 				stopped = true
 				break
+			}
+			if lim.report != nil {
+				if now := time.Now(); now.Sub(reported) >= lim.reportEvery {
+					reported = now
+					// What is left lies below the open siblings along
+					// the path and the node just taken (f).
+					bound := min(s.pruned, incumbent, f)
+					for j := range k {
+						if s.next[j] < s.ncand[j] {
+							bound = min(bound, s.candF[j*cs.maxDom+s.next[j]])
+						}
+					}
+					lim.report(incumbent, bound, nodesSeen)
+				}
 			}
 		}
 		k++
@@ -854,6 +877,24 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 	if twoStages {
 		lim.nodes = first
 	}
+	// Progress: the nodes and the bound of the first stage carry into the
+	// second's reports.
+	var before int64
+	floor := math.Inf(-1)
+	if opt.Progress != nil {
+		lim.reportEvery = highs.ProgressEvery
+		if opt.searchReports {
+			lim.reportEvery = 0
+		}
+		lim.report = func(incumbent, bound float64, nodes int64) {
+			obj, b := incumbent+r.offset, max(bound+r.offset, floor)
+			g := math.Inf(1)
+			if !math.IsInf(obj, 1) {
+				g = gap(obj, b)
+			}
+			opt.Progress(Progress{Elapsed: time.Since(begun), Incumbent: obj, Bound: b, Gap: g, Nodes: before + nodes, Searching: true})
+		}
+	}
 	res := cs.newSearcher().search(ctx, nil, nil, start, lim)
 	if twoStages && !res.proven && ctx.Err() == nil && (lim.deadline.IsZero() || time.Now().Before(lim.deadline)) {
 		// Not settled quickly: a stronger heuristic, the search again
@@ -866,6 +907,7 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 			start = res.asg
 		}
 		lim.nodes = total
+		before, floor = res.nodes, res.bound
 		again := large.newSearcher().search(ctx, nil, nil, start, lim)
 		again.nodes += res.nodes
 		again.bound = max(again.bound, res.bound)
@@ -876,7 +918,7 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 		if !math.IsInf(res.objective, 1) {
 			g = gap(res.objective, res.bound)
 		}
-		opt.Progress(Progress{Elapsed: time.Since(begun), Incumbent: res.objective, Bound: res.bound, Gap: g, Nodes: res.nodes})
+		opt.Progress(Progress{Elapsed: time.Since(begun), Incumbent: res.objective, Bound: res.bound, Gap: g, Nodes: res.nodes, Searching: true})
 	}
 	return cs, &res
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
@@ -222,5 +223,61 @@ func TestSearchMessagesOverClasses(t *testing.T) {
 	}
 	if r.CoreSearch.Nodes > 100_000 {
 		t.Errorf("the search took %d nodes: want at most 100,000", r.CoreSearch.Nodes)
+	}
+}
+
+// TestSearchReportsProgress: while the branch and bound searches a core,
+// Options.Progress hears from it (Progress.Searching), in one stage of the
+// search or through both: every report's bound is proven (at most the
+// optimum, and never falling) and its incumbent a plan's cost (at least the
+// optimum).
+func TestSearchReportsProgress(t *testing.T) {
+	highstest.Library(t)
+	g := generatedDAG(t, 45, 1)
+	for _, first := range []int64{0, 2_000} {
+		var mu sync.Mutex
+		var reports []Progress
+		opts := PlanOptions{ExplainIDs: []string{}}
+		opts.Solve.searchReports = true
+		opts.Solve.firstNodes = first
+		opts.Solve.Progress = func(p Progress) {
+			mu.Lock()
+			reports = append(reports, p)
+			mu.Unlock()
+		}
+		r, err := Plan(context.Background(), g, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.CoreSearch == nil || !r.CoreSearch.Proved || r.Status != "optimal" {
+			t.Fatalf("%s, search %+v: want the search to prove the core", r.Status, r.CoreSearch)
+		}
+		optimum := r.ObjectiveNS
+		tol := 1e-9 * optimum
+		searching, second, rose := 0, false, false
+		bound, nodes := math.Inf(-1), int64(0)
+		for i, p := range reports {
+			if !p.Searching {
+				continue
+			}
+			searching++
+			name := fmt.Sprintf("first stage %d nodes, report %d %+v", first, i, p)
+			if p.Bound > optimum+tol || p.Incumbent < optimum-tol {
+				t.Errorf("%s: the optimum %v is outside [bound, incumbent]", name, optimum)
+			}
+			if p.Bound < bound-tol || p.Nodes < nodes {
+				t.Errorf("%s: bound or nodes fell (from %v, %d)", name, bound, nodes)
+			}
+			if want := gap(p.Incumbent, p.Bound); math.Abs(p.Gap-want) > 1e-12 {
+				t.Errorf("%s: gap %v, want %v", name, p.Gap, want)
+			}
+			rose = rose || searching > 1 && p.Bound > bound+tol
+			bound, nodes = p.Bound, p.Nodes
+			second = second || p.Nodes > first
+		}
+		if searching < 10 || !rose || first > 0 && !second {
+			t.Errorf("first stage %d nodes: %d reports from the search (%d nodes in all), the bound rising: %t, past the first stage: %t",
+				first, searching, r.CoreSearch.Nodes, rose, second)
+		}
 	}
 }

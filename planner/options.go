@@ -70,6 +70,10 @@ type Options struct {
 	// the core search's first heuristic, when positive (with search
 	// searchForce too).
 	firstNodes int64
+	// searchReports, for tests, has the branch and bound report its
+	// progress at every check of its limits (every 1,024 nodes) instead of
+	// every highs.ProgressEvery.
+	searchReports bool
 	// tableKernels, for tests, replaces the constant tableKernels when
 	// positive.
 	tableKernels int
@@ -84,9 +88,10 @@ type Options struct {
 	// problem may take in all (wholeBudget): a contracted problem's grow
 	// with its kernels.
 	wholeExtra int
-	// Progress, when not nil, is called while HiGHS solves the core, at
-	// most every few hundred milliseconds, with the incumbent plan's cost,
-	// the bound and the gap (in the whole problem's terms); then, while
+	// Progress, when not nil, is called while the branch and bound
+	// (Progress.Searching) or HiGHS solves the core, at most every few
+	// hundred milliseconds, with the incumbent plan's cost, the best bound
+	// proven so far and the gap (in the whole problem's terms); then, while
 	// the regrets are computed, with how many of the core's queries are
 	// answered (Progress.Explaining). It runs on the solve's thread or on
 	// one of the regrets' workers, one call at a time: keep it short.
@@ -101,6 +106,9 @@ type Progress struct {
 	Bound     float64 // ns
 	Gap       float64 // relative
 	Nodes     int64   // branch-and-bound nodes
+	// Searching says the planner's own branch and bound (bnb.go) is
+	// searching the core, not HiGHS; Nodes are then its nodes.
+	Searching bool
 	// Explaining is set once the plan is chosen and its regrets are being
 	// computed: Answered of Queries, the questions to the core that the
 	// reduction's min-marginals leave (a node's other choice, a

@@ -159,8 +159,18 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			if opt.Progress != nil {
 				offset := r.offset
 				hopt.Progress = func(hp highs.Progress) {
-					opt.Progress(Progress{Elapsed: hp.Elapsed, Incumbent: hp.Incumbent + offset, Bound: hp.Bound + offset,
-						Gap: hp.Gap, Nodes: hp.Nodes})
+					pr := Progress{Elapsed: hp.Elapsed, Incumbent: hp.Incumbent + offset, Bound: hp.Bound + offset,
+						Gap: hp.Gap, Nodes: hp.Nodes}
+					if sres != nil && (sres.bound > pr.Bound || math.IsNaN(pr.Bound)) {
+						// The branch and bound proved more than HiGHS
+						// has yet: the best bound is the one to show.
+						pr.Bound = sres.bound
+						pr.Gap = math.Inf(1)
+						if !math.IsInf(pr.Incumbent, 1) && !math.IsNaN(pr.Incumbent) {
+							pr.Gap = gap(pr.Incumbent, pr.Bound)
+						}
+					}
+					opt.Progress(pr)
 				}
 			}
 			main, err = cm.solve(ctx, lib, r, hopt)

@@ -263,8 +263,12 @@ func progressLine(elapsed time.Duration, p *planner.Progress) string {
 		line += fmt.Sprintf("; plan %s (gap %s); regrets: %d of %d queries to the core answered",
 			nsText(p.Incumbent), gapText(p.Gap), p.Answered, p.Queries)
 	default:
-		line += fmt.Sprintf("; HiGHS: incumbent %s, bound %s, gap %s, %d nodes",
-			nsText(p.Incumbent), nsText(p.Bound), gapText(p.Gap), p.Nodes)
+		who := "HiGHS"
+		if p.Searching {
+			who = "branch and bound"
+		}
+		line += fmt.Sprintf("; %s: incumbent %s, bound %s, gap %s, %d nodes",
+			who, nsText(p.Incumbent), nsText(p.Bound), gapText(p.Gap), p.Nodes)
 	}
 	return line
 }

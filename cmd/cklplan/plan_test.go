@@ -9,7 +9,7 @@ import (
 )
 
 // TestProgressLine: the line a terminal shows while a plan is under way,
-// first HiGHS's solve, then the regrets; times in the report's units.
+// first the branch and bound's or HiGHS's solve, then the regrets; times in the report's units.
 func TestProgressLine(t *testing.T) {
 	for _, c := range []struct {
 		elapsed time.Duration
@@ -21,6 +21,8 @@ func TestProgressLine(t *testing.T) {
 			"planning: 3 s; HiGHS: incumbent none, bound 245.6 µs, gap none, 0 nodes"},
 		{40 * time.Second, &planner.Progress{Incumbent: 6668000, Bound: 6660600, Gap: 0.00111, Nodes: 26},
 			"planning: 40 s; HiGHS: incumbent 6.668 ms, bound 6.6606 ms, gap 0.111%, 26 nodes"},
+		{5 * time.Second, &planner.Progress{Incumbent: 17744, Bound: 16010, Gap: 0.0977, Nodes: 12_000_128, Searching: true},
+			"planning: 5 s; branch and bound: incumbent 17.744 µs, bound 16.01 µs, gap 9.77%, 12000128 nodes"},
 		{12 * time.Second, &planner.Progress{Incumbent: 6902000, Bound: 6902000, Gap: 1.75e-15, Explaining: true, Answered: 720, Queries: 3052},
 			"planning: 12 s; plan 6.902 ms (gap 0%); regrets: 720 of 3052 queries to the core answered"},
 		{time.Second, &planner.Progress{Incumbent: 512, Explaining: true, Queries: 3},
