@@ -115,7 +115,7 @@ func Classify(src, dst *distribution.Distribution, opts Options) (*Result, error
 		r := Rejected{Mechanism: c.w.Mechanism, Reason: c.why}
 		if c.why == "" {
 			r.CostNS, r.Origin = c.cost.NS, c.cost.Origin.String()
-			r.Reason = fmt.Sprintf("costs %.4g ns, %.4g ns more than %s", c.cost.NS, c.cost.NS-res.Cost.NS, res.Mechanism)
+			r.Reason = fmt.Sprintf("costs %.4g ns a tile, %.4g ns more than %s", c.cost.NS, c.cost.NS-res.Cost.NS, res.Mechanism)
 		}
 		res.Rejected = append(res.Rejected, r)
 	}

@@ -455,6 +455,10 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 				c = nil
 			}
 			a := Alternative{ID: alt.ID, Cost: na.exec.total(), Removed: na.removed}
+			if na.removed == "" && !(a.Cost <= MaxCostNS) {
+				return nil, fmt.Errorf("planner: invocation %s, alternative %s: an execution cost of %.4g ns (%.4g ns a tile × multiplicity %d) is over the planner's limit of %g ns",
+					v.ID, alt.ID, a.Cost, na.exec.perTile, na.exec.multiplicity, MaxCostNS)
+			}
 			if na.removed == "" && k != nil && alt.Resources.SharedMemoryBytes > 0 {
 				if b := lw.kernelBudget[k.Index]; b >= 0 {
 					a.Uses = []Use{{Budget: b, Amount: float64(alt.Resources.SharedMemoryBytes)}}
@@ -751,6 +755,12 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 				pi = lw.pair(lw.endpoints[sk], lw.endpoints[dk])
 				lw.pairs[[2]string{sk, dk}] = pi
 			}
+			if pi.why == "" && !(pi.total <= MaxCostNS) {
+				// Finite measurements or figures that multiply past the
+				// limit: an error in the input, not an impossible pair.
+				return fmt.Errorf("planner: boundaries of %s.%s: converting %s to %s costs %.4g ns (%s), over the planner's limit of %g ns",
+					prod.ID, port.Name, lw.endpoints[sk].name, lw.endpoints[dk].name, pi.total, pi.costText(lw.endpoints[sk]), MaxCostNS)
+			}
 			pair := Pair{Source: sk, Target: dk, Cost: pi.total}
 			// A shared-memory conversion's scratch counts against the
 			// budget of the kernel that holds both ends.
@@ -910,6 +920,14 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 		return pi
 	}
 	return &pairInfo{total: math.Inf(1), why: fmt.Sprintf("%s and %s are two different shared-memory layouts", src.name, dst.name)}
+}
+
+// costText says how a pair's total comes about, for an error.
+func (pi *pairInfo) costText(src *endpoint) string {
+	if pi.crossing == tasks.GlobalRoundTrip {
+		return pi.detail
+	}
+	return fmt.Sprintf("%.4g ns a tile and SM × %d tiles", pi.perTile, src.moves)
 }
 
 // roundTrip costs a tile through global memory across one kernel boundary.

@@ -121,8 +121,14 @@ func (e *InvalidError) Error() string {
 	return b.String()
 }
 
+// MaxCostNS is the largest cost a Problem may hold (11.6 days): HiGHS takes
+// a cost of 1e20 for an infinite one, and costs of wildly different sizes
+// cost the solver its accuracy. A cost above it is an error in the input.
+const MaxCostNS = 1e15
+
 // Validate checks the Problem's structure: indices in range, label slices
-// parallel to alternatives, finite costs and amounts, unique alternative ids
+// parallel to alternatives, finite costs and amounts of at most MaxCostNS
+// (a pair's may be +Inf: it cannot be converted), unique alternative ids
 // and pairs. It returns an *InvalidError listing every fault, or nil. A
 // Problem that validates may still be infeasible; that is Solve's answer.
 func (p *Problem) Validate() error {
@@ -170,6 +176,8 @@ func (p *Problem) Validate() error {
 			}
 			if math.IsNaN(alt.Cost) || math.IsInf(alt.Cost, 0) {
 				add(ap()+".cost", "%v is not finite", alt.Cost)
+			} else if math.Abs(alt.Cost) > MaxCostNS {
+				add(ap()+".cost", "%g is over the limit of %g ns", alt.Cost, MaxCostNS)
 			}
 			checkUses(ap, alt.Uses)
 		}
@@ -207,6 +215,8 @@ func (p *Problem) Validate() error {
 			}
 			if math.IsNaN(pr.Cost) || pr.Cost < 0 || math.IsInf(pr.Cost, -1) {
 				add(pp()+".cost", "%v is neither a finite non-negative number nor +Inf", pr.Cost)
+			} else if !math.IsInf(pr.Cost, 1) && pr.Cost > MaxCostNS {
+				add(pp()+".cost", "%g is over the limit of %g ns (+Inf: cannot be converted)", pr.Cost, MaxCostNS)
 			}
 			checkUses(pp, pr.Uses)
 		}

@@ -185,8 +185,19 @@ type Boundary struct {
 	// WitnessRef, in a Result WithWitnesses(WitnessesTable), is the index
 	// of the boundary's witness in Result.Witnesses (Witness is then nil);
 	// nil otherwise.
-	WitnessRef   *int                  `json:"witness_ref,omitempty"`
-	Alternatives []conversion.Rejected `json:"rejected_mechanisms,omitempty"`
+	WitnessRef *int `json:"witness_ref,omitempty"`
+	// Alternatives are the mechanisms the conversion could have used
+	// instead, each with its cost for one tile on one SM (as PerTileNS)
+	// and why it lost.
+	Alternatives []RejectedMechanism `json:"rejected_mechanisms,omitempty"`
+}
+
+// A RejectedMechanism is a mechanism a boundary's conversion did not use.
+type RejectedMechanism struct {
+	Mechanism string  `json:"mechanism"`
+	PerTileNS float64 `json:"per_tile_ns"`
+	Origin    string  `json:"origin,omitempty"`
+	Reason    string  `json:"reason"`
 }
 
 // A BudgetUse is a budget's use by the plan.
@@ -224,12 +235,17 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	}
 	if opts.ExplainIDs != nil {
 		so.Explain = nil
+		var unknown []string
 		for _, id := range opts.ExplainIDs {
 			i := slices.IndexFunc(lw.invs, func(v *tasks.Invocation) bool { return v.ID == id })
 			if i < 0 {
-				return nil, fmt.Errorf("planner: --explain: no invocation %q", id)
+				unknown = append(unknown, strconv.Quote(id))
+				continue
 			}
 			so.Explain = append(so.Explain, i)
+		}
+		if len(unknown) > 0 {
+			return nil, fmt.Errorf("planner: invocations to explain that the graph does not have: %s", strings.Join(unknown, ", "))
 		}
 		if len(so.Explain) == 0 {
 			so.NoRegrets = true
@@ -704,7 +720,10 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice) []Boundar
 			b.Class, b.Mechanism = pi.result.Class.String(), pi.result.Mechanism.String()
 			if pi.result.Class != conversion.Identity {
 				// Nothing moves in an identity: no witness to lower.
-				b.Witness, b.Alternatives = pi.result.Witness, pi.result.Rejected
+				b.Witness = pi.result.Witness
+				for _, r := range pi.result.Rejected {
+					b.Alternatives = append(b.Alternatives, RejectedMechanism{Mechanism: r.Mechanism.String(), PerTileNS: r.CostNS, Origin: r.Origin, Reason: r.Reason})
+				}
 			}
 		default:
 			b.Class, b.Mechanism = conversion.Identity.String(), conversion.Identity.String()

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -596,22 +597,50 @@ func DecodeMeasured(data []byte) (MeasuredSpec, error) {
 
 // WithMeasured returns a graph whose measured costs are g's overridden by m's
 // (same task, alternative and invocation; same source and target), validated
-// again. Problems name paths under $.measured of the combined graph.
+// again. Problems name paths in m's file ($.alternatives[i],
+// $.conversions[i]); an entry m has twice is one of them.
 func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	s := cloneSpec(g.spec)
-	for _, a := range m.Alternatives {
-		s.Measured.Alternatives = slices.DeleteFunc(s.Measured.Alternatives, func(x MeasuredAlternative) bool {
+	s.Measured.Alternatives = slices.DeleteFunc(s.Measured.Alternatives, func(x MeasuredAlternative) bool {
+		return slices.ContainsFunc(m.Alternatives, func(a MeasuredAlternative) bool {
 			return x.Task == a.Task && x.Alternative == a.Alternative && x.Invocation == a.Invocation
 		})
-		s.Measured.Alternatives = append(s.Measured.Alternatives, a)
-	}
-	for _, c := range m.Conversions {
-		s.Measured.Conversions = slices.DeleteFunc(s.Measured.Conversions, func(x MeasuredConversion) bool {
+	})
+	s.Measured.Conversions = slices.DeleteFunc(s.Measured.Conversions, func(x MeasuredConversion) bool {
+		return slices.ContainsFunc(m.Conversions, func(c MeasuredConversion) bool {
 			return x.Source == c.Source && x.Target == c.Target && x.Rename == c.Rename
 		})
-		s.Measured.Conversions = append(s.Measured.Conversions, c)
+	})
+	// The graph's entries that stay come first, then m's, every one of
+	// them: validation sees m's duplicates.
+	keep := map[string]int{"alternatives": len(s.Measured.Alternatives), "conversions": len(s.Measured.Conversions)}
+	s.Measured.Alternatives = append(s.Measured.Alternatives, m.Alternatives...)
+	s.Measured.Conversions = append(s.Measured.Conversions, m.Conversions...)
+	gm, err := Limits{}.build(s, nil)
+	var ps jsonv.Problems
+	if err == nil || !errors.As(err, &ps) {
+		return gm, err
 	}
-	return Limits{}.build(s, nil)
+	// The graph was valid with its own entries: what is wrong is m's. Its
+	// problems name m's file; the graph's own warnings, known from its
+	// load, are left out.
+	out := make(jsonv.Problems, 0, len(ps))
+	for _, p := range ps {
+		q := *p
+		ours := false
+		if q.Path.Len() >= 3 {
+			k0, _ := q.Path.At(0)
+			k1, _ := q.Path.At(1)
+			_, i := q.Path.At(2)
+			if n, ok := keep[k1]; ok && k0 == "measured" && i >= n {
+				q.Path, ours = q.Path.Rebase(3, jsonv.Root.Key(k1).Index(i-n)), true
+			}
+		}
+		if ours || !q.Warning {
+			out = append(out, &q)
+		}
+	}
+	return nil, out
 }
 
 // WithTarget returns g planned for another target (a built-in name, or a

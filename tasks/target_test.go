@@ -211,13 +211,33 @@ func TestMeasuredFiles(t *testing.T) {
 		t.Errorf("alternative %v %v", ns, ok)
 	}
 
-	// A measured-costs file with problems reports them all.
-	_, err = DecodeMeasured([]byte(`{"version": 2, "alternatives": [{"task": "scale", "ns": "1"}], "extra": 1}`))
+	// The file's problems name the file's paths, whatever the graph
+	// measures itself, and an entry the file has twice is one of them: it
+	// does not silently replace the first.
+	m, err = DecodeMeasured([]byte(`{"version": 1,
+	  "conversions": [{"source": "rows", "target": "mma.m16n8k16.a.f16", "ns": 7}, {"source": "colz", "target": "rows", "ns": 2}],
+	  "alternatives": [{"task": "scale", "alternative": "frag", "invocation": "scale", "ns": -1},
+	                   {"task": "scale", "alternative": "frag", "invocation": "scale", "ns": 2}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.WithMeasured(m)
 	var got []string
 	for _, p := range problemsOf(t, err) {
 		got = append(got, p.Path.String()+" "+string(p.Code))
 	}
-	want := "$.alternatives[0] missing,$.alternatives[0].ns type,$.extra unknown_field,$.version invalid"
+	want := "$.alternatives[0].ns range,$.alternatives[1] duplicate_name,$.conversions[1].source unknown_name"
+	if strings.Join(got, ",") != want {
+		t.Errorf("problems %v, want %s", got, want)
+	}
+
+	// A measured-costs file with problems reports them all.
+	_, err = DecodeMeasured([]byte(`{"version": 2, "alternatives": [{"task": "scale", "ns": "1"}], "extra": 1}`))
+	got = nil
+	for _, p := range problemsOf(t, err) {
+		got = append(got, p.Path.String()+" "+string(p.Code))
+	}
+	want = "$.alternatives[0] missing,$.alternatives[0].ns type,$.extra unknown_field,$.version invalid"
 	if strings.Join(got, ",") != want {
 		t.Errorf("problems %v, want %s", got, want)
 	}

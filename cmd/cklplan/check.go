@@ -99,7 +99,7 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 	r := &checkResult{File: q.name, Problems: []checkProblem{}}
 	g, err := tasks.Load(q.data)
 	if err == nil && q.costs != "" {
-		r.File = q.costs + " with " + q.name
+		r.File = q.costs + " (measured costs for " + q.name + ")" // the problems name its paths
 		var data []byte
 		if data, err = q.read(q.costs); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // isNegativeInt reports whether arg is a negative decimal integer ("-1"),
@@ -54,6 +55,13 @@ func scanFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			end++
 		}
 		if err := fs.Parse(args[i:end]); err != nil {
+			const needs = "flag needs an argument: "
+			if msg := err.Error(); strings.HasPrefix(msg, needs) && end < len(args) && isNegativeInt(args[end]) {
+				// "--invocations -5": the value is there, but a negative
+				// integer is always an argument.
+				name := strings.TrimLeft(strings.TrimPrefix(msg, needs), "-")
+				return pos, fmt.Errorf("-%s %s: a negative integer is an argument, never a flag's value; write --%s=%s", name, args[end], name, args[end])
+			}
 			return pos, err
 		}
 		rest := fs.Args()

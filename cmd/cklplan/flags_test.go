@@ -206,6 +206,13 @@ func TestExitCodes(t *testing.T) {
 		{"dist show two arguments", []string{"dist", "show", "a", "b"}, exitUsage},
 		{"dist cuda -o without a file", []string{"dist", "cuda", "-o"}, exitUsage},
 		{"version with an argument", []string{"version", "x"}, exitUsage},
+		{"help help", []string{"help", "help"}, exitOK},
+		{"plan --gap NaN", []string{"plan", "../../examples/graphs/fanout.json", "--gap", "NaN"}, exitUsage},
+		{"plan --time-limit negative", []string{"plan", "../../examples/graphs/fanout.json", "--time-limit", "-1s"}, exitUsage},
+		{"plan --regret-time-limit not a duration", []string{"plan", "../../examples/graphs/fanout.json", "--regret-time-limit", "soon"}, exitUsage},
+		{"plan --witnesses unknown", []string{"plan", "../../examples/graphs/fanout.json", "--witnesses", "some"}, exitUsage},
+		{"gen --layers 0", []string{"gen", "transformer", "--layers", "0"}, exitUsage},
+		{"gen --invocations negative", []string{"gen", "dag", "--invocations", "-5"}, exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"math"
 
@@ -21,7 +20,7 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 `,
 	flags: func(fs *flag.FlagSet, q *genRequest) {
 		fs.IntVar(&q.layers, "layers", 1000, "transformer `layers` (10 invocations each, plus 2)")
-		fs.IntVar(&q.n, "invocations", 1000, "`number` of invocations of a DAG or tree")
+		fs.IntVar(&q.n, "invocations", 1000, "`number` of invocations of a DAG or tree, before the sink invocations that read the outputs nothing else reads")
 		fs.IntVar(&q.degree, "degree", 4, "average `degree` of a DAG's invocations")
 		fs.Uint64Var(&q.seed, "seed", 1, "random `seed`")
 		fs.Float64Var(&q.execScale, "exec-scale", 1, "multiply every alternative's execution cost by `factor` (conversions keep the model's cost): the tasks execute in about 1 to 25 ns a tile against 200 to 350 ns for a conversion, so 10 to 100 makes execution matter as much as conversions")
@@ -82,15 +81,15 @@ func runGen(q *genRequest) (result, error) {
 	)
 	switch {
 	case q.layers < 1 || q.layers*10 > maxGenerated:
-		return nil, fmt.Errorf("--layers %d: want 1 to %d", q.layers, maxGenerated/10)
+		return nil, badRequest("--layers %d: want 1 to %d", q.layers, maxGenerated/10)
 	case q.n < 1 || q.n > maxGenerated:
-		return nil, fmt.Errorf("--invocations %d: want 1 to %d", q.n, maxGenerated)
+		return nil, badRequest("--invocations %d: want 1 to %d", q.n, maxGenerated)
 	case q.degree < 1 || q.degree > 16:
-		return nil, fmt.Errorf("--degree %d: want 1 to 16", q.degree)
+		return nil, badRequest("--degree %d: want 1 to 16", q.degree)
 	case !(q.execScale > 0) || math.IsInf(q.execScale, 0):
-		return nil, fmt.Errorf("--exec-scale %v: want a positive factor", q.execScale)
+		return nil, badRequest("--exec-scale %v: want a positive factor", q.execScale)
 	case q.kernelSmem < 0:
-		return nil, fmt.Errorf("--kernel-smem %d: want a number of bytes, or 0 for no kernels", q.kernelSmem)
+		return nil, badRequest("--kernel-smem %d: want a number of bytes, or 0 for no kernels", q.kernelSmem)
 	}
 	switch q.family {
 	case "transformer":

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/cklplan/cklplan/indexmap"
 )
@@ -113,6 +114,10 @@ func capHint(err error) string {
 func (l *limits) readAll(r io.Reader, name string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, l.inputBytes+1))
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == name {
+			return nil, err // it names the file already ("read m: is a directory")
+		}
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
 	if int64(len(data)) > l.inputBytes {

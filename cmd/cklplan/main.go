@@ -90,6 +90,10 @@ func help(args []string, s streams) int {
 		listCommands(s.stdout)
 		return exitOK
 	case 1:
+		if args[0] == "help" {
+			listCommands(s.stdout)
+			return exitOK
+		}
 		if c, ok := lookup(args[0]); ok {
 			return c.run([]string{"-h"}, s)
 		}

@@ -107,9 +107,28 @@ func (r planResult) writeText(w io.Writer, format string) error {
 func (r planResult) writeJSON(w io.Writer) error { return r.WriteJSON(w) }
 
 func runPlan(q *planRequest, env *env) (result, error) {
+	// The flags' values first: a bad one is a usage error (exit 2).
 	form, err := planner.ParseWitnessForm(q.witnesses)
 	if err != nil {
-		return nil, fmt.Errorf("--witnesses %q: want inline, table or none", q.witnesses)
+		return nil, badRequest("--witnesses %q: want inline, table or none", q.witnesses)
+	}
+	if !(q.gap >= 0 && q.gap < 1) { // NaN too
+		return nil, badRequest("--gap %v: want a number in [0, 1)", q.gap)
+	}
+	if q.timeLimit < 0 {
+		return nil, badRequest("--time-limit %v: want a positive duration (e.g. 10s), or 0 for none", q.timeLimit)
+	}
+	regretLimit := time.Duration(-1) // auto
+	switch q.regretLimit {
+	case "auto":
+	case "none":
+		regretLimit = 0
+	default:
+		d, err := time.ParseDuration(q.regretLimit)
+		if err != nil || d <= 0 {
+			return nil, badRequest("--regret-time-limit %q: want a positive duration (e.g. 30s), auto or none", q.regretLimit)
+		}
+		regretLimit = d
 	}
 	var target *costmodel.Target
 	if q.target != "" {
@@ -140,30 +159,22 @@ func runPlan(q *planRequest, env *env) (result, error) {
 			return nil, fmt.Errorf("%s:\n%w", q.costs, err)
 		}
 		if g, err = g.WithMeasured(m); err != nil {
-			return nil, fmt.Errorf("%s with %s:\n%w", q.file, q.costs, err)
+			// The problems name paths in the costs file.
+			return nil, fmt.Errorf("%s (measured costs for %s):\n%w", q.costs, q.file, err)
 		}
 	}
 	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap},
 		Timing: q.timing, Target: target, Cache: cache}
-	if q.gap < 0 || q.gap >= 1 {
-		return nil, fmt.Errorf("--gap %v: want a number in [0, 1)", q.gap)
-	}
-	if q.timeLimit < 0 {
-		return nil, fmt.Errorf("--time-limit %v: want a positive duration (e.g. 10s), or 0 for none", q.timeLimit)
-	}
-	switch q.regretLimit {
-	case "auto":
+	if regretLimit < 0 {
 		opts.Solve.RegretTimeLimit, opts.Solve.RegretTimeFactor = time.Second, 3
-	case "none":
-	default:
-		d, err := time.ParseDuration(q.regretLimit)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("--regret-time-limit %q: want a positive duration (e.g. 30s), auto or none", q.regretLimit)
-		}
-		opts.Solve.RegretTimeLimit = d
+	} else {
+		opts.Solve.RegretTimeLimit = regretLimit
 	}
 	if q.explain != "" {
 		opts.ExplainIDs = strings.Split(q.explain, ",")
+		for i, id := range opts.ExplainIDs {
+			opts.ExplainIDs[i] = strings.TrimSpace(id)
+		}
 	}
 	stop := func() {}
 	if !q.quiet && env.stderr != nil && isTerminal(env.stderr) {
@@ -179,7 +190,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		return infeasibleResult{pe}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", q.file, err)
 	}
 	return planResult{res}, nil
 }

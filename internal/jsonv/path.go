@@ -78,6 +78,26 @@ func (p Path) String() string {
 	return b.String()
 }
 
+// At is step i of p (0 the first, i < Len): an object key (index -1), or
+// an array index (key "").
+func (p Path) At(i int) (key string, index int) {
+	s := p.steps()[i]
+	return s.key, s.index
+}
+
+// Rebase is q followed by the steps of p after its first n: the same place
+// seen from another root.
+func (p Path) Rebase(n int, q Path) Path {
+	for _, s := range p.steps()[n:] {
+		if s.index >= 0 {
+			q = q.Index(s.index)
+		} else {
+			q = q.Key(s.key)
+		}
+	}
+	return q
+}
+
 // MarshalText writes p as String does, so paths appear as strings in JSON.
 func (p Path) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
