@@ -59,6 +59,11 @@ func TestValidate(t *testing.T) {
 			p.Groups[0].Pairs = append(p.Groups[0].Pairs, Pair{Source: "r", Target: "r"}, Pair{Source: "a", Target: "b", Cost: -1}, Pair{Source: "b", Target: "b", Cost: math.NaN()})
 		}, []string{"groups[0].pairs[2]", "groups[0].pairs[3].cost", "groups[0].pairs[4].cost"}},
 		{"infinite capacity", func(p *Problem) { p.Budgets[0].Capacity = math.Inf(1) }, []string{"budgets[0].capacity"}},
+		{"costs over the limit", func(p *Problem) {
+			p.Nodes[0].Alternatives[1].Cost = 2 * MaxCostNS
+			p.Nodes[1].Alternatives[0].Cost = -2 * MaxCostNS
+			p.Groups[0].Pairs = append(p.Groups[0].Pairs, Pair{Source: "a", Target: "b", Cost: 1e20}, Pair{Source: "b", Target: "b", Cost: math.Inf(1)})
+		}, []string{"nodes[0].alternatives[1].cost", "nodes[1].alternatives[0].cost", "groups[0].pairs[2].cost"}},
 	}
 	if err := validProblem().Validate(); err != nil {
 		t.Fatalf("valid problem: %v", err)
