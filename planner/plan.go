@@ -281,9 +281,29 @@ func (lw *lowering) namedError(err error) error {
 		return err
 	}
 	pe := &PlanInfeasibleError{Graph: lw.graph.Name(), Target: lw.target.Name, Note: ie.Note, Err: err}
+	// removals says why node v's alternatives were removed before solving
+	// (pins, forbids, the target's features, a kernel's registers), each
+	// reason once; qualified says it alternative by alternative.
+	removals := func(v int, qualified bool) []string {
+		var out []string
+		for _, alt := range lw.problem.Nodes[v].Alternatives {
+			r := alt.Removed
+			if qualified {
+				r = alt.ID + ": " + r
+			}
+			if alt.Removed != "" && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	listed := map[int]bool{}
 	for _, v := range ie.Empty {
 		pe.NoAlternative = append(pe.NoAlternative, lw.invs[v].ID)
-		pe.Conflict = append(pe.Conflict, "invocation "+lw.invs[v].ID+" has no alternative left")
+		why := removals(v, true)
+		pe.Invocations = append(pe.Invocations, InvocationConflict{ID: lw.invs[v].ID, Removed: why})
+		listed[v] = true
+		pe.Conflict = append(pe.Conflict, "invocation "+lw.invs[v].ID+" has no alternative left ("+strings.Join(why, "; ")+")")
 	}
 	for k, b := range ie.Budgets {
 		bc := BudgetConflict{Name: lw.problem.Budgets[b].Name, Capacity: lw.problem.Budgets[b].Capacity}
@@ -310,12 +330,9 @@ func (lw *lowering) namedError(err error) error {
 		}
 		// The alternatives removed before solving (pins, forbids, the
 		// target's features) narrow the choice: say why.
-		for _, alt := range lw.problem.Nodes[v].Alternatives {
-			if alt.Removed != "" && !slices.Contains(ic.Removed, alt.Removed) {
-				ic.Removed = append(ic.Removed, alt.Removed)
-			}
-		}
+		ic.Removed = removals(v, false)
 		pe.Invocations = append(pe.Invocations, ic)
+		listed[v] = true
 		var says []string
 		if len(takes) > 0 {
 			left := ""
@@ -334,8 +351,29 @@ func (lw *lowering) namedError(err error) error {
 		pe.Conflict = append(pe.Conflict, name)
 	}
 	for _, gr := range ie.Groups {
-		pe.Boundaries = append(pe.Boundaries, lw.problem.Groups[gr].Name)
-		pe.Conflict = append(pe.Conflict, "boundaries of "+lw.problem.Groups[gr].Name)
+		g := &lw.problem.Groups[gr]
+		pe.Boundaries = append(pe.Boundaries, g.Name)
+		// The ends of the boundaries that removals narrowed are part of
+		// why no conversion fits: name them with their reasons.
+		var narrowed []string
+		ends := []int{g.Producer}
+		for _, c := range g.Consumers {
+			ends = append(ends, c.Node)
+		}
+		for _, v := range ends {
+			why := removals(v, false)
+			if len(why) == 0 || listed[v] {
+				continue
+			}
+			listed[v] = true
+			pe.Invocations = append(pe.Invocations, InvocationConflict{ID: lw.invs[v].ID, Removed: why})
+			narrowed = append(narrowed, lw.invs[v].ID+": others removed: "+strings.Join(why, "; "))
+		}
+		line := "boundaries of " + g.Name
+		if len(narrowed) > 0 {
+			line += " (" + strings.Join(narrowed, "; ") + ")"
+		}
+		pe.Conflict = append(pe.Conflict, line)
 	}
 	return pe
 }

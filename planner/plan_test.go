@@ -1145,3 +1145,53 @@ func TestReasonsNameOnlyWhatChanges(t *testing.T) {
 		t.Error("no reason names an edge joining a conversion others have")
 	}
 }
+
+// TestInfeasibleSaysWhatNarrowed: a conflict names every invocation whose
+// removed alternatives are part of it, with the reasons: both pins of two
+// invocations that no conversion can join, and, for an invocation with no
+// alternative left, why each was removed.
+func TestInfeasibleSaysWhatNarrowed(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		from, to   string
+		conflict   []string
+		narrowed   []string // the conflict's invocations, in order
+		removedOne string   // a reason of the first
+	}{
+		{"pins", `{"id": "load_w", "task": "load_w"},
+    {"id": "dequantize", "task": "dequantize"},`, `{"id": "load_w", "task": "load_w", "pin": ["ld_in_gemm"]},
+    {"id": "dequantize", "task": "dequantize", "pin": ["standalone"]},`,
+			[]string{"invocation dequantize (others removed: not among the invocation's pins (standalone))",
+				"boundaries of load_w.w (load_w: others removed: not among the invocation's pins (ld_in_gemm))"},
+			[]string{"dequantize", "load_w"}, "not among the invocation's pins (standalone)"},
+		{"registers", `"edges": [`, `"groups": [{"id": "gemm_kernel", "invocations": ["mma"], "registers_per_thread": 32}],
+  "edges": [`,
+			[]string{"invocation mma has no alternative left (a_in_registers: needs 40 registers per thread, over kernel gemm_kernel's budget of 32; " +
+				"a_from_global: needs 48 registers per thread, over kernel gemm_kernel's budget of 32)"},
+			[]string{"mma"}, "a_in_registers: needs 40 registers per thread, over kernel gemm_kernel's budget of 32"},
+	} {
+		g, err := tasks.Load(bytes.Replace(data, []byte(c.from), []byte(c.to), 1))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, err = Plan(context.Background(), g, PlanOptions{})
+		var pe *PlanInfeasibleError
+		if err == nil || !asPlanInfeasible(err, &pe) {
+			t.Fatalf("%s: Plan = %v, want a *PlanInfeasibleError", c.name, err)
+		}
+		if !slices.Equal(pe.Conflict, c.conflict) {
+			t.Errorf("%s: conflict\n%q\nwant\n%q", c.name, pe.Conflict, c.conflict)
+		}
+		var ids []string
+		for _, ic := range pe.Invocations {
+			ids = append(ids, ic.ID)
+		}
+		if !slices.Equal(ids, c.narrowed) || !slices.Contains(pe.Invocations[0].Removed, c.removedOne) {
+			t.Errorf("%s: invocations %+v, want %v, the first removed for %q", c.name, pe.Invocations, c.narrowed, c.removedOne)
+		}
+	}
+}
