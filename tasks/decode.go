@@ -643,6 +643,47 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	return nil, out
 }
 
+// LoadMeasured reads a measured-costs file (DecodeMeasured) and returns g
+// with its costs (WithMeasured), or every problem of the file at once: its
+// syntax and types, and what it names that g lacks, all at the file's
+// paths. An entry with a problem of its own is not also checked against g.
+func (g *Graph) LoadMeasured(data []byte) (*Graph, error) {
+	m, err := DecodeMeasured(data)
+	if err == nil {
+		return g.WithMeasured(m)
+	}
+	var ps jsonv.Problems
+	if !errors.As(err, &ps) || len(m.Alternatives)+len(m.Conversions) == 0 {
+		return nil, err
+	}
+	_, err2 := g.WithMeasured(m)
+	var more jsonv.Problems
+	if !errors.As(err2, &more) {
+		return nil, err
+	}
+	entry := func(p jsonv.Path) (string, int, bool) {
+		if p.Len() < 2 {
+			return "", 0, false
+		}
+		k, _ := p.At(0)
+		_, i := p.At(1)
+		return k, i, i >= 0
+	}
+	broken := map[[2]any]bool{}
+	for _, p := range ps {
+		if k, i, ok := entry(p.Path); ok {
+			broken[[2]any{k, i}] = true
+		}
+	}
+	for _, p := range more {
+		if k, i, ok := entry(p.Path); !ok || !broken[[2]any{k, i}] {
+			ps = append(ps, p)
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b *jsonv.Problem) int { return a.Path.Compare(b.Path) })
+	return nil, ps
+}
+
 // WithTarget returns g planned for another target (a built-in name, or a
 // custom target), validated again: the alternatives must still be runnable
 // on some target, and the warnings are the new target's.

@@ -231,6 +231,20 @@ func TestMeasuredFiles(t *testing.T) {
 		t.Errorf("problems %v, want %s", got, want)
 	}
 
+	// LoadMeasured reports the file's every problem at once: a type error
+	// does not hide what another entry names that the graph lacks, and an
+	// entry with a problem of its own is not also checked against the graph.
+	_, err = g.LoadMeasured([]byte(`{"version": 1, "alternatives": [{"task": "scalez", "alternative": "frag", "ns": 1},
+	  {"task": "scale", "alternative": "frag", "ns": "1"}], "conversions": [{"source": "rows", "target": "colz", "ns": 2}]}`))
+	got = nil
+	for _, p := range problemsOf(t, err) {
+		got = append(got, p.Path.String()+" "+string(p.Code))
+	}
+	want = "$.alternatives[0].task unknown_name,$.alternatives[1].ns type,$.conversions[0].target unknown_name"
+	if strings.Join(got, ",") != want {
+		t.Errorf("LoadMeasured problems %v, want %s", got, want)
+	}
+
 	// A measured-costs file with problems reports them all.
 	_, err = DecodeMeasured([]byte(`{"version": 2, "alternatives": [{"task": "scale", "ns": "1"}], "extra": 1}`))
 	got = nil

@@ -104,10 +104,7 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 		if data, err = q.read(q.costs); err != nil {
 			return nil, err
 		}
-		var m tasks.MeasuredSpec
-		if m, err = tasks.DecodeMeasured(data); err == nil {
-			g, err = g.WithMeasured(m)
-		}
+		g, err = g.LoadMeasured(data)
 	}
 	var ps jsonv.Problems
 	switch {
@@ -145,6 +142,38 @@ func (r *checkResult) failure() error {
 		noun = "problem"
 	}
 	return fmt.Errorf("%s: %d %s", r.File, n, noun)
+}
+
+// problemLine is how check writes a problem, and plan a problem of its
+// input: "PATH: [warning: ]MESSAGE [CODE]".
+func problemLine(p *jsonv.Problem) string {
+	warn := ""
+	if p.Warning {
+		warn = "warning: "
+	}
+	return fmt.Sprintf("%s: %s%s [%s]", p.Path, warn, p.Msg, p.Code)
+}
+
+// problemsError is a list of input problems written as check writes them.
+type problemsError struct{ ps jsonv.Problems }
+
+func (e problemsError) Error() string {
+	lines := make([]string, len(e.ps))
+	for i, p := range e.ps {
+		lines[i] = problemLine(p)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (e problemsError) Unwrap() error { return e.ps }
+
+// withCodes is err with its input problems written as check writes them.
+func withCodes(err error) error {
+	var ps jsonv.Problems
+	if errors.As(err, &ps) {
+		return problemsError{ps}
+	}
+	return err
 }
 
 func (r *checkResult) writeText(w io.Writer, _ string) error {

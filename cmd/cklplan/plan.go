@@ -147,20 +147,16 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	cache := planner.NewCache()
 	g, err := tasks.Limits{}.LoadWith(q.data, func(pre *tasks.Prelude) { cache.Prefetch(ctx, pre, target) })
 	if err != nil {
-		return nil, fmt.Errorf("%s:\n%w", q.file, err)
+		return nil, fmt.Errorf("%s:\n%w", q.file, withCodes(err))
 	}
 	if q.costs != "" {
 		data, err := os.ReadFile(q.costs)
 		if err != nil {
 			return nil, err
 		}
-		m, err := tasks.DecodeMeasured(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s:\n%w", q.costs, err)
-		}
-		if g, err = g.WithMeasured(m); err != nil {
+		if g, err = g.LoadMeasured(data); err != nil {
 			// The problems name paths in the costs file.
-			return nil, fmt.Errorf("%s (measured costs for %s):\n%w", q.costs, q.file, err)
+			return nil, fmt.Errorf("%s (measured costs for %s):\n%w", q.costs, q.file, withCodes(err))
 		}
 	}
 	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap},
