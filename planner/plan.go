@@ -754,6 +754,9 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice) []Boundar
 		switch {
 		case pi.crossing == tasks.GlobalRoundTrip:
 			b.Class, b.Mechanism = conversion.GlobalMemory.String(), "global_round_trip"
+		case pi.through:
+			// A store into, or a load from, a shared-memory layout.
+			b.Class, b.Mechanism = conversion.SharedMemory.String(), conversion.SharedMemory.String()
 		case pi.result != nil:
 			b.Class, b.Mechanism = pi.result.Class.String(), pi.result.Mechanism.String()
 			if pi.result.Class != conversion.Identity {

@@ -1195,3 +1195,56 @@ func TestInfeasibleSaysWhatNarrowed(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundariesAddUp: the boundaries' costs sum to the plan's conversion
+// cost, each shared conversion counted once (on the edge that pays it): on
+// every example, on a fan-out whose producer stores its tile into the
+// shared-memory layout both consumers read (one store serves both), and on
+// generated graphs.
+func TestBoundariesAddUp(t *testing.T) {
+	highstest.Library(t)
+	files, err := filepath.Glob("../examples/graphs/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "testdata/graphs/fanout_store.json")
+	graphs := map[string]*tasks.Graph{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if graphs[f], err = tasks.Load(data); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	graphs["dag 30"] = generatedDAG(t, 30, 1)
+	for name, g := range graphs {
+		r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sum, shared := 0.0, 0
+		for _, b := range r.Boundaries {
+			sum += b.CostNS
+			if len(b.SharedWith) > 0 && b.CostNS == 0 {
+				shared++
+			}
+		}
+		if math.Abs(sum-r.ConversionNS) > 1e-9*max(1, r.ConversionNS) {
+			t.Errorf("%s: the boundaries cost %v in all, the plan's conversions %v", name, sum, r.ConversionNS)
+		}
+		if name == "testdata/graphs/fanout_store.json" {
+			var stores []Boundary
+			for _, b := range r.Boundaries {
+				if b.From == "norm1.y" {
+					stores = append(stores, b)
+				}
+			}
+			if len(stores) != 2 || stores[0].Class != "shared_memory" || stores[0].CostNS == 0 || shared != 1 ||
+				!slices.Equal(stores[1].SharedWith, []string{stores[0].Edge}) || stores[1].CostNS != 0 {
+				t.Errorf("%s: norm1.y's boundaries %+v: want one store into shared memory, shared by both consumers", name, stores)
+			}
+		}
+	}
+}
