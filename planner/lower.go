@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -33,7 +34,11 @@ import (
 //     holds the tile in global memory) are in that alternative's cost.
 
 // A Cache keeps classifications and costs of conversions across Plan calls,
-// for a compiler that re-plans after small changes. The zero value is not
+// for a compiler that re-plans after small changes. An entry is keyed by
+// the two distributions, the renaming, the target's figures and the
+// measurements, by content: plans for one target share entries whichever
+// copy of the target they are given. Entries are never evicted; a Cache
+// grows with the distinct conversions it has seen. The zero value is not
 // ready: use NewCache. It is safe for concurrent use.
 type Cache struct {
 	mu   sync.Mutex
@@ -51,12 +56,37 @@ type Cache struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{conv: map[convKey]*convEntry{}, memo: conversion.NewMemo()} }
 
+// A convKey names a classification by what decides it: the two
+// distributions, the renaming, and the target's figures and the
+// measurements by content (two targets alike, BuiltinTarget's copies say,
+// share their entries).
 type convKey struct {
 	src, dst distribution.Fingerprint
 	rename   string
-	target   *costmodel.Target
-	measured *costmodel.Measurements
+	target   string
+	measured string
 	noSmem   bool
+}
+
+// targetPrint is what of t decides a classification: its name and figures.
+func targetPrint(t *costmodel.Target) string {
+	if t == nil {
+		return ""
+	}
+	b := []byte(t.Name)
+	for _, k := range costmodel.FigureKeys {
+		b = append(b, 0)
+		b = strconv.AppendFloat(b, t.Get(k.Key), 'g', -1, 64)
+	}
+	return string(b)
+}
+
+// measuredPrint is the measurements' content.
+func measuredPrint(m *costmodel.Measurements) string {
+	if m == nil {
+		return ""
+	}
+	return fmt.Sprintf("%v", *m)
 }
 
 // A convEntry is one classification, done or under way: res and err are
@@ -76,7 +106,7 @@ func (c *Cache) Len() int {
 
 func (c *Cache) key(src, dst *distribution.Distribution, rename distribution.Rename, target *costmodel.Target,
 	measured *costmodel.Measurements, noSmem bool) convKey {
-	return convKey{src.Fingerprint(), dst.Fingerprint(), rename.String(), target, measured, noSmem}
+	return convKey{src.Fingerprint(), dst.Fingerprint(), rename.String(), targetPrint(target), measuredPrint(measured), noSmem}
 }
 
 func (c *Cache) has(k convKey) bool {

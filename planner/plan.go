@@ -85,10 +85,15 @@ type Result struct {
 	// graph of at most PlanOptions.ExplainAll invocations, else those named).
 	Explained int `json:"explained"`
 	// UnprovenRegrets counts the regrets a time limit left as intervals
-	// (Rejected.Exact false).
-	UnprovenRegrets int          `json:"unproven_regrets,omitempty"`
-	Choices         []PlanChoice `json:"choices"`
-	Boundaries      []Boundary   `json:"boundaries"`
+	// (Rejected.Exact false with RegretLowerNS set).
+	UnprovenRegrets int `json:"unproven_regrets,omitempty"`
+	// Choices are one per invocation, in the graph's order of invocations.
+	Choices []PlanChoice `json:"choices"`
+	// Boundaries are one per edge, grouped by producer port (the edges of
+	// one port together, as one conversion may serve several), the ports
+	// in the order of their first edge in the graph, the edges of a port in
+	// the graph's order.
+	Boundaries []Boundary `json:"boundaries"`
 	// Witnesses is empty in what Plan returns: every boundary carries its
 	// own Witness. WithWitnesses(WitnessesTable) moves each distinct
 	// witness here, once, and names it by index from the boundaries.
@@ -126,6 +131,11 @@ func modelSizes(m ModelStats) ModelSizes {
 }
 
 // A PlanChoice is an invocation's chosen alternative and its rejected ones.
+//
+// CostNS is the chosen alternative's execution cost over the whole
+// invocation: its cost a tile (declared, measured, or the cost model's)
+// times Multiplicity, divided by the target's SM count for a declared or
+// measured cost, which is per tile on one SM (docs/plan-format.md, "Costs").
 type PlanChoice struct {
 	Invocation     string  `json:"invocation"`
 	Task           string  `json:"task"`
@@ -149,6 +159,9 @@ type PlanChoice struct {
 // or when it was not computed), and why, in words. A regret that a time
 // limit left unproven (Exact false) lies between RegretLowerNS and RegretNS,
 // the best plan found using the alternative (nil when none was found).
+// Exact is also false, with RegretNS and RegretLowerNS nil, when the regret
+// was not computed (the invocation was not explained, or the plan is not
+// proven).
 type Rejected struct {
 	Alternative   string   `json:"alternative"`
 	RegretNS      *float64 `json:"regret_ns"`
@@ -166,7 +179,11 @@ type Boundary struct {
 	From     string `json:"from"`
 	To       string `json:"to"`
 	Crossing string `json:"crossing"` // in_kernel or global_round_trip
-	// Class and Mechanism of the conversion ("identity" when nothing moves).
+	// Class and Mechanism of the conversion ("identity" when nothing moves):
+	// Class is a conversion.Class's name (identity, register_permute,
+	// warp_shuffle, shared_memory, cluster_shared_memory, global_memory),
+	// Mechanism a conversion.Mechanism's, or "global_round_trip" for a
+	// kernel boundary (Class global_memory there).
 	Class     string  `json:"class"`
 	Mechanism string  `json:"mechanism"`
 	CostNS    float64 `json:"cost_ns"`
@@ -209,6 +226,15 @@ type BudgetUse struct {
 
 // Plan chooses one alternative per invocation of g and one conversion per
 // boundary, jointly, and explains the choice.
+//
+// Cancelling ctx stops the solve as a time limit does: Plan returns the
+// best plan found with Status "interrupted" and its proven gap, and no
+// error (a graph the reduction dissolves whole is proven before anything
+// looks at ctx, and comes back "optimal"); ErrNoPlan when no plan was found
+// yet. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
+// fits; ErrUnknownInvocation for ExplainIDs the graph lacks; ErrNoSolver
+// when a MILP is needed and HiGHS is missing; an error naming the
+// invocation or boundary for a cost over MaxCostNS.
 func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error) {
 	target := opts.Target
 	if target == nil {
@@ -245,7 +271,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			so.Explain = append(so.Explain, i)
 		}
 		if len(unknown) > 0 {
-			return nil, fmt.Errorf("planner: invocations to explain that the graph does not have: %s", strings.Join(unknown, ", "))
+			return nil, fmt.Errorf("%w: %s", ErrUnknownInvocation, strings.Join(unknown, ", "))
 		}
 		if len(so.Explain) == 0 {
 			so.NoRegrets = true

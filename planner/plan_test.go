@@ -3,6 +3,7 @@ package planner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -19,6 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cklplan/cklplan/conversion"
+	"github.com/cklplan/cklplan/costmodel"
+	"github.com/cklplan/cklplan/internal/highs"
 	"github.com/cklplan/cklplan/internal/highs/highstest"
 	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/tasks"
@@ -375,6 +378,27 @@ func TestCacheAcrossCalls(t *testing.T) {
 	}
 	if first.ObjectiveNS != second.ObjectiveNS {
 		t.Errorf("objectives differ: %v, %v", first.ObjectiveNS, second.ObjectiveNS)
+	}
+	// A copy of the target, as BuiltinTarget gives one each call, finds
+	// the same entries; another target does not.
+	for range 2 {
+		h200, err := costmodel.BuiltinTarget("h200")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Plan(context.Background(), g, PlanOptions{Cache: cache, Target: h200}); err != nil {
+			t.Fatal(err)
+		}
+		if cache.Len() != n {
+			t.Errorf("a copy of the target: the cache grew from %d to %d", n, cache.Len())
+		}
+	}
+	sm80, err := costmodel.BuiltinTarget("sm80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Plan(context.Background(), g, PlanOptions{Cache: cache, Target: sm80}); err == nil && cache.Len() == n {
+		t.Errorf("another target found the h200's entries")
 	}
 }
 
@@ -1246,5 +1270,18 @@ func TestBoundariesAddUp(t *testing.T) {
 				t.Errorf("%s: norm1.y's boundaries %+v: want one store into shared memory, shared by both consumers", name, stores)
 			}
 		}
+	}
+}
+
+// TestErrorsToMatch: an integrator matches the planner's errors with
+// errors.Is: every invocation to explain that the graph lacks, and a HiGHS
+// that cannot be loaded.
+func TestErrorsToMatch(t *testing.T) {
+	_, err := Plan(context.Background(), examples(t)["fanout"], PlanOptions{ExplainIDs: []string{"nosuch", "zz"}})
+	if !errors.Is(err, ErrUnknownInvocation) || !strings.Contains(fmt.Sprint(err), `"nosuch", "zz"`) {
+		t.Errorf("unknown invocations to explain: %v", err)
+	}
+	if err := fmt.Errorf("planner: %w", &highs.LoadError{}); !errors.Is(err, ErrNoSolver) {
+		t.Errorf("a HiGHS that cannot be loaded: %v, want ErrNoSolver", err)
 	}
 }

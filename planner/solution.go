@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cklplan/cklplan/internal/highs"
 )
 
 // Status is how far a returned plan is proven.
@@ -193,6 +195,16 @@ type ModelSize struct {
 // ErrInfeasible is matched (errors.Is) by every error that says no plan
 // exists; the error's *InfeasibleError says why.
 var ErrInfeasible = errors.New("planner: no feasible plan")
+
+// ErrNoSolver is matched (errors.Is) by the error of a plan that needed
+// HiGHS and found no usable library; the error says where it looked and the
+// command that installs it (cklplan doctor checks an installation).
+var ErrNoSolver = highs.ErrNotFound
+
+// ErrUnknownInvocation is matched by the error of a Plan asked to explain
+// invocations (PlanOptions.ExplainIDs) that the graph does not have; the
+// error names every one.
+var ErrUnknownInvocation = errors.New("planner: invocations to explain that the graph does not have")
 
 // ErrNoPlan is matched by the error of a solve stopped (time limit, context)
 // before any plan was found: HiGHS had no incumbent and the start it was

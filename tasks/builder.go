@@ -229,7 +229,10 @@ func (a *AlternativeBuilder) Requires(features ...string) *AlternativeBuilder {
 	return a
 }
 
-// CostNS declares the time of one execution of the tile body.
+// CostNS declares the time of one execution of the tile body: SM time per
+// tile (one SM's time on one tile with every SM busy), so the planner
+// divides ns × multiplicity by the target's sm_count (docs/format.md, "The
+// cost rule").
 func (a *AlternativeBuilder) CostNS(ns float64) *AlternativeBuilder {
 	a.spec.Cost = CostSpec{Kind: DeclaredCost, NS: ns}
 	return a

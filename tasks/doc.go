@@ -67,8 +67,10 @@
 //	g.Measured().AlternativeNS(c), g.Measured().ConversionNS(src, dst, rename)
 //	g.WithTarget(t), g.WithMeasured(m)   the graph re-validated for another target or costs
 //
-// Costs follow the rule of docs/format.md: execution ns × multiplicity; a
-// conversion inside one kernel paid Moves times; a global round trip paid for
+// Costs follow the rule of docs/format.md: execution ns × multiplicity,
+// over sm_count for a declared or measured ns (SM time per tile); a
+// conversion inside one kernel paid Moves times (per-tile SM time over
+// sm_count too); a global round trip paid for
 // the producer's stores (Moves), the consumer's loads (Reads) and one kernel
 // boundary.
 //

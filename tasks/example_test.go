@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/cklplan/cklplan/distribution"
-	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/storage"
 	"github.com/cklplan/cklplan/tasks"
 )
@@ -166,7 +165,7 @@ func ExampleLoad_problems() {
 	b.Invoke("mma_2", "mma2")
 	b.Edge("dequantize.a", "mma.rhs")
 	_, err := b.Build()
-	var ps jsonv.Problems
+	var ps tasks.Problems
 	if errors.As(err, &ps) {
 		for _, p := range ps {
 			fmt.Printf("%s [%s]\n", p.Error(), p.Code)

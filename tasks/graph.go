@@ -167,7 +167,9 @@ type Candidate struct {
 	Invocation  *Invocation
 	Alternative *Alternative
 	// Multiplicity is how many times the tile body runs; the execution cost is
-	// the per-execution cost × Multiplicity.
+	// the per-execution cost × Multiplicity, divided by the target's
+	// sm_count for a declared or measured cost (SM time per tile; not for
+	// the cost model's whole-GPU roofline): docs/format.md, "The cost rule".
 	Multiplicity int64
 	// PortMultiplicity[i] is how many tiles cross port i (Task.Ports order).
 	PortMultiplicity []int64
