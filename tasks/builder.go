@@ -122,7 +122,15 @@ func (b *Builder) MeasuredAlternative(task, alternative, invocation string, ns f
 
 // MeasuredConversion records a measured time per moved tile.
 func (b *Builder) MeasuredConversion(source, target string, ns float64) *Builder {
-	b.spec.Measured.Conversions = append(b.spec.Measured.Conversions, MeasuredConversion{Source: source, Target: target, NS: ns})
+	return b.MeasuredRenamedConversion(source, target, "", ns)
+}
+
+// MeasuredRenamedConversion records a measured time per moved tile of the
+// conversion under a renaming of the tile's axes (as in an edge's
+// rename, written "n=k"), which is measured apart from the conversion
+// without it.
+func (b *Builder) MeasuredRenamedConversion(source, target, rename string, ns float64) *Builder {
+	b.spec.Measured.Conversions = append(b.spec.Measured.Conversions, MeasuredConversion{Source: source, Target: target, Rename: rename, NS: ns})
 	return b
 }
 

@@ -228,9 +228,17 @@ func TestMarshalInline(t *testing.T) {
 	b.Group("k", 1024, 64, "p1")
 	b.MeasuredAlternative("p", "a", "p1", 0.25)
 	b.MeasuredConversion("mma.m16n8k16.a.f16", "mma.m16n8k16.b.f16", 2)
+	b.MeasuredRenamedConversion("mma.m16n8k16.a.f16", "mma.m16n8k16.b.f16", "n=k", 3)
 	g, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
+	}
+	nk, err := distribution.ParseRename("n=k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns, ok := g.Measured().ConversionNS("mma.m16n8k16.a.f16", "mma.m16n8k16.b.f16", nk); !ok || ns != 3 {
+		t.Errorf("the renamed conversion measures %v %v, want 3", ns, ok)
 	}
 	out, err := Marshal(g)
 	if err != nil {
