@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
@@ -51,6 +52,16 @@ type Cache struct {
 	// pair of a few distributions, and each distribution's side of the
 	// work is the same in every pair it is in.
 	memo *conversion.Memo
+	// lastPrint is the last target's and measurement table's prints
+	// (targetPrint, measuredPrint): a key is made per pair of labels, and a
+	// plan has one target.
+	lastPrint atomic.Pointer[prints]
+}
+
+type prints struct {
+	target         *costmodel.Target
+	measured       *costmodel.Measurements
+	tprint, mprint string
 }
 
 // NewCache returns an empty cache.
@@ -106,7 +117,12 @@ func (c *Cache) Len() int {
 
 func (c *Cache) key(src, dst *distribution.Distribution, rename distribution.Rename, target *costmodel.Target,
 	measured *costmodel.Measurements, noSmem bool) convKey {
-	return convKey{src.Fingerprint(), dst.Fingerprint(), rename.String(), targetPrint(target), measuredPrint(measured), noSmem}
+	p := c.lastPrint.Load()
+	if p == nil || p.target != target || p.measured != measured {
+		p = &prints{target: target, measured: measured, tprint: targetPrint(target), mprint: measuredPrint(measured)}
+		c.lastPrint.Store(p)
+	}
+	return convKey{src.Fingerprint(), dst.Fingerprint(), rename.String(), p.tprint, p.mprint, noSmem}
 }
 
 func (c *Cache) has(k convKey) bool {
