@@ -64,16 +64,16 @@ func ExamplePlan() {
 	// status        optimal (proven); bound 15.3 µs, gap 0%
 	// total         15.3 µs = execution 15.3 µs + conversions 0 ns
 	// local choice  28.92 µs; planning jointly saves 13.63 µs (47.1%)
-	// model         3 invocations, 4 alternatives left; the exact reduction eliminated 3, leaving 0 to HiGHS (MILP of 0 columns, 0 rows; the whole model: 7 columns, 8 rows)
-	// solve         0 branch-and-bound nodes
+	// model         3 invocations, 4 alternatives left; the exact reduction eliminated 3 of the invocations, leaving 0 to HiGHS (MILP of 0 columns, 0 rows; the whole model: 7 columns, 8 rows)
+	// solve         no MILP: the reduction solved the whole model
 	//
 	// invocations (chosen alternative, cost, origin; then each rejected one: regret, why)
-	//   dequantize: native  4.568 µs  declared, 262144 × per tile
-	//       blocked        +13.63 µs  execution −595.8 ns; dequantize.a -> mma.lhs: a warp_shuffle conversion via shared_memory (14.22 µs) instead of nothing to convert
-	//   mma: mma_sync  10.72 µs  declared, 524288 × per tile
-	//   epilogue: st_global  3.879 ns  declared, 512 × per tile
+	//   dequantize: native  4.568 µs  declared: 262144 tiles × 2.3 ns a tile and SM / 132 SMs
+	//       blocked        +13.63 µs   execution −595.8 ns; dequantize.a -> mma.lhs: a warp_shuffle conversion via shared_memory (14.22 µs) instead of nothing to convert
+	//   mma: mma_sync  10.72 µs  declared: 524288 tiles × 2.7 ns a tile and SM / 132 SMs
+	//   epilogue: st_global  3.879 ns  declared: 512 tiles × 1 ns a tile and SM / 132 SMs
 	//
-	// boundaries (class, mechanism, cost, origin)
+	// boundaries (the data's class and the mechanism that moves it, cost, origin)
 	//   dequantize.a -> mma.lhs: identity, 0 ns, formula
 	//       mma.m16n8k16.a.f16 → mma.m16n8k16.a.f16
 	//   mma.out -> epilogue.c: identity, 0 ns, formula

@@ -51,7 +51,10 @@ const DefaultExplainAll = 1000
 type Result struct {
 	Graph  string `json:"graph"`
 	Target string `json:"target"`
-	Status string `json:"status"`
+	// SMCount is the target's SMs: a declared or measured cost is SM time
+	// per tile, and the SMs divide it over the whole GPU.
+	SMCount int    `json:"sm_count"`
+	Status  string `json:"status"`
 	// ObjectiveNS is the plan's total cost, ExecutionNS + ConversionNS.
 	ObjectiveNS  float64 `json:"objective_ns"`
 	ExecutionNS  float64 `json:"execution_ns"`
@@ -541,7 +544,7 @@ func asInfeasible(err error, target **InfeasibleError) bool {
 // plan reads a Solution back in the graph's terms.
 func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(v int) bool) (*Result, error) {
 	p := &Result{
-		Graph: lw.graph.Name(), Target: target.Name, Status: sol.Status.String(),
+		Graph: lw.graph.Name(), Target: target.Name, SMCount: int(lw.sms), Status: sol.Status.String(),
 		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
 		BoundNS: sol.Bound, Gap: sol.Gap, BoundFrom: sol.BoundFrom, SolveMS: float64(sol.SolveTime.Microseconds()) / 1000,
 		MILPNodes: sol.MILPNodes, CoreSearch: sol.Search, Model: modelSizes(sol.Model),
@@ -566,7 +569,11 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	}
 	removed := map[[2]int]string{}
 	for _, r := range sol.Removed {
-		removed[[2]int{r.Node, r.Alternative}] = r.Reason
+		why := r.Reason
+		if r.DominatedBy >= 0 {
+			why += " (the same port realizations, at no lower cost and no lower use of any budget)"
+		}
+		removed[[2]int{r.Node, r.Alternative}] = why
 	}
 	// Every invocation's rejections are cut from one array, one entry per
 	// task alternative not chosen; first[v] is where invocation v's start.
@@ -921,7 +928,24 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 		before := lw.pairs[[2]string{bg.source, bg.targets[ci]}]
 		after := lw.pairs[[2]string{ag.source, ag.targets[ci]}]
 		what, was := pairWords(after), pairWords(before)
+		// Edges of the plan that keep the old conversion: it is still
+		// paid, and leaving it saves nothing.
+		var still []string
+		if bg.source == ag.source && before != nil && before.total > 0 && before.crossing == tasks.InKernel {
+			for _, c := range ag.convs {
+				if c.target == bg.targets[ci] {
+					for _, k := range c.consumers {
+						still = append(still, edgeName(info.edges[k]))
+					}
+				}
+			}
+		}
 		if what == was {
+			if len(kept) == 0 && len(still) == 0 && after != nil && before != nil && after.total == before.total {
+				// Another conversion of the same kind and cost: it
+				// changes nothing the regret counts.
+				continue
+			}
 			// The same words for two different conversions: name
 			// the distributions, which is what differs.
 			what += " from " + lw.endpointName(ag.source) + " to " + lw.endpointName(ag.targets[ci])
@@ -930,22 +954,25 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 		shared := after != nil && after.total > 0 && after.crossing == tasks.InKernel
 		switch {
 		case len(kept) > 0 && shared:
-			what += ", the one " + strings.Join(kept, ", ") + " already " + has(len(kept)) + ","
+			what += ", shared with " + strings.Join(kept, ", ") + " at no extra cost,"
 		case len(kept) > 0:
 			what += " (like " + strings.Join(kept, ", ") + ")"
 		case len(edges) > 1 && shared:
-			what += ", one conversion for all of them"
+			what += ", one conversion for all of them,"
+		}
+		if len(still) > 0 {
+			was = "sharing " + was + ", which " + strings.Join(still, ", ") + " still " + need(len(still)) + " (no saving)"
 		}
 		parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, was))
 	}
 	return parts
 }
 
-func has(n int) string {
+func need(n int) string {
 	if n == 1 {
-		return "has"
+		return "needs"
 	}
-	return "have"
+	return "need"
 }
 
 // A groupState is what one group converts under a plan.

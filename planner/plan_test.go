@@ -1122,7 +1122,8 @@ func TestViolationsText(t *testing.T) {
 // words on both sides, and never an edge whose conversion stays as it is.
 // An edge that joins a conversion other consumers already have names them
 // (on the 30-invocation DAG, v2's a2 moves v0.y -> v2.x0 from a shuffle to
-// v0's own distribution, which v0.y -> v1.x0 has without converting).
+// v0's own distribution, which v0.y -> v1.x0 has without converting), and an
+// edge that leaves a conversion others still need says it saves nothing.
 func TestReasonsNameOnlyWhatChanges(t *testing.T) {
 	joined := 0
 	for seed := uint64(1); seed <= 3; seed++ {
@@ -1139,14 +1140,15 @@ func TestReasonsNameOnlyWhatChanges(t *testing.T) {
 						continue
 					}
 					now, was, _ := strings.Cut(words, " instead of ")
-					now, _, _ = strings.Cut(now, ", the one ")
+					now, _, _ = strings.Cut(now, ", shared with ")
 					now, _, _ = strings.Cut(now, " (like ")
-					now = strings.TrimSuffix(now, ", one conversion for all of them")
+					now = strings.TrimSuffix(now, ", one conversion for all of them,")
 					was, _, _ = strings.Cut(was, " (with the other choices")
+					was, _, _ = strings.Cut(strings.TrimPrefix(was, "sharing "), ", which ")
 					if now == was {
 						t.Errorf("seed %d, %s %s: %q: the same on both sides", seed, c.Invocation, rj.Alternative, part)
 					}
-					if strings.Contains(words, "already ha") || strings.Contains(words, " (like ") {
+					if strings.Contains(words, ", shared with ") || strings.Contains(words, " (like ") {
 						joined++
 					}
 					for _, e := range strings.Split(edges, ", ") {
@@ -1160,8 +1162,16 @@ func TestReasonsNameOnlyWhatChanges(t *testing.T) {
 		if seed == 1 {
 			v2 := slices.IndexFunc(r.Choices, func(c PlanChoice) bool { return c.Invocation == "v2" })
 			a2 := slices.IndexFunc(r.Choices[v2].Rejected, func(rj Rejected) bool { return rj.Alternative == "a2" })
-			if want := "v0.y -> v2.x0: nothing to convert (like v0.y -> v1.x0) instead of a warp_shuffle conversion (196.7 ns)"; a2 < 0 || !strings.Contains(r.Choices[v2].Rejected[a2].Reason, want) {
+			// v0.y's shuffle stays for v0.y -> v4.x0: leaving it saves
+			// nothing, and the reason says so.
+			if want := "v0.y -> v2.x0: nothing to convert (like v0.y -> v1.x0) instead of sharing a warp_shuffle conversion (196.7 ns), which v0.y -> v4.x0 still needs (no saving)"; a2 < 0 || !strings.Contains(r.Choices[v2].Rejected[a2].Reason, want) {
 				t.Errorf("v2's a2: want %q in the reason, got %+v", want, r.Choices[v2].Rejected)
+			}
+			// v1's a0 joins that shuffle: it costs nothing more.
+			v1 := slices.IndexFunc(r.Choices, func(c PlanChoice) bool { return c.Invocation == "v1" })
+			a0 := slices.IndexFunc(r.Choices[v1].Rejected, func(rj Rejected) bool { return rj.Alternative == "a0" })
+			if want := "v0.y -> v1.x0: a warp_shuffle conversion (196.7 ns), shared with v0.y -> v2.x0, v0.y -> v4.x0 at no extra cost, instead of nothing to convert"; a0 < 0 || !strings.Contains(r.Choices[v1].Rejected[a0].Reason, want) {
+				t.Errorf("v1's a0: want %q in the reason, got %+v", want, r.Choices[v1].Rejected)
 			}
 		}
 	}

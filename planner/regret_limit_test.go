@@ -144,13 +144,13 @@ func TestPlanShowsUnprovenRegrets(t *testing.T) {
 	}
 	// The reasons stay in one column, intervals and all: a rejected
 	// alternative's line is 6 spaces, the alternative in 14 columns, a
-	// space, the regret in 20 (an interval's width), a space, the reason.
+	// space, the regret in 20 (an interval's width), two spaces, the reason.
 	pad := func(s string, n int) string {
 		return s + strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0))
 	}
 	for _, c := range r.Choices {
 		for _, rj := range c.Rejected {
-			if want := "      " + pad(rj.Alternative, 14) + " " + pad(regretText(rj), 20) + " " + rj.Reason + "\n"; !strings.Contains(text.String(), want) {
+			if want := "      " + pad(rj.Alternative, 14) + " " + pad(regretText(rj), 20) + "  " + rj.Reason + "\n"; !strings.Contains(text.String(), want) {
 				t.Errorf("no line %q in\n%s", want, text.String())
 			}
 		}

@@ -62,13 +62,19 @@ func (r *Result) WriteText(w io.Writer) error {
 		left = "to the branch and bound (as a MILP,"
 	}
 	contracted := ""
-	if m.ContractedKernels > 0 {
+	switch m.ContractedKernels {
+	case 0:
+	case 1:
+		contracted = " (1 kernel contracted over its budgets first)"
+	default:
 		contracted = fmt.Sprintf(" (%d kernels contracted over their budgets first)", m.ContractedKernels)
 	}
-	fmt.Fprintf(tw, "model\t%d invocations, %d alternatives left; the exact reduction eliminated %d%s, leaving %d %s %d columns, %d rows; the whole model: %d columns, %d rows)\n",
+	fmt.Fprintf(tw, "model\t%d invocations, %d alternatives left; the exact reduction eliminated %d of the invocations%s, leaving %d %s %d columns, %d rows; the whole model: %d columns, %d rows)\n",
 		m.Invocations, m.Alternatives, m.Eliminated, contracted, m.Core, left, m.Solved.Columns, m.Solved.Rows, m.Whole.Columns, m.Whole.Rows)
-	solve := fmt.Sprintf("%d branch-and-bound nodes", r.MILPNodes)
+	solve := fmt.Sprintf("HiGHS: %d branch-and-bound nodes", r.MILPNodes)
 	switch cs := r.CoreSearch; {
+	case m.Core == 0 && m.Solved.Columns == 0:
+		solve = "no MILP: the reduction solved the whole model"
 	case cs != nil && cs.Proved:
 		solve = fmt.Sprintf("the branch and bound proved the core's optimum in %d search nodes", cs.Nodes)
 	case cs != nil:
@@ -118,9 +124,20 @@ func (r *Result) WriteText(w io.Writer) error {
 		b = appendNS(b, c.CostNS)
 		b = append(b, "  "...)
 		b = append(b, c.Origin...)
-		b = append(b, ", "...)
+		b = append(b, ": "...)
 		b = strconv.AppendInt(b, c.Multiplicity, 10)
-		b = append(b, " × per tile"...)
+		if c.Origin == "formula" || r.SMCount <= 0 {
+			// The cost model's roofline is a figure of the whole GPU.
+			b = append(b, " tiles × "...)
+			b = appendNS(b, c.CostNS/float64(max(c.Multiplicity, 1)))
+			b = append(b, " (the whole GPU's)"...)
+		} else {
+			b = append(b, " tiles × "...)
+			b = appendNS(b, c.CostNS*float64(r.SMCount)/float64(max(c.Multiplicity, 1)))
+			b = append(b, " a tile and SM / "...)
+			b = strconv.AppendInt(b, int64(r.SMCount), 10)
+			b = append(b, " SMs"...)
+		}
 		if c.Tie {
 			b = append(b, "  (a tie: another alternative is as good)"...)
 		}
@@ -133,48 +150,67 @@ func (r *Result) WriteText(w io.Writer) error {
 			b = appendPadded(b, rj.Alternative, 14)
 			b = append(b, ' ')
 			b = appendPadded(b, regretText(rj), regretWidth)
-			b = append(b, ' ')
+			b = append(b, "  "...)
 			b = append(b, rj.Reason...)
 			b = append(b, '\n')
 		}
 		flush()
 	}
 
-	b = append(b, "\nboundaries (class, mechanism, cost, origin)\n"...)
+	b = append(b, "\nboundaries (the data's class and the mechanism that moves it, cost, origin)\n"...)
 	for _, bd := range r.Boundaries {
+		served := len(bd.SharedWith) == 1 && bd.CostNS == 0
 		b = append(b, "  "...)
 		b = append(b, bd.Edge...)
 		b = append(b, ": "...)
-		b = append(b, bd.Class...)
-		if bd.Mechanism != bd.Class {
+		switch {
+		case bd.Crossing == "global_round_trip":
+			b = append(b, "a kernel boundary through global memory"...)
+		case bd.Mechanism != bd.Class:
+			b = append(b, bd.Class...)
 			b = append(b, " via "...)
 			b = append(b, bd.Mechanism...)
+		default:
+			b = append(b, bd.Class...)
 		}
 		b = append(b, ", "...)
 		b = appendNS(b, bd.CostNS)
-		b = append(b, ", "...)
-		b = append(b, bd.Origin...)
-		if bd.PerTileNS > 0 {
-			b = append(b, " ("...)
-			b = strconv.AppendInt(b, bd.Moves, 10)
-			b = append(b, " tiles × "...)
-			b = appendNS(b, bd.PerTileNS)
-			b = append(b, " per tile and SM)"...)
+		switch {
+		case served:
+			b = append(b, ": the conversion of "...)
+			b = append(b, bd.SharedWith[0]...)
+			b = append(b, ", which pays it"...)
+		default:
+			b = append(b, ", "...)
+			b = append(b, bd.Origin...)
+			if bd.PerTileNS > 0 {
+				b = append(b, " ("...)
+				b = strconv.AppendInt(b, bd.Moves, 10)
+				b = append(b, " tiles × "...)
+				b = appendNS(b, bd.PerTileNS)
+				b = append(b, " a tile and SM"...)
+				if r.SMCount > 0 {
+					b = append(b, " / "...)
+					b = strconv.AppendInt(b, int64(r.SMCount), 10)
+					b = append(b, " SMs"...)
+				}
+				b = append(b, ')')
+			}
 		}
 		b = append(b, "\n      "...)
 		b = append(b, bd.Source...)
 		b = append(b, " → "...)
 		b = append(b, bd.Target...)
 		b = append(b, '\n')
-		if len(bd.SharedWith) > 0 {
-			b = append(b, "      one conversion shared with "...)
+		if len(bd.SharedWith) > 0 && !served {
+			b = append(b, "      one conversion, paid here, for "...)
 			for i, e := range bd.SharedWith {
 				if i > 0 {
 					b = append(b, ", "...)
 				}
 				b = append(b, e...)
 			}
-			b = append(b, '\n')
+			b = append(b, " too\n"...)
 		}
 		if bd.Crossing == "global_round_trip" && bd.Detail != "" {
 			b = append(b, "      "...)
