@@ -377,8 +377,9 @@ type pairInfo struct {
 	why      string // why the pair cannot be converted, when total is +Inf
 	detail   string
 	// through says a tile moves through shared memory between registers
-	// and a shared-memory layout (a store or a load by the block).
-	through bool
+	// and a shared-memory layout (a store or a load by the block; load
+	// says which).
+	through, load bool
 	// stored and loaded are the bytes a global round trip moves.
 	stored, loaded float64
 }

@@ -27,7 +27,7 @@ func (lw *lowering) sharedAccess(d *distribution.Distribution, l *storage.Layout
 	if op == storage.Load {
 		verb = "loads"
 	}
-	return &pairInfo{crossing: tasks.InKernel, perTile: c.NS, origin: costmodel.Formula, through: true,
+	return &pairInfo{crossing: tasks.InKernel, perTile: c.NS, origin: costmodel.Formula, through: true, load: op == storage.Load,
 		detail: fmt.Sprintf("the block %s the tile in shared memory: %d warp instructions, %d wavefronts, 1 barrier; %s",
 			verb, mv.SharedAccesses, mv.SharedWavefronts, c.Detail)}
 }

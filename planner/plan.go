@@ -1044,8 +1044,10 @@ func pairWords(pi *pairInfo) string {
 		return fmt.Sprintf("a kernel boundary with %s (%s)", strings.Join(moved, ", "), fmtNS(pi.total))
 	case pi.result == nil && pi.total == 0:
 		return "nothing to convert"
+	case pi.result == nil && pi.load:
+		return fmt.Sprintf("a load of the tile from shared memory (%s)", fmtNS(pi.total))
 	case pi.result == nil:
-		return fmt.Sprintf("a shared-memory access (%s)", fmtNS(pi.total))
+		return fmt.Sprintf("a store of the tile into shared memory (%s)", fmtNS(pi.total))
 	case pi.result.Class == conversion.Identity:
 		return "nothing to convert"
 	case pi.result.Mechanism.Via == pi.result.Class:
