@@ -50,7 +50,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "total\t%s = execution %s + conversions %s\n", fmtNS(r.ObjectiveNS), fmtNS(r.ExecutionNS), fmtNS(r.ConversionNS))
 	switch {
 	case r.LocalChoiceNS == nil:
-		fmt.Fprintf(tw, "local choice\tinfeasible: %s\n", violationsText(r.LocalChoiceViolations))
+		fmt.Fprintf(tw, "local choice\tinfeasible (the locally cheapest alternatives, each boundary by its cheapest mechanism): %s\n", violationsText(r.LocalChoiceViolations))
 	case *r.SavingNS > 0:
 		fmt.Fprintf(tw, "local choice\t%s; planning jointly saves %s (%.1f%%)\n", fmtNS(*r.LocalChoiceNS), fmtNS(*r.SavingNS), 100**r.SavingNS / *r.LocalChoiceNS)
 	default:
@@ -166,6 +166,13 @@ func (r *Result) WriteText(w io.Writer) error {
 		switch {
 		case bd.Crossing == "global_round_trip":
 			b = append(b, "a kernel boundary through global memory"...)
+		case bd.Origin == "measured" && bd.Mechanism != bd.Class:
+			// The measurement is of the pair, whatever moved it; the
+			// mechanism is the model's.
+			b = append(b, bd.Class...)
+			b = append(b, " (the model's mechanism: "...)
+			b = append(b, bd.Mechanism...)
+			b = append(b, ')')
 		case bd.Mechanism != bd.Class:
 			b = append(b, bd.Class...)
 			b = append(b, " via "...)
