@@ -398,6 +398,29 @@ func (lw *lowering) namedError(err error) error {
 			pe.Invocations = append(pe.Invocations, InvocationConflict{ID: lw.invs[v].ID, Removed: why})
 			narrowed = append(narrowed, lw.invs[v].ID+": others removed: "+strings.Join(why, "; "))
 		}
+		// Why the conversions left cannot be made, each reason once.
+		var whys []string
+		for a, sk := range g.Sources {
+			if lw.problem.Nodes[g.Producer].Alternatives[a].Removed != "" {
+				continue
+			}
+			for _, c := range g.Consumers {
+				for b, tk := range c.Targets {
+					if lw.problem.Nodes[c.Node].Alternatives[b].Removed != "" {
+						continue
+					}
+					if pi := lw.pairs[[2]string{sk, tk}]; pi != nil && math.IsInf(pi.total, 1) && pi.why != "" && !slices.Contains(whys, pi.why) {
+						whys = append(whys, pi.why)
+					}
+				}
+			}
+		}
+		if len(whys) > 3 {
+			whys = append(whys[:3], fmt.Sprintf("%d more", len(whys)-3))
+		}
+		if len(whys) > 0 {
+			narrowed = append(narrowed, "cannot be converted: "+strings.Join(whys, "; "))
+		}
 		line := "boundaries of " + g.Name
 		if len(narrowed) > 0 {
 			line += " (" + strings.Join(narrowed, "; ") + ")"

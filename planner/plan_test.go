@@ -1182,8 +1182,8 @@ func TestReasonsNameOnlyWhatChanges(t *testing.T) {
 
 // TestInfeasibleSaysWhatNarrowed: a conflict names every invocation whose
 // removed alternatives are part of it, with the reasons: both pins of two
-// invocations that no conversion can join, and, for an invocation with no
-// alternative left, why each was removed.
+// invocations that no conversion can join, with why it cannot, and, for an
+// invocation with no alternative left, why each was removed.
 func TestInfeasibleSaysWhatNarrowed(t *testing.T) {
 	data, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
 	if err != nil {
@@ -1200,7 +1200,8 @@ func TestInfeasibleSaysWhatNarrowed(t *testing.T) {
     {"id": "dequantize", "task": "dequantize"},`, `{"id": "load_w", "task": "load_w", "pin": ["ld_in_gemm"]},
     {"id": "dequantize", "task": "dequantize", "pin": ["standalone"]},`,
 			[]string{"invocation dequantize (others removed: not among the invocation's pins (standalone))",
-				"boundaries of load_w.w (load_w: others removed: not among the invocation's pins (ld_in_gemm))"},
+				"boundaries of load_w.w (load_w: others removed: not among the invocation's pins (ld_in_gemm); " +
+					`cannot be converted: the producer moves tiles in loop "gemm", the consumer in loop "dequant", and they share a kernel)`},
 			[]string{"dequantize", "load_w"}, "not among the invocation's pins (standalone)"},
 		{"registers", `"edges": [`, `"groups": [{"id": "gemm_kernel", "invocations": ["mma"], "registers_per_thread": 32}],
   "edges": [`,
