@@ -29,7 +29,10 @@ var distCommand = &opTable[distRequest, *distRequest]{
 		{name: "show", operands: "NAME|FILE|-", min: 1, max: 1, formats: []string{"picture", "text", "json", "spec"}, run: distShow,
 			doc: `draws a distribution: a built-in atom by NAME, or a JSON file (- reads
 stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …} or the
-explicit form. --format picture (the default) draws the tile with the
+explicit form, each with an optional "element" (f32 when absent) and
+"blocks_per_cluster" (1 when absent: blocks outside a cluster exchange
+only through global memory; give the cluster's size for distributed
+shared memory), as distribution/json.go states. --format picture (the default) draws the tile with the
 owning thread and value in each cell: T5:a3 is value 3 of thread 5,
 threads numbered warp * lanes + lane within a block; B1. in front names
 the block; T5:a3+1 has 1 more owner along the replicated executor axes,
