@@ -29,7 +29,8 @@ var distCommand = &opTable[distRequest, *distRequest]{
 		{name: "show", operands: "NAME|FILE|-", min: 1, max: 1, formats: []string{"picture", "text", "json", "spec"}, run: distShow,
 			doc: `draws a distribution: a built-in atom by NAME, or a JSON file (- reads
 stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …} or the
-explicit form, each with an optional "element" (f32 when absent) and
+explicit form, each with an optional "element" (when absent, an atom's
+own type, else f32) and
 "blocks_per_cluster" (1 when absent: blocks outside a cluster exchange
 only through global memory; give the cluster's size for distributed
 shared memory), as distribution/json.go states. --format picture (the default) draws the tile with the
