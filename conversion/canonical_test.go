@@ -302,3 +302,27 @@ func TestWarpTransposeGoesThroughSharedMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicatedSourceStoresOnce: a source replicated over warps (the
+// 64×64 mma A operand, copies along warp_n) stores each element once
+// through shared memory, from its first copy: whole warps, 64 stores of two
+// values, where splitting the elements between the copies by the nearest
+// destination took 96 stores and 112 wavefronts.
+func TestReplicatedSourceStoresOnce(t *testing.T) {
+	res, err := Classify(example(t, "cta64x64.mma.a.f16"), example(t, "cta64x64.blocked.f16"), Options{Rename: rename(t, "k=n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := res.Witness.Shared
+	if res.Mechanism.Via != SharedMemory || sh == nil {
+		t.Fatalf("%v: want a shared-memory plan", res.Mechanism)
+	}
+	if len(sh.Stores) != 64 || sh.StoreWavefronts != 64 || sh.StoredBytes != 8192 {
+		t.Errorf("%d stores, %d wavefronts, %d bytes stored: want 64, 64 and 8192", len(sh.Stores), sh.StoreWavefronts, sh.StoredBytes)
+	}
+	for _, a := range sh.Stores {
+		if len(a.Lanes) != 32 || a.Warp%2 != 0 {
+			t.Fatalf("a store by warp %d of %d lanes: want whole warps of the first copy (warps 0 and 2)", a.Warp, len(a.Lanes))
+		}
+	}
+}

@@ -419,13 +419,25 @@ func (p *problem) memoryRoutes(group func(Thread) int) []Route {
 	}
 	// The choices by element and group in a table when groups are few
 	// (blocks, clusters, one), else in a map.
+	// A replicated element is stored by its first owner in the group
+	// (the lowest block, warp, lane, slot), not by whichever copy each
+	// destination found nearest: whole warps store, once each.
+	first := func(elem, g int, src Place) Place {
+		best, found := src, false
+		for _, o := range p.owners[elem] {
+			if group(o.Thread) == g && (!found || comparePlaces(o, best) < 0) {
+				best, found = o, true
+			}
+		}
+		return best
+	}
 	if minG >= 0 && ng*p.nElem <= 4*len(rs)+p.nElem {
 		chosen := make([]Place, ng*p.nElem)
 		has := make([]bool, ng*p.nElem)
 		for i, r := range rs {
 			k := groups[i]*p.nElem + r.Element
-			if !has[k] || comparePlaces(r.Src, chosen[k]) < 0 {
-				chosen[k], has[k] = r.Src, true
+			if !has[k] {
+				chosen[k], has[k] = first(r.Element, groups[i], r.Src), true
 			}
 		}
 		for i := range rs {
@@ -437,8 +449,8 @@ func (p *problem) memoryRoutes(group func(Thread) int) []Route {
 	chosen := make(map[key]Place, len(rs))
 	for i, r := range rs {
 		k := key{r.Element, groups[i]}
-		if c, ok := chosen[k]; !ok || comparePlaces(r.Src, c) < 0 {
-			chosen[k] = r.Src
+		if _, ok := chosen[k]; !ok {
+			chosen[k] = first(r.Element, groups[i], r.Src)
 		}
 	}
 	for i := range rs {

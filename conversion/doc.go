@@ -21,7 +21,9 @@
 //	global_memory          elements cross blocks outside a cluster, or Options.KernelBoundary
 //
 // Replication follows: dropping copies is free (a destination takes one of
-// them, the nearest), adding copies crosses the level they span.
+// them, the nearest), adding copies crosses the level they span. Through
+// memory, a replicated element is stored once per memory, by its first copy
+// there (lowest block, warp, lane, slot), so that whole warps store.
 //
 // # Mechanisms
 //
