@@ -29,8 +29,10 @@ var classifyCommand = &opTable[classifyRequest, *classifyRequest]{
 files in any form (- reads stdin). The class is the lowest level the
 movement must cross: identity, register_permute, warp_shuffle,
 shared_memory, cluster_shared_memory, global_memory. The mechanism is the
-cheapest at or above it on the target; the others are listed as rejected
-with their costs. cost_ns is the time the conversion adds per tile and per
+cheapest at or above it on the target; the others costed are listed as
+rejected with their costs (a register permutation is never compared with
+shuffles, which cannot be cheaper: register_permute is weighed against
+shared and global memory). cost_ns is the time the conversion adds per tile and per
 SM to a steady-state loop with every SM busy; latency_ns the time of one
 tile on an idle SM; origin says whether the figure is a formula or a
 measurement. --format text adds a picture of which lanes or warps send to
