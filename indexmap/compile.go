@@ -238,7 +238,7 @@ func (p *Program) Eval(coord, out []int) (bool, error) {
 	}
 	for i, c := range coord {
 		if c < 0 || c >= p.sizes[i] {
-			return false, fmt.Errorf("indexmap: coordinate %s=%d out of range [0, %d)", p.m.dom.Space.Leaf(i).Name, c, p.sizes[i])
+			return false, fmt.Errorf("indexmap: coordinate %s=%d %w [0, %d)", p.m.dom.Space.Leaf(i).Name, c, ErrOutOfRange, p.sizes[i])
 		}
 	}
 	r := slices.Clone(p.init)

@@ -112,7 +112,7 @@ func (p *ExprProgram) lengthError(n int) error {
 }
 
 func (p *ExprProgram) rangeError(leaf, c int) error {
-	return fmt.Errorf("indexmap: coordinate %s=%d out of range [0, %d)", p.p.m.dom.Space.Leaf(leaf).Name, c, p.p.sizes[leaf])
+	return fmt.Errorf("indexmap: coordinate %s=%d %w [0, %d)", p.p.m.dom.Space.Leaf(leaf).Name, c, ErrOutOfRange, p.p.sizes[leaf])
 }
 
 // Tabulate evaluates the expression at every point of the space, in flat

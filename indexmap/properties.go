@@ -13,6 +13,10 @@ import (
 // Limits.MaxPoints points (EnumerationLimit by default).
 var ErrTooLarge = errors.New("indexmap: domain too large to enumerate")
 
+// ErrOutOfRange is matched (errors.Is) by the error of a coordinate outside
+// its axis, in evaluation or restriction.
+var ErrOutOfRange = errors.New("out of range")
+
 // A Method says how properties were decided.
 type Method uint8
 

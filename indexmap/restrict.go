@@ -39,7 +39,7 @@ func (m Map) Restrict(fixed map[string]int) (Map, error) {
 			return Map{}, fmt.Errorf("indexmap: restrict: %q is not an axis of %s", name, sp)
 		}
 		if v < 0 || v >= r.Size {
-			return Map{}, fmt.Errorf("indexmap: restrict: %s=%d out of range [0, %d)", name, v, r.Size)
+			return Map{}, fmt.Errorf("indexmap: restrict: %s=%d %w [0, %d)", name, v, ErrOutOfRange, r.Size)
 		}
 		for i := r.Last - 1; i >= r.First; i-- {
 			size := sp.Leaf(i).Size

@@ -220,13 +220,15 @@ func plural(least, most int, thing string) string {
 
 // The error codes of --batch answers beside CuTe's (cute.Code): a request
 // that is not well formed, a syntax error with the argument and offset, a
-// broken kind rule, a cap reached, any other failed condition.
+// broken kind rule, a cap reached, a coordinate outside its axis, any other
+// failed condition.
 const (
 	codeBadRequest = "bad_request"
 	codeSyntax     = "syntax"
 	codeKind       = "kind"
 	codeLimit      = "limit"
 	codeFailed     = "failed"
+	codeOutOfRange = "out_of_range"
 	codeInternal   = "internal"
 )
 
@@ -283,6 +285,8 @@ func errorCode(err error) string {
 		return codeKind
 	case errors.As(err, &me), errors.As(err, &se):
 		return codeSyntax
+	case errors.Is(err, indexmap.ErrOutOfRange):
+		return codeOutOfRange
 	}
 	if jp := (*jsonv.Problem)(nil); errors.As(err, &jp) {
 		switch jp.Code {

@@ -97,7 +97,8 @@ writes:
 Every error message starts with the number of the line it answers. Error
 codes: syntax (with "offset" into the argument "arg", from 0, when it is text), kind (a
 kind rule is broken; the message holds the witness), limit (a cap is reached),
-failed (any other failed condition), bad_request (a malformed line), and
+out_of_range (a coordinate outside its axis), failed (any other failed
+condition), bad_request (a malformed line), and
 CuTe's codes for a LAYOUT.
 `
 
