@@ -77,6 +77,23 @@ func TestSchemaExamples(t *testing.T) {
 	}
 }
 
+// TestSchemaAcceptsOtherForms: a graph whose index map is in its JSON form
+// and whose distribution is in the tabulated form (what cklplan map show and
+// dist show --format json write) loads, and the schema accepts it too.
+func TestSchemaAcceptsOtherForms(t *testing.T) {
+	s := compileSchema(t)
+	data, err := os.ReadFile("testdata/other_forms.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(data); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if err := validateSchema(s, data); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+}
+
 // TestSchemaRejects checks that shape errors the loader reports are errors of
 // the schema too: the two describe one format.
 func TestSchemaRejects(t *testing.T) {
