@@ -294,12 +294,21 @@ func (dc *decoder) target(v *jsonv.Value, p jsonv.Path) TargetSpec {
 	o.Field("figures")
 	o.End()
 	// The figures are the cost model's: its decoder reads the object
-	// without the capability list.
+	// without the capability list, and without what was reported above
+	// (an unknown field, a missing name), which it would report again.
 	var members []jsonv.Member
+	named := false
 	for _, m := range v.Members() {
-		if m.Key != "features" {
+		switch m.Key {
+		case "name":
+			named = true
+			members = append(members, m)
+		case "description", "figures":
 			members = append(members, m)
 		}
+	}
+	if !named {
+		members = append(members, jsonv.Member{Key: "name", Value: &jsonv.Value{Kind: jsonv.String}})
 	}
 	model, err := costmodel.DecodeTarget(encodeObject(members))
 	if err != nil {

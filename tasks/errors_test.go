@@ -1,8 +1,10 @@
 package tasks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -390,5 +392,37 @@ func TestAllProblemsReported(t *testing.T) {
 	}
 	if !slices.IsSortedFunc(ps, compareProblems) {
 		t.Errorf("not sorted:%s", describeProblems(ps))
+	}
+}
+
+// TestProblemsOnce: a problem is reported once, where it is: a custom
+// target's missing name and unknown field not again by the cost model's
+// decoder, and a port's bad element type not again on its edges.
+func TestProblemsOnce(t *testing.T) {
+	base, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"custom target", `"target": "h200"`, `"target": {"base": "h200"}`,
+			[]string{"$.target missing", "$.target missing", "$.target.base unknown_field"}},
+		{"bad element", `"a": {"direction": "out", "tile": "a_tile", "element": "f16"}`, `"a": {"direction": "out", "tile": "a_tile", "element": "f17"}`,
+			[]string{"$.tasks.dequantize.ports.a.element invalid"}},
+	} {
+		data := bytes.Replace(base, []byte(c.from), []byte(c.to), 1)
+		if bytes.Equal(data, base) {
+			t.Fatalf("%s: %q not in the example", c.name, c.from)
+		}
+		_, err := Load(data)
+		var got []string
+		for _, p := range problemsOf(t, err) {
+			got = append(got, p.Path.String()+" "+string(p.Code))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: problems %q, want %q\n%v", c.name, got, c.want, err)
+		}
 	}
 }

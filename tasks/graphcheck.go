@@ -221,7 +221,9 @@ func (v *validator) edges() {
 			v.d.Report(p(), CodeBinding, "edge joins a memory port and a register port (%s → %s)", es.From, es.To)
 			ok = false
 		}
-		if from.Port.Element != to.Port.Element {
+		// A port without a valid element type is reported where it is
+		// declared, not again on each of its edges.
+		if from.Port.Element != to.Port.Element && from.Port.Element != storage.InvalidElement && to.Port.Element != storage.InvalidElement {
 			v.d.Report(p(), CodeElementMismatch, "producer element %s does not match consumer element %s", from.Port.Element, to.Port.Element)
 		}
 		if prev, dup := fed[to]; dup && to.Port.Direction == In {
