@@ -28,7 +28,13 @@ say() { printf 'setup-highs: %s\n' "$*" >&2; }
 
 if [[ -n "${CKL_HIGHS_LIBRARY:-}" ]]; then
 	if [[ -f "$CKL_HIGHS_LIBRARY" ]]; then
-		say "using CKL_HIGHS_LIBRARY=$CKL_HIGHS_LIBRARY (nothing installed)"
+		# A shared library starts with ELF's magic number; cklplan doctor
+		# checks the rest (its HiGHS version and a MILP).
+		if [[ "$(head -c 4 "$CKL_HIGHS_LIBRARY" | od -An -c | tr -d ' ')" != '177ELF' ]]; then
+			say "CKL_HIGHS_LIBRARY=$CKL_HIGHS_LIBRARY is not a shared library; unset it or point it at libhighs.so"
+			exit 1
+		fi
+		say "using CKL_HIGHS_LIBRARY=$CKL_HIGHS_LIBRARY (nothing installed; cklplan doctor checks it)"
 		exit 0
 	fi
 	say "CKL_HIGHS_LIBRARY=$CKL_HIGHS_LIBRARY is not a file; unset it or point it at libhighs.so"

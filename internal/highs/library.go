@@ -99,6 +99,13 @@ func (e *LoadError) Error() string {
 		b.WriteString("\n  ")
 		b.WriteString(s.String())
 	}
+	if len(e.Steps) > 0 && e.Steps[0].Source == EnvLibrary && e.Steps[0].Path != "" {
+		// The variable names the only library tried: installing does
+		// not help until it is fixed or unset.
+		b.WriteString("\npoint " + EnvLibrary + " at a libhighs.so, or unset it to use the one `" + InstallCommand +
+			"` installs at the cklplan module root")
+		return b.String()
+	}
 	b.WriteString("\ninstall HiGHS with `" + InstallCommand + "` at the cklplan module root, or set " +
 		EnvLibrary + " to a libhighs.so")
 	return b.String()
@@ -372,7 +379,11 @@ func open(path string) (*Library, error) {
 	if l, ok := loaded.Load(path); ok {
 		return l.(*Library), nil
 	}
+	// dlerror's message is the failing thread's: the goroutine stays on
+	// its thread from dlopen to dlerror, or the reason can come back empty.
+	runtime.LockOSThread()
 	handle, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	runtime.UnlockOSThread()
 	if err != nil {
 		return nil, fmt.Errorf("cannot load: %v", err)
 	}

@@ -208,8 +208,9 @@ func TestLoadSteps(t *testing.T) {
 	}
 }
 
-// TestLoadErrorText pins the documented error: every step, then the one
-// command that installs HiGHS.
+// TestLoadErrorText pins the documented error: every step, then what to do:
+// here, where the variable names a library that is not there, fix or unset
+// it (installing alone would not help).
 func TestLoadErrorText(t *testing.T) {
 	_, err := highs.Load(highs.Config{
 		Getenv: func(k string) string {
@@ -222,7 +223,7 @@ func TestLoadErrorText(t *testing.T) {
 	want := `highs: no usable HiGHS library (1.15.x expected, at least 1.10); searched:
   CKL_HIGHS_LIBRARY: /nonexistent/libhighs.so: no such file
   other steps: not tried because CKL_HIGHS_LIBRARY is set
-install HiGHS with ` + "`make setup`" + ` at the cklplan module root, or set CKL_HIGHS_LIBRARY to a libhighs.so`
+point CKL_HIGHS_LIBRARY at a libhighs.so, or unset it to use the one ` + "`make setup`" + ` installs at the cklplan module root`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error\n%v\nwant\n%s", err, want)
 	}
