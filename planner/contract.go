@@ -1387,7 +1387,7 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		}
 	}
 	kernelRegrets := make([][]Regret, len(c.kernels))
-	if s.Status == Optimal && !opt.NoRegrets {
+	if s.explained && !opt.NoRegrets {
 		// Many kernels alike share their tables T_{v=a}(β) (atTuples):
 		// first each is built once, for the interior nodes explained, in
 		// parallel; then each kernel's regrets read them. A table costs
@@ -1452,7 +1452,7 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		}
 	}
 	s.Choices = s.Choices[:c.n]
-	if s.Status == Optimal && !opt.NoRegrets {
+	if s.explained && !opt.NoRegrets {
 		s.Regrets = slices.DeleteFunc(s.Regrets, func(r Regret) bool { return r.Node >= c.n || interior[r.Node] })
 		s.Regrets = append(s.Regrets, regrets...)
 		if len(s.Regrets) == 0 {

@@ -159,3 +159,45 @@ func TestDifferential(t *testing.T) {
 		t.Errorf("no infeasible problem")
 	}
 }
+
+// TestLooseGapNoRegrets: a plan proven only within a looser gap than the
+// default is not measured from: no regrets, and the bound says what proved
+// it; a plan the loose solve proves at the default gaps anyway gets its
+// regrets, exact (as exhaustive search's), from re-solves at the default
+// gaps.
+func TestLooseGapNoRegrets(t *testing.T) {
+	highstest.Library(t)
+	ctx := context.Background()
+	loose, tight := 0, 0
+	for seed := range uint64(200) {
+		p := randomProblem(seed, 10)
+		ex := exhaustive(p)
+		for _, o := range []Options{{RelativeGap: 0.3, MaxTable: 8}, {AbsoluteGap: 1e3, MaxTable: 8, NoReduce: true}} {
+			sol, err := Solve(ctx, p, o)
+			if err != nil {
+				continue // infeasible: TestDifferential checks those
+			}
+			name := fmt.Sprintf("seed %d, %+v", seed, o)
+			if sol.Objective < ex.opt-1e-6*max(1, math.Abs(ex.opt)) || sol.Bound > ex.opt+1e-6*max(1, math.Abs(ex.opt)) {
+				t.Fatalf("%s: plan %v, bound %v around the optimum %v", name, sol.Objective, sol.Bound, ex.opt)
+			}
+			if !sol.provedTight() {
+				loose++
+				if sol.Regrets != nil || sol.BoundFrom == "" {
+					t.Fatalf("%s: proven only within the gap (%v, optimum %v): regrets %v, bound from %q", name, sol.Objective, ex.opt, sol.Regrets, sol.BoundFrom)
+				}
+				continue
+			}
+			tight++
+			for _, r := range sol.Regrets {
+				want := ex.best[r.Node][r.Alternative] - ex.opt
+				if !r.Exact || !(math.IsInf(want, 1) && math.IsInf(r.Regret, 1) || math.Abs(r.Regret-want) <= 1e-6*max(1, math.Abs(want))) {
+					t.Fatalf("%s: node %d alternative %d: regret %+v, exhaustive %v", name, r.Node, r.Alternative, r, want)
+				}
+			}
+		}
+	}
+	if loose == 0 || tight == 0 {
+		t.Errorf("%d plans proven only within the gap, %d at the default gaps: want some of each", loose, tight)
+	}
+}

@@ -134,7 +134,9 @@
 //     optimum, and the regrets of both equal exhaustive search's (the tests
 //     check this on a thousand random problems).
 //   - Determinism: the same Problem and Options give the same Solution
-//     (SolveTime aside). Variables are ordered by node, group and term index;
+//     (SolveTime aside) when the plan is proven; a time limit (or a context
+//     cancelled) stops the solvers wherever they are, so a plan, bound and
+//     node counts cut short may differ between runs. Variables are ordered by node, group and term index;
 //     HiGHS runs on one thread with seed 0; an eliminated node takes the
 //     lowest alternative index among its bucket's exact minima; the core's
 //     choice is HiGHS's deterministic optimum. Ties are flagged: a rejected

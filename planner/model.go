@@ -126,8 +126,14 @@ func (e *InvalidError) Error() string {
 // cost the solver its accuracy. A cost above it is an error in the input.
 const MaxCostNS = 1e15
 
+// MaxAmount is the largest amount of a budget a Use may take: HiGHS refuses
+// a coefficient of 1e15 or more, and a plan's bytes or registers are far
+// below it.
+const MaxAmount = 1e12
+
 // Validate checks the Problem's structure: indices in range, label slices
-// parallel to alternatives, finite costs and amounts of at most MaxCostNS
+// parallel to alternatives, finite costs of at most MaxCostNS and amounts
+// of at most MaxAmount
 // (a pair's may be +Inf: it cannot be converted), unique alternative ids
 // and pairs. It returns an *InvalidError listing every fault, or nil. A
 // Problem that validates may still be infeasible; that is Solve's answer.
@@ -147,6 +153,8 @@ func (p *Problem) Validate() error {
 			}
 			if math.IsNaN(u.Amount) || math.IsInf(u.Amount, 0) || u.Amount < 0 {
 				add(up()+".amount", "%v is not a finite non-negative number", u.Amount)
+			} else if u.Amount > MaxAmount {
+				add(up()+".amount", "%g is over the limit of %g", u.Amount, MaxAmount)
 			}
 		}
 	}

@@ -59,6 +59,9 @@ func TestValidate(t *testing.T) {
 			p.Groups[0].Pairs = append(p.Groups[0].Pairs, Pair{Source: "r", Target: "r"}, Pair{Source: "a", Target: "b", Cost: -1}, Pair{Source: "b", Target: "b", Cost: math.NaN()})
 		}, []string{"groups[0].pairs[2]", "groups[0].pairs[3].cost", "groups[0].pairs[4].cost"}},
 		{"infinite capacity", func(p *Problem) { p.Budgets[0].Capacity = math.Inf(1) }, []string{"budgets[0].capacity"}},
+		{"amount over the limit", func(p *Problem) {
+			p.Nodes[0].Alternatives[1].Uses = []Use{{Budget: 0, Amount: 1e15}}
+		}, []string{"nodes[0].alternatives[1].uses[0].amount"}},
 		{"costs over the limit", func(p *Problem) {
 			p.Nodes[0].Alternatives[1].Cost = 2 * MaxCostNS
 			p.Nodes[1].Alternatives[0].Cost = -2 * MaxCostNS

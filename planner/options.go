@@ -119,16 +119,23 @@ type Progress struct {
 	Answered, Queries int
 }
 
+// The gaps of a solve whose Options leave them 0: a plan within them is
+// proven optimal.
+const (
+	defaultRelativeGap = 1e-9
+	defaultAbsoluteGap = 1e-6
+)
+
 func (o *Options) relativeGap() float64 {
 	if o.RelativeGap == 0 {
-		return 1e-9
+		return defaultRelativeGap
 	}
 	return o.RelativeGap
 }
 
 func (o *Options) absoluteGap() float64 {
 	if o.AbsoluteGap == 0 {
-		return 1e-6
+		return defaultAbsoluteGap
 	}
 	return o.AbsoluteGap
 }
@@ -164,8 +171,8 @@ func (o *Options) validate(nodes int) error {
 		return fmt.Errorf("planner: Options.MaxTable %d is negative", o.MaxTable)
 	case o.TimeLimit < 0:
 		return fmt.Errorf("planner: Options.TimeLimit %v is negative", o.TimeLimit)
-	case o.RelativeGap < 0 || o.AbsoluteGap < 0:
-		return fmt.Errorf("planner: Options gaps %v, %v: negative", o.RelativeGap, o.AbsoluteGap)
+	case !(o.RelativeGap >= 0) || !(o.AbsoluteGap >= 0) || math.IsInf(o.RelativeGap, 0) || math.IsInf(o.AbsoluteGap, 0):
+		return fmt.Errorf("planner: Options gaps %v, %v: want finite numbers ≥ 0", o.RelativeGap, o.AbsoluteGap)
 	case o.RegretTimeLimit < 0:
 		return fmt.Errorf("planner: Options.RegretTimeLimit %v is negative", o.RegretTimeLimit)
 	case o.RegretTimeFactor < 0 || math.IsNaN(o.RegretTimeFactor) || math.IsInf(o.RegretTimeFactor, 0):

@@ -586,7 +586,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		regrets[[2]int{r.Node, r.Alternative}] = r
 	}
 	for v := range lw.invs {
-		if wanted(v) && sol.Status == Optimal {
+		if wanted(v) && sol.explained {
 			p.Explained++
 		}
 	}

@@ -28,7 +28,10 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "plan of %s on %s\n\n", r.Graph, r.Target)
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	status := r.Status
-	if r.Status == "optimal" {
+	switch {
+	case r.Status == "optimal" && r.BoundFrom != "":
+		status += " within the gap allowed"
+	case r.Status == "optimal":
 		status += " (proven)"
 	}
 	gap := r.Gap
@@ -75,6 +78,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	switch cs := r.CoreSearch; {
 	case m.Core == 0 && m.Solved.Columns == 0:
 		solve = "no MILP: the reduction solved the whole model"
+	case cs != nil && cs.Proved && r.BoundFrom != "":
+		solve = fmt.Sprintf("the branch and bound proved the core's plan within the gap allowed in %d search nodes", cs.Nodes)
 	case cs != nil && cs.Proved:
 		solve = fmt.Sprintf("the branch and bound proved the core's optimum in %d search nodes", cs.Nodes)
 	case cs != nil:
@@ -88,9 +93,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	tw.Flush()
 
 	fmt.Fprintf(bw, "\ninvocations (chosen alternative, cost, origin; then each rejected one: regret, why)\n")
-	if r.Status != "optimal" {
+	switch {
+	case r.Status != "optimal":
 		fmt.Fprintf(bw, "  (no regrets: they are measured from the proven optimum, and the solve stopped before proving it)\n")
-	} else if r.Explained < len(r.Choices) {
+	case r.Explained == 0 && r.Gap > 0 && r.BoundFrom != "":
+		fmt.Fprintf(bw, "  (no regrets: they are measured from the proven optimum, and the plan is proven only within the gap allowed, %.3g%%)\n", 100*r.Gap)
+	case r.Explained < len(r.Choices):
 		fmt.Fprintf(bw, "  (regrets computed for %d of %d invocations: --explain ID,… names others)\n", r.Explained, len(r.Choices))
 	}
 	if r.UnprovenRegrets > 0 {

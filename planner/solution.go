@@ -94,7 +94,10 @@ type Solution struct {
 	// Regrets lists, for every explained node (Options.Explain) and every
 	// alternative it did not choose, the regret; by node then alternative.
 	// Nil when not computed (Options.NoRegrets, or a plan not proven
-	// optimal).
+	// optimal at the default gaps: a plan within looser gaps the options
+	// allowed is not measured from; the re-solves themselves always run at
+	// the default gaps). Alternatives removed before solving (Removed) are
+	// not listed.
 	Regrets []Regret
 	// RegretSolves is the number of core re-solves the regrets took: each a
 	// warm-started LP re-solve, and RegretMILPSolves of them also a MILP
@@ -116,6 +119,8 @@ type Solution struct {
 	Local LocalChoice
 	// regretDeadline is when the regrets' time limit ends (zero: none).
 	regretDeadline time.Time
+	// explained says the regrets were computed (for the nodes asked).
+	explained bool
 	// dualsAhead: the regrets' certificates were priced by the root LP
 	// solved beside the plan's branch and bound (certifiesAhead).
 	dualsAhead bool

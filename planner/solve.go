@@ -33,6 +33,9 @@ func loadHiGHS() (*highs.Library, error) {
 // and HiGHS is missing.
 func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	start := time.Now()
+	if p == nil {
+		return nil, errors.New("planner: Solve of a nil Problem")
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -104,7 +107,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			sol.Status = Optimal
 			copy(asg, sres.asg)
 			solverObjective = sres.objective
-			sol.Bound = sres.bound
+			sol.Bound, sol.BoundFrom = sres.bound, BoundSearch
 		}
 		if sres == nil || !sres.proven {
 			var err error
@@ -261,14 +264,23 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		// additions, and the optimum is proven.
 		sol.Bound, sol.BoundFrom = sol.Objective, ""
 	case sol.Status == Optimal:
-		sol.Bound, sol.BoundFrom = math.Min(sol.Bound, sol.Objective), ""
+		sol.Bound = math.Min(sol.Bound, sol.Objective)
+		if sol.provedTight() {
+			sol.BoundFrom = "" // proven: no bound to explain
+		}
 	}
 	sol.Gap = gap(sol.Objective, sol.Bound)
 	for v, a := range choices {
 		alt := p.Nodes[v].Alternatives[a]
 		sol.Choices = append(sol.Choices, Choice{Node: v, Alternative: a, ID: alt.ID, Cost: alt.Cost, Eliminated: r.pos[v] >= 0})
 	}
-	if sol.Status == Optimal && !opt.NoRegrets {
+	if sol.Status == Optimal && !opt.NoRegrets && sol.provedTight() {
+		// Regrets are measured from a plan proven optimal, and found as
+		// exactly: at the default gaps, whatever gaps the plan was
+		// allowed.
+		sol.explained = true
+		ropt := opt
+		ropt.RelativeGap, ropt.AbsoluteGap = 0, 0
 		rctx := ctx
 		if lim := opt.regretTimeLimit(time.Since(start)); lim > 0 {
 			// Past the limit every HiGHS re-solve stops at once with
@@ -278,7 +290,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			rctx, cancel = context.WithDeadline(ctx, sol.regretDeadline)
 			defer cancel()
 		}
-		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &opt, asg: asg, opt0: sol.Objective, ctx: rctx, root: ahead,
+		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &ropt, asg: asg, opt0: sol.Objective, ctx: rctx, root: ahead,
 			bound: sol.Bound, gap: sol.Gap}
 		if err := rg.compute(); err != nil {
 			return nil, err
@@ -341,6 +353,12 @@ const (
 	wholeTable  = 1 << 23
 	wholeBudget = 1 << 26
 )
+
+// provedTight reports whether s is proven optimal at the default gaps (a
+// plan proven within looser gaps the caller allowed is not).
+func (s *Solution) provedTight() bool {
+	return s.Status == Optimal && s.Objective-s.Bound <= math.Max(defaultAbsoluteGap, defaultRelativeGap*math.Abs(s.Objective))
+}
 
 func gap(obj, bound float64) float64 {
 	d := obj - bound
