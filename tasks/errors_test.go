@@ -253,6 +253,11 @@ var codeCases = []codeCase{
 		g["edges"] = at(g, "edges").([]any)[:3]
 		g["invocations"] = at(g, "invocations").([]any)[:4]
 	}), path: "$.invocations[3]", code: CodeUnconsumed, msg: "output mma.out is consumed by no edge", warning: true},
+	{name: "tile count", data: mutate(func(g map[string]any) {
+		// The accumulator's output left at the alternative's multiplicity:
+		// once per K step.
+		delete(obj(g, "tasks", "mma", "alternatives", 0, "ports", "out"), "multiplicity")
+	}), path: "$.edges[3]", code: CodeTileCount, msg: "mma.out emits at least 2048 tiles and store.c reads at most 128", warning: true},
 	{name: "unfed", data: mutate(func(g map[string]any) {
 		g["edges"] = at(g, "edges").([]any)[1:]
 		g["invocations"] = at(g, "invocations").([]any)[1:]

@@ -260,6 +260,28 @@ func (v *validator) edges() {
 			}
 		}
 	}
+	// A producer that emits more tiles than its consumer reads, whichever
+	// alternatives run, pays its conversion for every tile it emits: the
+	// mark of a port multiplicity left at the alternative's (an
+	// accumulator's output counted once per K step).
+	for _, e := range g.edges {
+		fc, tc := e.From.Invocation.Candidates, e.To.Invocation.Candidates
+		if len(fc) == 0 || len(tc) == 0 {
+			continue
+		}
+		least, most := int64(math.MaxInt64), int64(0)
+		for _, c := range fc {
+			least = min(least, c.PortMultiplicity[e.From.Port.Index])
+		}
+		for _, c := range tc {
+			most = max(most, c.PortMultiplicity[e.To.Port.Index])
+		}
+		if least > most {
+			v.d.Warn(root.Key("edges").Index(e.Index), CodeTileCount,
+				"%s.%s emits at least %d tiles and %s.%s reads at most %d: every tile emitted is converted (a port multiplicity, such as an accumulator's, left at its alternative's?)",
+				e.From.Invocation.ID, e.From.Port.Name, least, e.To.Invocation.ID, e.To.Port.Name, most)
+		}
+	}
 }
 
 // rename checks an edge's renaming and the tile correspondence it makes, and

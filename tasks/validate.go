@@ -25,6 +25,7 @@ const (
 	CodeCycle           jsonv.Code = "cycle"                // a cycle of edges
 	CodeFedTwice        jsonv.Code = "fed_twice"            // an input port fed by two edges
 	CodeUnconsumed      jsonv.Code = "unconsumed"           // warning: an output nothing consumes
+	CodeTileCount       jsonv.Code = "tile_count"           // warning: a producer emits more tiles than its consumer reads
 	CodeUnfed           jsonv.Code = "unfed"                // warning: a register input nothing feeds
 	CodeDistribution    jsonv.Code = "invalid_distribution" // a distribution that is not valid
 	CodeUnrunnable      jsonv.Code = "unrunnable"           // an alternative no target can run
@@ -660,6 +661,6 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 // of their declaration.
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
-		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
+		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeTileCount, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
 		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget}
 }
