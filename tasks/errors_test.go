@@ -258,6 +258,9 @@ var codeCases = []codeCase{
 		// once per K step.
 		delete(obj(g, "tasks", "mma", "alternatives", 0, "ports", "out"), "multiplicity")
 	}), path: "$.edges[3]", code: CodeTileCount, msg: "mma.out emits at least 2048 tiles and store.c reads at most 128", warning: true},
+	{name: "lone loop", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "load_a", "alternatives", 0, "ports")["a"] = map[string]any{"distribution": "rows", "loop": "k"}
+	}), path: "$.tasks.load_a.alternatives[0].ports.a.loop", code: CodeLoop, msg: `loop "k" is named by this port only`, warning: true},
 	{name: "unfed", data: mutate(func(g map[string]any) {
 		g["edges"] = at(g, "edges").([]any)[1:]
 		g["invocations"] = at(g, "invocations").([]any)[1:]
@@ -429,5 +432,35 @@ func TestProblemsOnce(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: problems %q, want %q\n%v", c.name, got, c.want, err)
 		}
+	}
+}
+
+// TestLoneLoop: a loop name only one port uses is warned of (a misspelt
+// loop rules fusions out silently), naming the loops the graph has.
+func TestLoneLoop(t *testing.T) {
+	base, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(base)
+	if err != nil || len(g.Warnings()) > 0 {
+		t.Fatalf("the example: %v, warnings %v", err, g.Warnings())
+	}
+	data := bytes.Replace(base, []byte(`"loop": "dequant"`), []byte(`"loop": "dequnt"`), 1)
+	g, err = Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range g.Warnings() {
+		got = append(got, p.Path.String()+" "+string(p.Code)+": "+p.Msg)
+	}
+	// "dequant" had two ports: both are alone now.
+	want := []string{
+		`$.tasks.dequantize.alternatives[2].ports.w.loop loop: loop "dequant" is named by this port only: inside a kernel it meets no other port's loop; the others are "dequnt", "gemm"`,
+		`$.tasks.load_w.alternatives[1].ports.w.loop loop: loop "dequnt" is named by this port only: inside a kernel it meets no other port's loop; the others are "dequant", "gemm"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
 	}
 }

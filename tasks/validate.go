@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cklplan/cklplan/distribution"
@@ -26,6 +27,7 @@ const (
 	CodeFedTwice        jsonv.Code = "fed_twice"            // an input port fed by two edges
 	CodeUnconsumed      jsonv.Code = "unconsumed"           // warning: an output nothing consumes
 	CodeTileCount       jsonv.Code = "tile_count"           // warning: a producer emits more tiles than its consumer reads
+	CodeLoop            jsonv.Code = "loop"                 // warning: a loop name only one port uses
 	CodeUnfed           jsonv.Code = "unfed"                // warning: a register input nothing feeds
 	CodeDistribution    jsonv.Code = "invalid_distribution" // a distribution that is not valid
 	CodeUnrunnable      jsonv.Code = "unrunnable"           // an alternative no target can run
@@ -97,6 +99,8 @@ type validator struct {
 	g        *Graph
 	spaces   map[string]indexspace.Space
 	layout   map[string]*storage.Layout
+	// loops are the ports naming each loop, by path, in the order seen.
+	loops map[string][]jsonv.Path
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -114,6 +118,7 @@ func (v *validator) graph(prelude func(*Prelude)) *Graph {
 	for _, name := range sortedKeys(s.Tasks) {
 		v.task(name, s.Tasks[name])
 	}
+	v.loneLoops()
 	v.prelude(prelude)
 	v.invocations()
 	v.edges()
@@ -121,6 +126,28 @@ func (v *validator) graph(prelude func(*Prelude)) *Graph {
 	v.measured()
 	v.order()
 	return g
+}
+
+// loneLoops warns of a loop only one port names: a port in loop L meets a
+// port in another loop inside a kernel only through a kernel boundary, so a
+// misspelt loop name silently rules fusions out.
+func (v *validator) loneLoops() {
+	for _, name := range sortedKeys(v.loops) {
+		if len(v.loops[name]) != 1 {
+			continue
+		}
+		var others []string
+		for _, o := range sortedKeys(v.loops) {
+			if o != name {
+				others = append(others, strconv.Quote(o))
+			}
+		}
+		also := ""
+		if len(others) > 0 {
+			also = "; the others are " + strings.Join(others, ", ")
+		}
+		v.d.Warn(v.loops[name][0], CodeLoop, "loop %q is named by this port only: inside a kernel it meets no other port's loop%s", name, also)
+	}
 }
 
 func cloneSpec(s Spec) Spec {
@@ -574,6 +601,10 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 	b := Binding{Port: port, Multiplicity: altMult, Loop: bs.Loop}
 	if bs.Loop != "" {
 		v.checkName(p.Key("loop"), bs.Loop)
+		if v.loops == nil {
+			v.loops = map[string][]jsonv.Path{}
+		}
+		v.loops[bs.Loop] = append(v.loops[bs.Loop], p.Key("loop"))
 	}
 	if bs.Multiplicity != "" {
 		b.Multiplicity = v.expr(p.Key("multiplicity"), bs.Multiplicity)
@@ -661,6 +692,6 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 // of their declaration.
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
-		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeTileCount, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
+		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeTileCount, CodeLoop, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
 		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget}
 }
