@@ -220,7 +220,7 @@ var codeCases = []codeCase{
 	{name: "distribution tile", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "scale", "alternatives", 1, "ports")["y"] = "mma.m16n8k16.b.f16"
 	}), path: "$.tasks.scale.alternatives[1].ports.y", code: CodeTileMismatch,
-		msg: "distribution tile (k:16, n:8) does not match port tile (m:16, k:16)"},
+		msg: "distribution mma.m16n8k16.b.f16 tile (k:16, n:8) does not match port tile (m:16, k:16)"},
 	{name: "edge tile", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["rename"] = map[string]any{"k": "n"} }),
 		path: "$.edges[1]", code: CodeTileMismatch, msg: "renamed to (m:16, n:16)"},
 	{name: "edge element", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "y")["element"] = "bf16" }),

@@ -224,7 +224,7 @@ func (v *validator) edges() {
 		// A port without a valid element type is reported where it is
 		// declared, not again on each of its edges.
 		if from.Port.Element != to.Port.Element && from.Port.Element != storage.InvalidElement && to.Port.Element != storage.InvalidElement {
-			v.d.Report(p(), CodeElementMismatch, "producer element %s does not match consumer element %s", from.Port.Element, to.Port.Element)
+			v.d.Report(p(), CodeElementMismatch, "producer element %s does not match consumer element %s (%s → %s)", from.Port.Element, to.Port.Element, es.From, es.To)
 		}
 		if prev, dup := fed[to]; dup && to.Port.Direction == In {
 			v.d.Report(p().Key("to"), CodeFedTwice, "input %s is already fed by edges[%d]", es.To, prev)

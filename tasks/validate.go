@@ -669,6 +669,7 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 			b.Distribution = d
 		}
 		got = distAxes(b.Distribution)
+		what = "distribution " + b.Distribution.Name()
 	} else {
 		what = "layout"
 		if port.IsMemory() && b.Layout.Memory() != port.Memory {
