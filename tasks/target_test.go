@@ -222,13 +222,9 @@ func TestMeasuredFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = g.WithMeasured(m)
-	var got []string
-	for _, p := range problemsOf(t, err) {
-		got = append(got, p.Path.String()+" "+string(p.Code))
-	}
 	want := "$.alternatives[0].ns range,$.alternatives[1] duplicate_name,$.conversions[1].source unknown_name"
-	if strings.Join(got, ",") != want {
-		t.Errorf("problems %v, want %s", got, want)
+	if got := problemKeys(t, err); got != want {
+		t.Errorf("problems %s, want %s", got, want)
 	}
 
 	// LoadMeasured reports the file's every problem at once: a type error
@@ -236,24 +232,16 @@ func TestMeasuredFiles(t *testing.T) {
 	// entry with a problem of its own is not also checked against the graph.
 	_, err = g.LoadMeasured([]byte(`{"version": 1, "alternatives": [{"task": "scalez", "alternative": "frag", "ns": 1},
 	  {"task": "scale", "alternative": "frag", "ns": "1"}], "conversions": [{"source": "rows", "target": "colz", "ns": 2}]}`))
-	got = nil
-	for _, p := range problemsOf(t, err) {
-		got = append(got, p.Path.String()+" "+string(p.Code))
-	}
 	want = "$.alternatives[0].task unknown_name,$.alternatives[1].ns type,$.conversions[0].target unknown_name"
-	if strings.Join(got, ",") != want {
-		t.Errorf("LoadMeasured problems %v, want %s", got, want)
+	if got := problemKeys(t, err); got != want {
+		t.Errorf("LoadMeasured problems %s, want %s", got, want)
 	}
 
 	// A measured-costs file with problems reports them all.
 	_, err = DecodeMeasured([]byte(`{"version": 2, "alternatives": [{"task": "scale", "ns": "1"}], "extra": 1}`))
-	got = nil
-	for _, p := range problemsOf(t, err) {
-		got = append(got, p.Path.String()+" "+string(p.Code))
-	}
 	want = "$.alternatives[0] missing,$.alternatives[0].ns type,$.extra unknown_field,$.version invalid"
-	if strings.Join(got, ",") != want {
-		t.Errorf("problems %v, want %s", got, want)
+	if got := problemKeys(t, err); got != want {
+		t.Errorf("problems %s, want %s", got, want)
 	}
 }
 
@@ -351,4 +339,14 @@ func TestWithTarget(t *testing.T) {
 	if _, err := g.WithTarget(TargetSpec{Name: "sm70"}); err == nil {
 		t.Errorf("an unknown target is accepted")
 	}
+}
+
+// problemKeys lists err's problems as "PATH CODE", comma-separated.
+func problemKeys(t *testing.T, err error) string {
+	t.Helper()
+	var keys []string
+	for _, p := range problemsOf(t, err) {
+		keys = append(keys, p.Path.String()+" "+string(p.Code))
+	}
+	return strings.Join(keys, ",")
 }
