@@ -570,7 +570,7 @@ func (lw *lowering) scratchUnderBudget(pk portKey, edges []*tasks.Edge) bool {
 			for _, d := range e.To.Invocation.Candidates {
 				dst := lw.endpoint(d, e.To.Port, false)
 				dst.rename = distribution.Rename(e.Rename)
-				dst.mustCross = e.Kernel == tasks.MustCrossKernel
+				dst.mustCross = e.MustCross()
 				if lw.pair(src, dst).scratch() > 0 {
 					return true
 				}
@@ -670,7 +670,7 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 	port := edge.To.Port
 	rename := distribution.Rename(edge.Rename)
 	renameKey := rename.String()
-	mustCross := edge.Kernel == tasks.MustCrossKernel
+	mustCross := edge.MustCross()
 	cl := lw.classes[ci]
 	own := mustCross // labels that name the consumer are its own
 	for _, c := range cl.cands {

@@ -482,6 +482,21 @@ func TestFusedLayersMeetTheirBudgets(t *testing.T) {
 	if r.LocalChoiceNS != nil {
 		t.Errorf("the local choice fits the budgets (%v): they bind nothing", *r.LocalChoiceNS)
 	}
+	// The layers are two kernels: the edges from one to the other are
+	// round trips through global memory, those inside a layer are not.
+	crossing := 0
+	for _, b := range r.Boundaries {
+		between := strings.HasPrefix(b.From, "l0_") && strings.HasPrefix(b.To, "l1_")
+		if between {
+			crossing++
+		}
+		if between != (b.Crossing == "global_round_trip") {
+			t.Errorf("%s -> %s: crossing %s", b.From, b.To, b.Crossing)
+		}
+	}
+	if crossing == 0 {
+		t.Error("no edge from layer 0 to layer 1")
+	}
 	whole, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoReduce: true, NoRegrets: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -192,8 +192,22 @@ type Edge struct {
 	// Rename maps producer tile axes to the consumer axes holding the same
 	// coordinates; axes it does not name keep their names (nil: none).
 	Rename distribution.Rename
+	// Kernel is the boundary the file declares; MustCross says whether the
+	// edge must cross one.
 	Kernel KernelBoundary
+	// betweenGroups: the ends are fused in two different groups, two
+	// kernels.
+	betweenGroups bool
 }
+
+// MustCross reports whether tiles must cross a kernel boundary on e: the
+// edge is declared must_cross, or its ends are fused in two different
+// groups, which are two kernels.
+func (e *Edge) MustCross() bool { return e.Kernel == MustCrossKernel || e.betweenGroups }
+
+// BetweenGroups reports whether e's ends are fused in two different
+// groups: then it must cross a kernel boundary whatever it declares.
+func (e *Edge) BetweenGroups() bool { return e.betweenGroups }
 
 // Renamed reports whether the edge renames any axis.
 func (e *Edge) Renamed() bool {
@@ -235,9 +249,10 @@ func (c Crossing) String() string {
 
 // Crossing says how tiles cross e when the producer uses candidate a and the
 // consumer candidate b: a global round trip when the edge must cross a kernel
-// or either side holds the tile in global memory, else in one kernel.
+// (MustCross) or either side holds the tile in global memory, else in one
+// kernel.
 func (e *Edge) Crossing(a, b *Candidate) Crossing {
-	if e.Kernel == MustCrossKernel || e.SourceBinding(a).InMemory() || e.TargetBinding(b).InMemory() {
+	if e.MustCross() || e.SourceBinding(a).InMemory() || e.TargetBinding(b).InMemory() {
 		return GlobalRoundTrip
 	}
 	return InKernel
@@ -388,7 +403,7 @@ type Summary struct {
 	Tasks, Alternatives     int
 	Invocations, Candidates int // candidates summed over invocations
 	Edges, Renamed          int
-	MustCross               int // edges that must cross a kernel boundary
+	MustCross               int // edges that must cross a kernel boundary (Edge.MustCross)
 	Groups, Components      int
 	Sizes                   map[string]int64
 	Measured                int // measured alternatives and conversions
@@ -410,7 +425,7 @@ func (g *Graph) Summary() Summary {
 		if e.Renamed() {
 			s.Renamed++
 		}
-		if e.Kernel == MustCrossKernel {
+		if e.MustCross() {
 			s.MustCross++
 		}
 	}

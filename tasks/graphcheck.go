@@ -380,6 +380,7 @@ func (v *validator) groups() {
 	for _, e := range g.edges {
 		a, inA := member[e.From.Invocation]
 		b, inB := member[e.To.Invocation]
+		e.betweenGroups = inA && inB && a != b
 		if inA && inB && a == b && e.Kernel == MustCrossKernel {
 			v.d.Report(root.Key("edges").Index(v.specEdgeIndex(e)).Key("kernel"), CodeKernel,
 				"edge must cross a kernel boundary, but %s and %s are fused in group %s", e.From.Invocation.ID, e.To.Invocation.ID, a)

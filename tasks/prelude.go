@@ -26,7 +26,8 @@ type Link struct {
 	From     *Port
 	ToTask   *Task
 	To       *Port
-	// MustCross is true when the edge must cross a kernel boundary.
+	// MustCross is true when the edge must cross a kernel boundary
+	// (Edge.MustCross: declared so, or between two groups).
 	MustCross bool
 }
 
@@ -54,6 +55,14 @@ func (p *Prelude) Links() []Link {
 		}
 		return t, t.Port(name)
 	}
+	group := map[string]string{} // invocation → its (first) group
+	for _, gs := range p.spec.Groups {
+		for _, id := range gs.Invocations {
+			if _, ok := group[id]; !ok {
+				group[id] = gs.ID
+			}
+		}
+	}
 	seen := map[Link]bool{}
 	var links []Link
 	for _, es := range p.spec.Edges {
@@ -63,7 +72,11 @@ func (p *Prelude) Links() []Link {
 		var l Link
 		l.FromTask, l.From = port(es.From)
 		l.ToTask, l.To = port(es.To)
-		l.MustCross = es.Kernel == MustCrossKernel
+		from, _, _ := strings.Cut(es.From, ".")
+		to, _, _ := strings.Cut(es.To, ".")
+		gf, inF := group[from]
+		gt, inT := group[to]
+		l.MustCross = es.Kernel == MustCrossKernel || inF && inT && gf != gt
 		if l.From == nil || l.To == nil || seen[l] {
 			continue
 		}

@@ -38,7 +38,7 @@ func TestPreludeLinks(t *testing.T) {
 				if len(e.Rename) > 0 {
 					continue
 				}
-				l := Link{e.From.Invocation.Task, e.From.Port, e.To.Invocation.Task, e.To.Port, e.Kernel == MustCrossKernel}
+				l := Link{e.From.Invocation.Task, e.From.Port, e.To.Invocation.Task, e.To.Port, e.MustCross()}
 				if !slices.Contains(links, l) {
 					t.Errorf("edge %s.%s -> %s.%s: no link", e.From.Invocation.ID, e.From.Port.Name, e.To.Invocation.ID, e.To.Port.Name)
 				}
