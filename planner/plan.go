@@ -86,7 +86,13 @@ type Result struct {
 	SavingNS              *float64 `json:"saving_ns"`
 	// Explained is how many invocations' regrets were computed (all of a
 	// graph of at most PlanOptions.ExplainAll invocations, else those named).
+	// PlanChoice.NotExplained marks the others.
 	Explained int `json:"explained"`
+	// explainAll is the size past which regrets are computed only for the
+	// invocations asked for, and explainAsked says some were named: the
+	// text report says why others were not explained.
+	explainAll   int
+	explainAsked bool
 	// UnprovenRegrets counts the regrets a time limit left as intervals
 	// (Rejected.Exact false with RegretLowerNS set).
 	UnprovenRegrets int `json:"unproven_regrets,omitempty"`
@@ -153,8 +159,12 @@ type PlanChoice struct {
 	Eliminated bool `json:"eliminated,omitempty"`
 	// NoSharedMemoryConversions says the conversions out of the invocation
 	// avoid shared memory, at a higher cost, to fit a kernel's budget.
-	NoSharedMemoryConversions bool       `json:"no_shared_memory_conversions,omitempty"`
-	Rejected                  []Rejected `json:"rejected"`
+	NoSharedMemoryConversions bool `json:"no_shared_memory_conversions,omitempty"`
+	// NotExplained says the invocation's regrets were not computed (it
+	// was not among those explained, or the plan is not proven): its
+	// rejected alternatives that were not removed have no regret.
+	NotExplained bool       `json:"not_explained,omitempty"`
+	Rejected     []Rejected `json:"rejected"`
 }
 
 // A Rejected is an alternative not chosen: how much more the best plan that
@@ -286,6 +296,9 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	}
 	wanted := func(v int) bool { return !so.NoRegrets && (so.Explain == nil || slices.Contains(so.Explain, v)) }
 	res, err := lw.result(sol, target, wanted)
+	if res != nil {
+		res.explainAll, res.explainAsked = explainAll, opts.ExplainIDs != nil || opts.Solve.Explain != nil
+	}
 	if err == nil && !opts.Timing {
 		res.SolveMS = 0
 	}
@@ -659,7 +672,7 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 	alt := v.Task.Alternatives[na.task]
 	pc := PlanChoice{Invocation: v.ID, Task: v.Task.Name, Alternative: alt.ID, Implementation: alt.Implementation,
 		CostNS: ch.Cost, Multiplicity: na.exec.multiplicity, Origin: na.exec.origin.String(), Eliminated: ch.Eliminated,
-		NoSharedMemoryConversions: na.noSmem, Rejected: rejected}
+		NoSharedMemoryConversions: na.noSmem, NotExplained: !explained, Rejected: rejected}
 	nUnproven := 0
 	// Each other task alternative, at its best variant; reasons only
 	// where the regrets were computed (a removed alternative always

@@ -1311,3 +1311,71 @@ func TestErrorsToMatch(t *testing.T) {
 		t.Errorf("a HiGHS that cannot be loaded: %v, want ErrNoSolver", err)
 	}
 }
+
+// Invocations whose regrets were not computed say so in the JSON
+// (not_explained) and take one line of the text report, which says why
+// they were not explained and names those that were.
+func TestNotExplainedTakesOneLine(t *testing.T) {
+	s, err := taskgen.Transformer(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		opts   PlanOptions
+		header string
+		named  []string
+	}{
+		{"past ExplainAll", PlanOptions{ExplainAll: 5}, "(no regrets: a graph of more than 5 invocations is explained only where --explain ID,… asks)", nil},
+		{"asked", PlanOptions{ExplainIDs: []string{"l1_attn", "l0_qkv"}}, "(regrets computed for 2 of 22 invocations: l0_qkv, l1_attn; --explain ID,… names others)", []string{"l0_qkv", "l1_attn"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Plan(context.Background(), g, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := r.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			text := buf.String()
+			if !strings.Contains(text, c.header) {
+				t.Errorf("no header %q in\n%s", c.header, text)
+			}
+			for _, ch := range r.Choices {
+				if ch.NotExplained == slices.Contains(c.named, ch.Invocation) {
+					t.Errorf("%s: not_explained %t", ch.Invocation, ch.NotExplained)
+				}
+				var others []string
+				for _, rj := range ch.Rejected {
+					others = append(others, rj.Alternative)
+				}
+				// The invocation's block: its line and the indented lines
+				// under it.
+				_, after, ok := strings.Cut(text, "\n  "+ch.Invocation+": "+ch.Alternative+"  ")
+				if !ok {
+					t.Fatalf("%s: no line", ch.Invocation)
+				}
+				lines := strings.Split(after, "\n")[1:]
+				var block []string
+				for _, l := range lines {
+					if !strings.HasPrefix(l, "      ") {
+						break
+					}
+					block = append(block, l)
+				}
+				one := []string{"      not explained: " + strings.Join(others, ", ")}
+				if got := slices.Equal(block, one); got != ch.NotExplained {
+					t.Errorf("%s: its rejected alternatives read %q", ch.Invocation, block)
+				}
+			}
+			if n := strings.Count(text, "not explained"); n != len(r.Choices)-len(c.named) {
+				t.Errorf("%d lines say not explained, want %d", n, len(r.Choices)-len(c.named))
+			}
+		})
+	}
+}

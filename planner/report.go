@@ -98,8 +98,23 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "  (no regrets: they are measured from the proven optimum, and the solve stopped before proving it)\n")
 	case r.Explained == 0 && r.Gap > 0 && r.BoundFrom != "":
 		fmt.Fprintf(bw, "  (no regrets: they are measured from the proven optimum, and the plan is proven only within the gap allowed, %.3g%%)\n", 100*r.Gap)
+	case r.Explained < len(r.Choices) && !r.explainAsked && r.explainAll > 0 && len(r.Choices) > r.explainAll:
+		fmt.Fprintf(bw, "  (no regrets: a graph of more than %d invocations is explained only where --explain ID,… asks)\n", r.explainAll)
 	case r.Explained < len(r.Choices):
-		fmt.Fprintf(bw, "  (regrets computed for %d of %d invocations: --explain ID,… names others)\n", r.Explained, len(r.Choices))
+		var named []string
+		for _, c := range r.Choices {
+			if !c.NotExplained && len(named) <= maxNamedExplained {
+				named = append(named, c.Invocation)
+			}
+		}
+		list := strings.Join(named, ", ")
+		if len(named) > maxNamedExplained {
+			list = strings.Join(named[:maxNamedExplained], ", ") + ", …"
+		}
+		if len(named) > 0 {
+			list = ": " + list
+		}
+		fmt.Fprintf(bw, "  (regrets computed for %d of %d invocations%s; --explain ID,… names others)\n", r.Explained, len(r.Choices), list)
 	}
 	if r.UnprovenRegrets > 0 {
 		what := "regrets"
@@ -153,13 +168,25 @@ func (r *Result) WriteText(w io.Writer) error {
 		if c.NoSharedMemoryConversions {
 			b = append(b, "      (its outgoing conversions avoid shared memory: the kernel's budget has no room for their scratch)\n"...)
 		}
+		// The alternatives whose regrets were not computed take one line:
+		// on a large graph they are most of the report.
+		var unexplained []string
 		for _, rj := range c.Rejected {
+			if c.NotExplained && !rj.Removed {
+				unexplained = append(unexplained, rj.Alternative)
+				continue
+			}
 			b = append(b, "      "...)
 			b = appendPadded(b, rj.Alternative, 14)
 			b = append(b, ' ')
 			b = appendPadded(b, regretText(rj), regretWidth)
 			b = append(b, "  "...)
 			b = append(b, rj.Reason...)
+			b = append(b, '\n')
+		}
+		if len(unexplained) > 0 {
+			b = append(b, "      not explained: "...)
+			b = append(b, strings.Join(unexplained, ", ")...)
 			b = append(b, '\n')
 		}
 		flush()
@@ -413,6 +440,10 @@ func fmtMS(ms float64) string {
 // maxViolationsShown bounds the local choice's violations the text report
 // lists; the JSON plan has them all.
 const maxViolationsShown = 3
+
+// maxNamedExplained is how many of the explained invocations the text
+// report names when not all were.
+const maxNamedExplained = 10
 
 // violationsText lists the first maxViolationsShown violations and counts
 // the rest.
