@@ -390,6 +390,9 @@ type portKey struct {
 }
 
 // lowerGraph builds the Problem of g on target.
+// kernelBudgetName names the shared-memory budget of group id.
+func kernelBudgetName(id string) string { return "kernel " + id + ": shared memory (bytes)" }
+
 func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Measurements, cache *Cache) (*lowering, error) {
 	lw := &lowering{graph: g, target: target, cache: cache, measure: measured, sms: target.Get("sm_count"),
 		pairs: map[[2]string]*pairInfo{}, keys: map[keyOf]string{}, endpoints: map[string]*endpoint{},
@@ -415,7 +418,7 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 		if k.SharedMemoryBytes > 0 {
 			lw.kernelBudget[i] = len(lw.problem.Budgets)
 			lw.problem.Budgets = append(lw.problem.Budgets, Budget{
-				Name:     fmt.Sprintf("kernel %s: shared memory (bytes)", k.ID),
+				Name:     kernelBudgetName(k.ID),
 				Capacity: float64(k.SharedMemoryBytes),
 			})
 		}

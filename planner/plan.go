@@ -160,6 +160,8 @@ type PlanChoice struct {
 	// NoSharedMemoryConversions says the conversions out of the invocation
 	// avoid shared memory, at a higher cost, to fit a kernel's budget.
 	NoSharedMemoryConversions bool `json:"no_shared_memory_conversions,omitempty"`
+	// Group is the fused group (kernel) the invocation is in; "" for none.
+	Group string `json:"group,omitempty"`
 	// NotExplained says the invocation's regrets were not computed (it
 	// was not among those explained, or the plan is not proven): its
 	// rejected alternatives that were not removed have no regret.
@@ -673,6 +675,9 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 	pc := PlanChoice{Invocation: v.ID, Task: v.Task.Name, Alternative: alt.ID, Implementation: alt.Implementation,
 		CostNS: ch.Cost, Multiplicity: na.exec.multiplicity, Origin: na.exec.origin.String(), Eliminated: ch.Eliminated,
 		NoSharedMemoryConversions: na.noSmem, NotExplained: !explained, Rejected: rejected}
+	if k := lw.kernelOf[vi]; k != nil {
+		pc.Group = k.ID
+	}
 	nUnproven := 0
 	// Each other task alternative, at its best variant; reasons only
 	// where the regrets were computed (a removed alternative always

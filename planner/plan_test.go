@@ -1379,3 +1379,77 @@ func TestNotExplainedTakesOneLine(t *testing.T) {
 		})
 	}
 }
+
+// dotQuote writes what a DOT label shows as the string: quotes and
+// backslashes escaped, line breaks as \n, control characters as spaces.
+func TestDOTQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain`:            `"plain"`,
+		`say "hi"`:         `"say \"hi\""`,
+		`C:\path\N\G end\`: `"C:\\path\\N\\G end\\"`,
+		"two\nlines":       `"two\nlines"`,
+		"tab\there\a\r":    `"tab here  "`,
+		"µs ∑ 😀":           `"µs ∑ 😀"`,
+	} {
+		if got := dotQuote(in); got != want {
+			t.Errorf("dotQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// The DOT picture draws each fused group as a cluster with its budget,
+// kernel boundaries dashed, a conversion serving several edges bold with
+// the edge that pays it named, and a legend of the classes it uses.
+func TestDOTDrawsKernelsAndSharing(t *testing.T) {
+	g := fusedTransformer(t, 2, 1, 300_000)
+	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteDOT(&buf); err != nil {
+		t.Fatal(err)
+	}
+	dot := buf.String()
+	for _, want := range []string{
+		"subgraph cluster_0 {\n    label=\"kernel layer0: shared memory ",
+		"subgraph cluster_1 {\n    label=\"kernel layer1: shared memory ",
+		"style=dashed, label=\"kernel boundary\\n",
+		"subgraph cluster_legend {",
+		">kernel boundary (global round trip)<",
+	} {
+		if !strings.Contains(dot, want) {
+			t.Errorf("no %q in\n%s", want, dot)
+		}
+	}
+	data, err := os.ReadFile("testdata/graphs/fanout_store.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fg, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Plan(context.Background(), fg, PlanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := r.WriteDOT(&buf); err != nil {
+		t.Fatal(err)
+	}
+	dot = buf.String()
+	payer := ""
+	for _, b := range r.Boundaries {
+		if len(b.SharedWith) > 0 && b.CostNS > 0 {
+			payer = b.Edge
+		}
+	}
+	if payer == "" {
+		t.Fatal("fanout_store.json: no shared conversion")
+	}
+	for _, want := range []string{"penwidth=2.5", "(shared by 2 edges)", "(shared, paid on " + payer + ")", "bold: one conversion serves several edges"} {
+		if !strings.Contains(dot, want) {
+			t.Errorf("no %q in\n%s", want, dot)
+		}
+	}
+}

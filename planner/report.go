@@ -396,16 +396,54 @@ var classColors = map[string]string{
 }
 
 // WriteDOT writes the graph for Graphviz: invocations labelled with their
-// chosen alternative, boundaries coloured by conversion class and labelled
-// with the mechanism and cost.
+// chosen alternative and cost, each fused group a cluster (with its budget),
+// boundaries coloured by conversion class and labelled with the class, the
+// mechanism where it differs, and the cost; kernel boundaries dashed, a
+// conversion that serves several edges bold; a legend of the classes drawn.
 func (r *Result) WriteDOT(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "digraph %s {\n", strconv.Quote(r.Graph))
+	fmt.Fprintf(bw, "digraph %s {\n", dotQuote(r.Graph))
 	fmt.Fprintf(bw, "  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
-	fmt.Fprintf(bw, "  label=%s;\n", strconv.Quote(fmt.Sprintf("%s on %s: %s (%s)", r.Graph, r.Target, fmtNS(r.ObjectiveNS), r.Status)))
-	for _, c := range r.Choices {
-		fmt.Fprintf(bw, "  %s [label=%s];\n", strconv.Quote(c.Invocation), strconv.Quote(fmt.Sprintf("%s\n%s\n%s", c.Invocation, c.Alternative, fmtNS(c.CostNS))))
+	status := r.Status
+	if r.Status != "optimal" && !math.IsInf(r.Gap, 0) && !math.IsNaN(r.Gap) {
+		status += fmt.Sprintf(", bound %s, gap %.3g%%", fmtNS(r.BoundNS), 100*r.Gap)
 	}
+	fmt.Fprintf(bw, "  label=%s;\n", dotQuote(fmt.Sprintf("%s on %s: %s (%s)", r.Graph, r.Target, fmtNS(r.ObjectiveNS), status)))
+	node := func(indent string, c *PlanChoice) {
+		fmt.Fprintf(bw, "%s%s [label=%s];\n", indent, dotQuote(c.Invocation), dotQuote(fmt.Sprintf("%s\n%s\n%s", c.Invocation, c.Alternative, fmtNS(c.CostNS))))
+	}
+	// Each group's invocations in a cluster, in the order of the groups'
+	// first invocations; the others outside.
+	budget := map[string]*BudgetUse{}
+	for i := range r.Budgets {
+		budget[r.Budgets[i].Name] = &r.Budgets[i]
+	}
+	var groups []string
+	members := map[string][]int{}
+	for i := range r.Choices {
+		g := r.Choices[i].Group
+		if g == "" {
+			node("  ", &r.Choices[i])
+			continue
+		}
+		if _, ok := members[g]; !ok {
+			groups = append(groups, g)
+		}
+		members[g] = append(members[g], i)
+	}
+	for gi, g := range groups {
+		label := "kernel " + g
+		if b := budget[kernelBudgetName(g)]; b != nil {
+			label += fmt.Sprintf(": shared memory %s of %s bytes", fmtAmount(b.Used), fmtAmount(b.Capacity))
+		}
+		fmt.Fprintf(bw, "  subgraph cluster_%d {\n    label=%s;\n    style=rounded;\n    color=gray50;\n", gi, dotQuote(label))
+		for _, i := range members[g] {
+			node("    ", &r.Choices[i])
+		}
+		fmt.Fprintf(bw, "  }\n")
+	}
+	classes := map[string]bool{}
+	shared, crossing := false, false
 	for _, b := range r.Boundaries {
 		from, _, _ := strings.Cut(b.From, ".")
 		to, _, _ := strings.Cut(b.To, ".")
@@ -413,18 +451,92 @@ func (r *Result) WriteDOT(w io.Writer) error {
 		if color == "" {
 			color = "black"
 		}
-		label := b.Mechanism
+		classes[b.Class] = true
+		label := ""
+		switch {
+		case b.Crossing == "global_round_trip":
+			label = "kernel boundary"
+		case b.Class == "identity":
+			// Nothing moves: no label, the colour says it.
+		case b.Mechanism != b.Class:
+			label = b.Class + " via " + b.Mechanism
+		default:
+			label = b.Class
+		}
 		if b.CostNS > 0 {
 			label += "\n" + fmtNS(b.CostNS)
 		}
 		style := "solid"
 		if b.Crossing == "global_round_trip" {
-			style = "dashed"
+			style, crossing = "dashed", true
 		}
-		fmt.Fprintf(bw, "  %s -> %s [color=%s, style=%s, label=%s];\n", strconv.Quote(from), strconv.Quote(to), color, style, strconv.Quote(label))
+		attrs := ""
+		if len(b.SharedWith) > 0 {
+			// One conversion serves several edges: the edge that pays
+			// names how many it serves, the others the one that pays.
+			shared = true
+			attrs = ", penwidth=2.5"
+			if b.CostNS == 0 && len(b.SharedWith) == 1 {
+				label += "\n(shared, paid on " + b.SharedWith[0] + ")"
+			} else {
+				label += fmt.Sprintf("\n(shared by %d edges)", len(b.SharedWith)+1)
+			}
+		}
+		if label != "" {
+			attrs += ", label=" + dotQuote(label)
+		}
+		fmt.Fprintf(bw, "  %s -> %s [color=%s, style=%s%s];\n", dotQuote(from), dotQuote(to), color, style, attrs)
 	}
+	writeLegend(bw, classes, shared, crossing)
 	fmt.Fprintf(bw, "}\n")
 	return bw.Flush()
+}
+
+// classOrder lists the conversion classes cheapest first, as the legend
+// shows them.
+var classOrder = []string{"identity", "register_permute", "warp_shuffle", "shared_memory", "cluster_shared_memory", "global_memory"}
+
+// writeLegend draws a key of the classes the boundaries use, and of the
+// dashed and bold edges where there are some.
+func writeLegend(bw *bufio.Writer, classes map[string]bool, shared, crossing bool) {
+	if len(classes) == 0 {
+		return
+	}
+	fmt.Fprintf(bw, "  subgraph cluster_legend {\n    label=\"conversion classes\";\n    style=rounded;\n    color=gray80;\n")
+	fmt.Fprintf(bw, "    legend [shape=plaintext, label=<<table border=\"0\" cellspacing=\"2\">")
+	for _, c := range classOrder {
+		if classes[c] {
+			fmt.Fprintf(bw, "<tr><td><font color=\"%s\">━━━</font></td><td align=\"left\">%s</td></tr>", classColors[c], c)
+		}
+	}
+	if crossing {
+		fmt.Fprintf(bw, "<tr><td>╍╍╍</td><td align=\"left\">kernel boundary (global round trip)</td></tr>")
+	}
+	if shared {
+		fmt.Fprintf(bw, "<tr><td><b>━━━</b></td><td align=\"left\">bold: one conversion serves several edges</td></tr>")
+	}
+	fmt.Fprintf(bw, "</table>>];\n  }\n")
+}
+
+// dotQuote quotes s as a DOT string whose label shows s: a quote and a
+// backslash escaped, a line break as \n, and other control characters
+// (which DOT has no escape for) as a space.
+func dotQuote(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', byte(c))
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0):
+			b = append(b, ' ')
+		default:
+			b = utf8.AppendRune(b, c)
+		}
+	}
+	return string(append(b, '"'))
 }
 
 // fmtMS writes a duration in milliseconds to three digits, in seconds from
