@@ -94,16 +94,45 @@ func sharedAccesses(d *distribution.Distribution, l *storage.Layout, op storage.
 		}
 		warps[w][lane] = e
 	}
+	// A replicated element is stored once, by its first copy (the lowest
+	// warp, lane and slot of block 0), as conversion.Classify stores a
+	// replicated source: the other copies' lanes are idle in that store.
+	// Every copy loads, each thread needing its own.
+	var storer []int // element → executor and slot (e·values + slot)
+	if op == storage.Store {
+		storer = make([]int, d.NumElements())
+		for i := range storer {
+			storer[i] = -1
+		}
+		for w := 0; w < len(warps); w++ {
+			for _, e := range warps[w] {
+				for k := 0; e >= 0 && k < values; k++ {
+					if el := table[e*values+k]; el >= 0 && el < len(storer) && storer[el] < 0 {
+						storer[el] = e*values + k
+					}
+				}
+			}
+		}
+	}
 	for w := 0; w < len(warps); w++ {
 		if len(warps[w]) > storage.WarpSize {
 			return mv, fmt.Errorf("%d lanes per warp", len(warps[w]))
 		}
 		for base := 0; base < values; base += vector {
 			a := storage.Access{Lanes: make([][]int, len(warps[w])), Vector: vector, Op: op}
+			active := false
 			for lane, e := range warps[w] {
-				if e >= 0 {
-					a.Lanes[lane] = unflattenTile(table[e*values+base], sizes)
+				if e < 0 {
+					continue
 				}
+				if storer != nil && !storesAny(storer, table, e*values+base, vector) {
+					continue // other copies store these values
+				}
+				a.Lanes[lane] = unflattenTile(table[e*values+base], sizes)
+				active = true
+			}
+			if !active {
+				continue // every element is stored by another copy
 			}
 			wf, err := l.Wavefronts(a)
 			if err != nil {
@@ -114,6 +143,17 @@ func sharedAccesses(d *distribution.Distribution, l *storage.Layout, op storage.
 		}
 	}
 	return mv, nil
+}
+
+// storesAny reports whether the values at slots at…at+vector−1 of the
+// table include one that storer has stored from there.
+func storesAny(storer, table []int, at, vector int) bool {
+	for k := at; k < at+vector; k++ {
+		if el := table[k]; el < 0 || el >= len(storer) || storer[el] == k {
+			return true
+		}
+	}
+	return false
 }
 
 // unflattenTile is the row-major coordinates of a flat tile index.
