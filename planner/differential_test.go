@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
@@ -199,5 +200,42 @@ func TestLooseGapNoRegrets(t *testing.T) {
 	}
 	if loose == 0 || tight == 0 {
 		t.Errorf("%d plans proven only within the gap, %d at the default gaps: want some of each", loose, tight)
+	}
+}
+
+// A solve stopped before HiGHS ran (an interrupt) whose start plan meets
+// the bound it has proven (no conversion needed, every node at its
+// cheapest: the execution floor) is proven optimal, with its regrets; a
+// start plan above the floor stays interrupted.
+func TestStoppedAtTheBoundIsOptimal(t *testing.T) {
+	highstest.Library(t)
+	free := &Problem{}
+	for v := range 3 {
+		free.Nodes = append(free.Nodes, Node{Name: fmt.Sprint("v", v), Alternatives: []Alternative{{ID: "a", Cost: 1}, {ID: "b", Cost: 2}}})
+	}
+	pairs := []Pair{{Source: "x", Target: "x"}, {Source: "x", Target: "y", Cost: 0}, {Source: "y", Target: "x"}, {Source: "y", Target: "y"}}
+	free.Groups = []Group{
+		{Name: "g0", Producer: 0, Sources: []string{"x", "y"}, Consumers: []Consumer{{Node: 1, Targets: []string{"x", "y"}}}, Pairs: pairs},
+		{Name: "g1", Producer: 1, Sources: []string{"x", "y"}, Consumers: []Consumer{{Node: 2, Targets: []string{"y", "x"}}}, Pairs: pairs},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sol, err := Solve(ctx, free, Options{NoReduce: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != Optimal || sol.Objective != 3 || sol.Regrets == nil {
+		t.Errorf("free conversions: %v at %v (bound %v), %d regrets; want optimal at 3, the floor", sol.Status, sol.Objective, sol.Bound, len(sol.Regrets))
+	}
+	// A conversion the cheapest choices need: the start is above the
+	// floor, and nothing proves it.
+	costly := *free
+	costly.Groups = slices.Clone(free.Groups)
+	costly.Groups[1].Pairs = []Pair{{Source: "x", Target: "x"}, {Source: "x", Target: "y", Cost: 0.5}, {Source: "y", Target: "x"}, {Source: "y", Target: "y"}}
+	if sol, err = Solve(ctx, &costly, Options{NoReduce: true}); err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != Interrupted {
+		t.Errorf("a conversion to pay: %v at %v (bound %v); want interrupted", sol.Status, sol.Objective, sol.Bound)
 	}
 }

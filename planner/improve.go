@@ -26,8 +26,13 @@ const (
 	improvePasses = 2
 )
 
-// improveWindow is the number of nodes a window holds at most.
-const improveWindow = 10
+// improveWindow is the number of nodes a window holds at most, and
+// improveNodes the nodes of its sub-problem, the fixed ones around it
+// included.
+const (
+	improveWindow = 10
+	improveNodes  = 256
+)
 
 // improve returns a plan no worse than start (alternative indices, one per
 // node), from windows around seeds, or start itself when p has budgets (a
@@ -167,6 +172,12 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 		g := p.Groups[gi]
 		for _, v := range groupNodes(&g) {
 			addNode(v)
+		}
+		if len(sub.Nodes) > improveNodes {
+			// A fan-out of hundreds of consumers fixes them all around
+			// the window, and eliminating them costs more than the
+			// window can save: the window is left as it is.
+			return 0, 0, false
 		}
 		sg := Group{Name: g.Name, Producer: index[g.Producer], Sources: g.Sources, Pairs: g.Pairs,
 			Consumers: make([]Consumer, len(g.Consumers))}

@@ -24,6 +24,11 @@ import (
 // DefaultMaxTable is the bucket size limit when Options.MaxTable is 0.
 const DefaultMaxTable = 1 << 12
 
+// eagerKeys is the largest separator after whose elimination the
+// neighbours' keys are recomputed at once; past it they are recomputed
+// when they come up in the heap (eliminate).
+const eagerKeys = 32
+
 // A bucket records one elimination, for back-substitution and min-marginals.
 // The bucket depends on a separator node u only through the join of the
 // classes its terms see u in (cls, numbered by first occurrence), so the
@@ -338,11 +343,24 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 	h.init()
 	tables := tableIndex{} // live table terms by scope and classes
 	sc := in.newScratch()
+	// dirty[v]: v's key may have changed since current[v], which is in the
+	// heap (see below).
+	dirty := make([]bool, n)
 	for len(h) > 0 {
 		kv := h.pop()
 		v := kv.node
 		if eliminated[v] || current[v] != kv.size {
 			continue
+		}
+		if dirty[v] {
+			dirty[v] = false
+			if k := key(v); k != current[v] {
+				current[v] = k
+				if k <= limit {
+					h.push(keyed{k, v})
+				}
+				continue
+			}
 		}
 		terms := r.live(adj[v])
 		// The bucket is built in place in r.order (its capacity is n), so
@@ -422,6 +440,16 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 			if in.touched[u] || eliminated[u] {
 				continue
 			}
+			if len(b.sep) > eagerKeys && current[u] <= limit {
+				// A key costs a walk of u's terms' scopes: after every
+				// elimination on a fan-out of N consumers that is N keys
+				// of N nodes each, N³ in all (a fan-out of 1,000 took
+				// minutes). A node whose entry is in the heap is marked
+				// instead, and its key recomputed when that entry comes
+				// up: if it changed, the node goes back into the heap.
+				dirty[u] = true
+				continue
+			}
 			// An unchanged key is in the heap already (or over the
 			// limit): pushing it again would only add a stale entry.
 			if k := key(u); k != current[u] {
@@ -497,22 +525,23 @@ func (r *reduction) classCount(u int, terms []int) int {
 func (r *reduction) joinClasses(u int, terms []int, buf *[]int) (cur []int, ncur int, joined bool) {
 	for _, t := range terms {
 		tm := &r.terms[t]
-		for i, w := range tm.scope {
-			if w != u {
-				continue
-			}
-			if cur == nil {
-				cur, ncur = tm.cls[i], tm.ncls[i]
-				continue
-			}
-			if cap(*buf) < len(cur) {
-				*buf = make([]int, 2*len(cur))
-			}
-			joined = true
-			out := (*buf)[:len(cur)] // may be cur: refine works in place
-			ncur = r.refine(cur, ncur, tm.cls[i], tm.ncls[i], out)
-			cur = out
+		// Scopes are ascending sets: a fan-out's is as long as it has
+		// consumers, and each of them asks.
+		i, found := slices.BinarySearch(tm.scope, u)
+		if !found {
+			continue
 		}
+		if cur == nil {
+			cur, ncur = tm.cls[i], tm.ncls[i]
+			continue
+		}
+		if cap(*buf) < len(cur) {
+			*buf = make([]int, 2*len(cur))
+		}
+		joined = true
+		out := (*buf)[:len(cur)] // may be cur: refine works in place
+		ncur = r.refine(cur, ncur, tm.cls[i], tm.ncls[i], out)
+		cur = out
 	}
 	return cur, ncur, joined
 }

@@ -30,3 +30,17 @@ func BenchmarkReduce(b *testing.B) {
 		reduce(in, DefaultMaxTable, true)
 	}
 }
+
+// BenchmarkReduceFanOut: one producer feeding 1,000 consumers of one
+// alternative each, eliminated whole (the neighbours' keys were recomputed
+// after every elimination, N³: minutes).
+//
+//	go test ./planner -run '^$' -bench ReduceFanOut -benchmem
+func BenchmarkReduceFanOut(b *testing.B) {
+	in := newInstance(fanOut(1, 1000, 1), false)
+	for b.Loop() {
+		if r := reduce(in, DefaultMaxTable, true); len(r.core) != 0 {
+			b.Fatalf("%d core nodes", len(r.core))
+		}
+	}
+}

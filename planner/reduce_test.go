@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -157,5 +158,58 @@ func TestFanOutSharing(t *testing.T) {
 		}
 		ex := exhaustive(p)
 		checkAgainst(t, fmt.Sprintf("NoReduce=%v", opt.NoReduce), p, ex, sol, err, true)
+	}
+}
+
+// fanOut is a producer feeding n consumers through one group: the
+// producer has two alternatives, each consumer alts alternatives (one
+// when alts is 1), with random costs and targets over two labels.
+func fanOut(seed uint64, n, alts int) *Problem {
+	rng := rand.New(rand.NewPCG(seed, 0xfa2))
+	labels := []string{"x", "y"}
+	p := &Problem{Nodes: []Node{{Name: "p", Alternatives: []Alternative{{ID: "a", Cost: float64(rng.IntN(50))}, {ID: "b", Cost: float64(rng.IntN(50))}}}}}
+	g := Group{Name: "p.y", Producer: 0, Sources: []string{"x", "y"}}
+	for _, s := range labels {
+		for _, t := range labels {
+			g.Pairs = append(g.Pairs, Pair{Source: s, Target: t, Cost: float64(rng.IntN(5))})
+		}
+	}
+	for c := 1; c <= n; c++ {
+		nd := Node{Name: fmt.Sprint("c", c)}
+		cons := Consumer{Node: c}
+		for a := range alts {
+			nd.Alternatives = append(nd.Alternatives, Alternative{ID: fmt.Sprint("a", a), Cost: float64(rng.IntN(10))})
+			cons.Targets = append(cons.Targets, labels[rng.IntN(2)])
+		}
+		p.Nodes = append(p.Nodes, nd)
+		g.Consumers = append(g.Consumers, cons)
+	}
+	p.Groups = []Group{g}
+	return p
+}
+
+// A fan-out wider than eagerKeys recomputes its nodes' keys when they come
+// up (reduce.go): the reduction still finds HiGHS's optimum, on fan-outs
+// whose consumers have one alternative (all of it eliminated) and two.
+func TestWideFanOutReduces(t *testing.T) {
+	highstest.Library(t)
+	for seed := range uint64(6) {
+		for _, alts := range []int{1, 2} {
+			p := fanOut(seed, 3*eagerKeys, alts)
+			red, err := Solve(context.Background(), p, Options{NoRegrets: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := Solve(context.Background(), p, Options{NoReduce: true, NoRegrets: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if red.Status != Optimal || math.Abs(red.Objective-whole.Objective) > 1e-9*math.Abs(whole.Objective) {
+				t.Errorf("seed %d, %d alternatives: reduced %v at %v, whole %v", seed, alts, red.Status, red.Objective, whole.Objective)
+			}
+			if alts == 1 && red.Model.CoreNodes != 0 {
+				t.Errorf("seed %d: %d core nodes left where every consumer has one alternative", seed, red.Model.CoreNodes)
+			}
+		}
 	}
 }
