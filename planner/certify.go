@@ -24,8 +24,13 @@ import (
 // of its box that d prices lower, a constant). The region is the query's
 // nodes, their choice rows and the rows of every live term over them.
 //
+// The inner minimum stays a lower bound over integral choices alone, at
+// least the LP's, and elimination computes it (certelim.go); the small LP
+// is what a region too large to eliminate falls back to.
+//
 // An upper bound is a plan: the optimum outside the region, the small LP's
-// choices inside it (when they are integral). Where the two meet, the plan
+// choices inside it (when they are integral), or the elimination's argmin
+// over the region and its boundary. Where the two meet, the plan
 // is optimal and the query is answered exactly. Where they do not, the LP
 // priced a neighbour's change by y, and the region grows by the neighbours
 // whose columns the LP moved away from the optimum; past a few rounds, or
@@ -81,6 +86,16 @@ type certifier struct {
 	termsOf [][]int   // core node → the core terms over it
 	colTerm []int     // column → its core term (x columns: -1)
 	tol     float64
+	// tables are the core terms' cost functions over their classes, for
+	// the regions' eliminations (certelim.go): nil where a term's columns
+	// are not fixed by its scope's choices at its cost (a budget, a
+	// shared conversion below 0) or it has over certifyTable entries.
+	tables [][]float64
+	// shared marks the fan-out groups among them, eliminated through
+	// auxiliary variables instead of a table (certelim.go, addShared).
+	shared []bool
+	// xBudget marks the core nodes an x column of which a budget uses.
+	xBudget []bool
 }
 
 // newCertifier prices the core's rows by the LP duals rowDuals.
@@ -130,7 +145,63 @@ func newCertifier(rg *regrets, rowDuals []float64) *certifier {
 			c.colTerm[j] = t
 		}
 	}
+	c.xBudget = make([]bool, len(rg.asg))
+	for _, v := range rg.r.core {
+		for k := range rg.r.in.domain[v] {
+			c.xBudget[v] = c.xBudget[v] || c.budgeted(cm.xcol[v]+k)
+		}
+	}
+	c.tables, c.shared = make([][]float64, len(cm.terms)), make([]bool, len(cm.terms))
+	sc := rg.r.in.newScratch()
+	for t := range cm.terms {
+		c.tables[t], c.shared[t] = c.termTable(t, sc)
+	}
 	return c
+}
+
+// budgeted reports whether a budget row uses column j.
+func (c *certifier) budgeted(j int) bool {
+	return slices.ContainsFunc(c.colRows[j], func(t highs.Term) bool { return c.rg.cm.rows[t.Col].kind == rowBudget })
+}
+
+// termTable is core term t's cost over its classes, or nil where the
+// elimination cannot take it: where a budget uses one of its columns (a
+// row the elimination does not keep), where a column's box does not
+// start at 0 and reach 1 (with x integral, its rows hold its columns at 0
+// or 1), where a shared conversion costs below 0 (the small LP would take
+// it whole, used or not) or the table would exceed certifyTable entries.
+func (c *certifier) termTable(t int, sc *scratch) (tab []float64, shared bool) {
+	cm, in := c.rg.cm, c.rg.r.in
+	ct := &cm.terms[t]
+	for j := ct.colStart; j < ct.colEnd; j++ {
+		col := &cm.model.Columns[j]
+		if c.budgeted(j) || col.Lower != 0 || col.Upper < 1 || cm.cols[j].kind == colShare && col.Cost < 0 {
+			return nil, false
+		}
+	}
+	tm := &c.rg.r.terms[ct.term]
+	if tm.group >= 0 && len(in.groups[tm.group].consumers) > 1 {
+		return nil, true
+	}
+	if tm.table != nil {
+		return tm.table, false
+	}
+	size := 1
+	reps := make([][]int, len(tm.scope))
+	for j, n := range tm.ncls {
+		if size > certifyTable/n {
+			return nil, false
+		}
+		size *= n
+		reps[j] = repsInto(tm.cls[j], make([]int, n))
+	}
+	tab = make([]float64, size)
+	o := sc.odometer(tm.scope, reps)
+	for e := range tab {
+		tab[e] = in.eval(tm, sc.asg, sc.seen)
+		o.next()
+	}
+	return tab, false
 }
 
 // rowBound is the bound of a row that a multiplier y prices: its lower
@@ -167,6 +238,12 @@ type certWorker struct {
 	asg      []int
 	rows     []int
 	cols     []int
+	el       *eliminator
+	// termMark[t] == termStamp: core term t kept (eliminate) or counted
+	// (delta).
+	termMark  []int
+	termStamp int
+	changed   []int // the nodes where asg differs from the optimum
 	// best is the cheapest plan certify saw that answers its query, and
 	// bestDelta its cost minus the optimum's (+Inf: none).
 	best      []int
@@ -177,142 +254,48 @@ func (c *certifier) newWorker(s *highs.Solver) *certWorker {
 	m := &c.rg.cm.model
 	return &certWorker{s: s, rowMark: make([]int, len(m.Rows)), colMark: make([]int, len(m.Columns)),
 		colLocal: make([]int, len(m.Columns)), inN: make([]int, len(c.rg.asg)), asg: make([]int, len(c.rg.asg)),
-		best: make([]int, len(c.rg.asg))}
+		el: newEliminator(len(c.rg.asg)), termMark: make([]int, len(c.rg.cm.terms)), best: make([]int, len(c.rg.asg))}
 }
 
 // certify answers query q exactly, or reports false: then it needs a
-// re-solve of the core. Its regions have at most maxColumns columns and
-// it tries at most rounds of them; with mip, each is solved with integral
-// x at once. Without mip, a query whose rounds ran out while its region
-// still grew keeps that region in q.resume, and the next call goes on
-// from it (certificatePasses); any other end clears it.
+// re-solve of the core. Its regions are eliminated (certelim.go) where
+// their buckets are small enough, and otherwise solved as small LPs of at
+// most maxColumns columns; it tries at most rounds of them. With mip, the
+// small LPs are solved with integral x at once. Without mip, a query whose
+// rounds ran out while its region still grew keeps that region in
+// q.resume, and the next call goes on from it (certificatePasses); any
+// other end clears it.
 func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds, maxColumns int, mip bool) (bool, error) {
 	rg, cm := c.rg, c.rg.cm
-	m := &cm.model
 	region := slices.Clone(q.nodes)
 	if !mip && q.resume != nil {
 		region = q.resume
 	}
 	q.resume = nil
 	w.bestDelta = inf
-	opt := rg.opt.solverOptions()
-	opt.Presolve = highs.PresolveOff
 	for range rounds {
-		w.stamp++
+		c.keepRegion(region, w)
 		stamp := w.stamp
-		for _, v := range region {
-			w.inN[v] = stamp
-		}
-		// The kept rows: the region's choice rows and its terms' rows.
-		w.rows = w.rows[:0]
-		keep := func(i int) {
-			if w.rowMark[i] != stamp {
-				w.rowMark[i] = stamp
-				w.rows = append(w.rows, i)
-			}
-		}
-		for _, v := range region {
-			keep(cm.choiceRow[v])
-			for _, t := range c.termsOf[v] {
-				for i := cm.terms[t].rowStart; i < cm.terms[t].rowEnd; i++ {
-					keep(i)
-				}
-			}
-		}
-		// The small LP: the kept rows' columns, priced by the other rows.
-		// The budgets over them are kept too: priced, a budget the query's
-		// plan must free room in would leave the bounds apart.
-		w.cols = w.cols[:0]
-		lb := c.base
-		var small highs.Model
-		addRow := func(i int) {
-			row := m.Rows[i]
-			lb -= c.y[i] * rowBound(row, c.y[i])
-			terms := make([]highs.Term, len(row.Terms))
-			for k, t := range row.Terms {
-				if w.colMark[t.Col] != stamp {
-					w.colMark[t.Col] = stamp
-					w.colLocal[t.Col] = len(w.cols)
-					w.cols = append(w.cols, t.Col)
-				}
-				terms[k] = highs.Term{Col: w.colLocal[t.Col], Coef: t.Coef}
-			}
-			small.Rows = append(small.Rows, highs.Row{Lower: row.Lower, Upper: row.Upper, Terms: terms})
-		}
-		for _, i := range w.rows {
-			addRow(i)
-		}
-		for _, j := range w.cols {
-			for _, t := range c.colRows[j] {
-				if k := cm.rows[t.Col].kind; k == rowBudget {
-					keep(t.Col)
-				}
-			}
-		}
-		for _, i := range w.rows[len(small.Rows):] {
-			addRow(i)
-		}
-		if len(w.cols) > maxColumns {
-			return false, nil
-		}
-		small.Columns = make([]highs.Column, len(w.cols))
-		for k, j := range w.cols {
-			lb -= c.boxMin[j]
-			cost := m.Columns[j].Cost
-			for _, t := range c.colRows[j] {
-				if w.rowMark[t.Col] != stamp {
-					cost -= c.y[t.Col] * t.Coef
-				}
-			}
-			small.Columns[k] = highs.Column{Cost: cost, Lower: m.Columns[j].Lower, Upper: m.Columns[j].Upper}
-		}
-		for qi, v := range q.nodes {
-			for k := range rg.r.in.domain[v] {
-				if !slices.Contains(q.sets[qi], k) {
-					small.Columns[w.colLocal[cm.xcol[v]+k]].Upper = 0
-				}
-			}
-		}
+		lb, feasible, ok := c.eliminate(q, region, w)
 		var res *highs.Result
-		var err error
-		if !mip {
-			if res, err = w.s.Solve(ctx, &small, opt); err != nil {
+		if !ok {
+			var err error
+			if res, err = c.smallLP(ctx, q, region, w, maxColumns, mip); err != nil || res == nil {
 				return false, err
 			}
+			lb, feasible = res.DualBound, res.Status != highs.Infeasible
 		}
-		if mip || res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
-			// Fractional choices: the same region with integral x, a
-			// stronger bound (a Lagrangian relaxation of the integer
-			// program is one) that gives a plan.
-			for k, j := range w.cols {
-				small.Columns[k].Integer = cm.cols[j].kind == colX
-			}
-			mopt := rg.opt.solverOptions()
-			if start := c.queryStart(q, w); feasibleStart(&small, start) {
-				mopt.Start, mopt.NoFeasibilityJump = start, true
-			}
-			if res, err = w.s.Solve(ctx, &small, mopt); err != nil {
-				return false, err
-			}
-			if res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
-				return false, nil
-			}
-		}
-		switch res.Status {
-		case highs.Infeasible:
+		if !feasible {
 			// L_R is +Inf: no plan answers the query.
 			q.lo, q.hi = inf, inf
-			return true, nil
-		case highs.Optimal:
-		default:
-			return false, nil
+			return rg.certifiedBy(res), nil
 		}
-		lb += res.DualBound
+		lb = c.lowerBound(lb, w)
 		q.known.lo = math.Max(q.known.lo, lb)
 		if delta, ok := c.delta(w); ok {
 			if lb >= c.cost+delta-c.tol {
 				q.lo, q.hi = rg.opt0+delta, rg.opt0+delta
-				return true, nil
+				return rg.certifiedBy(res), nil
 			}
 			if delta < w.bestDelta {
 				w.bestDelta = delta
@@ -323,10 +306,19 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 		if lb >= q.known.hi-c.tol {
 			// A plan found before (a window) meets the bound.
 			q.lo, q.hi = q.known.hi, q.known.hi
-			return true, nil
+			return rg.certifiedBy(res), nil
 		}
-		// Grow by the neighbours the LP moved: the nodes of a moved x, the
-		// scopes of the terms of a moved y or z outside the region's.
+		// Grow by the neighbours whose choice moved. An eliminated region's
+		// plan costs more than its bound by its columns' slack outside the
+		// region (d·x over their box minimum), the optimum's except at the
+		// terms of the boundary nodes it moved, which join the region: that
+		// slack is the optimum's own, nil where the root LP is tight and its
+		// duals optimal. A small LP's region grows by the nodes of a moved
+		// x and the scopes of the terms of a moved y or z outside the
+		// region's. (Growing an eliminated region by its moved nodes'
+		// neighbours too, as the small LP's, made its buckets too large
+		// sooner: on the dense 1,000-invocation DAG, 1,900 of 11,400
+		// queries went on to re-solves, against 54.)
 		grown := false
 		add := func(v int) {
 			if w.inN[v] != stamp && !slices.Contains(region, v) {
@@ -334,15 +326,21 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 				grown = true
 			}
 		}
-		for k, j := range w.cols {
-			if math.Abs(res.Values[k]-c.star[j]) <= 1e-6 {
-				continue
+		if res == nil {
+			for _, v := range w.changed {
+				add(v)
 			}
-			if ref := &cm.cols[j]; ref.kind == colX {
-				add(ref.node)
-			} else {
-				for _, v := range cm.terms[c.colTerm[j]].scope {
-					add(v)
+		} else {
+			for k, j := range w.cols {
+				if math.Abs(res.Values[k]-c.star[j]) <= 1e-6 {
+					continue
+				}
+				if ref := &cm.cols[j]; ref.kind == colX {
+					add(ref.node)
+				} else {
+					for _, v := range cm.terms[c.colTerm[j]].scope {
+						add(v)
+					}
 				}
 			}
 		}
@@ -354,6 +352,251 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 		q.resume = region
 	}
 	return false, nil
+}
+
+// certifiedBy counts a query certified by an eliminated region (res nil)
+// rather than a small LP's result res. It returns true.
+func (rg *regrets) certifiedBy(res *highs.Result) bool {
+	if res == nil {
+		rg.mu.Lock()
+		rg.eliminated++
+		rg.mu.Unlock()
+	}
+	return true
+}
+
+// keepRegion starts a round on region: it marks its nodes and lists its
+// kept rows in w.rows, the nodes' choice rows and their terms' rows.
+func (c *certifier) keepRegion(region []int, w *certWorker) {
+	cm := c.rg.cm
+	w.stamp++
+	for _, v := range region {
+		w.inN[v] = w.stamp
+	}
+	w.rows = w.rows[:0]
+	for _, v := range region {
+		w.keep(cm.choiceRow[v])
+		for _, t := range c.termsOf[v] {
+			for i := cm.terms[t].rowStart; i < cm.terms[t].rowEnd; i++ {
+				w.keep(i)
+			}
+		}
+	}
+}
+
+// lowerBound is L_R(y) where min is its inner minimum, over the columns
+// w.cols under the kept rows w.rows.
+func (c *certifier) lowerBound(min float64, w *certWorker) float64 {
+	lb := min + c.base
+	for _, i := range w.rows {
+		lb -= c.y[i] * rowBound(c.rg.cm.model.Rows[i], c.y[i])
+	}
+	for _, j := range w.cols {
+		lb -= c.boxMin[j]
+	}
+	return lb
+}
+
+// keep adds row i to the kept rows of the region.
+func (w *certWorker) keep(i int) {
+	if w.rowMark[i] != w.stamp {
+		w.rowMark[i] = w.stamp
+		w.rows = append(w.rows, i)
+	}
+}
+
+// eliminate computes the inner minimum of L_R(y) over integral choices by
+// elimination (certelim.go), its argmin in w.asg and its nodes that moved
+// from the optimum in w.changed, with the small LP's columns in w.cols
+// (what the minimum covers) and the kept terms marked. It reports
+// !feasible where no choices make it finite, and !ok where the
+// elimination cannot take the region.
+func (c *certifier) eliminate(q *query, region []int, w *certWorker) (min float64, feasible, ok bool) {
+	rg, cm := c.rg, c.rg.cm
+	m := &cm.model
+	in := rg.r.in
+	e := w.el
+	e.reset()
+	w.termStamp++
+	w.cols = w.cols[:0]
+	for _, v := range region {
+		e.variable(v, len(in.domain[v]))
+	}
+	// The kept terms, each a factor over its scope: its other nodes are
+	// the boundary.
+	for _, v := range region {
+		for _, t := range c.termsOf[v] {
+			if w.termMark[t] == w.termStamp {
+				continue
+			}
+			w.termMark[t] = w.termStamp
+			ct := &cm.terms[t]
+			tm := &rg.r.terms[ct.term]
+			switch {
+			case c.shared[t]:
+				e.addShared(&in.groups[tm.group], in.domain)
+			case c.tables[t] != nil:
+				vars := e.intSlice(len(ct.scope))
+				for j, u := range ct.scope {
+					vars[j], _ = e.variable(u, len(in.domain[u]))
+				}
+				e.addFactor(vars, tm.cls, tm.ncls, c.tables[t])
+			default:
+				return 0, false, false
+			}
+			for j := ct.colStart; j < ct.colEnd; j++ {
+				w.cols = append(w.cols, j)
+			}
+		}
+	}
+	// The unaries: each x's cost priced by the rows not kept, +Inf where
+	// its box or the query rules it out.
+	for i, v := range e.nodes {
+		if v < 0 {
+			continue
+		}
+		if c.xBudget[v] {
+			return 0, false, false
+		}
+		for k := range e.unary[i] {
+			j := cm.xcol[v] + k
+			w.cols = append(w.cols, j)
+			cost := c.d[j]
+			for _, t := range c.colRows[j] {
+				if w.rowMark[t.Col] == w.stamp {
+					cost += c.y[t.Col] * t.Coef
+				}
+			}
+			if m.Columns[j].Upper < 1 {
+				cost = inf
+			}
+			e.unary[i][k] = cost
+		}
+	}
+	for qi, v := range q.nodes {
+		u := e.unary[e.local[v]]
+		for k := range u {
+			if !slices.Contains(q.sets[qi], k) {
+				u[k] = inf
+			}
+		}
+	}
+	min, ok = e.solve()
+	if !ok || math.IsInf(min, 1) {
+		return min, false, ok
+	}
+	copy(w.asg, rg.asg)
+	w.changed = w.changed[:0]
+	for i, v := range e.nodes {
+		if v < 0 {
+			continue
+		}
+		if w.asg[v] = e.asg[i]; w.asg[v] != rg.asg[v] {
+			w.changed = append(w.changed, v)
+		}
+	}
+	return min, true, true
+}
+
+// smallLP solves the region's small LP (with mip, or where the LP's
+// choices are fractional, its MILP) and sets w.asg to its choices (with the
+// region's nodes that moved in w.changed) and w.cols to its columns. It
+// returns nil where it answers nothing: the columns exceed maxColumns,
+// HiGHS stopped short, or the choices are fractional still.
+func (c *certifier) smallLP(ctx context.Context, q *query, region []int, w *certWorker, maxColumns int, mip bool) (*highs.Result, error) {
+	rg, cm := c.rg, c.rg.cm
+	small := c.smallModel(q, w)
+	if len(w.cols) > maxColumns {
+		return nil, nil
+	}
+	opt := rg.opt.solverOptions()
+	opt.Presolve = highs.PresolveOff
+	var res *highs.Result
+	var err error
+	if !mip {
+		if res, err = w.s.Solve(ctx, small, opt); err != nil {
+			return nil, err
+		}
+	}
+	if mip || res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
+		// Fractional choices: the same region with integral x, a
+		// stronger bound (a Lagrangian relaxation of the integer
+		// program is one) that gives a plan.
+		for k, j := range w.cols {
+			small.Columns[k].Integer = cm.cols[j].kind == colX
+		}
+		mopt := rg.opt.solverOptions()
+		if start := c.queryStart(q, w); feasibleStart(small, start) {
+			mopt.Start, mopt.NoFeasibilityJump = start, true
+		}
+		if res, err = w.s.Solve(ctx, small, mopt); err != nil {
+			return nil, err
+		}
+		if res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
+			return nil, nil
+		}
+	}
+	if res.Status != highs.Optimal && res.Status != highs.Infeasible {
+		return nil, nil
+	}
+	return res, nil
+}
+
+// smallModel is the region's small LP over its columns, listed in w.cols,
+// and its kept rows with the budgets over them (added to w.rows).
+func (c *certifier) smallModel(q *query, w *certWorker) *highs.Model {
+	rg, cm := c.rg, c.rg.cm
+	m := &cm.model
+	stamp := w.stamp
+	// The small LP: the kept rows' columns, priced by the other rows.
+	// The budgets over them are kept too: priced, a budget the query's
+	// plan must free room in would leave the bounds apart.
+	w.cols = w.cols[:0]
+	var small highs.Model
+	addRow := func(i int) {
+		row := m.Rows[i]
+		terms := make([]highs.Term, len(row.Terms))
+		for k, t := range row.Terms {
+			if w.colMark[t.Col] != stamp {
+				w.colMark[t.Col] = stamp
+				w.colLocal[t.Col] = len(w.cols)
+				w.cols = append(w.cols, t.Col)
+			}
+			terms[k] = highs.Term{Col: w.colLocal[t.Col], Coef: t.Coef}
+		}
+		small.Rows = append(small.Rows, highs.Row{Lower: row.Lower, Upper: row.Upper, Terms: terms})
+	}
+	for _, i := range w.rows {
+		addRow(i)
+	}
+	for _, j := range w.cols {
+		for _, t := range c.colRows[j] {
+			if k := cm.rows[t.Col].kind; k == rowBudget {
+				w.keep(t.Col)
+			}
+		}
+	}
+	for _, i := range w.rows[len(small.Rows):] {
+		addRow(i)
+	}
+	small.Columns = make([]highs.Column, len(w.cols))
+	for k, j := range w.cols {
+		cost := m.Columns[j].Cost
+		for _, t := range c.colRows[j] {
+			if w.rowMark[t.Col] != stamp {
+				cost -= c.y[t.Col] * t.Coef
+			}
+		}
+		small.Columns[k] = highs.Column{Cost: cost, Lower: m.Columns[j].Lower, Upper: m.Columns[j].Upper}
+	}
+	for qi, v := range q.nodes {
+		for k := range rg.r.in.domain[v] {
+			if !slices.Contains(q.sets[qi], k) {
+				small.Columns[w.colLocal[cm.xcol[v]+k]].Upper = 0
+			}
+		}
+	}
+	return &small
 }
 
 // queryStart is the small LP's point of the optimum with each of q's
@@ -374,10 +617,12 @@ func (c *certifier) queryStart(q *query, w *certWorker) []float64 {
 }
 
 // choose sets w.asg to the optimum outside the region and to the small
-// LP's choices in it; it reports whether they are integral.
+// LP's choices in it, and w.changed to the nodes where they differ; it
+// reports whether they are integral.
 func (c *certifier) choose(region []int, values []float64, w *certWorker) bool {
 	rg, cm := c.rg, c.rg.cm
 	copy(w.asg, rg.asg)
+	w.changed = w.changed[:0]
 	for _, v := range region {
 		best := 0
 		for k := range rg.r.in.domain[v] {
@@ -389,30 +634,31 @@ func (c *certifier) choose(region []int, values []float64, w *certWorker) bool {
 				best = k
 			}
 		}
-		w.asg[v] = best
+		if w.asg[v] = best; best != rg.asg[v] {
+			w.changed = append(w.changed, v)
+		}
 	}
 	return true
 }
 
-// delta is the cost of w.asg (which differs from the optimum only in the
-// region) minus the optimum's, over the small LP's columns, and whether
-// w.asg is a plan: the kept rows and the budgets hold.
+// delta is the cost of w.asg (which differs from the optimum only at the
+// nodes w.changed) minus the optimum's, over the columns that change with
+// them (their x, their terms'), and whether w.asg is a plan: their boxes,
+// their terms' rows and the budgets hold.
 func (c *certifier) delta(w *certWorker) (float64, bool) {
 	cm := c.rg.cm
 	m := &cm.model
-	values := make([]float64, len(w.cols))
 	delta := 0.0
 	var budgets map[int]float64
-	for k, j := range w.cols {
+	col := func(j int) bool {
 		x := cm.colValue(c.rg.r, j, w.asg)
 		if x > m.Columns[j].Upper {
-			return 0, false
+			return false
 		}
-		values[k] = x
 		if dx := x - c.star[j]; dx != 0 {
 			delta += m.Columns[j].Cost * dx
 			for _, t := range c.colRows[j] {
-				if w.rowMark[t.Col] != w.stamp {
+				if cm.rows[t.Col].kind == rowBudget {
 					if budgets == nil {
 						budgets = map[int]float64{}
 					}
@@ -420,15 +666,39 @@ func (c *certifier) delta(w *certWorker) (float64, bool) {
 				}
 			}
 		}
+		return true
 	}
-	for _, i := range w.rows {
+	holds := func(i int) bool {
 		row := m.Rows[i]
 		a := 0.0
 		for _, t := range row.Terms {
-			a += t.Coef * values[w.colLocal[t.Col]]
+			a += t.Coef * cm.colValue(c.rg.r, t.Col, w.asg)
 		}
-		if a < row.Lower-1e-9 || a > row.Upper+1e-9 {
-			return 0, false
+		return a >= row.Lower-1e-9 && a <= row.Upper+1e-9
+	}
+	w.termStamp++
+	for _, v := range w.changed {
+		for k := range c.rg.r.in.domain[v] {
+			if !col(cm.xcol[v] + k) {
+				return 0, false
+			}
+		}
+		for _, t := range c.termsOf[v] {
+			if w.termMark[t] == w.termStamp {
+				continue
+			}
+			w.termMark[t] = w.termStamp
+			ct := &cm.terms[t]
+			for j := ct.colStart; j < ct.colEnd; j++ {
+				if !col(j) {
+					return 0, false
+				}
+			}
+			for i := ct.rowStart; i < ct.rowEnd; i++ {
+				if !holds(i) {
+					return 0, false
+				}
+			}
 		}
 	}
 	for i, da := range budgets {

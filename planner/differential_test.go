@@ -77,8 +77,9 @@ func checkAgainst(t *testing.T, name string, p *Problem, ex exhaustiveResult, so
 // budgets contracted where they can be), against
 // exhaustive search on seeded random problems; the NoReduce path must find
 // the same optimum (and, on every tenth problem, the same regrets, all by
-// re-solves), and so must the reduction with a tiny table limit and without
-// dominance pruning.
+// re-solves), and so must the reduction with a tiny table limit (with
+// certificates; and without dominance pruning, with certificates only
+// after a fractional LP).
 func TestDifferential(t *testing.T) {
 	highstest.Library(t)
 	ctx := context.Background()
@@ -134,6 +135,19 @@ func TestDifferential(t *testing.T) {
 		if err == nil && sol.RegretMILPSolves > 0 {
 			stats["MILP re-solves"]++
 		}
+		if seed%2 == 1 {
+			// A small table limit leaves cores without budgets, whose
+			// certificates eliminate their regions (certelim.go); those
+			// over budgets still solve small LPs.
+			sol, err = Solve(ctx, p, Options{MaxTable: 8, certify: certifyAlways})
+			checkAgainst(t, name+" MaxTable 8", p, ex, sol, err, true)
+			if err == nil && sol.certifiedEliminated > 0 {
+				stats["certified by elimination"]++
+			}
+			if err == nil && sol.RegretCertified > sol.certifiedEliminated {
+				stats["certified by a small LP"]++
+			}
+		}
 		if seed%4 == 0 {
 			// Certificates only after a fractional LP re-solve, and the
 			// MILP re-solves that follow bounded by their plans; budgets
@@ -151,7 +165,7 @@ func TestDifferential(t *testing.T) {
 	t.Logf("%d problems: %v", differentialProblems, stats)
 	// The generator must exercise every path; these fail if it drifts.
 	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "duals solved beside the plan", "certified in a later pass", "certificate missed: re-solves", "re-solves",
-		"certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted"} {
+		"certified by elimination", "certified by a small LP", "certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted"} {
 		if stats[k] == 0 {
 			t.Errorf("no problem exercised %q", k)
 		}

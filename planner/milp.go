@@ -64,6 +64,7 @@ type coreModel struct {
 // A coreTerm is one live term's block of the model: its rows and its own
 // columns (y and z; the x it links are the scope nodes').
 type coreTerm struct {
+	term             int // its index in reduction.terms
 	scope            []int
 	rowStart, rowEnd int
 	colStart, colEnd int
@@ -191,7 +192,7 @@ func buildCore(r *reduction) *coreModel {
 	x := func(v, k int) int { return cm.xcol[v] + k }
 	for _, t := range r.liveTerms() {
 		tm := &r.terms[t]
-		ct := coreTerm{scope: tm.scope, rowStart: len(m.Rows), colStart: len(m.Columns)}
+		ct := coreTerm{term: t, scope: tm.scope, rowStart: len(m.Rows), colStart: len(m.Columns)}
 		if tm.group >= 0 {
 			cm.addGroup(tm.group, in, addRow, addUses, x)
 		} else {

@@ -59,6 +59,9 @@ type regrets struct {
 	dualsAhead bool
 	// certifiedLater counts the queries certified after the first pass.
 	certifiedLater int
+	// eliminated counts the queries certified by an eliminated region
+	// (certelim.go) rather than a small LP.
+	eliminated int
 
 	mu                   sync.Mutex
 	lpSolves, milpSolves int

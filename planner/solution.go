@@ -127,6 +127,9 @@ type Solution struct {
 	// certifiedLater counts the regrets' queries certified after the first
 	// pass of certificates (certificatePasses).
 	certifiedLater int
+	// certifiedEliminated counts the regrets' queries certified by an
+	// eliminated region rather than a small LP.
+	certifiedEliminated int
 }
 
 // A Choice is one node's chosen alternative.

@@ -303,6 +303,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		}
 		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
 		sol.RegretCertified, sol.dualsAhead, sol.certifiedLater = rg.certified, rg.dualsAhead, rg.certifiedLater
+		sol.certifiedEliminated = rg.eliminated
 	}
 	<-localDone
 	sol.Local = local
