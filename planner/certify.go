@@ -274,6 +274,11 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 	q.resume = nil
 	w.bestDelta = inf
 	for range rounds {
+		if ctx.Err() != nil {
+			// The regret time limit has struck: an elimination would
+			// not notice it, as HiGHS does.
+			return false, nil
+		}
 		c.keepRegion(region, w)
 		stamp := w.stamp
 		lb, feasible, ok := c.eliminate(q, region, w)
