@@ -51,7 +51,9 @@
 //     each lane offers and the lane each lane reads. The schedule is the
 //     best of a greedy offer-by-demand plan and first-fit plans in four
 //     request orders (ShufflePlan says how); its counts are exact for the
-//     plan emitted, and LowerBound says how far from optimal it can be. On
+//     plan emitted, and LowerBound says how far from optimal it can be
+//     among plans that send whole source registers (packing sub-word
+//     values into one word first is not planned, and can take fewer). On
 //     the layouts Triton's transferWithinWarp handles, the plan uses no
 //     more shuffles than Triton's formulas (tested).
 //   - memory (MemoryPlan): warp-wide store and load instructions with the

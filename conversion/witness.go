@@ -103,12 +103,16 @@ type Piece struct {
 // on offer (the lowest source lane). Each round serves at least one
 // request, so the plan ends; LowerBound is the larger of the most words
 // one lane needs and the most distinct registers one lane must give, which
-// no plan can beat. Selects counts the selp a lane needs to offer a
+// no plan that sends the source's registers as they are, from the copies
+// the routes chose, can beat. A plan that packs the halves one destination
+// needs into one word first (prmt, cvt.rn.f16x2.f32), or reads another copy
+// of a replicated source, can: the mma.m16n8k16 f16 accumulator into the B
+// operand takes 4 rounds here and 2 so packed. Selects counts the selp a lane needs to offer a
 // register that differs across the warp (distinct registers − 1 per
 // round); the destination's selects are in the RegisterPlan.
 type ShufflePlan struct {
 	Rounds     int            `json:"rounds"`      // most rounds of any warp
-	LowerBound int            `json:"lower_bound"` // no plan needs fewer
+	LowerBound int            `json:"lower_bound"` // no plan sending whole registers from these copies needs fewer
 	Shuffles   int            `json:"shuffles"`    // shfl.sync over the tile
 	Selects    int            `json:"selects"`     // sender selp over the tile
 	Warps      []WarpShuffles `json:"warps"`

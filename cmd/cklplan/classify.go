@@ -178,7 +178,7 @@ func (r *classifyResult) writeText(w io.Writer, _ string) error {
 		fmt.Fprintln(w, " (warp instructions over the tile)")
 	}
 	if sp := wt.Shuffle; sp != nil {
-		fmt.Fprintf(w, "shuffles   %d rounds per warp (no plan needs fewer than %d), %d shfl.sync and %d selp over the tile\n", sp.Rounds, sp.LowerBound, sp.Shuffles, sp.Selects)
+		fmt.Fprintf(w, "shuffles   %d rounds per warp (no plan sending whole registers from these copies needs fewer than %d), %d shfl.sync and %d selp over the tile\n", sp.Rounds, sp.LowerBound, sp.Shuffles, sp.Selects)
 	}
 	for _, m := range []struct {
 		name string
