@@ -393,7 +393,7 @@ type portKey struct {
 // kernelBudgetName names the shared-memory budget of group id.
 func kernelBudgetName(id string) string { return "kernel " + id + ": shared memory (bytes)" }
 
-func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Measurements, cache *Cache) (*lowering, error) {
+func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, measured *costmodel.Measurements, cache *Cache) (*lowering, error) {
 	lw := &lowering{graph: g, target: target, cache: cache, measure: measured, sms: target.Get("sm_count"),
 		pairs: map[[2]string]*pairInfo{}, keys: map[keyOf]string{}, endpoints: map[string]*endpoint{},
 		sources: map[sourceOf]*labelSet{}, targets: map[targetOf]*labelSet{}, labelSets: map[string]int{},
@@ -545,7 +545,9 @@ func lowerGraph(g *tasks.Graph, target *costmodel.Target, measured *costmodel.Me
 	}
 
 	// Groups: one per producer port, its out edges the consumers.
-	lw.classifyAll(ports, portEdges)
+	if err := lw.classifyAll(ctx, ports, portEdges); err != nil {
+		return nil, err
+	}
 	lw.problem.Groups = make([]Group, 0, len(ports))
 	lw.groups = make([]groupInfo, 0, len(ports))
 	for i, pk := range ports {
@@ -865,7 +867,7 @@ func classifies(src, dst *endpoint) bool {
 // of ports will cost and the cache does not hold yet: the lowering then
 // finds them in the cache. The distinct conversions of a graph are few and
 // each takes milliseconds, the rest of the lowering little more.
-func (lw *lowering) classifyAll(ports []portKey, portEdges [][]*tasks.Edge) {
+func (lw *lowering) classifyAll(ctx context.Context, ports []portKey, portEdges [][]*tasks.Edge) error {
 	type conv struct{ src, dst *endpoint }
 	sets := map[[2]int]bool{} // label set ids: most edges repeat a few
 	seen := map[[2]string]bool{}
@@ -903,18 +905,31 @@ func (lw *lowering) classifyAll(ports []portKey, portEdges [][]*tasks.Edge) {
 	// not need.
 	lw.cache.endPrefetch()
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		done atomic.Int64
+	)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(todo); i += workers {
+				// Thousands of distinct pairs take seconds: an interrupt
+				// stops them between two.
+				if ctx.Err() != nil {
+					return
+				}
 				c := todo[i]
 				lw.cache.classify(c.src.dist, c.dst.dist, c.dst.rename, lw.target, lw.measure, c.src.noSmem)
+				done.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil && int(done.Load()) < len(todo) {
+		return fmt.Errorf("planner: stopped while classifying the conversions, %d of %d classified: %w", done.Load(), len(todo), err)
+	}
+	return nil
 }
 
 // scratch is the shared memory per block the pair's conversion needs.

@@ -262,7 +262,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	if cache == nil {
 		cache = NewCache()
 	}
-	lw, err := lowerGraph(g, target, opts.Measured, cache)
+	lw, err := lowerGraph(ctx, g, target, opts.Measured, cache)
 	if err != nil {
 		return nil, err
 	}

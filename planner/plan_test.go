@@ -967,7 +967,7 @@ func lowered(t *testing.T, g *tasks.Graph) *lowering {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lw, err := lowerGraph(g, target, nil, NewCache())
+	lw, err := lowerGraph(context.Background(), g, target, nil, NewCache())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1451,5 +1451,24 @@ func TestDOTDrawsKernelsAndSharing(t *testing.T) {
 		if !strings.Contains(dot, want) {
 			t.Errorf("no %q in\n%s", want, dot)
 		}
+	}
+}
+
+// An interrupt while the conversions are classified (thousands of distinct
+// pairs take seconds) stops the plan between two classifications.
+func TestPlanStopsWhileClassifying(t *testing.T) {
+	s, err := taskgen.DAG(30, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Plan(ctx, g, PlanOptions{})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped while classifying the conversions, 0 of ") {
+		t.Errorf("Plan after an interrupt: %v", err)
 	}
 }

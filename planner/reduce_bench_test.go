@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"testing"
 
 	"github.com/cklplan/cklplan/tasks"
@@ -20,7 +21,7 @@ func BenchmarkReduce(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lw, err := lowerGraph(g, target, nil, NewCache())
+	lw, err := lowerGraph(context.Background(), g, target, nil, NewCache())
 	if err != nil {
 		b.Fatal(err)
 	}

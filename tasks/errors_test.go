@@ -11,6 +11,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/storage"
 )
@@ -279,6 +280,17 @@ var codeCases = []codeCase{
 		b.Invoke("t", "t")
 		return b.Build()
 	}, path: "$.tasks.t.ports.y.element", code: jsonv.Invalid},
+	{name: "more registers than a thread has", build: func() (*Graph, error) {
+		d, err := distribution.NewBlocked(distribution.Blocked{Name: "tall", Axes: []string{"m", "n"}, Shape: []int{128, 64},
+			SizePerThread: []int{128, 2}, ThreadsPerWarp: []int{1, 32}, WarpsPerCTA: []int{1, 1}, Order: []int{1, 0}})
+		if err != nil {
+			return nil, err
+		}
+		b := NewBuilder("g", "h200")
+		b.Task("t").Out("y", "(m:128, n:64)", storage.F32).Alternative("a").InlineDist("y", d, "").CostNS(1)
+		b.Invoke("t", "t")
+		return b.Build()
+	}, path: "$.tasks.t.alternatives[0].ports.y", code: jsonv.Range, msg: "holds 256 values of f32 per thread, 256 registers: a thread has at most 255"},
 	{name: "unrunnable", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "mma", "alternatives", 0, "resources")["shared_memory_bytes"] = 300000
 	}), path: "$.tasks.mma.alternatives[0]", code: CodeUnrunnable, msg: "needs 300000 bytes of shared memory"},

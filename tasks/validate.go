@@ -668,6 +668,13 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 			}
 			b.Distribution = d
 		}
+		if r := b.Distribution.NumRegisters(); r > registersPerThread {
+			// No thread holds more: and classifying conversions of such
+			// a tile (a 2048×2048 tile over 1,024 threads) took minutes
+			// and gigabytes.
+			v.d.Report(p, jsonv.Range, "distribution %s holds %d values of %s per thread, %d registers: a thread has at most %d",
+				b.Distribution.Name(), b.Distribution.NumValues(), b.Distribution.Element(), r, registersPerThread)
+		}
 		got = distAxes(b.Distribution)
 		what = "distribution " + b.Distribution.Name()
 	} else {
