@@ -10,8 +10,9 @@ type Instruction string
 
 // The instruction kinds the roofline knows.
 const (
-	TensorF16 Instruction = "tensor_f16" // mma/wgmma on 16-bit inputs, f32 accumulate
-	FMAF32    Instruction = "fma_f32"    // f32 fused multiply-add on the CUDA cores
+	TensorF16  Instruction = "tensor_f16"   // the tensor cores at their peak (wgmma on sm_90) on 16-bit inputs, f32 accumulate
+	MMASyncF16 Instruction = "mma_sync_f16" // mma.sync on 16-bit inputs, f32 accumulate: the peak on sm_80, about 2/3 of it on sm_90
+	FMAF32     Instruction = "fma_f32"      // f32 fused multiply-add on the CUDA cores
 )
 
 // Work is what an alternative does, for its execution cost: either a
@@ -31,7 +32,8 @@ type Work struct {
 //
 //	max(Flops / peak(Instruction), Bytes / hbm_gb_per_s)
 //
-// with peak f16_tensor_tflops for tensor_f16 and f32_tflops for fma_f32.
+// with peak f16_tensor_tflops for tensor_f16, mma_sync_f16_tflops for
+// mma_sync_f16 and f32_tflops for fma_f32.
 func (t *Target) Execution(w Work) (Cost, error) {
 	switch {
 	case w.DeclaredNS < 0 || math.IsNaN(w.DeclaredNS) || math.IsInf(w.DeclaredNS, 0):
@@ -45,14 +47,16 @@ func (t *Target) Execution(w Work) (Cost, error) {
 	switch w.Instruction {
 	case TensorF16:
 		peak = t.Get("f16_tensor_tflops") * 1e3
+	case MMASyncF16:
+		peak = t.Get("mma_sync_f16_tflops") * 1e3
 	case FMAF32:
 		peak = t.Get("f32_tflops") * 1e3
 	case "":
 		if w.Flops > 0 {
-			return Cost{}, fmt.Errorf("costmodel: %v flops with no instruction kind (want %s or %s)", w.Flops, TensorF16, FMAF32)
+			return Cost{}, fmt.Errorf("costmodel: %v flops with no instruction kind (want %s, %s or %s)", w.Flops, TensorF16, MMASyncF16, FMAF32)
 		}
 	default:
-		return Cost{}, fmt.Errorf("costmodel: unknown instruction kind %q (want %s or %s)", w.Instruction, TensorF16, FMAF32)
+		return Cost{}, fmt.Errorf("costmodel: unknown instruction kind %q (want %s, %s or %s)", w.Instruction, TensorF16, MMASyncF16, FMAF32)
 	}
 	var compute float64
 	if peak > 0 {

@@ -36,32 +36,36 @@ type FigureKey struct {
 	// memory); every figure is otherwise positive.
 	Zero bool
 	Doc  string
+	// Default, when set, is the figure whose value a target that leaves
+	// this one out takes (a figure added after targets were written).
+	Default string
 }
 
 // The figures of a target, in the order the JSON form and reports list them.
 var FigureKeys = []FigureKey{
-	{"sm_count", "SMs", false, "streaming multiprocessors"},
-	{"clock_ghz", "GHz", false, "SM clock under load"},
-	{"shared_bytes_per_sm", "bytes", false, "shared memory per SM"},
-	{"shared_bytes_per_block", "bytes", false, "shared memory one block may allocate"},
-	{"max_cluster_blocks", "blocks", false, "largest portable thread-block cluster (1: no clusters)"},
-	{"warp_issue_per_clock", "warp instructions/clock/SM", false, "instruction issue: one per scheduler per clock"},
-	{"alu_lanes_per_clock", "results/clock/SM", false, "prmt, selp, lop3, shifts"},
-	{"cvt_lanes_per_clock", "results/clock/SM", false, "type conversions (cvt)"},
-	{"shuffle_lanes_per_clock", "results/clock/SM", false, "warp shuffles (shfl.sync)"},
-	{"shared_bytes_per_clock", "bytes/clock/SM", false, "shared memory: one 128-byte wavefront per clock"},
-	{"dsmem_bytes_per_clock", "bytes/clock/SM", true, "distributed shared memory, to or from other SMs of the cluster"},
-	{"hbm_gb_per_s", "GB/s", false, "device memory bandwidth, all SMs together"},
-	{"f16_tensor_tflops", "TFLOP/s", false, "dense f16 tensor-core peak, f32 accumulate"},
-	{"f32_tflops", "TFLOP/s", false, "f32 FMA peak without tensor cores"},
-	{"alu_latency_cycles", "cycles", false, "dependent ALU instruction"},
-	{"shuffle_latency_cycles", "cycles", false, "shfl.sync, issue to result"},
-	{"shared_latency_cycles", "cycles", false, "shared-memory load, issue to result"},
-	{"barrier_cycles", "cycles", false, "bar.sync of one block with its warps arrived"},
-	{"cluster_barrier_cycles", "cycles", true, "barrier.cluster arrive and wait"},
-	{"dsmem_latency_cycles", "cycles", true, "load from another SM's shared memory"},
-	{"global_latency_cycles", "cycles", false, "global load that misses in L1"},
-	{"launch_overhead_ns", "ns", false, "a kernel boundary: launch and drain"},
+	{"sm_count", "SMs", false, "streaming multiprocessors", ""},
+	{"clock_ghz", "GHz", false, "SM clock under load", ""},
+	{"shared_bytes_per_sm", "bytes", false, "shared memory per SM", ""},
+	{"shared_bytes_per_block", "bytes", false, "shared memory one block may allocate", ""},
+	{"max_cluster_blocks", "blocks", false, "largest portable thread-block cluster (1: no clusters)", ""},
+	{"warp_issue_per_clock", "warp instructions/clock/SM", false, "instruction issue: one per scheduler per clock", ""},
+	{"alu_lanes_per_clock", "results/clock/SM", false, "prmt, selp, lop3, shifts", ""},
+	{"cvt_lanes_per_clock", "results/clock/SM", false, "type conversions (cvt)", ""},
+	{"shuffle_lanes_per_clock", "results/clock/SM", false, "warp shuffles (shfl.sync)", ""},
+	{"shared_bytes_per_clock", "bytes/clock/SM", false, "shared memory: one 128-byte wavefront per clock", ""},
+	{"dsmem_bytes_per_clock", "bytes/clock/SM", true, "distributed shared memory, to or from other SMs of the cluster", ""},
+	{"hbm_gb_per_s", "GB/s", false, "device memory bandwidth, all SMs together", ""},
+	{"f16_tensor_tflops", "TFLOP/s", false, "dense f16 tensor-core peak, f32 accumulate", ""},
+	{"mma_sync_f16_tflops", "TFLOP/s", false, "dense f16 peak of mma.sync, f32 accumulate (below the tensor-core peak where wgmma reaches it)", "f16_tensor_tflops"},
+	{"f32_tflops", "TFLOP/s", false, "f32 FMA peak without tensor cores", ""},
+	{"alu_latency_cycles", "cycles", false, "dependent ALU instruction", ""},
+	{"shuffle_latency_cycles", "cycles", false, "shfl.sync, issue to result", ""},
+	{"shared_latency_cycles", "cycles", false, "shared-memory load, issue to result", ""},
+	{"barrier_cycles", "cycles", false, "bar.sync of one block with its warps arrived", ""},
+	{"cluster_barrier_cycles", "cycles", true, "barrier.cluster arrive and wait", ""},
+	{"dsmem_latency_cycles", "cycles", true, "load from another SM's shared memory", ""},
+	{"global_latency_cycles", "cycles", false, "global load that misses in L1", ""},
+	{"launch_overhead_ns", "ns", false, "a kernel boundary: launch and drain", ""},
 }
 
 // Get returns the value of a figure; an unknown key is a caller error and
@@ -165,7 +169,7 @@ func DecodeTarget(data []byte) (*Target, error) {
 	for _, k := range FigureKeys {
 		v, p := figs.Field(k.Key)
 		if v == nil {
-			if figs != nil {
+			if figs != nil && k.Default == "" {
 				d.Report(fp, jsonv.Missing, "missing %s: want {\"value\": …, \"source\": …}, the %s in %s", strconv.Quote(k.Key), k.Doc, k.Unit)
 			}
 			continue
@@ -189,6 +193,11 @@ func DecodeTarget(data []byte) (*Target, error) {
 	o.End()
 	if err := d.Err(); err != nil {
 		return nil, err
+	}
+	for _, k := range FigureKeys {
+		if _, ok := t.Figures[k.Key]; !ok && k.Default != "" {
+			t.Figures[k.Key] = Figure{Value: t.Figures[k.Default].Value, Source: "not given: taken as " + k.Default}
+		}
 	}
 	return t, nil
 }

@@ -70,7 +70,7 @@ func dequantizeMMA(n int64) *tasks.Builder {
 	mma.Alternative("a_in_registers").Implementation("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32").
 		Dist("lhs", "mma.m16n8k16.a.f16", "gemm").Dist("rhs", "mma.m16n8k16.b.f16", "gemm").Bind(out).
 		Resources(tasks.Resources{RegistersPerThread: 40, ThreadsPerBlock: 32}).
-		CostWork(tasks.Work{Flops: 4096, Instruction: "tensor_f16"}).Multiplicity("M/16 * N/8 * K/16")
+		CostWork(tasks.Work{Flops: 4096, Instruction: "mma_sync_f16"}).Multiplicity("M/16 * N/8 * K/16")
 	mma.Alternative("a_from_global").Implementation("cp.async + ldmatrix of f16 A, then mma.sync m16n8k16").
 		Layout("lhs", "a_global_f16").Dist("rhs", "mma.m16n8k16.b.f16", "gemm").Bind(out).
 		Resources(tasks.Resources{RegistersPerThread: 48, SharedMemoryBytes: 8192, ThreadsPerBlock: 32}).

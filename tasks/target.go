@@ -133,4 +133,4 @@ func (t Target) CanRun(a *Alternative) (bool, string) {
 
 // InstructionKinds are the instruction kinds a work estimate may name: the
 // cost model's roofline peaks (costmodel.TensorF16, costmodel.FMAF32).
-var InstructionKinds = []string{string(costmodel.FMAF32), string(costmodel.TensorF16)}
+var InstructionKinds = []string{string(costmodel.FMAF32), string(costmodel.MMASyncF16), string(costmodel.TensorF16)}
