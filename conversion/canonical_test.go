@@ -326,3 +326,30 @@ func TestReplicatedSourceStoresOnce(t *testing.T) {
 		}
 	}
 }
+
+// Through global memory inside a block (the fallback where shared memory
+// has no room) bar.sync orders the block's accesses: two barriers and no
+// kernel boundary. Only a conversion between kernels pays a launch.
+func TestGlobalInsideABlockPaysNoLaunch(t *testing.T) {
+	src, dst := example(t, "cta64x64.mma.a.f16"), example(t, "cta64x64.blocked.f16")
+	inside, err := Classify(src, dst, Options{Rename: rename(t, "k=n"), Exclude: []Class{SharedMemory}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inside.Class != SharedMemory || inside.Mechanism.Via != GlobalMemory {
+		t.Fatalf("class %v via %v: want shared_memory via global_memory", inside.Class, inside.Mechanism.Via)
+	}
+	if m := inside.Witness.Movement; m.Launches != 0 || m.Barriers != 2 || m.GlobalBytes == 0 {
+		t.Errorf("inside a block: %d launches, %d barriers, %d global bytes; want 0, 2 and the tile", m.Launches, m.Barriers, m.GlobalBytes)
+	}
+	across, err := Classify(src, dst, Options{Rename: rename(t, "k=n"), KernelBoundary: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := across.Witness.Movement; across.Class != GlobalMemory || m.Launches != 1 || m.Barriers != 0 {
+		t.Errorf("across kernels: class %v, %d launches, %d barriers; want global_memory, 1 and 0", across.Class, m.Launches, m.Barriers)
+	}
+	if inside.Cost.NS >= across.Cost.NS {
+		t.Errorf("inside a block %v ns, across kernels %v ns", inside.Cost.NS, across.Cost.NS)
+	}
+}

@@ -84,7 +84,7 @@ func Classify(src, dst *distribution.Distribution, opts Options) (*Result, error
 		if slices.Contains(opts.Exclude, m.Via) {
 			continue
 		}
-		w, why := p.plan(m, target)
+		w, why := p.plan(m, class, target)
 		c := candidate{w: w, why: why}
 		if why == "" {
 			c.cost = model.Conversion(key, w.Movement)
@@ -347,7 +347,7 @@ func (p *problem) mechanisms(class Class) []Mechanism {
 
 // plan builds the witness of one mechanism, or says why it cannot carry the
 // conversion.
-func (p *problem) plan(m Mechanism, t *costmodel.Target) (*Witness, string) {
+func (p *problem) plan(m Mechanism, class Class, t *costmodel.Target) (*Witness, string) {
 	w := &Witness{
 		Mechanism:  m,
 		SrcElement: p.src.elem.String(),
@@ -373,7 +373,7 @@ func (p *problem) plan(m Mechanism, t *costmodel.Target) (*Witness, string) {
 	case ClusterSharedMemory:
 		why = p.clusterPlan(w, t)
 	case GlobalMemory:
-		p.globalPlan(w)
+		p.globalPlan(w, class)
 	}
 	if why != "" {
 		return w, why

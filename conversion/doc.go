@@ -64,7 +64,9 @@
 //     the whole tile (one round) and costs two barriers per tile (publish,
 //     and free for the next tile). Distributed shared memory uses a
 //     row-major scratch per block and two cluster barriers; global memory a
-//     row-major buffer and one kernel boundary.
+//     row-major buffer and, by the class, two barriers (every move inside
+//     a block: bar.sync orders its global accesses too), two cluster
+//     barriers (inside a cluster) or one kernel boundary (across blocks).
 //
 // A type change happens in registers: at the source before the move when
 // the destination type is narrower (fewer bytes travel), at the

@@ -610,9 +610,14 @@ func countLocalWavefronts(mp *MemoryPlan, mb int) {
 	}
 }
 
-// globalPlan moves the tile through global memory across a kernel
+// globalPlan moves the tile through a global-memory buffer. Where every
+// move stays inside a block (class at most shared_memory: a fallback when
+// shared memory has no room), bar.sync orders the block's global accesses
+// as it does its shared ones: two barriers, publish and reuse, as through
+// shared memory. Inside a cluster, two cluster barriers (release/acquire
+// at cluster scope). Across blocks that share no cluster, a kernel
 // boundary (or a grid-wide synchronization).
-func (p *problem) globalPlan(w *Witness) {
+func (p *problem) globalPlan(w *Witness, class Class) {
 	w.Routes = p.memoryRoutes(func(Thread) int { return 0 })
 	stores, loads := p.memoryItems(w.Routes, func(Route) int { return -1 })
 	mb := p.movedBits()
@@ -620,6 +625,13 @@ func (p *problem) globalPlan(w *Witness) {
 	mp, rp := p.memoryPlan(w, &stores, &loads, vs, vl, rowMajor, nil)
 	mp.Layout = fmt.Sprintf("row-major %v buffer of the tile", p.moved())
 	mp.ScratchBytes = p.nElem * mb / 8
-	mp.Launches = 1
+	switch {
+	case class <= SharedMemory:
+		mp.Barriers = 2
+	case class == ClusterSharedMemory:
+		mp.ClusterBarriers = 2
+	default:
+		mp.Launches = 1
+	}
 	w.Global, w.Registers = mp, rp
 }

@@ -66,5 +66,7 @@ func (p *problem) fillMovement(w *Witness) {
 		m.GlobalAccesses = per(len(mp.Stores) + len(mp.Loads))
 		m.GlobalBytes = per(mp.StoredBytes + mp.LoadedBytes)
 		m.Launches = mp.Launches
+		m.Barriers += mp.Barriers
+		m.ClusterBarriers += mp.ClusterBarriers
 	}
 }

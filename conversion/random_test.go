@@ -71,7 +71,7 @@ func TestRandomPairsReplay(t *testing.T) {
 			t.Fatalf("case %d: class %v, highest route %v", i, class, top)
 		}
 		for _, m := range p.mechanisms(class) {
-			w, why := p.plan(m, tg)
+			w, why := p.plan(m, class, tg)
 			if why != "" {
 				continue
 			}
@@ -119,7 +119,7 @@ func TestRandomShapesReplay(t *testing.T) {
 		}
 		class := p.class()
 		for _, m := range p.mechanisms(class) {
-			w, why := p.plan(m, tg)
+			w, why := p.plan(m, class, tg)
 			if why != "" {
 				continue
 			}

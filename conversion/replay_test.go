@@ -86,7 +86,7 @@ func TestReplayEveryMechanism(t *testing.T) {
 				class := p.class()
 				planned := 0
 				for _, m := range p.mechanisms(class) {
-					w, why := p.plan(m, tg)
+					w, why := p.plan(m, class, tg)
 					if why != "" {
 						continue
 					}
@@ -144,7 +144,7 @@ func TestReplayCatchesMistakes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, why := p.plan(Mechanism{Via: tc.via}, tg)
+		w, why := p.plan(Mechanism{Via: tc.via}, p.class(), tg)
 		if why != "" {
 			t.Fatalf("%s: %s", tc.name, why)
 		}
