@@ -381,7 +381,7 @@ func (u *reporter[Q, P]) write(w io.Writer) {
 	case u.o != nil && !t.single():
 		fmt.Fprintf(w, "usage: cklplan %s %s\n", t.name, u.o.usageLine(u.fs))
 		u.writeFlags(w, u.o)
-		fmt.Fprintf(w, "\nRun 'cklplan %s -h' for the notation.\n", t.name)
+		fmt.Fprintf(w, "\nRun 'cklplan %s -h' for the whole command's usage.\n", t.name)
 	default:
 		for i, o := range t.ops {
 			lead := "usage:"

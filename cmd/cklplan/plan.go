@@ -43,7 +43,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
 		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "bound the regrets' re-solves to `limit`: a duration, auto (3× the plan's time, at least 1s) or none; regrets left unproven are shown as intervals")
-		fs.StringVar(&q.explain, "explain", "", "compute regrets only for these comma-separated invocation `ids`")
+		fs.Var(&q.explain, "explain", "compute regrets only for these comma-separated invocation `ids`")
 		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"), overriding the graph's and the model's")
 		fs.BoolVar(&q.noReduce, "no-reduce", false, "solve the whole model in HiGHS, without the exact structural reduction")
 		fs.BoolVar(&q.quiet, "quiet", false, "no progress on stderr")
@@ -61,7 +61,7 @@ type planRequest struct {
 	target      string
 	timeLimit   time.Duration
 	gap         float64
-	explain     string
+	explain     idList
 	regretLimit string
 	costs       string
 	noReduce    bool
@@ -92,6 +92,26 @@ func (q *planRequest) setOperands(args []string, in *input) error {
 func (q *planRequest) count() int { return 1 }
 func (q *planRequest) setTail(string, []string) error {
 	return errors.New("plan takes no further arguments")
+}
+
+// An idList is a flag of comma-separated ids, spaces around them dropped;
+// set says the flag was given. An empty id ("", "a,,b") is refused.
+type idList struct {
+	ids []string
+	set bool
+}
+
+func (l *idList) String() string { return strings.Join(l.ids, ",") }
+
+func (l *idList) Set(v string) error {
+	ids := strings.Split(v, ",")
+	for i, id := range ids {
+		if ids[i] = strings.TrimSpace(id); ids[i] == "" {
+			return fmt.Errorf("id %d of %d is empty: want comma-separated invocation ids", i+1, len(ids))
+		}
+	}
+	l.ids, l.set = ids, true
+	return nil
 }
 
 // planResult renders a planner.Result.
@@ -166,11 +186,8 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	} else {
 		opts.Solve.RegretTimeLimit = regretLimit
 	}
-	if q.explain != "" {
-		opts.ExplainIDs = strings.Split(q.explain, ",")
-		for i, id := range opts.ExplainIDs {
-			opts.ExplainIDs[i] = strings.TrimSpace(id)
-		}
+	if q.explain.set {
+		opts.ExplainIDs = q.explain.ids
 	}
 	stop := func() {}
 	if !q.quiet && env.stderr != nil && isTerminal(env.stderr) {
