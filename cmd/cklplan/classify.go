@@ -34,8 +34,11 @@ rejected with their costs (a register permutation is never compared with
 shuffles, which cannot be cheaper: register_permute is weighed against
 shared and global memory). cost_ns is the time the conversion adds per tile and per
 SM to a steady-state loop with every SM busy; latency_ns the time of one
-tile on an idle SM; origin says whether the figure is a formula or a
-measurement. --format text adds a picture of which lanes or warps send to
+tile in a loop of one warp on an idle SM, as the calibrated h200 target
+fits it: its latencies are effective figures of such a loop, which hides
+most of a shuffle's own latency (docs/hardware.md), so a shuffle plan's
+latency_ns can be below one shfl.sync's; origin says whether the figure is
+a formula or a measurement. --format text adds a picture of which lanes or warps send to
 which; --format json writes the witness in full (every destination
 register's source, the shuffle rounds, the memory accesses).
 `,
