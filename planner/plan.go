@@ -995,18 +995,32 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 		shared := after != nil && after.total > 0 && after.crossing == tasks.InKernel
 		switch {
 		case len(kept) > 0 && shared:
-			what += ", shared with " + strings.Join(kept, ", ") + " at no extra cost,"
+			what += ", shared with " + edgeList(kept) + " at no extra cost,"
 		case len(kept) > 0:
-			what += " (like " + strings.Join(kept, ", ") + ")"
+			what += " (like " + edgeList(kept) + ")"
 		case len(edges) > 1 && shared:
 			what += ", one conversion for all of them,"
 		}
 		if len(still) > 0 {
-			was = "sharing " + was + ", which " + strings.Join(still, ", ") + " still " + need(len(still)) + " (no saving)"
+			was = "sharing " + was + ", which " + edgeList(still) + " still " + need(len(still)) + " (no saving)"
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s instead of %s", strings.Join(edges, ", "), what, was))
+		parts = append(parts, fmt.Sprintf("%s: %s instead of %s", edgeList(edges), what, was))
 	}
 	return parts
+}
+
+// maxEdgesNamed is how many edges a reason names before it counts the rest:
+// on a fan-out of hundreds of consumers every reason named every sibling,
+// and the report grew with the square of the fan-out (86 MB for 300).
+const maxEdgesNamed = 4
+
+// edgeList names the edges, the first maxEdgesNamed of them and the number
+// of the others.
+func edgeList(edges []string) string {
+	if len(edges) <= maxEdgesNamed {
+		return strings.Join(edges, ", ")
+	}
+	return fmt.Sprintf("%s and %d other edges", strings.Join(edges[:maxEdgesNamed], ", "), len(edges)-maxEdgesNamed)
 }
 
 func need(n int) string {

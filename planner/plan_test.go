@@ -1472,3 +1472,14 @@ func TestPlanStopsWhileClassifying(t *testing.T) {
 		t.Errorf("Plan after an interrupt: %v", err)
 	}
 }
+
+// A reason names at most maxEdgesNamed edges and counts the others.
+func TestEdgeListCountsTheRest(t *testing.T) {
+	edges := []string{"p.y -> c1.x", "p.y -> c2.x", "p.y -> c3.x", "p.y -> c4.x", "p.y -> c5.x", "p.y -> c6.x"}
+	if got, want := edgeList(edges[:4]), "p.y -> c1.x, p.y -> c2.x, p.y -> c3.x, p.y -> c4.x"; got != want {
+		t.Errorf("four edges: %q", got)
+	}
+	if got, want := edgeList(edges), "p.y -> c1.x, p.y -> c2.x, p.y -> c3.x, p.y -> c4.x and 2 other edges"; got != want {
+		t.Errorf("six edges: %q, want %q", got, want)
+	}
+}
