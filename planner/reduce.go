@@ -525,9 +525,7 @@ func (r *reduction) classCount(u int, terms []int) int {
 func (r *reduction) joinClasses(u int, terms []int, buf *[]int) (cur []int, ncur int, joined bool) {
 	for _, t := range terms {
 		tm := &r.terms[t]
-		// Scopes are ascending sets: a fan-out's is as long as it has
-		// consumers, and each of them asks.
-		i, found := slices.BinarySearch(tm.scope, u)
+		i, found := scopeIndex(tm.scope, u)
 		if !found {
 			continue
 		}
@@ -544,6 +542,21 @@ func (r *reduction) joinClasses(u int, terms []int, buf *[]int) (cur []int, ncur
 		cur = out
 	}
 	return cur, ncur, joined
+}
+
+// scopeIndex finds u in an ascending scope: by a scan where the scope is
+// short, as most are, and by bisection where it is long (a fan-out's is as
+// long as it has consumers, and each of them asks).
+func scopeIndex(scope []int, u int) (int, bool) {
+	if len(scope) > 16 {
+		return slices.BinarySearch(scope, u)
+	}
+	for i, w := range scope {
+		if w >= u {
+			return i, w == u
+		}
+	}
+	return len(scope), false
 }
 
 // refine joins class maps a (na classes) and b (nb classes) into out,

@@ -170,10 +170,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		// The alternatives whose regrets were not computed take one line:
 		// on a large graph they are most of the report.
-		var unexplained []string
+		unexplained := 0
 		for _, rj := range c.Rejected {
 			if c.NotExplained && !rj.Removed {
-				unexplained = append(unexplained, rj.Alternative)
+				unexplained++
 				continue
 			}
 			b = append(b, "      "...)
@@ -184,9 +184,17 @@ func (r *Result) WriteText(w io.Writer) error {
 			b = append(b, rj.Reason...)
 			b = append(b, '\n')
 		}
-		if len(unexplained) > 0 {
+		if unexplained > 0 {
 			b = append(b, "      not explained: "...)
-			b = append(b, strings.Join(unexplained, ", ")...)
+			first := true
+			for _, rj := range c.Rejected {
+				if !rj.Removed {
+					if !first {
+						b = append(b, ", "...)
+					}
+					b, first = append(b, rj.Alternative...), false
+				}
+			}
 			b = append(b, '\n')
 		}
 		flush()
