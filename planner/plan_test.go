@@ -1483,3 +1483,22 @@ func TestEdgeListCountsTheRest(t *testing.T) {
 		t.Errorf("six edges: %q, want %q", got, want)
 	}
 }
+
+// The legend's node cannot be an invocation's: an invocation may be called
+// legend, and DOT's legend and "legend" are one node.
+func TestDOTLegendIsNoInvocation(t *testing.T) {
+	r := &Result{Graph: "g", Target: "h200", Status: "optimal",
+		Choices:    []PlanChoice{{Invocation: "a", Alternative: "x"}, {Invocation: "legend", Alternative: "y"}},
+		Boundaries: []Boundary{{From: "a.out", To: "legend.in", Class: "identity", Mechanism: "identity"}}}
+	var b bytes.Buffer
+	if err := r.WriteDOT(&b); err != nil {
+		t.Fatal(err)
+	}
+	dot := b.String()
+	if n := strings.Count(dot, "\n  \"legend\" [") + strings.Count(dot, "\n    legend [") + strings.Count(dot, "\n    \"legend\" ["); n != 1 {
+		t.Errorf("node legend declared %d times:\n%s", n, dot)
+	}
+	if !strings.Contains(dot, "\"cklplan legend\" [shape=plaintext") {
+		t.Errorf("no key node:\n%s", dot)
+	}
+}

@@ -18,7 +18,11 @@ import (
 //
 // Nodes are eliminated cheapest bucket first (fewest entries |B_v|, then
 // lowest node id), while the bucket has at most the size limit's entries and
-// no budget row touches the node. The rest is the core, solved as a MILP with
+// no budget row touches the node. After an elimination whose separator is
+// wider than eagerKeys, its nodes' keys are recomputed only when their
+// entries come up (eliminate): one whose bucket shrank then waits for its
+// old key, so the order there is cheapest first only nearly; it is as
+// deterministic and as exact. The rest is the core, solved as a MILP with
 // the live terms.
 
 // DefaultMaxTable is the bucket size limit when Options.MaxTable is 0.

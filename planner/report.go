@@ -511,7 +511,9 @@ func writeLegend(bw *bufio.Writer, classes map[string]bool, shared, crossing boo
 		return
 	}
 	fmt.Fprintf(bw, "  subgraph cluster_legend {\n    label=\"conversion classes\";\n    style=rounded;\n    color=gray80;\n")
-	fmt.Fprintf(bw, "    legend [shape=plaintext, label=<<table border=\"0\" cellspacing=\"2\">")
+	// The key's node is named with a space, which no invocation id has
+	// ("legend" is one, and DOT's legend and "legend" are one node).
+	fmt.Fprintf(bw, "    \"cklplan legend\" [shape=plaintext, label=<<table border=\"0\" cellspacing=\"2\">")
 	for _, c := range classOrder {
 		if classes[c] {
 			fmt.Fprintf(bw, "<tr><td><font color=\"%s\">━━━</font></td><td align=\"left\">%s</td></tr>", classColors[c], c)
