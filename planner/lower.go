@@ -172,6 +172,11 @@ type endpoint struct {
 	// Target side only:
 	rename    distribution.Rename
 	mustCross bool
+	// paidOn names the edge of the same producer port that pays the
+	// store and the kernel boundary this edge's round trip shares: the
+	// port's first edge that must cross (every one of them always does).
+	// "" for that edge and every other.
+	paidOn string
 }
 
 func (e *endpoint) inGlobal() bool {
@@ -203,6 +208,9 @@ func (e *endpoint) targetKey(consumer string) string {
 	if e.inGlobal() || e.mustCross {
 		// Loads from global memory are each consumer's own: never shared.
 		k += "|consumer=" + consumer + fmt.Sprintf("|moves=%d", e.moves)
+	}
+	if e.paidOn != "" {
+		k += "|paid-on=" + e.paidOn
 	}
 	return k
 }
@@ -340,6 +348,7 @@ type keyOf struct {
 	rename    string
 	mustCross bool
 	consumer  string
+	paidOn    string
 }
 
 // A nodeAlt is one alternative of a node: a task alternative, and whether
@@ -380,8 +389,10 @@ type pairInfo struct {
 	// and a shared-memory layout (a store or a load by the block; load
 	// says which).
 	through, load bool
-	// stored and loaded are the bytes a global round trip moves.
+	// stored and loaded are the bytes a global round trip moves; paidOn,
+	// the edge that pays the store and the boundary it shares.
 	stored, loaded float64
+	paidOn         string
 }
 
 type portKey struct {
@@ -676,6 +687,20 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 	rename := distribution.Rename(edge.Rename)
 	renameKey := rename.String()
 	mustCross := edge.MustCross()
+	paidOn := ""
+	if mustCross {
+		// Every edge of the port that must cross does, whatever is chosen:
+		// the producer stores the tile once and one kernel boundary
+		// follows, paid on the first of them; the others pay their loads.
+		for _, o := range edge.From.Invocation.Out {
+			if o.From.Port == edge.From.Port && o.MustCross() {
+				if o != edge {
+					paidOn = edgeName(o)
+				}
+				break
+			}
+		}
+	}
 	cl := lw.classes[ci]
 	own := mustCross // labels that name the consumer are its own
 	for _, c := range cl.cands {
@@ -695,14 +720,14 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 			continue
 		}
 		b := &c.Alternative.Bindings[port.Index]
-		ko := keyOf{binding: b, moves: c.PortMultiplicity[port.Index], target: true, rename: renameKey, mustCross: mustCross}
+		ko := keyOf{binding: b, moves: c.PortMultiplicity[port.Index], target: true, rename: renameKey, mustCross: mustCross, paidOn: paidOn}
 		if mustCross || b.InMemory() {
 			ko.consumer = w.ID
 		}
 		k, ok := lw.keys[ko]
 		if !ok {
 			e := lw.endpoint(c, port, false)
-			e.rename, e.mustCross = rename, mustCross
+			e.rename, e.mustCross, e.paidOn = rename, mustCross, paidOn
 			k = e.targetKey(w.ID)
 			lw.keys[ko] = k
 			lw.endpoints[k] = e
@@ -1009,6 +1034,15 @@ func (lw *lowering) roundTrip(src, dst *endpoint) *pairInfo {
 	}
 	if !dst.inGlobal() {
 		loads = float64(dst.tile) * float64(dst.elem.Bits()) / 8 * float64(dst.moves)
+	}
+	if dst.paidOn != "" {
+		// The store and the boundary are the port's, paid once.
+		total := 0.0
+		if bw > 0 {
+			total = loads / bw
+		}
+		return &pairInfo{crossing: tasks.GlobalRoundTrip, total: total, origin: costmodel.Formula, loaded: loads, paidOn: dst.paidOn,
+			detail: fmt.Sprintf("%.0f bytes loaded at %.4g GB/s; the store and the kernel boundary are paid on %s", loads, bw, dst.paidOn)}
 	}
 	total := launch
 	if bw > 0 {

@@ -1096,6 +1096,9 @@ func pairWords(pi *pairInfo) string {
 		if len(moved) == 0 {
 			moved = append(moved, "no extra traffic")
 		}
+		if pi.paidOn != "" {
+			return fmt.Sprintf("%s after the kernel boundary %s pays (%s)", strings.Join(moved, ", "), pi.paidOn, fmtNS(pi.total))
+		}
 		return fmt.Sprintf("a kernel boundary with %s (%s)", strings.Join(moved, ", "), fmtNS(pi.total))
 	case pi.result == nil && pi.total == 0:
 		return "nothing to convert"

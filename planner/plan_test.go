@@ -1502,3 +1502,37 @@ func TestDOTLegendIsNoInvocation(t *testing.T) {
 		t.Errorf("no key node:\n%s", dot)
 	}
 }
+
+// The edges of one producer port that must cross a kernel share its store
+// and its kernel boundary: the first pays them, the others their loads.
+func TestRoundTripsShareTheStore(t *testing.T) {
+	g := fusedTransformer(t, 2, 1, 300_000)
+	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trips []Boundary
+	for _, b := range r.Boundaries {
+		if b.From == "l0_add2.y" && b.Crossing == "global_round_trip" {
+			trips = append(trips, b)
+		}
+	}
+	if len(trips) != 2 {
+		t.Fatalf("%d round trips out of l0_add2.y, want 2 (to the next layer's norm and residual)", len(trips))
+	}
+	payer, other := trips[0], trips[1]
+	if !strings.HasPrefix(payer.Detail, "kernel boundary ") || !strings.Contains(other.Detail, "the store and the kernel boundary are paid on "+payer.Edge) {
+		t.Errorf("details %q and %q", payer.Detail, other.Detail)
+	}
+	launch := g.Target().Model.Get("launch_overhead_ns")
+	if !(other.CostNS < payer.CostNS-launch) {
+		t.Errorf("the edge that pays %v ns, the other %v ns: want it less by more than a launch (%v ns)", payer.CostNS, other.CostNS, launch)
+	}
+	whole, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoReduce: true, NoRegrets: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.ObjectiveNS-whole.ObjectiveNS) > 1e-9*whole.ObjectiveNS {
+		t.Errorf("reduced %v, whole %v", r.ObjectiveNS, whole.ObjectiveNS)
+	}
+}
