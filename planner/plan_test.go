@@ -833,6 +833,9 @@ func TestProgressInPlanTerms(t *testing.T) {
 		t.Fatal("Progress was never called")
 	}
 	for i, p := range seen {
+		if math.IsNaN(p.Bound) || math.IsInf(p.Bound, 0) {
+			t.Errorf("progress %d: bound %v: the execution floor is one before HiGHS has its own", i, p.Bound)
+		}
 		if !math.IsInf(p.Bound, 0) && p.Bound > r.ObjectiveNS*(1+1e-9) {
 			t.Errorf("progress %d: bound %v above the optimum %v", i, p.Bound, r.ObjectiveNS)
 		}

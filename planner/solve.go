@@ -160,10 +160,19 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				hopt.NoFeasibilityJump = feasibleStart(&cm.model, hopt.Start)
 			}
 			if opt.Progress != nil {
-				offset := r.offset
+				offset, floor := r.offset, executionFloor(p)
 				hopt.Progress = func(hp highs.Progress) {
 					pr := Progress{Elapsed: hp.Elapsed, Incumbent: hp.Incumbent + offset, Bound: hp.Bound + offset,
 						Gap: hp.Gap, Nodes: hp.Nodes}
+					if !(pr.Bound >= floor) { // NaN too
+						// Inside its first LP HiGHS has no bound yet; the
+						// execution floor is one (conversions are never
+						// negative), as the report says when it stops there.
+						pr.Bound, pr.Gap = floor, math.Inf(1)
+						if !math.IsInf(pr.Incumbent, 1) && !math.IsNaN(pr.Incumbent) {
+							pr.Gap = gap(pr.Incumbent, pr.Bound)
+						}
+					}
 					if sres != nil && (sres.bound > pr.Bound || math.IsNaN(pr.Bound)) {
 						// The branch and bound proved more than HiGHS
 						// has yet: the best bound is the one to show.
