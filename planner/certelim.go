@@ -82,6 +82,7 @@ type eliminator struct {
 	sepMark []int
 	sepStep int
 	prod    []int
+	at      []int // per local variable: its position in the separator being eliminated
 	pairBuf []int
 	ints    []int
 	floats  []float64
@@ -167,6 +168,7 @@ func (e *eliminator) solve() (min float64, ok bool) {
 	e.asg = growInts(e.asg, n)
 	e.sepMark = growInts(e.sepMark, n)
 	e.prod = growInts(e.prod, n)
+	e.at = growInts(e.at, n)
 	for v := range n {
 		e.key[v] = e.separator(v)
 	}
@@ -265,6 +267,14 @@ func (e *eliminator) separator(v int) int {
 
 // eliminate joins v's factors into its bucket and adds the message, the
 // bucket's minimum over v for each class combination of sep, as a factor.
+//
+// The combinations are enumerated as an odometer, the last separator
+// variable fastest, and the sums over v's choices are kept by level: level
+// L holds v's unary plus every factor whose separator variables are all
+// before position L. A step of the odometer that moves position p redoes
+// the levels from p on, so a factor is added once per combination of the
+// variables up to its own last one, not once per entry (a pairwise factor
+// with the first separator variable, once per class of it).
 func (e *eliminator) eliminate(v int, sep, factors []int) {
 	cls := make([][]int, len(sep))
 	ncls := e.intSlice(len(sep))
@@ -272,54 +282,84 @@ func (e *eliminator) eliminate(v int, sep, factors []int) {
 	for i, u := range sep {
 		cls[i], ncls[i] = e.joinClasses(u, factors)
 		reps[i] = repsInto(cls[i], e.intSlice(ncls[i]))
+		e.at[u] = i
 	}
 	size := 1
 	for _, n := range ncls {
 		size *= n
 	}
 	msg := e.floatSlice(size)
-	c := make([]int, len(sep)) // the current class of each separator variable
+	c := e.intSlice(len(sep)) // the current class of each separator variable
 	for i, u := range sep {
 		e.asg[u] = reps[i][0]
 	}
-	// base and step: each factor's entry at v's class 0, and the step of
-	// v's class.
-	base := make([]int, len(factors))
-	step := make([]int, len(factors))
-	vcls := make([][]int, len(factors))
+	// Each factor's level (1 + the last position of its separator
+	// variables; 0 for a factor over v alone) and the offsets of v's
+	// choices in its table.
+	nv := len(e.unary[v])
+	levels := len(sep) + 1
+	byLevel := e.intSlice(levels + 1) // counts, then starts
+	level := e.intSlice(len(factors))
+	off := e.intSlice(len(factors) * nv)
 	for fi, f := range factors {
 		fc := &e.factors[f]
 		for j, u := range fc.vars {
 			if u == v {
-				step[fi], vcls[fi] = fc.stride[j], fc.cls[j]
+				for k := range nv {
+					off[fi*nv+k] = fc.cls[j][k] * fc.stride[j]
+				}
+			} else {
+				level[fi] = max(level[fi], e.at[u]+1)
 			}
 		}
+		byLevel[level[fi]+1]++
 	}
-	unary := e.unary[v]
+	for l := range levels {
+		byLevel[l+1] += byLevel[l]
+	}
+	order := e.intSlice(len(factors))
+	fill := e.intSlice(levels)
+	copy(fill, byLevel[:levels])
+	for fi := range factors {
+		order[fill[level[fi]]] = fi
+		fill[level[fi]]++
+	}
+	// acc[L] is v's sums through level L; acc[levels-1] the bucket's row.
+	acc := e.floatSlice(levels * nv)
+	copy(acc[:nv], e.unary[v])
+	p := 0 // the levels from p on are stale
 	for idx := range msg {
-		for fi, f := range factors {
-			fc := &e.factors[f]
-			b := 0
-			for j, u := range fc.vars {
-				if u != v {
-					b += fc.cls[j][e.asg[u]] * fc.stride[j]
+		for l := p; l < levels; l++ {
+			dst := acc[l*nv : (l+1)*nv]
+			if l > 0 {
+				copy(dst, acc[(l-1)*nv:l*nv])
+			}
+			for _, fi := range order[byLevel[l]:byLevel[l+1]] {
+				fc := &e.factors[factors[fi]]
+				b := 0
+				for j, u := range fc.vars {
+					if u != v {
+						b += fc.cls[j][e.asg[u]] * fc.stride[j]
+					}
+				}
+				tab := fc.tab[b:]
+				for k, o := range off[fi*nv : (fi+1)*nv] {
+					dst[k] += tab[o]
 				}
 			}
-			base[fi] = b
 		}
 		best := inf
-		for k, val := range unary {
-			for fi, f := range factors {
-				val += e.factors[f].tab[base[fi]+vcls[fi][k]*step[fi]]
-			}
+		for _, val := range acc[(levels-1)*nv:] {
 			if val < best {
 				best = val
 			}
 		}
 		msg[idx] = best
+		p = 0
 		for i := len(sep) - 1; i >= 0; i-- {
 			if c[i]++; c[i] < ncls[i] {
 				e.asg[sep[i]] = reps[i][c[i]]
+				p = i + 1
 				break
 			}
 			c[i] = 0
