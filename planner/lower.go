@@ -205,8 +205,10 @@ func (e *endpoint) sourceKey() string {
 
 func (e *endpoint) targetKey(consumer string) string {
 	k := fmt.Sprintf("%s|loop=%s|rename=%s|cross=%t", e.realization(), e.loop, e.rename.String(), e.mustCross)
-	if e.inGlobal() || e.mustCross {
-		// Loads from global memory are each consumer's own: never shared.
+	if e.mustCross {
+		// Its loads from global memory are each consumer's own: never
+		// shared. (Consumers that read one global layout themselves share
+		// the store into it and the boundary before them.)
 		k += "|consumer=" + consumer + fmt.Sprintf("|moves=%d", e.moves)
 	}
 	if e.paidOn != "" {
@@ -389,10 +391,12 @@ type pairInfo struct {
 	// and a shared-memory layout (a store or a load by the block; load
 	// says which).
 	through, load bool
-	// stored and loaded are the bytes a global round trip moves; paidOn,
-	// the edge that pays the store and the boundary it shares.
-	stored, loaded float64
-	paidOn         string
+	// stored and loaded are the bytes a global round trip moves, copied
+	// those a copy kernel relays from the producer's global layout into
+	// the consumer's (loaded and stored again); paidOn, the edge that pays
+	// the store and the boundary it shares.
+	stored, loaded, copied float64
+	paidOn                 string
 }
 
 type portKey struct {
@@ -1024,30 +1028,44 @@ func (pi *pairInfo) costText(src *endpoint) string {
 }
 
 // roundTrip costs a tile through global memory across one kernel boundary.
+// A producer that writes one global layout and a consumer that reads
+// another need the tile relaid between them: a copy kernel of its own,
+// which loads every tile the producer wrote and stores it in the
+// consumer's layout (one more boundary, the bytes both ways).
 func (lw *lowering) roundTrip(src, dst *endpoint) *pairInfo {
 	bw := lw.target.Get("hbm_gb_per_s") // bytes per ns
 	launch := lw.target.Get("launch_overhead_ns")
 	tileBytes := float64(src.tile) * float64(src.elem.Bits()) / 8
-	var stores, loads float64
+	var stores, loads, copied float64
 	if !src.inGlobal() {
 		stores = tileBytes * float64(src.moves)
 	}
 	if !dst.inGlobal() {
 		loads = float64(dst.tile) * float64(dst.elem.Bits()) / 8 * float64(dst.moves)
 	}
+	relaid := src.inGlobal() && dst.inGlobal() && !src.layout.Equal(*dst.layout)
+	copyNS, copyText := 0.0, ""
+	if relaid {
+		copied = tileBytes * float64(src.moves)
+		copyNS = launch
+		if bw > 0 {
+			copyNS += 2 * copied / bw
+		}
+		copyText = fmt.Sprintf("; a copy kernel relays %s into %s: %.4g ns + %.0f bytes loaded and stored", src.name, dst.name, launch, copied)
+	}
 	if dst.paidOn != "" {
 		// The store and the boundary are the port's, paid once.
-		total := 0.0
+		total := copyNS
 		if bw > 0 {
-			total = loads / bw
+			total += loads / bw
 		}
-		return &pairInfo{crossing: tasks.GlobalRoundTrip, total: total, origin: costmodel.Formula, loaded: loads, paidOn: dst.paidOn,
-			detail: fmt.Sprintf("%.0f bytes loaded at %.4g GB/s; the store and the kernel boundary are paid on %s", loads, bw, dst.paidOn)}
+		return &pairInfo{crossing: tasks.GlobalRoundTrip, total: total, origin: costmodel.Formula, loaded: loads, copied: copied, paidOn: dst.paidOn,
+			detail: fmt.Sprintf("%.0f bytes loaded at %.4g GB/s; the store and the kernel boundary are paid on %s%s", loads, bw, dst.paidOn, copyText)}
 	}
-	total := launch
+	total := launch + copyNS
 	if bw > 0 {
 		total += (stores + loads) / bw
 	}
-	return &pairInfo{crossing: tasks.GlobalRoundTrip, total: total, origin: costmodel.Formula, stored: stores, loaded: loads,
-		detail: fmt.Sprintf("kernel boundary %.4g ns + %.0f bytes stored + %.0f bytes loaded at %.4g GB/s", launch, stores, loads, bw)}
+	return &pairInfo{crossing: tasks.GlobalRoundTrip, total: total, origin: costmodel.Formula, stored: stores, loaded: loads, copied: copied,
+		detail: fmt.Sprintf("kernel boundary %.4g ns + %.0f bytes stored + %.0f bytes loaded at %.4g GB/s%s", launch, stores, loads, bw, copyText)}
 }

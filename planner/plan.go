@@ -844,7 +844,11 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice) []Boundar
 			b.Class, b.Mechanism = conversion.Identity.String(), conversion.Identity.String()
 		}
 		k := slices.IndexFunc(firstOf, func(f first) bool { return f.target == tk })
-		if k >= 0 && pi.crossing == tasks.InKernel && b.Class != conversion.Identity.String() {
+		// Edges with one target share its conversion: in a kernel, any but
+		// the identity; across kernels, the store into a global layout the
+		// consumers read and the boundary before them (edges that must
+		// cross have targets of their own).
+		if k >= 0 && (pi.crossing == tasks.InKernel && b.Class != conversion.Identity.String() || pi.crossing == tasks.GlobalRoundTrip) {
 			f := &out[firstOf[k].at]
 			f.SharedWith = append(f.SharedWith, b.Edge)
 			b.SharedWith = []string{f.Edge}
@@ -1092,6 +1096,9 @@ func pairWords(pi *pairInfo) string {
 		}
 		if pi.loaded > 0 {
 			moved = append(moved, fmtBytes(pi.loaded)+" loaded")
+		}
+		if pi.copied > 0 {
+			moved = append(moved, fmtBytes(pi.copied)+" relaid by a copy kernel")
 		}
 		if len(moved) == 0 {
 			moved = append(moved, "no extra traffic")

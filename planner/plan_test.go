@@ -24,6 +24,7 @@ import (
 	"github.com/cklplan/cklplan/internal/highs"
 	"github.com/cklplan/cklplan/internal/highs/highstest"
 	"github.com/cklplan/cklplan/internal/taskgen"
+	"github.com/cklplan/cklplan/storage"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -1537,5 +1538,82 @@ func TestRoundTripsShareTheStore(t *testing.T) {
 	}
 	if math.Abs(r.ObjectiveNS-whole.ObjectiveNS) > 1e-9*whole.ObjectiveNS {
 		t.Errorf("reduced %v, whole %v", r.ObjectiveNS, whole.ObjectiveNS)
+	}
+}
+
+// A producer that writes one global layout and a consumer that reads
+// another need a copy kernel to relay the tile between them; consumers that
+// read one global layout share the store into it (or the copy into it) and
+// the boundary before them, and one that reads the producer's own layout
+// pays the boundary alone.
+func TestGlobalLayoutsRelayAndShare(t *testing.T) {
+	build := func(producer func(*tasks.AlternativeBuilder)) *tasks.Graph {
+		b := tasks.NewBuilder("global-readers", "h200").Size("M", 4096).
+			Space("a_tile", "(m:16, k:16)").
+			IndexMap("rows", "logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)").
+			IndexMap("cols", "logical(m:16, k:16) -> physical(addr:256) = (k * 16 + m)").
+			Layout("A", "global f16 elements align 16: rows").
+			Layout("B", "global f16 elements align 16: cols")
+		p := b.Task("p").Out("y", "a_tile", storage.F16)
+		producer(p.Alternative("only").CostNS(1).Multiplicity("M"))
+		rb := b.Task("reads_b").In("x", "a_tile", storage.F16)
+		rb.Alternative("b").Layout("x", "B").CostNS(1).Multiplicity("M")
+		ra := b.Task("reads_a").In("x", "a_tile", storage.F16)
+		ra.Alternative("a").Layout("x", "A").CostNS(1).Multiplicity("M")
+		b.Invoke("p", "p")
+		b.Invoke("c1", "reads_b")
+		b.Invoke("c2", "reads_b")
+		b.Invoke("c3", "reads_a")
+		b.Edge("p.y", "c1.x")
+		b.Edge("p.y", "c2.x")
+		b.Edge("p.y", "c3.x")
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	const tileBytes = 16 * 16 * 2 * 4096.0 // every tile the producer moves
+	for _, tc := range []struct {
+		name     string
+		producer func(*tasks.AlternativeBuilder)
+		cost     func(launch, bw float64) map[string]float64 // by consumer
+	}{
+		{"writes A", func(a *tasks.AlternativeBuilder) { a.Layout("y", "A") }, func(launch, bw float64) map[string]float64 {
+			return map[string]float64{"c1": 2*launch + 2*tileBytes/bw, "c2": 0, "c3": launch}
+		}},
+		{"in registers", func(a *tasks.AlternativeBuilder) { a.Dist("y", "mma.m16n8k16.a.f16", "") }, func(launch, bw float64) map[string]float64 {
+			return map[string]float64{"c1": launch + tileBytes/bw, "c2": 0, "c3": launch + tileBytes/bw}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := build(tc.producer)
+			r, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.cost(g.Target().Model.Get("launch_overhead_ns"), g.Target().Model.Get("hbm_gb_per_s"))
+			total := 0.0
+			for _, b := range r.Boundaries {
+				c := strings.TrimSuffix(b.To, ".x")
+				total += want[c]
+				if math.Abs(b.CostNS-want[c]) > 1e-9*want[c] {
+					t.Errorf("%s: %v ns (%s), want %v", b.Edge, b.CostNS, b.Detail, want[c])
+				}
+				if shared := len(b.SharedWith) > 0; shared != (c != "c3") {
+					t.Errorf("%s shared with %v", b.Edge, b.SharedWith)
+				}
+			}
+			if math.Abs(r.ConversionNS-total) > 1e-9*total {
+				t.Errorf("conversions %v ns, want %v", r.ConversionNS, total)
+			}
+			whole, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoReduce: true, NoRegrets: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(r.ObjectiveNS-whole.ObjectiveNS) > 1e-9*whole.ObjectiveNS {
+				t.Errorf("reduced %v, whole %v", r.ObjectiveNS, whole.ObjectiveNS)
+			}
+		})
 	}
 }
