@@ -97,8 +97,17 @@ func TestUsageErrors(t *testing.T) {
 				continue
 			}
 			first, rest, _ := strings.Cut(stderr.String(), "\n")
-			if stdout.Len() != 0 || !strings.HasPrefix(first, "cklplan "+c.name) || !strings.Contains(rest, "usage: cklplan "+c.name) {
-				t.Errorf("cklplan %q: a usage error says what is wrong, then the usage, on stderr alone; stdout:\n%s\nstderr:\n%s", args, stdout.String(), stderr.String())
+			if stdout.Len() != 0 || !strings.HasPrefix(first, "cklplan "+c.name) || !strings.HasPrefix(rest, "usage: cklplan "+c.name) {
+				t.Errorf("cklplan %q: a usage error says what is wrong, then the usage lines, on stderr alone; stdout:\n%s\nstderr:\n%s", args, stdout.String(), stderr.String())
+			}
+			// The error is not buried: the usage lines (one per
+			// operation at most) and a hint where the rest is, not
+			// the notation and the flags.
+			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+			hint := lines[len(lines)-1]
+			if len(lines) > 2+c.ops || !strings.HasPrefix(hint, "Run 'cklplan "+c.name) || !strings.HasSuffix(hint, " -h' for the flags and what they mean.") ||
+				strings.Contains(stderr.String(), "\nflags:") {
+				t.Errorf("cklplan %q: a usage error is the error, at most %d usage lines and a hint to -h; stderr:\n%s", args, c.ops, stderr.String())
 			}
 		}
 	}

@@ -24,6 +24,7 @@ const (
 type command struct {
 	name    string
 	summary string
+	ops     int // how many operations it has (usage lines)
 	run     func(args []string, s streams) int
 }
 

@@ -179,7 +179,7 @@ func (t *opTable[Q, P]) opNames() []string {
 
 // command is t's entry in the command table.
 func (t *opTable[Q, P]) command() command {
-	return command{name: t.name, summary: t.summary, run: t.run}
+	return command{name: t.name, summary: t.summary, ops: len(t.ops), run: t.run}
 }
 
 // flagSet returns the command's flags: the common ones (--format, --batch,
@@ -452,10 +452,30 @@ func writeFlag(w io.Writer, f *flag.Flag) {
 	fmt.Fprintln(w, line)
 }
 
-// error reports a usage error: what is wrong, then the usage, on stderr.
+// error reports a usage error on stderr: what is wrong, the usage lines (of
+// the operation when one is named, else of every operation), and where the
+// whole usage is; the rest of the usage (the notation, the flags) is -h's,
+// so that the error is not lost above it.
 func (u *reporter[Q, P]) error(format string, args ...any) int {
-	fmt.Fprintf(u.s.stderr, "cklplan %s: %s\n", u.t.opTitle(u.o), fmt.Sprintf(format, args...))
-	u.write(u.s.stderr)
+	w, t := u.s.stderr, u.t
+	fmt.Fprintf(w, "cklplan %s: %s\n", t.opTitle(u.o), fmt.Sprintf(format, args...))
+	switch {
+	case u.batch && t.batch != "":
+		fmt.Fprintf(w, "usage: cklplan %s --batch < requests.jsonl\n", t.name)
+		fmt.Fprintf(w, "Run 'cklplan %s --batch -h' for the request format and the flags.\n", t.name)
+		return exitUsage
+	case u.o != nil && !t.single():
+		fmt.Fprintf(w, "usage: cklplan %s %s\n", t.name, u.o.usageLine(u.fs))
+	default:
+		for i, o := range t.ops {
+			lead := "usage:"
+			if i > 0 {
+				lead = "      "
+			}
+			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%s cklplan %s %s", lead, t.name, o.usageLine(u.fs)), " "))
+		}
+	}
+	fmt.Fprintf(w, "Run 'cklplan %s -h' for the flags and what they mean.\n", t.opTitle(u.o))
 	return exitUsage
 }
 
