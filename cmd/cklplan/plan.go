@@ -35,7 +35,9 @@ its gap (HiGHS notices it between branch-and-bound steps; inside the first LP
 of a large core, only once that LP is solved); a second one ends the program.
 On a terminal, a plan that takes over a second shows its progress on stderr
 (HiGHS's incumbent, bound and gap; then how many of the regrets' queries to
-the core are answered); --quiet hides it.
+the core are answered); --quiet hides it. The graph's warnings (what
+'cklplan check' warns of: an input no edge feeds, …) go to stderr, as
+check writes them, and do not stop the plan.
 Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 `,
 	flags: func(fs *flag.FlagSet, q *planRequest) {
@@ -177,6 +179,14 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		if g, err = g.LoadMeasured(data); err != nil {
 			// The problems name paths in the costs file.
 			return nil, fmt.Errorf("%s (measured costs for %s):\n%w", q.costs, q.file, withCodes(err))
+		}
+	}
+	// The graph's warnings (an input no edge feeds, an output no edge
+	// reads, …) do not stop the plan, but they are said, as check says
+	// them: a plan of a graph missing an edge is no surprise later.
+	if env.stderr != nil {
+		for _, p := range g.Warnings() {
+			fmt.Fprintf(env.stderr, "cklplan plan: %s: %s\n", q.file, problemLine(p))
 		}
 	}
 	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap},
