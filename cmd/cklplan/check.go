@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -27,7 +26,7 @@ code, and the exit status is 1:
 FILE "-" reads the graph from stdin. 'cklplan schema' prints the JSON Schema.
 `,
 	flags: func(fs *flag.FlagSet, q *checkRequest) {
-		fs.StringVar(&q.costs, "costs", "", "a measured-costs `file` to validate against the graph")
+		fs.StringVar(&q.costs, "costs", "", "a measured-costs `file` to validate against the graph (- reads stdin)")
 	},
 	ops: []*op[*checkRequest]{{operands: "FILE", min: 1, max: 1, flags: []string{"costs"}, run: runCheck}},
 }
@@ -43,21 +42,12 @@ type checkRequest struct {
 
 func (q *checkRequest) setOperands(args []string, in *input) error {
 	q.name, q.in = args[0], in
+	if err := bothStdin(q.name, q.costs); err != nil {
+		return err
+	}
 	var err error
-	q.data, err = q.read(args[0])
+	q.data, err = in.file(args[0])
 	return err
-}
-
-func (q *checkRequest) read(name string) ([]byte, error) {
-	if name == "-" {
-		return q.in.lim.readAll(q.in.stdin, "stdin")
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return q.in.lim.readAll(f, name)
 }
 
 func (*checkRequest) setTail(string, []string) error { return nil }
@@ -101,7 +91,7 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 	if err == nil && q.costs != "" {
 		r.File = q.costs + " (measured costs for " + q.name + ")" // the problems name its paths
 		var data []byte
-		if data, err = q.read(q.costs); err != nil {
+		if data, err = q.in.file(q.costs); err != nil {
 			return nil, err
 		}
 		g, err = g.LoadMeasured(data)

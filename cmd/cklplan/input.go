@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -40,6 +41,29 @@ func (in *input) text(arg string) (string, error) {
 		return "", errors.New(`stdin ("-") is empty`)
 	}
 	return text, nil
+}
+
+// file returns the bytes of the file name, or all of stdin when name is
+// "-", under the cap on input bytes.
+func (in *input) file(name string) ([]byte, error) {
+	if name == "-" {
+		return in.lim.readAll(in.stdin, "stdin")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return in.lim.readAll(f, name)
+}
+
+// bothStdin is the usage error of a command whose graph FILE and --costs
+// file are both "-": stdin is read once.
+func bothStdin(file, costs string) error {
+	if file == "-" && costs == "-" {
+		return badRequest("FILE and --costs are both - (stdin): give one of them as a file")
+	}
+	return nil
 }
 
 // texts returns args with "-" replaced by all of stdin.

@@ -46,7 +46,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
 		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "bound the regrets' re-solves to `limit`: a duration, auto (3× the plan's time, at least 1s) or none; regrets left unproven are shown as intervals")
 		fs.Var(&q.explain, "explain", "compute regrets only for these comma-separated invocation `ids`")
-		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"), overriding the graph's and the model's")
+		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"; - reads stdin), overriding the graph's and the model's")
 		fs.BoolVar(&q.noReduce, "no-reduce", false, "solve the whole model in HiGHS, without the exact structural reduction")
 		fs.BoolVar(&q.quiet, "quiet", false, "no progress on stderr")
 		fs.StringVar(&q.witnesses, "witnesses", "inline", "how --format json carries the conversions' witnesses: `form` inline (on every boundary), table (each distinct one once, in \"witnesses\", named by index from each boundary's \"witness_ref\") or none")
@@ -60,6 +60,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 type planRequest struct {
 	file        string
 	data        []byte
+	in          *input
 	target      string
 	timeLimit   time.Duration
 	gap         float64
@@ -76,18 +77,12 @@ func (q *planRequest) setOperands(args []string, in *input) error {
 	if len(args) == 0 {
 		return nil
 	}
-	q.file = args[0]
+	q.file, q.in = args[0], in
+	if err := bothStdin(q.file, q.costs); err != nil {
+		return err
+	}
 	var err error
-	if q.file == "-" {
-		q.data, err = in.lim.readAll(in.stdin, "stdin")
-		return err
-	}
-	f, err := os.Open(q.file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	q.data, err = in.lim.readAll(f, q.file)
+	q.data, err = in.file(q.file)
 	return err
 }
 
@@ -172,7 +167,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		return nil, fmt.Errorf("%s:\n%w", q.file, withCodes(err))
 	}
 	if q.costs != "" {
-		data, err := os.ReadFile(q.costs)
+		data, err := q.in.file(q.costs)
 		if err != nil {
 			return nil, err
 		}
