@@ -41,7 +41,7 @@ check writes them, and do not stop the plan.
 Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 `,
 	flags: func(fs *flag.FlagSet, q *planRequest) {
-		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file) instead of the graph's")
+		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file of figures, with the features of the built-in target it is named after, else the graph's) instead of the graph's: its features and limits decide which alternatives run")
 		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
 		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "bound the regrets' re-solves to `limit`: a duration, auto (3× the plan's time, at least 1s) or none; regrets left unproven are shown as intervals")
@@ -174,6 +174,26 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		if g, err = g.LoadMeasured(data); err != nil {
 			// The problems name paths in the costs file.
 			return nil, fmt.Errorf("%s (measured costs for %s):\n%w", q.costs, q.file, withCodes(err))
+		}
+	}
+	// --target replaces the graph's target whole: its features and limits
+	// decide which alternatives run, as its figures cost them (a plan for
+	// sm80 may not take a wgmma or TMA alternative). A target file holds
+	// figures only: it takes the features of the built-in target it is
+	// named after (and that name, with the file's, as a custom target may
+	// not be named like a built-in one), else the graph's target's.
+	if target != nil {
+		spec := tasks.TargetSpec{Name: q.target}
+		if _, ok := tasks.BuiltinTarget(q.target); !ok {
+			name, features := target.Name, g.Target().Features
+			if bt, ok := tasks.BuiltinTarget(name); ok {
+				name, features = fmt.Sprintf("%s (%s)", name, q.target), bt.Features
+			}
+			t := tasks.CustomTarget(name, features, target)
+			spec = tasks.TargetSpec{Name: name, Custom: &t}
+		}
+		if g, err = g.WithTarget(spec); err != nil {
+			return nil, fmt.Errorf("%s (for --target %s):\n%w", q.file, q.target, withCodes(err))
 		}
 	}
 	// The graph's warnings (an input no edge feeds, an output no edge
