@@ -28,11 +28,11 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 	},
 	ops: []*op[*genRequest]{
 		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem"}, formats: []string{"json"}, run: genFamily("transformer"),
-			doc: "a stack of transformer-like layers with two residual edges each"},
+			doc: "a stack of --layers transformer-like layers, ten invocations each with two\nresidual edges: x → norm1 → qkv → attn → proj → add1(x) → norm2 → up → act\n→ down → add2(add1), the first x an embedding; --kernel-smem fuses each layer\ninto one kernel with that shared-memory budget"},
 		{name: "dag", flags: []string{"invocations", "degree", "seed", "exec-scale"}, formats: []string{"json"}, run: genFamily("dag"),
-			doc: "a random DAG, mostly local edges, of average degree --degree"},
+			doc: "a random DAG of --invocations invocations, each but the first taking 1 to\ndegree−1 inputs from earlier ones (mostly recent), so of average degree about\n--degree; a final chain of sinks reads the outputs nothing else reads"},
 		{name: "tree", flags: []string{"invocations", "seed", "exec-scale"}, formats: []string{"json"}, run: genFamily("tree"),
-			doc: "a random in-tree (every invocation feeds one consumer, fan-in up to 3)"},
+			doc: "a random in-tree of --invocations invocations: every invocation but the\nroot feeds exactly one later one, which takes up to 3 inputs"},
 	},
 }
 

@@ -380,6 +380,11 @@ func (u *reporter[Q, P]) write(w io.Writer) {
 		fmt.Fprint(w, t.batch)
 	case u.o != nil && !t.single():
 		fmt.Fprintf(w, "usage: cklplan %s %s\n", t.name, u.o.usageLine(u.fs))
+		if u.o.doc != "" {
+			// What the operation does, as the command's usage says.
+			indent := "\n" + strings.Repeat(" ", len(u.o.name)+2)
+			fmt.Fprintf(w, "\n%s: %s\n", u.o.name, strings.ReplaceAll(strings.TrimRight(u.o.doc, "\n"), "\n", indent))
+		}
 		u.writeFlags(w, u.o)
 		fmt.Fprintf(w, "\nRun 'cklplan %s -h' for the whole command's usage.\n", t.name)
 	default:
