@@ -595,7 +595,8 @@ func DecodeMeasured(data []byte) (MeasuredSpec, error) {
 	dc := &decoder{d: &jsonv.Decoder{}}
 	var m MeasuredSpec
 	if o := dc.d.Object(v, root, "version", "alternatives", "conversions"); o != nil {
-		if ver := o.Int("version", true); ver != Version {
+		// A missing version is reported as missing, not also as version 0.
+		if ver := o.Int("version", true); ver != Version && o.Has("version") {
 			dc.d.Report(root.Key("version"), jsonv.Invalid, "unsupported version %d: this cklplan reads version %d", ver, Version)
 		}
 		dc.measuredEntries(o, &m)

@@ -243,6 +243,13 @@ func TestMeasuredFiles(t *testing.T) {
 	if got := problemKeys(t, err); got != want {
 		t.Errorf("problems %s, want %s", got, want)
 	}
+
+	// A file without a version has that one problem, not also version 0.
+	_, err = DecodeMeasured([]byte(`{"alternatives": [{"task": "scale", "alternative": "a", "ns": 1}]}`))
+	want = "$ missing"
+	if got := problemKeys(t, err); got != want {
+		t.Errorf("problems %s, want %s", got, want)
+	}
 }
 
 // TestEdgePairs checks Crossing, Compatible, Moves and Reads on every pair of
