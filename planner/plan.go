@@ -286,7 +286,16 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			so.Explain = append(so.Explain, i)
 		}
 		if len(unknown) > 0 {
-			return nil, fmt.Errorf("%w: %s", ErrUnknownInvocation, strings.Join(unknown, ", "))
+			// Name what the graph has, so that a typo is plain.
+			const shown = 8
+			ids := make([]string, 0, shown+1)
+			for _, v := range lw.invs[:min(shown, len(lw.invs))] {
+				ids = append(ids, v.ID)
+			}
+			if len(lw.invs) > shown {
+				ids = append(ids, fmt.Sprintf("… (%d in all)", len(lw.invs)))
+			}
+			return nil, fmt.Errorf("%w: %s (it has %s)", ErrUnknownInvocation, strings.Join(unknown, ", "), strings.Join(ids, ", "))
 		}
 		if len(so.Explain) == 0 {
 			so.NoRegrets = true
