@@ -627,8 +627,28 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	s.Measured.Alternatives = append(s.Measured.Alternatives, m.Alternatives...)
 	s.Measured.Conversions = append(s.Measured.Conversions, m.Conversions...)
 	gm, err := Limits{}.build(s, nil)
+	// m's entries are named at m's own paths: $.conversions[i].
+	ours := func(p *jsonv.Problem) (*jsonv.Problem, bool) {
+		q := *p
+		if q.Path.Len() >= 3 {
+			k0, _ := q.Path.At(0)
+			k1, _ := q.Path.At(1)
+			_, i := q.Path.At(2)
+			if n, ok := keep[k1]; ok && k0 == "measured" && i >= n {
+				q.Path = q.Path.Rebase(3, jsonv.Root.Key(k1).Index(i-n))
+				return &q, true
+			}
+		}
+		return &q, false
+	}
+	if err == nil {
+		for i, p := range gm.warnings {
+			gm.warnings[i], _ = ours(p)
+		}
+		return gm, nil
+	}
 	var ps jsonv.Problems
-	if err == nil || !errors.As(err, &ps) {
+	if !errors.As(err, &ps) {
 		return gm, err
 	}
 	// The graph was valid with its own entries: what is wrong is m's. Its
@@ -636,18 +656,8 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	// load, are left out.
 	out := make(jsonv.Problems, 0, len(ps))
 	for _, p := range ps {
-		q := *p
-		ours := false
-		if q.Path.Len() >= 3 {
-			k0, _ := q.Path.At(0)
-			k1, _ := q.Path.At(1)
-			_, i := q.Path.At(2)
-			if n, ok := keep[k1]; ok && k0 == "measured" && i >= n {
-				q.Path, ours = q.Path.Rebase(3, jsonv.Root.Key(k1).Index(i-n)), true
-			}
-		}
-		if ours || !q.Warning {
-			out = append(out, &q)
+		if q, mine := ours(p); mine || !q.Warning {
+			out = append(out, q)
 		}
 	}
 	return nil, out

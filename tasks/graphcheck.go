@@ -503,7 +503,44 @@ func (v *validator) measured() {
 			v.d.Report(p, jsonv.DuplicateName, "conversion %s → %s measured twice", m.Source, m.Target)
 		}
 		g.measured.Conversions[k] = m.NS
+		if err == nil && v.knownRealization(m.Source) && v.knownRealization(m.Target) && !v.edgePairs()[k] {
+			how := "no renaming"
+			if k.Rename != "" {
+				how = "the renaming " + k.Rename
+			}
+			v.d.Warn(p, CodeUnusedMeasured, "no edge joins a producer realized as %s to a consumer realized as %s with %s: the measurement is never used", m.Source, m.Target, how)
+		}
 	}
+}
+
+// edgePairs is the set of (producer realization, consumer realization,
+// renaming) of the graph's edges over their candidates: the keys a measured
+// conversion may have to be used. Made once, when first asked.
+func (v *validator) edgePairs() map[ConversionKey]bool {
+	if v.pairs != nil {
+		return v.pairs
+	}
+	v.pairs = map[ConversionKey]bool{}
+	for _, e := range v.g.edges {
+		rename := distribution.Rename(e.Rename).String()
+		var srcs, dsts []string
+		for _, a := range e.From.Invocation.Candidates {
+			if n := e.SourceBinding(a).Name; n != "" && !slices.Contains(srcs, n) {
+				srcs = append(srcs, n)
+			}
+		}
+		for _, b := range e.To.Invocation.Candidates {
+			if n := e.TargetBinding(b).Name; n != "" && !slices.Contains(dsts, n) {
+				dsts = append(dsts, n)
+			}
+		}
+		for _, s := range srcs {
+			for _, d := range dsts {
+				v.pairs[ConversionKey{s, d, rename}] = true
+			}
+		}
+	}
+	return v.pairs
 }
 
 func (v *validator) knownRealization(name string) bool {

@@ -357,3 +357,39 @@ func problemKeys(t *testing.T, err error) string {
 	}
 	return strings.Join(keys, ",")
 }
+
+// TestUnusedMeasuredConversion checks that a measured conversion no edge can
+// use (a renaming the edges do not have, a pair no edge's realizations
+// form) is a warning, at the graph's path or, from a costs file, at the
+// file's; one an edge uses is not.
+func TestUnusedMeasuredConversion(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/fanout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := g.Warnings(); len(w) != 0 {
+		t.Fatalf("fanout.json warns: %v", w)
+	}
+	gm, err := g.LoadMeasured([]byte(`{"version": 1, "conversions": [
+		{"source": "row_blocked_f16", "target": "mma.m16n8k16.a.f16", "ns": 2},
+		{"source": "row_blocked_f16", "target": "mma.m16n8k16.a.f16", "rename": "n=k", "ns": 100},
+		{"source": "mma.m16n8k16.c.f32", "target": "mma.m16n8k16.a.f16", "ns": 1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range gm.Warnings() {
+		got = append(got, p.Path.String()+" "+string(p.Code)+": "+p.Msg)
+	}
+	want := []string{
+		"$.conversions[1] unused_measurement: no edge joins a producer realized as row_blocked_f16 to a consumer realized as mma.m16n8k16.a.f16 with the renaming n=k: the measurement is never used",
+		"$.conversions[2] unused_measurement: no edge joins a producer realized as mma.m16n8k16.c.f32 to a consumer realized as mma.m16n8k16.a.f16 with no renaming: the measurement is never used",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

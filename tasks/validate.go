@@ -37,6 +37,7 @@ const (
 	CodeKernel          jsonv.Code = "kernel"               // a fused group crossed by a must_cross edge
 	CodeResources       jsonv.Code = "resources"            // a realization that needs more than its alternative's block
 	CodeBudget          jsonv.Code = "budget"               // warning: a fused group's budget that no choice of alternatives fits
+	CodeUnusedMeasured  jsonv.Code = "unused_measurement"   // warning: a measured conversion no edge's pair of realizations is
 )
 
 // The default limits on a graph, so that hostile input fails with a clear
@@ -101,6 +102,9 @@ type validator struct {
 	layout   map[string]*storage.Layout
 	// loops are the ports naming each loop, by path, in the order seen.
 	loops map[string][]jsonv.Path
+	// pairs are the edges' realization pairs (edgePairs), made when a
+	// measured conversion first asks.
+	pairs map[ConversionKey]bool
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

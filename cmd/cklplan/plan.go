@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cklplan/cklplan/costmodel"
+	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/planner"
 	"github.com/cklplan/cklplan/tasks"
 )
@@ -201,7 +202,11 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	// them: a plan of a graph missing an edge is no surprise later.
 	if env.stderr != nil {
 		for _, p := range g.Warnings() {
-			fmt.Fprintf(env.stderr, "cklplan plan: %s: %s\n", q.file, problemLine(p))
+			file := q.file
+			if k := firstKey(p.Path); q.costs != "" && (k == "conversions" || k == "alternatives") {
+				file = q.costs // a warning of the costs file, at its path
+			}
+			fmt.Fprintf(env.stderr, "cklplan plan: %s: %s\n", file, problemLine(p))
 		}
 	}
 	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap},
@@ -331,4 +336,13 @@ func gapText(gap float64) string {
 		return "0%"
 	}
 	return strconv.FormatFloat(100*gap, 'g', 3, 64) + "%"
+}
+
+// firstKey is the object key of p's first step, "" for none.
+func firstKey(p jsonv.Path) string {
+	if p.Len() == 0 {
+		return ""
+	}
+	k, _ := p.At(0)
+	return k
 }
