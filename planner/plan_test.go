@@ -1617,3 +1617,22 @@ func TestGlobalLayoutsRelayAndShare(t *testing.T) {
 		})
 	}
 }
+
+// A graph's name that holds a newline or a tab is quoted in the report's
+// title: it cannot start a line of its own.
+func TestTitleQuotesWhatDoesNotPrint(t *testing.T) {
+	for name, want := range map[string]string{
+		"attention block": "plan of attention block on h200\n",
+		"two\nlines":      "plan of \"two\\nlines\" on h200\n",
+		"tab\there":       "plan of \"tab\\there\" on h200\n",
+		"Ünïcode · names": "plan of Ünïcode · names on h200\n",
+	} {
+		var b bytes.Buffer
+		if err := (&Result{Graph: name, Target: "h200", Status: "optimal"}).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(b.String(), "\n\n"); first+"\n" != want {
+			t.Errorf("%q: title %q, want %q", name, first, want)
+		}
+	}
+}

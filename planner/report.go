@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -20,12 +21,22 @@ import (
 // (docs/plan-format.md), DOT for pictures. Each only prints what Plan
 // computed.
 
+// printable is s, or s quoted where it holds a character that does not
+// print (a newline in a graph's name would start a line of its own in the
+// report).
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 // WriteText writes the human-readable report: the summary, then every
 // invocation with its choice and each rejected alternative's regret and
 // reason, then every boundary's conversion, then the budgets.
 func (r *Result) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "plan of %s on %s\n\n", r.Graph, r.Target)
+	fmt.Fprintf(bw, "plan of %s on %s\n\n", printable(r.Graph), printable(r.Target))
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	status := r.Status
 	switch {
