@@ -1003,16 +1003,16 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 		}
 		pi.total = pi.perTile * moves / lw.sms
 		return pi
-	case src.layout != nil && dst.layout != nil && src.layout.Equal(*dst.layout):
+	case src.layout != nil && dst.layout != nil && sameAddresses(src.layout, dst.layout, dst.rename):
 		return &pairInfo{crossing: tasks.InKernel, origin: costmodel.Formula, detail: "the same storage layout"}
 	case src.noSmem:
 		return &pairInfo{total: math.Inf(1), why: "the tile would pass through shared memory"}
 	case src.dist != nil && dst.layout != nil:
-		pi := lw.sharedAccess(src.dist, dst.layout, storage.Store)
+		pi := lw.sharedAccess(src.dist, dst.layout, storage.Store, dst.rename)
 		pi.total = pi.perTile * float64(src.moves) / lw.sms
 		return pi
 	case src.layout != nil && dst.dist != nil:
-		pi := lw.sharedAccess(dst.dist, src.layout, storage.Load)
+		pi := lw.sharedAccess(dst.dist, src.layout, storage.Load, dst.rename)
 		pi.total = pi.perTile * float64(src.moves) / lw.sms
 		return pi
 	}
@@ -1043,7 +1043,7 @@ func (lw *lowering) roundTrip(src, dst *endpoint) *pairInfo {
 	if !dst.inGlobal() {
 		loads = float64(dst.tile) * float64(dst.elem.Bits()) / 8 * float64(dst.moves)
 	}
-	relaid := src.inGlobal() && dst.inGlobal() && !src.layout.Equal(*dst.layout)
+	relaid := src.inGlobal() && dst.inGlobal() && !sameAddresses(src.layout, dst.layout, dst.rename)
 	copyNS, copyText := 0.0, ""
 	if relaid {
 		copied = tileBytes * float64(src.moves)
@@ -1051,7 +1051,11 @@ func (lw *lowering) roundTrip(src, dst *endpoint) *pairInfo {
 		if bw > 0 {
 			copyNS += 2 * copied / bw
 		}
-		copyText = fmt.Sprintf("; a copy kernel relays %s into %s: %.4g ns + %.0f bytes loaded and stored", src.name, dst.name, launch, copied)
+		into := dst.name
+		if rn := dst.rename.String(); rn != "" {
+			into += " (renamed " + rn + ")"
+		}
+		copyText = fmt.Sprintf("; a copy kernel relays %s into %s: %.4g ns + %.0f bytes loaded and stored", src.name, into, launch, copied)
 	}
 	if dst.paidOn != "" {
 		// The store and the boundary are the port's, paid once.

@@ -16,9 +16,11 @@ import (
 // hold, as wide as the values run contiguously along the tile's fastest axis
 // (up to 16 bytes), then one barrier publishes the tile. Wavefronts come from
 // storage's bank model of l, so a layout that conflicts with the
-// distribution's access costs what it costs.
-func (lw *lowering) sharedAccess(d *distribution.Distribution, l *storage.Layout, op storage.Op) *pairInfo {
-	mv, err := sharedMovement(d, l, op)
+// distribution's access costs what it costs. The edge's renaming r relates
+// the producer's tile axes to the consumer's: d's to l's on a store, l's to
+// d's on a load; the axes correspond by name, in any order.
+func (lw *lowering) sharedAccess(d *distribution.Distribution, l *storage.Layout, op storage.Op, r distribution.Rename) *pairInfo {
+	mv, err := sharedMovement(d, l, op, r)
 	if err != nil {
 		return &pairInfo{total: math.Inf(1), why: fmt.Sprintf("%s in shared layout %s: %v", d.Name(), l, err)}
 	}
@@ -34,18 +36,30 @@ func (lw *lowering) sharedAccess(d *distribution.Distribution, l *storage.Layout
 
 // sharedMovement counts the accesses and wavefronts of block 0, at the
 // widest vector every lane's values run along, or one value at a time where
-// the layout does not keep such runs contiguous.
-func sharedMovement(d *distribution.Distribution, l *storage.Layout, op storage.Op) (costmodel.Movement, error) {
+// the layout does not keep such runs contiguous. Each element goes to
+// the layout's point of its tile point, the axes matched by name under the
+// renaming r (see sharedAccess).
+func sharedMovement(d *distribution.Distribution, l *storage.Layout, op storage.Op, r distribution.Rename) (costmodel.Movement, error) {
 	if l.Memory() != storage.Shared {
 		return costmodel.Movement{}, fmt.Errorf("not a shared-memory layout")
 	}
-	if len(l.Tile().Leaves()) != len(d.Tile()) {
-		return costmodel.Movement{}, fmt.Errorf("the layout's tile %v and the distribution's differ", l.Tile())
+	var names []string
+	for _, a := range d.Tile() {
+		names = append(names, a.Name)
+	}
+	name := consumerName(r)
+	if op == storage.Load {
+		lnames, _ := layoutAxes(l)
+		name = producerName(r, lnames)
+	}
+	tm, err := newTileMap(names, d.TileSizes(), name, l)
+	if err != nil {
+		return costmodel.Movement{}, fmt.Errorf("the layout's tile %v and the distribution's differ: %v", l.Tile(), err)
 	}
 	vector := widestVector(d)
-	mv, err := sharedAccesses(d, l, op, vector)
+	mv, err := sharedAccesses(d, l, tm, op, vector)
 	if err != nil && vector > 1 {
-		return sharedAccesses(d, l, op, 1)
+		return sharedAccesses(d, l, tm, op, 1)
 	}
 	return mv, err
 }
@@ -79,9 +93,15 @@ func widestVector(d *distribution.Distribution) int {
 
 // sharedAccesses counts block 0's warp accesses of the given vector width
 // and their wavefronts under l's bank model.
-func sharedAccesses(d *distribution.Distribution, l *storage.Layout, op storage.Op, vector int) (costmodel.Movement, error) {
+func sharedAccesses(d *distribution.Distribution, l *storage.Layout, tm *tileMap, op storage.Op, vector int) (costmodel.Movement, error) {
 	mv := costmodel.Movement{Mechanism: "shared_memory", Barriers: 1, Bytes: d.NumElements() * d.Element().Bits() / 8}
 	values, table, sizes := d.NumValues(), d.Table(), d.TileSizes()
+	// The values of a vector run along the distribution's fastest axis,
+	// which must be one leaf of the layout's tile.
+	axis := tm.leaf(len(sizes) - 1)
+	if vector > 1 && axis == "" {
+		return mv, fmt.Errorf("the distribution's fastest axis is a group of the layout's tile %v", l.Tile())
+	}
 	// warps[w] lists block 0's executors of warp w by lane.
 	warps := map[int][]int{}
 	for e := range d.NumExecutors() {
@@ -119,7 +139,7 @@ func sharedAccesses(d *distribution.Distribution, l *storage.Layout, op storage.
 			return mv, fmt.Errorf("%d lanes per warp", len(warps[w]))
 		}
 		for base := 0; base < values; base += vector {
-			a := storage.Access{Lanes: make([][]int, len(warps[w])), Vector: vector, Op: op}
+			a := storage.Access{Lanes: make([][]int, len(warps[w])), Vector: vector, Axis: axis, Op: op}
 			active := false
 			for lane, e := range warps[w] {
 				if e < 0 {
@@ -128,7 +148,8 @@ func sharedAccesses(d *distribution.Distribution, l *storage.Layout, op storage.
 				if storer != nil && !storesAny(storer, table, e*values+base, vector) {
 					continue // other copies store these values
 				}
-				a.Lanes[lane] = unflattenTile(table[e*values+base], sizes)
+				a.Lanes[lane] = make([]int, len(tm.leafSizes))
+				tm.leaves(unflattenTile(table[e*values+base], sizes), a.Lanes[lane])
 				active = true
 			}
 			if !active {

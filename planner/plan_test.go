@@ -1636,3 +1636,74 @@ func TestTitleQuotesWhatDoesNotPrint(t *testing.T) {
 		}
 	}
 }
+
+// Two layouts meet where they hold every element at the same address: the
+// producer's element at (m, n) is the consumer's at its axes renamed. A
+// consumer that reads the producer's global layout under a renaming that
+// transposes the tile needs the tile relaid by a copy kernel, though both
+// layouts are written alike; one whose layout only names the axes
+// otherwise (or lists them in another order) reads the producer's own
+// addresses and pays the boundary alone. Likewise in one kernel, a shared
+// layout is the same storage only where the addresses agree.
+func TestLayoutsMeetByAddress(t *testing.T) {
+	const rows = "logical(m:16, n:16) -> physical(addr:256) = (m * 16 + n)"
+	for _, tc := range []struct {
+		name     string
+		consumer string // the consumer's layout, over its tile (m:16, n:16) or (p:16, q:16)
+		tile     string
+		rename   [][2]string
+		relaid   bool
+	}{
+		{"the same layout", "global f16 elements align 16: " + rows, "(m:16, n:16)", nil, false},
+		{"transposed by the renaming", "global f16 elements align 16: " + rows, "(m:16, n:16)", [][2]string{{"m", "n"}, {"n", "m"}}, true},
+		{"axes renamed", "global f16 elements align 16: logical(p:16, q:16) -> physical(addr:256) = (p * 16 + q)", "(p:16, q:16)", [][2]string{{"m", "p"}, {"n", "q"}}, false},
+		{"axes listed in another order", "global f16 elements align 16: logical(n:16, m:16) -> physical(addr:256) = (m * 16 + n)", "(m:16, n:16)", nil, false},
+		{"column-major", "global f16 elements align 16: logical(m:16, n:16) -> physical(addr:256) = (n * 16 + m)", "(m:16, n:16)", nil, true},
+		{"column-major transposed by the renaming", "global f16 elements align 16: logical(m:16, n:16) -> physical(addr:256) = (n * 16 + m)", "(m:16, n:16)", [][2]string{{"m", "n"}, {"n", "m"}}, false},
+	} {
+		for _, mem := range []string{"global", "shared"} {
+			t.Run(tc.name+", "+mem, func(t *testing.T) {
+				b := tasks.NewBuilder("layouts", "h200").Size("M", 4096).
+					Space("out_tile", "(m:16, n:16)").Space("in_tile", tc.tile).
+					Layout("P", mem+" f16 elements align 16: "+rows).
+					Layout("C", strings.Replace(tc.consumer, "global", mem, 1))
+				b.Task("p").Out("y", "out_tile", storage.F16).Alternative("only").Layout("y", "P").CostNS(1).Multiplicity("M")
+				b.Task("c").In("x", "in_tile", storage.F16).Alternative("only").Layout("x", "C").CostNS(1).Multiplicity("M")
+				b.Invoke("p", "p")
+				b.Invoke("c", "c")
+				e := b.Edge("p.y", "c.x")
+				for _, r := range tc.rename {
+					e.Rename(r[0], r[1])
+				}
+				g, err := b.Build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := Plan(context.Background(), g, PlanOptions{})
+				if mem == "shared" {
+					// Two shared layouts meet only where they are one.
+					switch {
+					case tc.relaid && err == nil:
+						t.Fatalf("planned %s: %s", r.Boundaries[0].Class, r.Boundaries[0].Detail)
+					case !tc.relaid && err != nil:
+						t.Fatal(err)
+					case !tc.relaid && r.Boundaries[0].CostNS != 0:
+						t.Errorf("%v ns (%s), want the same storage", r.Boundaries[0].CostNS, r.Boundaries[0].Detail)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				launch, bw := g.Target().Model.Get("launch_overhead_ns"), g.Target().Model.Get("hbm_gb_per_s")
+				want := launch
+				if tc.relaid {
+					want += launch + 2*16*16*2*4096/bw
+				}
+				if got := r.Boundaries[0]; math.Abs(got.CostNS-want) > 1e-9*want {
+					t.Errorf("%v ns (%s), want %v", got.CostNS, got.Detail, want)
+				}
+			})
+		}
+	}
+}
