@@ -89,7 +89,11 @@
 //
 // The class is the lowest level crossed. Replay executes a witness bit by
 // bit from the source's ownership, using only its schedule, and checks that
-// every destination slot holds exactly its element; the tests replay every
-// mechanism of every pair of a corpus, and check that broken witnesses
-// fail.
+// every destination slot holds exactly its element; it also checks what the
+// cost reads beside the bits: a register op counted as a free rename is one
+// whole register in place, every memory access reaches its level's memory
+// (the block's own shared memory, its cluster's, global memory), no two
+// stores write one bit, and a barrier (or a kernel boundary) separates the
+// stores from the loads. The tests replay every mechanism of every pair of
+// a corpus, and check that broken witnesses fail.
 package conversion

@@ -106,21 +106,47 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 		if mp == nil {
 			continue
 		}
+		// Each memory is the level's: a block's own shared memory, one of
+		// its cluster's, or global memory; the loads wait for a barrier
+		// (or a kernel boundary) after the stores.
+		reach := func(t Thread, memory int) bool {
+			switch mp {
+			case w.Shared:
+				return memory == t.Block
+			case w.Cluster:
+				return memory >= 0 && p.sameCluster(memory, t.Block)
+			}
+			return memory == -1
+		}
+		if len(mp.Loads) > 0 && mp.Barriers+mp.ClusterBarriers+mp.Launches == 0 {
+			fail("%s: the loads follow the stores with no barrier", w.Mechanism)
+		}
 		mb := fb
 		mem := map[int]map[int64]cell{}
 		for _, a := range mp.Stores {
 			for _, la := range a.Lanes {
-				s := files[Thread{a.Block, a.Warp, la.Lane}]
+				t := Thread{a.Block, a.Warp, la.Lane}
+				if !reach(t, la.Memory) {
+					fail("%+v stores into the memory of block %d", t, la.Memory)
+				}
+				s := files[t]
 				if mem[la.Memory] == nil {
 					mem[la.Memory] = map[int64]cell{}
 				}
 				for b, c := range read(s, la.Slot*mb, a.Vector*mb) {
-					mem[la.Memory][la.Bit+int64(b)] = c
+					at := la.Bit + int64(b)
+					if _, twice := mem[la.Memory][at]; twice {
+						fail("%+v stores bit %d of memory %d, which another store writes", t, at, la.Memory)
+					}
+					mem[la.Memory][at] = c
 				}
 			}
 		}
 		for _, a := range mp.Loads {
 			for _, la := range a.Lanes {
+				if t := (Thread{a.Block, a.Warp, la.Lane}); !reach(t, la.Memory) {
+					fail("%+v loads from the memory of block %d", t, la.Memory)
+				}
 				n := a.Vector * mb
 				t := make([]cell, max(n, 32))
 				for b := range n {
@@ -146,6 +172,9 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 	if rp := w.Registers; rp != nil {
 		for _, op := range rp.Ops {
 			o := out[op.Thread]
+			if op.Kind == "rename" && !isRename(op.Pieces, rp.FromBits, rp.ToBits) {
+				fail("%+v register %d: a rename (no instruction) that moves bits or gathers registers", op.Thread, op.Reg)
+			}
 			for _, pc := range op.Pieces {
 				var from []cell
 				if pc.Round < 0 {
@@ -202,3 +231,15 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 // regBits is the size in bits of a register file of n values of b bits,
 // rounded up to whole registers.
 func regBits(n, b int) int { return (n*b + 31) / 32 * 32 }
+
+// isRename reports whether pieces are one whole register taken as it is:
+// every piece from one register (of the thread's own, or of one round), at
+// the bits it holds there, filling the destination register.
+func isRename(pieces []Piece, fromBits, toBits int) bool {
+	for _, pc := range pieces {
+		if pc.Round != pieces[0].Round || pc.Reg != pieces[0].Reg || pc.Bit != pc.ToBit%32 {
+			return false
+		}
+	}
+	return len(pieces) > 0 && (toBits >= 32 || len(pieces)*fromBits == 32)
+}

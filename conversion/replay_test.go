@@ -138,6 +138,43 @@ func TestReplayCatchesMistakes(t *testing.T) {
 			w.Routes[5].Src.Lane ^= 1
 			return true
 		}},
+		// Broken in what the cost reads, not in the bits the destination
+		// ends with: a prmt passed off as a free rename, the barrier
+		// between the stores and the loads left out, a store written twice
+		// (a race: the bits are right only in replay's order), a block
+		// reaching another block's shared memory.
+		{"a prmt passed off as a rename", pairOfHalves(t, false), pairOfHalves(t, true), Options{}, RegisterPermute, func(w *Witness) bool {
+			for i, op := range w.Registers.Ops {
+				if op.Kind == "prmt" {
+					w.Registers.Ops[i].Kind = "rename"
+					return true
+				}
+			}
+			return false
+		}},
+		{"no barrier", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			w.Shared.Barriers = 0
+			return true
+		}},
+		{"a store written twice", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			w.Shared.Stores = append(w.Shared.Stores, w.Shared.Stores[0])
+			return true
+		}},
+		{"another block's shared memory", blockRows(t, false, 2), blockRows(t, true, 2), Options{}, GlobalMemory, func(w *Witness) bool {
+			w.Shared, w.Global = w.Global, nil
+			w.Mechanism = Mechanism{Via: SharedMemory}
+			for i := range w.Shared.Loads {
+				for j := range w.Shared.Loads[i].Lanes {
+					w.Shared.Loads[i].Lanes[j].Memory = 0
+				}
+			}
+			for i := range w.Shared.Stores {
+				for j := range w.Shared.Stores[i].Lanes {
+					w.Shared.Stores[i].Lanes[j].Memory = 0
+				}
+			}
+			return true
+		}},
 	}
 	for _, tc := range cases {
 		p, err := newProblem(tc.src, tc.dst, tc.opts)
@@ -173,4 +210,23 @@ func corpusPair(t testing.TB, from, to renamed) (src, dst *distribution.Distribu
 		t.Fatal(err)
 	}
 	return src, dst
+}
+
+// pairOfHalves is a tile (l:32, x:2) of f16, lane l holding row l in one
+// register: x in order, or swapped (the halves exchanged, one prmt).
+func pairOfHalves(t testing.TB, swapped bool) *distribution.Distribution {
+	t.Helper()
+	own := "v"
+	if swapped {
+		own = "1 - v"
+	}
+	d, err := distribution.New(distribution.Spec{Name: "halves", Element: storage.F16,
+		Executors: []distribution.ExecutorAxis{{Name: "lane", Size: 32, Level: distribution.LevelLane}},
+		Locals:    []distribution.Axis{{Name: "v", Size: 2}},
+		Tile:      []distribution.Axis{{Name: "l", Size: 32}, {Name: "x", Size: 2}},
+		Ownership: []string{"lane", own}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
