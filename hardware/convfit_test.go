@@ -82,6 +82,9 @@ func TestH200IsTheFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if fitted, err = WithKernelBoundary(fitted); err != nil {
+		t.Fatal(err)
+	}
 	fitted.Description = builtin.Description
 	got, err := renderTarget(fitted)
 	if err != nil {
