@@ -49,4 +49,10 @@
 // ratios of model to measurement, ConvHeldOut's cases left out to test it;
 // the built-in h200 target is that fit (go test ./hardware -update rewrites
 // it).
+//
+// The kernel boundary is timed by boundary/boundary.cu (hand-written: K
+// dependent kernels against one kernel of the same work, from a stream and
+// from a CUDA graph; run.sh builds and runs it). BoundaryRecord reads its
+// record, KernelBoundaryNS takes the figure from it, and WithKernelBoundary
+// sets the h200 target's launch_overhead_ns to it beside the fit.
 package hardware
