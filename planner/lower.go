@@ -172,6 +172,9 @@ type endpoint struct {
 	// Target side only:
 	rename    distribution.Rename
 	mustCross bool
+	// inGroup says both ends are in one declared group: the conversion
+	// stays inside that kernel, even one that needs a kernel boundary.
+	inGroup bool
 	// paidOn names the edge of the same producer port that pays the
 	// store and the kernel boundary this edge's round trip shares: the
 	// port's first edge that must cross (every one of them always does).
@@ -213,6 +216,9 @@ func (e *endpoint) targetKey(consumer string) string {
 	}
 	if e.paidOn != "" {
 		k += "|paid-on=" + e.paidOn
+	}
+	if e.inGroup {
+		k += "|in-group"
 	}
 	return k
 }
@@ -330,6 +336,7 @@ type targetOf struct {
 	port      *tasks.Port
 	rename    string
 	mustCross bool
+	inGroup   bool
 }
 
 // pairsOf is a group's label sets: the source's id and up to maxPairsOf
@@ -349,6 +356,7 @@ type keyOf struct {
 	target    bool
 	rename    string
 	mustCross bool
+	inGroup   bool
 	consumer  string
 	paidOn    string
 }
@@ -705,12 +713,14 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 			}
 		}
 	}
+	k := lw.kernelOf[edge.From.Invocation.Index]
+	inGroup := !mustCross && k != nil && k == lw.kernelOf[w.Index]
 	cl := lw.classes[ci]
 	own := mustCross // labels that name the consumer are its own
 	for _, c := range cl.cands {
 		own = own || c != nil && c.Alternative.Bindings[port.Index].InMemory()
 	}
-	to := targetOf{ci, port, renameKey, mustCross}
+	to := targetOf{ci, port, renameKey, mustCross, inGroup}
 	if !own {
 		if ls, ok := lw.targets[to]; ok {
 			return ls
@@ -724,14 +734,14 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 			continue
 		}
 		b := &c.Alternative.Bindings[port.Index]
-		ko := keyOf{binding: b, moves: c.PortMultiplicity[port.Index], target: true, rename: renameKey, mustCross: mustCross, paidOn: paidOn}
+		ko := keyOf{binding: b, moves: c.PortMultiplicity[port.Index], target: true, rename: renameKey, mustCross: mustCross, inGroup: inGroup, paidOn: paidOn}
 		if mustCross || b.InMemory() {
 			ko.consumer = w.ID
 		}
 		k, ok := lw.keys[ko]
 		if !ok {
 			e := lw.endpoint(c, port, false)
-			e.rename, e.mustCross, e.paidOn = rename, mustCross, paidOn
+			e.rename, e.mustCross, e.inGroup, e.paidOn = rename, mustCross, inGroup, paidOn
 			k = e.targetKey(w.ID)
 			lw.keys[ko] = k
 			lw.endpoints[k] = e
@@ -1002,6 +1012,16 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 			pi.detail = fmt.Sprintf("measured %.4g ns per tile and SM (the model's %s: %.4g ns)", ns, res.Mechanism, res.Cost.NS)
 		}
 		pi.total = pi.perTile * moves / lw.sms
+		if w := res.Witness; w != nil && w.Global != nil && w.Global.Launches > 0 && !dst.inGroup {
+			// Data crossing blocks outside a cluster needs a kernel
+			// boundary inside the kernel for every wave of tiles; where
+			// no group holds both ends, the kernel may be split here
+			// once instead.
+			if rt := lw.roundTrip(src, dst); rt.total < pi.total {
+				rt.detail = fmt.Sprintf("the kernel is split here: %s (converted inside it, with a kernel boundary for each wave of tiles: %s)", rt.detail, fmtNS(pi.total))
+				return rt
+			}
+		}
 		return pi
 	case src.layout != nil && dst.layout != nil && sameAddresses(src.layout, dst.layout, dst.rename):
 		return &pairInfo{crossing: tasks.InKernel, origin: costmodel.Formula, detail: "the same storage layout"}

@@ -1707,3 +1707,57 @@ func TestLayoutsMeetByAddress(t *testing.T) {
 		}
 	}
 }
+
+// A conversion whose data crosses blocks outside a cluster needs a kernel
+// boundary inside the kernel for every wave of tiles (4,096 tiles over 132
+// SMs: 31 of them). Where no group holds both ends, the plan splits the
+// kernel there once instead: one boundary, the tile stored and loaded. Two
+// ends fused in one group stay in their kernel and pay every wave's.
+func TestCrossBlockConversionSplitsTheKernel(t *testing.T) {
+	const graph = `{
+  "version": 1, "name": "cross-block", "target": "h200", "sizes": {"M": 4096},
+  "spaces": {"t": "(b:2, x:32)"},
+  "distributions": {
+    "rows": {"name": "rows", "executors": [{"name": "block", "size": 2, "level": "block"}, {"name": "lane", "size": 32, "level": "lane"}],
+             "tile": [{"name": "b", "size": 2}, {"name": "x", "size": 32}], "ownership": {"b": "block", "x": "lane"}},
+    "swapped": {"name": "swapped", "executors": [{"name": "block", "size": 2, "level": "block"}, {"name": "lane", "size": 32, "level": "lane"}],
+             "tile": [{"name": "b", "size": 2}, {"name": "x", "size": 32}], "ownership": {"b": "1 - block", "x": "lane"}}
+  },
+  "tasks": {
+    "p": {"ports": {"y": {"direction": "out", "tile": "t", "element": "f32"}},
+          "alternatives": [{"id": "only", "ports": {"y": "rows"}, "cost": {"ns": 1}, "multiplicity": "M"}]},
+    "c": {"ports": {"x": {"direction": "in", "tile": "t", "element": "f32"}},
+          "alternatives": [{"id": "only", "ports": {"x": "swapped"}, "cost": {"ns": 1}, "multiplicity": "M"}]}
+  },
+  "invocations": [{"id": "p", "task": "p"}, {"id": "c", "task": "c"}],
+  "edges": [{"from": "p.y", "to": "c.x"}]GROUPS
+}`
+	plan := func(groups string) Boundary {
+		g, err := tasks.Load([]byte(strings.Replace(graph, "GROUPS", groups, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Plan(context.Background(), g, PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Boundaries[0]
+	}
+	tm, err := costmodel.BuiltinTarget("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch, bw, sms := tm.Get("launch_overhead_ns"), tm.Get("hbm_gb_per_s"), tm.Get("sm_count")
+	bytes := 2 * 32 * 4 * 4096.0 // the tile, f32, every tile
+	split := plan("")
+	if want := launch + 2*bytes/bw; split.Crossing != "global_round_trip" || math.Abs(split.CostNS-want) > 1e-9*want {
+		t.Errorf("ungrouped: %s %v ns (%s), want a round trip of %v ns", split.Crossing, split.CostNS, split.Detail, want)
+	}
+	if !strings.HasPrefix(split.Detail, "the kernel is split here: kernel boundary ") {
+		t.Errorf("ungrouped: detail %q", split.Detail)
+	}
+	fused := plan(`, "groups": [{"id": "k", "invocations": ["p", "c"], "shared_memory_bytes": 232448}]`)
+	if waves := 4096 / sms; fused.Crossing != "in_kernel" || fused.Class != "global_memory" || fused.CostNS < waves*launch {
+		t.Errorf("in one group: %s %s %v ns (%s), want in the kernel, at least %v boundaries", fused.Crossing, fused.Class, fused.CostNS, fused.Detail, waves)
+	}
+}
