@@ -79,3 +79,51 @@ func ExamplePlan() {
 	//   mma.out -> epilogue.c: identity, 0 ns, formula
 	//       mma.m16n8k16.c.f32 → mma.m16n8k16.c.f32
 }
+
+// A compiler that re-plans after a small change keeps one Cache across its
+// Plan calls: the conversions it classified for the first plan are not
+// classified again. Here the dequantize → mma graph is planned at a decode
+// size and again at a prefill size; the second plan finds every pair of
+// distributions it needs in the cache.
+func ExampleCache() {
+	blocked, err := distribution.NewBlocked(distribution.Blocked{Name: "a_blocked_f16", Axes: []string{"m", "k"},
+		Shape: []int{16, 16}, SizePerThread: []int{1, 8}, ThreadsPerWarp: []int{16, 2},
+		WarpsPerCTA: []int{1, 1}, Order: []int{1, 0}, Element: storage.F16})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	build := func(n int64) (*tasks.Graph, error) {
+		b := tasks.NewBuilder("dequantize-mma", "h200").
+			Size("M", 4096).Size("N", n).Size("K", 16384).
+			Space("a_tile", "(m:16, k:16)").Space("c_tile", "(m:16, n:8)").
+			Distribution("a_blocked_f16", blocked)
+		dq := b.Task("dequantize").Out("a", "a_tile", storage.F16)
+		dq.Alternative("native").Dist("a", "mma.m16n8k16.a.f16", "gemm").CostNS(2.3).Multiplicity("M/16 * K/16 * cdiv(N, 64)")
+		dq.Alternative("blocked").Dist("a", "a_blocked_f16", "gemm").CostNS(2.0).Multiplicity("M/16 * K/16 * cdiv(N, 64)")
+		mma := b.Task("mma").In("lhs", "a_tile", storage.F16)
+		mma.Alternative("mma_sync").Dist("lhs", "mma.m16n8k16.a.f16", "gemm").CostNS(2.7).Multiplicity("M/16 * N/8 * K/16")
+		b.Invoke("dequantize", "dequantize")
+		b.Invoke("mma", "mma")
+		b.Edge("dequantize.a", "mma.lhs")
+		return b.Build()
+	}
+	cache := planner.NewCache()
+	for _, n := range []int64{16, 4096} {
+		g, err := build(n)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		r, err := planner.Plan(context.Background(), g, planner.PlanOptions{Cache: cache})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("N = %d: %s, dequantize %s, %.4g µs; the cache holds %d conversions\n",
+			n, r.Status, r.Choices[0].Alternative, r.ObjectiveNS/1000, cache.Len())
+	}
+	// Output:
+	// N = 16: optimal, dequantize native, 15.29 µs; the cache holds 2 conversions
+	// N = 4096: optimal, dequantize native, 3038 µs; the cache holds 2 conversions
+}
