@@ -353,6 +353,19 @@ func TestMeasuredDequantizePicksTheMeasuredFastest(t *testing.T) {
 					t.Errorf("%s: chose %s, the measured fastest plan has %s", c.Invocation, c.Alternative, want)
 				}
 			}
+			// The load → dequantize conversion at N = 16 was measured as a
+			// whole: the report says so, and that the model's own plan for
+			// it would be another mechanism.
+			if tt.n == "16" {
+				var b bytes.Buffer
+				if err := r.WriteText(&b); err != nil {
+					t.Fatal(err)
+				}
+				want := "  load_w.w -> dequantize.w: warp_shuffle (measured as a whole; the model would move it via shared_memory), 796.8 ns, measured (262144 tiles × "
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("no %q in\n%s", want, b.String())
+				}
+			}
 		})
 	}
 }

@@ -224,7 +224,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			// The measurement is of the pair, whatever moved it; the
 			// mechanism is the model's.
 			b = append(b, bd.Class...)
-			b = append(b, " (the model's mechanism: "...)
+			b = append(b, " (measured as a whole; the model would move it via "...)
 			b = append(b, bd.Mechanism...)
 			b = append(b, ')')
 		case bd.Mechanism != bd.Class:
