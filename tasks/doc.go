@@ -20,11 +20,12 @@
 //     forbids narrow its alternatives to its Candidates, whose
 //     multiplicities are evaluated.
 //   - An Edge carries a producer's output tiles to a consumer's input; its
-//     Rename relates their tile axes; it may be required to cross a kernel
-//     boundary. Crossing, Compatible and Moves state, for a chosen pair,
-//     whether the tile goes through global memory, whether the pair may
-//     realize the edge, and how many tiles move (so how often a conversion
-//     is paid).
+//     Rename relates their tile axes; it must cross a kernel boundary
+//     (MustCross) when declared must_cross or when its ends are fused in
+//     two different groups. Crossing, Compatible and Moves state, for a
+//     chosen pair, whether the tile goes through global memory, whether the
+//     pair may realize the edge, and how many tiles move (so how often a
+//     conversion is paid).
 //   - Groups fuse invocations into one kernel with shared-memory and
 //     register budgets; Measured costs override the cost model.
 //
@@ -59,7 +60,8 @@
 //	  c.PortMultiplicity[i]          tiles crossing port i (evaluated)
 //	  c.Binding(port)                Distribution (typed with the port's element) or Layout, Name, Loop
 //	v.In, v.Out, v.EdgesFrom(p), v.EdgeInto(p)
-//	e.From, e.To                   (invocation, port); e.Rename; e.Kernel
+//	e.From, e.To                   (invocation, port); e.Rename
+//	e.MustCross()                  a kernel boundary is required: declared (e.Kernel) or between groups
 //	e.SourceBinding(a), e.TargetBinding(b)
 //	e.Crossing(a, b)               in_kernel or global_round_trip
 //	e.Compatible(a, b)             whether the pair may realize the edge
@@ -72,7 +74,10 @@
 // conversion inside one kernel paid Moves times (per-tile SM time over
 // sm_count too); a global round trip paid for
 // the producer's stores (Moves), the consumer's loads (Reads) and one kernel
-// boundary.
+// boundary, with a copy kernel (one more boundary, the bytes both ways)
+// where the producer writes one global layout and the consumer reads
+// another. The planner shares stores and boundaries among a port's edges
+// (docs/plan-format.md, "Costs").
 //
 // The graph algorithms (topological order, strongly connected components
 // for cycles, weakly connected components) are gonum's graph/topo.
