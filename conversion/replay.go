@@ -20,7 +20,12 @@ type cell struct {
 // accesses at their addresses), and checks that every destination register
 // slot ends up holding exactly the element the destination's ownership
 // gives it, in all its bits. It also checks every route against both
-// distributions. The error lists the first few places that differ.
+// distributions, and what the cost reads beside the bits: a register op
+// counted as a free rename is one whole register in place, every memory
+// access reaches its level's memory (the block's own shared memory, its
+// cluster's, global memory), no two stores write one bit, and a barrier
+// (or a kernel boundary) separates the stores from the loads. The error
+// lists the first few places that differ.
 func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error {
 	p, err := newProblem(src, dst, opts)
 	if err != nil {
