@@ -43,7 +43,7 @@
 //
 // Executions. Target.Execution costs an alternative's Work: declared in
 // nanoseconds, or by a roofline max(flops / peak, bytes / bandwidth) with
-// the peak of its instruction kind (tensor_f16, fma_f32).
+// the peak of its instruction kind (tensor_f16, mma_sync_f16, fma_f32).
 //
 // Measurements. DecodeMeasurements reads a table of measured conversion
 // costs, per (source fingerprint, destination fingerprint, renaming) pair
