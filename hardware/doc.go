@@ -1,5 +1,8 @@
-// Package hardware generates the CUDA program that checks cklplan's
-// instruction distributions on a real GPU (docs/hardware.md).
+// Package hardware holds cklplan's checks and measurements on a real GPU
+// (docs/hardware.md): the CUDA program that checks the instruction
+// distributions, the dequantize → mma plans as real kernels, conversions
+// lowered from their witnesses, checked and timed (the h200 target's
+// conversion figures are fitted to them), and the kernel boundary.
 //
 // Generate writes one self-contained .cu file whose per-lane index tables
 // come from package distribution: entry [executor*values + value] of a table
@@ -54,5 +57,7 @@
 // dependent kernels against one kernel of the same work, from a stream and
 // from a CUDA graph; run.sh builds and runs it). BoundaryRecord reads its
 // record, KernelBoundaryNS takes the figure from it, and WithKernelBoundary
-// sets the h200 target's launch_overhead_ns to it beside the fit.
+// sets the h200 target's launch_overhead_ns to it beside the fit (sm90, the
+// H100, whose launch path and SMs the H200 shares, takes the same figure;
+// sm80 keeps an assumed one).
 package hardware
