@@ -117,7 +117,11 @@
 //     the other processor, when the core's queries are known to be that
 //     many), in passes over every query (each query's first region, then
 //     its second, then the rest: the cheap certificates first, should a
-//     time limit strike); only the rest are re-solved. Before both, a
+//     time limit strike); only the rest are re-solved. certelim.go takes a
+//     region's bound over integral choices by bucket elimination, its
+//     argmin the plan, where no budget touches the region and its buckets
+//     are small; elsewhere the bound is a small LP over the region's
+//     columns. Before certificates and re-solves, a
 //     problem without budgets gives every query a plan that answers it (its
 //     nodes re-chosen exactly, the rest of the optimum kept; improve.go's
 //     windows): the upper end of the interval a time limit leaves, and
