@@ -29,10 +29,20 @@ import (
 //     loop with every SM busy, so the total divides by the SM count.
 //   - A conversion inside a kernel costs its cost_ns (per tile and SM) ×
 //     the tiles that move (the producer port's multiplicity) / the SM count.
+//     A conversion whose data crosses blocks outside a cluster pays a
+//     kernel boundary per wave of tiles inside the kernel; where no group
+//     holds both ends, the kernel is split at the edge instead when that
+//     costs less (a round trip, below).
 //   - A global round trip costs one kernel boundary plus the bytes the
 //     producer stores and the consumer loads, at the target's HBM bandwidth;
 //     the bytes a side moves in its own alternative (a binding that already
-//     holds the tile in global memory) are in that alternative's cost.
+//     holds the tile in global memory) are in that alternative's cost. A
+//     producer writing one global layout and a consumer reading another
+//     (compared by address under the edge's renaming, tilemap.go) pay a
+//     copy kernel: one more boundary, the bytes loaded and stored. The
+//     edges of a port that must cross share the store and the boundary,
+//     paid on the first; consumers reading one global layout share the
+//     store into it.
 
 // A Cache keeps classifications and costs of conversions across Plan calls,
 // for a compiler that re-plans after small changes. An entry is keyed by
