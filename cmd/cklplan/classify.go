@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
@@ -56,9 +55,11 @@ type classifyRequest struct {
 	target         string
 	measured       string
 	kernelBoundary bool
+	in             *input
 }
 
 func (q *classifyRequest) setOperands(args []string, in *input) error {
+	q.in = in
 	if len(args) != 2 {
 		return nil
 	}
@@ -77,12 +78,13 @@ func (q *classifyRequest) setOperands(args []string, in *input) error {
 func (*classifyRequest) setTail(string, []string) error { return nil }
 func (*classifyRequest) count() int                     { return 2 }
 
-// loadTarget reads a built-in target by name or a target JSON file.
-func loadTarget(arg string) (*costmodel.Target, error) {
+// loadTarget reads a built-in target by name or a target JSON file, under
+// the cap on input bytes.
+func loadTarget(arg string, in *input) (*costmodel.Target, error) {
 	if slices.Contains(costmodel.TargetNames(), arg) {
 		return costmodel.BuiltinTarget(arg)
 	}
-	data, err := os.ReadFile(arg)
+	data, err := in.namedFile(arg)
 	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\`) && !strings.HasSuffix(arg, ".json") {
 		return nil, fmt.Errorf("--target %q: neither a built-in target (%s) nor a file", arg, strings.Join(costmodel.TargetNames(), ", "))
 	}
@@ -126,11 +128,11 @@ func classifyRun(q *classifyRequest, _ *env) (result, error) {
 	if opts.Rename, err = distribution.ParseRename(q.rename); err != nil {
 		return nil, fmt.Errorf("--rename: %w", err)
 	}
-	if opts.Target, err = loadTarget(q.target); err != nil {
+	if opts.Target, err = loadTarget(q.target, q.in); err != nil {
 		return nil, err
 	}
 	if q.measured != "" {
-		data, err := os.ReadFile(q.measured)
+		data, err := q.in.namedFile(q.measured)
 		if err != nil {
 			return nil, fmt.Errorf("--measured: %w", err)
 		}

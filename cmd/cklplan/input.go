@@ -57,6 +57,17 @@ func (in *input) file(name string) ([]byte, error) {
 	return in.lim.readAll(f, name)
 }
 
+// namedFile reads the file name (never stdin: "-" is a file's name here)
+// under the cap on input bytes.
+func (in *input) namedFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return in.lim.readAll(f, name)
+}
+
 // bothStdin is the usage error of a command whose graph FILE and --costs
 // file are both "-": stdin is read once.
 func bothStdin(file, costs string) error {

@@ -151,7 +151,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	var target *costmodel.Target
 	if q.target != "" {
 		var err error
-		if target, err = loadTarget(q.target); err != nil {
+		if target, err = loadTarget(q.target, q.in); err != nil {
 			return nil, err
 		}
 	}
