@@ -217,7 +217,14 @@ func (e *endpoint) sourceKey() string {
 }
 
 func (e *endpoint) targetKey(consumer string) string {
-	k := fmt.Sprintf("%s|loop=%s|rename=%s|cross=%t", e.realization(), e.loop, e.rename.String(), e.mustCross)
+	loop := e.loop
+	if e.inGlobal() {
+		// A round trip's ends are in two kernels: loop names do not
+		// constrain it, so consumers reading one global layout from
+		// different loops share the store into it.
+		loop = ""
+	}
+	k := fmt.Sprintf("%s|loop=%s|rename=%s|cross=%t", e.realization(), loop, e.rename.String(), e.mustCross)
 	if e.mustCross {
 		// Its loads from global memory are each consumer's own: never
 		// shared. (Consumers that read one global layout themselves share

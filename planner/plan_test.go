@@ -1571,11 +1571,15 @@ func TestGlobalLayoutsRelayAndShare(t *testing.T) {
 		producer(p.Alternative("only").CostNS(1).Multiplicity("M"))
 		rb := b.Task("reads_b").In("x", "a_tile", storage.F16)
 		rb.Alternative("b").Layout("x", "B").CostNS(1).Multiplicity("M")
+		// The same, its kernel's loop named: loops do not constrain a
+		// round trip, so it shares the store into B all the same.
+		rl := b.Task("reads_b_in_loop").In("x", "a_tile", storage.F16)
+		rl.Alternative("b").Bind(tasks.BindingSpec{Port: "x", Layout: "B", Loop: "k_loop"}).CostNS(1).Multiplicity("M")
 		ra := b.Task("reads_a").In("x", "a_tile", storage.F16)
 		ra.Alternative("a").Layout("x", "A").CostNS(1).Multiplicity("M")
 		b.Invoke("p", "p")
 		b.Invoke("c1", "reads_b")
-		b.Invoke("c2", "reads_b")
+		b.Invoke("c2", "reads_b_in_loop")
 		b.Invoke("c3", "reads_a")
 		b.Edge("p.y", "c1.x")
 		b.Edge("p.y", "c2.x")
