@@ -1046,14 +1046,29 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 		return &pairInfo{total: math.Inf(1), why: "the tile would pass through shared memory"}
 	case src.dist != nil && dst.layout != nil:
 		pi := lw.sharedAccess(src.dist, dst.layout, storage.Store, dst.rename)
+		lw.measuredAccess(pi, src, dst)
 		pi.total = pi.perTile * float64(src.moves) / lw.sms
 		return pi
 	case src.layout != nil && dst.dist != nil:
 		pi := lw.sharedAccess(dst.dist, src.layout, storage.Load, dst.rename)
+		lw.measuredAccess(pi, src, dst)
 		pi.total = pi.perTile * float64(src.moves) / lw.sms
 		return pi
 	}
 	return &pairInfo{total: math.Inf(1), why: fmt.Sprintf("%s and %s are two different shared-memory layouts", src.name, dst.name)}
+}
+
+// measuredAccess puts a measured store into (or load from) a shared-memory
+// layout in place of the bank model's cost, as a measured conversion
+// replaces the model's between two distributions.
+func (lw *lowering) measuredAccess(pi *pairInfo, src, dst *endpoint) {
+	if math.IsInf(pi.total, 1) || src.noSmem {
+		return
+	}
+	if ns, ok := lw.graph.Measured().ConversionNS(src.name, dst.name, dst.rename); ok {
+		pi.detail = fmt.Sprintf("measured %.4g ns per tile and SM (the bank model's: %.4g ns)", ns, pi.perTile)
+		pi.perTile, pi.origin = ns, costmodel.Measured
+	}
 }
 
 // costText says how a pair's total comes about, for an error.

@@ -1778,3 +1778,44 @@ func TestCrossBlockConversionSplitsTheKernel(t *testing.T) {
 		t.Errorf("in one group: %s %s %v ns (%s), want in the kernel, at least %v boundaries", fused.Crossing, fused.Class, fused.CostNS, fused.Detail, waves)
 	}
 }
+
+// A measured store into a shared-memory layout replaces the bank model's
+// cost, as a measured conversion between two distributions replaces the
+// model's.
+func TestMeasuredSharedStore(t *testing.T) {
+	build := func(measured bool) *tasks.Graph {
+		b := tasks.NewBuilder("shared-store", "h200").Size("M", 4096).
+			Space("a_tile", "(m:16, k:16)").
+			IndexMap("rows", "logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)").
+			Layout("S", "shared f16 elements align 16: rows")
+		b.Task("p").Out("y", "a_tile", storage.F16).Alternative("regs").Dist("y", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
+		b.Task("c").In("x", "a_tile", storage.F16).Alternative("smem").Layout("x", "S").CostNS(1).Multiplicity("M")
+		b.Invoke("p", "p")
+		b.Invoke("c", "c")
+		b.Edge("p.y", "c.x")
+		if measured {
+			b.MeasuredConversion("mma.m16n8k16.a.f16", "S", 0.5)
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	for _, measured := range []bool{false, true} {
+		r, err := Plan(context.Background(), build(measured), PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bd := r.Boundaries[0]
+		if bd.Class != "shared_memory" {
+			t.Fatalf("measured %t: class %s", measured, bd.Class)
+		}
+		if measured && (bd.Origin != "measured" || bd.PerTileNS != 0.5 || !strings.HasPrefix(bd.Detail, "measured 0.5 ns per tile and SM (the bank model's: ")) {
+			t.Errorf("measured: %s %v ns a tile (%s)", bd.Origin, bd.PerTileNS, bd.Detail)
+		}
+		if !measured && (bd.Origin != "formula" || bd.PerTileNS == 0.5) {
+			t.Errorf("unmeasured: %s %v ns a tile (%s)", bd.Origin, bd.PerTileNS, bd.Detail)
+		}
+	}
+}

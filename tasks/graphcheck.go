@@ -508,7 +508,7 @@ func (v *validator) measured() {
 			if k.Rename != "" {
 				how = "the renaming " + k.Rename
 			}
-			v.d.Warn(p, CodeUnusedMeasured, "no edge joins a producer realized as %s to a consumer realized as %s with %s: the measurement is never used", m.Source, m.Target, how)
+			v.d.Warn(p, CodeUnusedMeasured, "no edge that may stay inside one kernel joins a producer realized as %s to a consumer realized as %s with %s: the measurement is never used (a round trip through global memory is costed by its bytes and its boundary)", m.Source, m.Target, how)
 		}
 	}
 }
@@ -522,16 +522,20 @@ func (v *validator) edgePairs() map[ConversionKey]bool {
 	}
 	v.pairs = map[ConversionKey]bool{}
 	for _, e := range v.g.edges {
+		if e.MustCross() {
+			// A round trip is costed by its bytes and its boundary.
+			continue
+		}
 		rename := distribution.Rename(e.Rename).String()
 		var srcs, dsts []string
 		for _, a := range e.From.Invocation.Candidates {
-			if n := e.SourceBinding(a).Name; n != "" && !slices.Contains(srcs, n) {
-				srcs = append(srcs, n)
+			if b := e.SourceBinding(a); b.Name != "" && !b.InMemory() && !slices.Contains(srcs, b.Name) {
+				srcs = append(srcs, b.Name)
 			}
 		}
-		for _, b := range e.To.Invocation.Candidates {
-			if n := e.TargetBinding(b).Name; n != "" && !slices.Contains(dsts, n) {
-				dsts = append(dsts, n)
+		for _, c := range e.To.Invocation.Candidates {
+			if b := e.TargetBinding(c); b.Name != "" && !b.InMemory() && !slices.Contains(dsts, b.Name) {
+				dsts = append(dsts, b.Name)
 			}
 		}
 		for _, s := range srcs {
