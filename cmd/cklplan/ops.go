@@ -388,13 +388,7 @@ func (u *reporter[Q, P]) write(w io.Writer) {
 		u.writeFlags(w, u.o)
 		fmt.Fprintf(w, "\nRun 'cklplan %s -h' for the whole command's usage.\n", t.name)
 	default:
-		for i, o := range t.ops {
-			lead := "usage:"
-			if i > 0 {
-				lead = "      "
-			}
-			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%s cklplan %s %s", lead, t.name, o.usageLine(u.fs)), " "))
-		}
+		t.writeUsageLines(w, u.fs)
 		if t.batch != "" {
 			fmt.Fprintf(w, "       cklplan %s --batch < requests.jsonl   (JSON Lines; \"%s --batch -h\")\n", t.name, t.name)
 		}
@@ -472,13 +466,7 @@ func (u *reporter[Q, P]) error(format string, args ...any) int {
 	case u.o != nil && !t.single():
 		fmt.Fprintf(w, "usage: cklplan %s %s\n", t.name, u.o.usageLine(u.fs))
 	default:
-		for i, o := range t.ops {
-			lead := "usage:"
-			if i > 0 {
-				lead = "      "
-			}
-			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%s cklplan %s %s", lead, t.name, o.usageLine(u.fs)), " "))
-		}
+		t.writeUsageLines(w, u.fs)
 	}
 	fmt.Fprintf(w, "Run 'cklplan %s -h' for the flags and what they mean.\n", t.opTitle(u.o))
 	return exitUsage
@@ -523,4 +511,16 @@ func (e *requestError) Unwrap() error { return e.err }
 
 func badRequest(format string, args ...any) error {
 	return &requestError{msg: fmt.Sprintf(format, args...)}
+}
+
+// writeUsageLines writes one usage line per operation of t, the first led
+// by "usage:".
+func (t *opTable[Q, P]) writeUsageLines(w io.Writer, fs *flag.FlagSet) {
+	for i, o := range t.ops {
+		lead := "usage:"
+		if i > 0 {
+			lead = "      "
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%s cklplan %s %s", lead, t.name, o.usageLine(fs)), " "))
+	}
 }
