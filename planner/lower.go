@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -217,12 +218,17 @@ func (e *endpoint) sourceKey() string {
 }
 
 func (e *endpoint) targetKey(consumer string) string {
-	loop := e.loop
+	loop, inGroup := e.loop, e.inGroup
 	if e.inGlobal() {
-		// A round trip's ends are in two kernels: loop names do not
-		// constrain it, so consumers reading one global layout from
-		// different loops share the store into it.
+		// Always a round trip, which neither a loop nor a group
+		// constrains: consumers reading one global layout share the
+		// store into it whatever loops they run in.
 		loop = ""
+	}
+	if e.dist == nil {
+		// A group decides only whether a conversion between two
+		// distributions may split the kernel.
+		inGroup = false
 	}
 	k := fmt.Sprintf("%s|loop=%s|rename=%s|cross=%t", e.realization(), loop, e.rename.String(), e.mustCross)
 	if e.mustCross {
@@ -231,10 +237,16 @@ func (e *endpoint) targetKey(consumer string) string {
 		// the store into it and the boundary before them.)
 		k += "|consumer=" + consumer + fmt.Sprintf("|moves=%d", e.moves)
 	}
+	if e.dist != nil && !e.inGroup && !e.mustCross {
+		// Where no group holds both ends the kernel may be split at the
+		// edge, a round trip that loads the tiles the consumer reads:
+		// consumers share it only when they read as many.
+		k += fmt.Sprintf("|reads=%d", e.moves)
+	}
 	if e.paidOn != "" {
 		k += "|paid-on=" + e.paidOn
 	}
-	if e.inGroup {
+	if inGroup {
 		k += "|in-group"
 	}
 	return k
@@ -401,6 +413,10 @@ type groupInfo struct {
 	producer *tasks.Invocation
 	port     *tasks.Port
 	edges    []*tasks.Edge // parallel to the group's consumers
+	// loads marks the group of one edge's own round trip out of a global
+	// layout the producer writes (loadGroup): the edge's boundary and the
+	// consumer's loads, which no other edge shares.
+	loads bool
 }
 
 // pairInfo is how one (source, target) pair of a group is realized.
@@ -873,6 +889,10 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 					prod.ID, port.Name, lw.endpoints[sk].name, lw.endpoints[dk].name, pi.total, pi.costText(lw.endpoints[sk]), MaxCostNS)
 			}
 			pair := Pair{Source: sk, Target: dk, Cost: pi.total}
+			if ownTrip(lw.endpoints[sk], lw.endpoints[dk]) {
+				// Each edge's own, in its load group.
+				pair.Cost = 0
+			}
 			// A shared-memory conversion's scratch counts against the
 			// budget of the kernel that holds both ends.
 			if scratch := pi.scratch(); scratch > 0 {
@@ -897,14 +917,91 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 	return lw.keepGroup(grp, gi)
 }
 
-// keepGroup adds a group that has pairs to the Problem.
+// keepGroup adds a group that has pairs to the Problem, then the load
+// groups of its edges.
 func (lw *lowering) keepGroup(grp Group, gi groupInfo) error {
 	if len(grp.Pairs) == 0 {
 		return nil
 	}
 	lw.problem.Groups = append(lw.problem.Groups, grp)
 	lw.groups = append(lw.groups, gi)
+	for i, edge := range gi.edges {
+		lw.loadGroup(grp.Sources, grp.Consumers[i], edge)
+	}
 	return nil
+}
+
+// ownTrip reports whether converting src to dst is a round trip out of a
+// global layout the producer writes into a consumer that holds the tile
+// outside global memory, on an edge that need not cross: the consumer's
+// loads and the boundary are the edge's own (rule 4), shared with no other
+// edge whatever it needs, so a group's label, which consumers needing the
+// same realization share, cannot carry them. The edge's load group does.
+func ownTrip(src, dst *endpoint) bool {
+	return src != nil && dst != nil && src.inGlobal() && !dst.inGlobal() && !dst.mustCross
+}
+
+// loadGroup adds the group of edge's own round trip out of a global
+// layout, when its producer may write one and its consumer may hold the
+// tile elsewhere: sources "global" (an alternative that writes a global
+// layout) or "elsewhere", targets by the tiles the consumer loads, a pair
+// costing one boundary and the loads where the source is global.
+func (lw *lowering) loadGroup(sources []string, cons Consumer, edge *tasks.Edge) {
+	if edge.MustCross() {
+		return
+	}
+	const global, elsewhere, inMemory = "global", "elsewhere", "reads a global layout"
+	var src *endpoint
+	srcLabels := make([]string, len(sources))
+	for i, sk := range sources {
+		switch e := lw.endpoints[sk]; {
+		case sk == "removed":
+			srcLabels[i] = sk
+		case e.inGlobal():
+			srcLabels[i], src = global, e
+		default:
+			srcLabels[i] = elsewhere
+		}
+	}
+	if src == nil {
+		return
+	}
+	dsts := map[string]*endpoint{}
+	tgtLabels := make([]string, len(cons.Targets))
+	for i, tk := range cons.Targets {
+		e := lw.endpoints[tk]
+		switch {
+		case tk == "removed":
+			tgtLabels[i] = tk
+			continue
+		case e.inGlobal():
+			tgtLabels[i] = inMemory
+			continue
+		}
+		// The tiles this consumer's alternative loads: its own, not the
+		// label's (which consumers of other multiplicities share).
+		w := edge.To.Invocation
+		ci := lw.class[w.Index]
+		c := lw.classes[ci].cands[i]
+		dst := lw.endpoint(c, edge.To.Port, false)
+		dst.rename = distribution.Rename(edge.Rename)
+		tgtLabels[i] = fmt.Sprintf("loads %d", dst.moves)
+		dsts[tgtLabels[i]] = dst
+	}
+	if len(dsts) == 0 {
+		return
+	}
+	grp := Group{Name: edgeName(edge) + " (its loads)", Producer: edge.From.Invocation.Index, Sources: srcLabels,
+		Consumers: []Consumer{{Node: cons.Node, Targets: tgtLabels}}}
+	for _, t := range append(slices.Sorted(maps.Keys(dsts)), inMemory) {
+		cost := 0.0
+		if dst := dsts[t]; dst != nil {
+			cost = lw.roundTrip(src, dst).total
+		}
+		grp.Pairs = append(grp.Pairs, Pair{Source: global, Target: t, Cost: cost}, Pair{Source: elsewhere, Target: t})
+	}
+	lw.problem.Groups = append(lw.problem.Groups, grp)
+	lw.groups = append(lw.groups, groupInfo{producer: edge.From.Invocation, port: edge.From.Port, edges: []*tasks.Edge{edge}, loads: true})
 }
 
 // crossLoops reports whether src and dst move their tiles in different

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
+	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/tasks"
 	json "github.com/goccy/go-json"
 )
@@ -266,6 +267,9 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	if plantInLowering != nil {
+		plantInLowering(lw)
+	}
 	so := opts.Solve
 	explainAll := opts.ExplainAll
 	if explainAll == 0 {
@@ -307,6 +311,13 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	}
 	wanted := func(v int) bool { return !so.NoRegrets && (so.Explain == nil || slices.Contains(so.Explain, v)) }
 	res, err := lw.result(sol, target, wanted)
+	if err == nil {
+		// The plan, recomputed from the graph rather than from the
+		// Problem it was lowered to, must cost what the solver says.
+		if err := lw.verifyGraph(sol, res, PlanOptions{Target: target, Measured: opts.Measured, Cache: cache}); err != nil {
+			return nil, err
+		}
+	}
 	if res != nil {
 		res.explainAll, res.explainAsked = explainAll, opts.ExplainIDs != nil || opts.Solve.Explain != nil
 	}
@@ -315,6 +326,11 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	}
 	return res, err
 }
+
+// plantInLowering, when set (by a test), changes the lowered Problem before it is
+// solved: a fault planted in the lowering, which the graph verifier must
+// catch.
+var plantInLowering func(*lowering)
 
 // graphTarget is the cost-model target the graph names (a custom target
 // carries its own figures).
@@ -655,7 +671,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	}
 	p.Boundaries = make([]Boundary, 0, nb)
 	for gi, gc := range sol.Groups {
-		p.Boundaries = lw.boundaries(p.Boundaries, gi, gc)
+		p.Boundaries = lw.boundaries(p.Boundaries, gi, gc, choices)
 	}
 	wg.Wait()
 	for _, u := range unproven {
@@ -813,8 +829,12 @@ func (lw *lowering) touchGroups() {
 
 // boundaries appends the conversions of group gi under the plan to out,
 // one per edge.
-func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice) []Boundary {
+func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices []int) []Boundary {
 	info := lw.groups[gi]
+	if info.loads {
+		// Its cost is on the edge's boundary, from its own pair below.
+		return out
+	}
 	src := lw.endpoints[gc.Source]
 	from := info.producer.ID + "." + info.port.Name
 	// firstOf[k] is the target label of the k-th distinct target and the
@@ -828,6 +848,15 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice) []Boundar
 		tk := gc.Targets[ci]
 		pi := lw.pairs[[2]string{gc.Source, tk}]
 		dst := lw.endpoints[tk]
+		own := ownTrip(src, dst)
+		if own {
+			// The edge's own round trip, with its consumer's loads.
+			w := edge.To.Invocation
+			c := lw.classes[lw.class[w.Index]].cands[choices[w.Index]]
+			dst = lw.endpoint(c, edge.To.Port, false)
+			dst.rename = distribution.Rename(edge.Rename)
+			pi = lw.roundTrip(src, dst)
+		}
 		to := edge.To.Invocation.ID + "." + edge.To.Port.Name
 		b := Boundary{
 			Edge: from + " -> " + to, From: from, To: to, Crossing: pi.crossing.String(),
@@ -857,15 +886,19 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice) []Boundar
 		// the identity; across kernels, the store into a global layout the
 		// consumers read and the boundary before them (edges that must
 		// cross have targets of their own).
-		if k >= 0 && (pi.crossing == tasks.InKernel && b.Class != conversion.Identity.String() || pi.crossing == tasks.GlobalRoundTrip) {
+		switch {
+		case own:
+			// A round trip out of the producer's global layout: the
+			// edge's own, shared with no other.
+		case k >= 0 && (pi.crossing == tasks.InKernel && b.Class != conversion.Identity.String() || pi.crossing == tasks.GlobalRoundTrip):
 			f := &out[firstOf[k].at]
 			f.SharedWith = append(f.SharedWith, b.Edge)
 			b.SharedWith = []string{f.Edge}
 			b.CostNS = 0
 			b.Detail = "shared with " + f.Edge + ", which pays it"
-		} else if k >= 0 {
+		case k >= 0:
 			firstOf[k].at = len(out)
-		} else {
+		default:
 			firstOf = append(firstOf, first{tk, len(out)})
 		}
 		out = append(out, b)
@@ -928,6 +961,9 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 		}
 		feasible = feasible && !math.IsInf(ag.cost, 1)
 		info := lw.groups[gi]
+		if info.loads {
+			continue // its edge's phrase is its conversion's
+		}
 		// One phrase per conversion of the changed plan: the edges it
 		// serves (one conversion for all of them), what they need instead
 		// of what the plan has.
