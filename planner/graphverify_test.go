@@ -146,6 +146,15 @@ func agreeOnBoundaries(t *testing.T, g *tasks.Graph, opts PlanOptions) *Result {
 	for _, ec := range ev.Edges {
 		byEdge[ec.Edge] = ec
 	}
+	// The boundaries add up to the plan's conversion cost: a shared
+	// conversion is on one of them.
+	sum := 0.0
+	for _, b := range r.Boundaries {
+		sum += b.CostNS
+	}
+	if !near(sum, r.ObjectiveNS-r.ExecutionNS) {
+		t.Errorf("the boundaries add up to %v ns, the plan's conversions cost %v", sum, r.ObjectiveNS-r.ExecutionNS)
+	}
 	if len(r.Boundaries) != len(ev.Edges) {
 		t.Fatalf("%d boundaries, %d edges", len(r.Boundaries), len(ev.Edges))
 	}
@@ -737,5 +746,69 @@ func BenchmarkEvaluateGraph(b *testing.B) {
 		if _, err := EvaluateGraph(g, choices, opts); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Edges that must cross into two ports of one consumer, both holding the
+// tile in one distribution, each load the tile (rule 4: the store and the
+// boundary are paid on the port's first edge that must cross, "the others
+// pay their loads"). (The lowering once labelled such edges by the
+// consumer invocation: the two ports shared one load.)
+func TestMustCrossEdgesIntoTwoPortsOfOneConsumerEachLoad(t *testing.T) {
+	b := tasks.NewBuilder("two-ports", "h200").Size("M", 4096).Space("t", "(m:16, k:16)")
+	b.Task("p").Out("y", "t", storage.F16).Alternative("only").Dist("y", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
+	b.Task("one").In("x", "t", storage.F16).Alternative("only").Dist("x", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
+	b.Task("two").In("x", "t", storage.F16).In("z", "t", storage.F16).Alternative("only").
+		Dist("x", "mma.m16n8k16.a.f16", "").Dist("z", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
+	b.Invoke("p", "p")
+	b.Invoke("a", "one")
+	b.Invoke("c", "two")
+	b.Edge("p.y", "a.x").MustCrossKernel()
+	b.Edge("p.y", "c.x").MustCrossKernel()
+	b.Edge("p.y", "c.z").MustCrossKernel()
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := g.Target().Model
+	launch, bw := m.Get("launch_overhead_ns"), m.Get("hbm_gb_per_s")
+	load := 16 * 16 * 2.0 * 4096 / bw
+	want := map[string]float64{"p.y -> a.x": launch + 2*load, "p.y -> c.x": load, "p.y -> c.z": load}
+	r := agreeOnBoundaries(t, g, PlanOptions{})
+	for _, bd := range r.Boundaries {
+		if w := want[bd.Edge]; math.Abs(bd.CostNS-w) > 1e-9*w {
+			t.Errorf("%s: %v ns (%s), want %v", bd.Edge, bd.CostNS, bd.Detail, w)
+		}
+	}
+	if agreeOnPlans(t, g, PlanOptions{}, 10, 1) != 1 {
+		t.Error("the plan not compared")
+	}
+}
+
+// Consumers of a fan-out that need the producer's own distribution share
+// a measured identity conversion as any other: one boundary pays it, the
+// others are shared with it, and the boundaries add up to the plan's
+// conversion cost. (The plan's boundaries once charged it on every edge,
+// the identity being "nothing to share", while the objective counted it
+// once.)
+func TestMeasuredIdentityIsSharedByAFanOut(t *testing.T) {
+	b := tasks.NewBuilder("measured-identity", "h200").Size("M", 4096).Space("t", "(m:16, k:16)").
+		MeasuredConversion("mma.m16n8k16.a.f16", "mma.m16n8k16.a.f16", 3)
+	b.Task("p").Out("y", "t", storage.F16).Alternative("only").Dist("y", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
+	b.Task("c").In("x", "t", storage.F16).Alternative("only").Dist("x", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
+	b.Invoke("p", "p")
+	b.Invoke("c1", "c")
+	b.Invoke("c2", "c")
+	b.Edge("p.y", "c1.x")
+	b.Edge("p.y", "c2.x")
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := agreeOnBoundaries(t, g, PlanOptions{})
+	want := 3 * 4096 / g.Target().Model.Get("sm_count")
+	if len(r.Boundaries) != 2 || math.Abs(r.Boundaries[0].CostNS-want) > 1e-9*want ||
+		r.Boundaries[1].CostNS != 0 || !slices.Equal(r.Boundaries[1].SharedWith, []string{"p.y -> c1.x"}) {
+		t.Errorf("boundaries %+v; want %v ns on p.y -> c1.x, shared by p.y -> c2.x", r.Boundaries, want)
 	}
 }

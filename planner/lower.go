@@ -217,6 +217,9 @@ func (e *endpoint) sourceKey() string {
 	return k
 }
 
+// consumer is the consumer's port ("invocation.port"): an edge that must
+// cross pays its own loads, even where one consumer reads the tile on two
+// ports.
 func (e *endpoint) targetKey(consumer string) string {
 	loop, inGroup := e.loop, e.inGroup
 	if e.inGlobal() {
@@ -769,13 +772,13 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 		b := &c.Alternative.Bindings[port.Index]
 		ko := keyOf{binding: b, moves: c.PortMultiplicity[port.Index], target: true, rename: renameKey, mustCross: mustCross, inGroup: inGroup, paidOn: paidOn}
 		if mustCross || b.InMemory() {
-			ko.consumer = w.ID
+			ko.consumer = w.ID + "." + port.Name
 		}
 		k, ok := lw.keys[ko]
 		if !ok {
 			e := lw.endpoint(c, port, false)
 			e.rename, e.mustCross, e.inGroup, e.paidOn = rename, mustCross, inGroup, paidOn
-			k = e.targetKey(w.ID)
+			k = e.targetKey(w.ID + "." + port.Name)
 			lw.keys[ko] = k
 			lw.endpoints[k] = e
 		}

@@ -883,14 +883,15 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 		}
 		k := slices.IndexFunc(firstOf, func(f first) bool { return f.target == tk })
 		// Edges with one target share its conversion: in a kernel, any but
-		// the identity; across kernels, the store into a global layout the
-		// consumers read and the boundary before them (edges that must
-		// cross have targets of their own).
+		// the identity the model costs 0 (a measured identity is paid
+		// once, as any conversion); across kernels, the store into a
+		// global layout the consumers read and the boundary before them
+		// (edges that must cross have targets of their own).
 		switch {
 		case own:
 			// A round trip out of the producer's global layout: the
 			// edge's own, shared with no other.
-		case k >= 0 && (pi.crossing == tasks.InKernel && b.Class != conversion.Identity.String() || pi.crossing == tasks.GlobalRoundTrip):
+		case k >= 0 && (pi.crossing == tasks.InKernel && (b.Class != conversion.Identity.String() || pi.total != 0) || pi.crossing == tasks.GlobalRoundTrip):
 			f := &out[firstOf[k].at]
 			f.SharedWith = append(f.SharedWith, b.Edge)
 			b.SharedWith = []string{f.Edge}
