@@ -270,7 +270,30 @@ func TestGraphVerifierAgreesOnGeneratedFamilies(t *testing.T) {
 // none, with port multiplicities of their own; edges may have to cross a
 // kernel; groups fuse invocations under budgets; pins and measured costs
 // narrow and override.
-func randomGraph(rng *rand.Rand, i int) string {
+func randomGraph(rng *rand.Rand, i int) string { return randomGraphWith(rng, i, 0) }
+
+// graphKnobs widen randomGraph's choices (each bit one widening; none is
+// randomGraph's own generator, draw for draw): FuzzGraphVerifier draws
+// them.
+type graphKnobs uint16
+
+const (
+	knobLarger    graphKnobs = 1 << iota // up to 10 invocations
+	knobHub                              // most edges read one producer: fan-outs of 3+ consumers
+	knobGroups                           // up to 4 groups of any invocations, not only runs
+	knobCross                            // more must_cross edges, more global and shared layouts
+	knobTri                              // a task of three inputs: one consumer reads a port on several
+	knobSizes                            // invocations with sizes of their own, and forbids
+	knobMeasured                         // measurements under renamings, for invocations
+	knobLoops                            // every binding in a loop, or none
+	_                                    // none: the corpus entry measured_identity_shared_by_a_fan_out sets it
+	knobRegisters                        // registers per thread, and groups' budgets of them
+	knobWork                             // costs as work for the roofline
+)
+
+// randomGraphWith is randomGraph widened by knobs.
+func randomGraphWith(rng *rand.Rand, i int, knobs graphKnobs) string {
+	has := func(k graphKnobs) bool { return knobs&k != 0 }
 	var realizations []string // binding JSON
 	var names []string        // distribution and layout names, for measurements
 	header := ""
@@ -304,9 +327,18 @@ func randomGraph(rng *rand.Rand, i int) string {
 		}
 		realizations = append(realizations, fmt.Sprintf(`"%s": %q`, kind, n))
 	}
+	var layouts []string
+	for _, r := range realizations {
+		if strings.HasPrefix(r, `"layout"`) {
+			layouts = append(layouts, r)
+		}
+	}
 	pick := func() string {
 		b := realizations[rng.IntN(len(realizations))]
-		if rng.IntN(4) == 0 {
+		if has(knobCross) && rng.IntN(3) == 0 {
+			b = layouts[rng.IntN(len(layouts))]
+		}
+		if loop := rng.IntN(4); loop == 0 || has(knobLoops) && loop == 1 {
 			b += fmt.Sprintf(`, "loop": "%s"`, []string{"g", "h"}[rng.IntN(2)])
 		}
 		if rng.IntN(5) == 0 {
@@ -323,6 +355,9 @@ func randomGraph(rng *rand.Rand, i int) string {
 	}
 	shapes := []*taskShape{{name: "src", out: true}, {name: "un", ins: []string{"x"}, out: true},
 		{name: "bin", ins: []string{"x", "r"}, out: true}, {name: "sink", ins: []string{"x"}}}
+	if has(knobTri) {
+		shapes = append(shapes, &taskShape{name: "tri", ins: []string{"x", "r", "z"}, out: true})
+	}
 	var taskJSON []string
 	for _, sh := range shapes {
 		var ports []string
@@ -344,42 +379,62 @@ func randomGraph(rng *rand.Rand, i int) string {
 			if sh.out {
 				bind = append(bind, `"y": `+pick())
 			}
-			res := ""
+			var res []string
 			if rng.IntN(3) == 0 {
-				res = fmt.Sprintf(`, "resources": {"shared_memory_bytes": %d}`, []int{4096, 16384, 40000}[rng.IntN(3)])
+				res = append(res, fmt.Sprintf(`"shared_memory_bytes": %d`, []int{4096, 16384, 40000}[rng.IntN(3)]))
 			}
-			alts = append(alts, fmt.Sprintf(`{"id": %q, "ports": {%s}, "cost": {"ns": %.3f}, "multiplicity": %q%s}`,
-				id, strings.Join(bind, ", "), 0.2+4*rng.Float64(), []string{"M", "M * 2", "N"}[rng.IntN(3)], res))
+			if has(knobRegisters) && rng.IntN(2) == 0 {
+				res = append(res, fmt.Sprintf(`"registers_per_thread": %d`, []int{32, 96, 200}[rng.IntN(3)]))
+			}
+			resText := ""
+			if len(res) > 0 {
+				resText = `, "resources": {` + strings.Join(res, ", ") + `}`
+			}
+			cost := fmt.Sprintf(`{"ns": %.3f}`, 0.2+4*rng.Float64())
+			if has(knobWork) && rng.IntN(3) == 0 {
+				cost = fmt.Sprintf(`{"work": {"flops": %d, "bytes": %d, "instruction": %q}}`, []int{4096, 1 << 20}[rng.IntN(2)],
+					[]int{0, 4096}[rng.IntN(2)], []string{"fma_f32", "mma_sync_f16", "tensor_f16"}[rng.IntN(3)])
+			}
+			alts = append(alts, fmt.Sprintf(`{"id": %q, "ports": {%s}, "cost": %s, "multiplicity": %q%s}`,
+				id, strings.Join(bind, ", "), cost, []string{"M", "M * 2", "N"}[rng.IntN(3)], resText))
 		}
 		taskJSON = append(taskJSON, fmt.Sprintf(`%q: {"ports": {%s}, "alternatives": [%s]}`, sh.name, strings.Join(ports, ", "), strings.Join(alts, ", ")))
 	}
 	// Invocations: a source, then tasks fed by earlier outputs (fan-outs
 	// come of it), the last a sink.
 	n := 3 + rng.IntN(4)
+	if has(knobLarger) {
+		n += rng.IntN(5)
+	}
 	type inv struct {
 		id string
 		sh *taskShape
 	}
 	invs := []inv{{"i0", shapes[0]}}
+	type edge struct {
+		from, to    string
+		cross, swap bool
+	}
+	var edges []edge
 	var invJSON, edgeJSON []string
 	var producers []string
 	producers = append(producers, "i0")
 	for k := 1; k < n; k++ {
-		sh := shapes[1+rng.IntN(3)]
+		sh := shapes[1+rng.IntN(len(shapes)-1)]
 		if k == n-1 {
 			sh = shapes[3]
 		}
 		id := fmt.Sprintf("i%d", k)
 		invs = append(invs, inv{id, sh})
 		for _, in := range sh.ins {
-			e := fmt.Sprintf(`"from": "%s.y", "to": "%s.%s"`, producers[rng.IntN(len(producers))], id, in)
-			if rng.IntN(6) == 0 {
-				e += `, "kernel": "must_cross"`
+			from := producers[rng.IntN(len(producers))]
+			if has(knobHub) && rng.IntN(3) > 0 {
+				from = producers[rng.IntN(min(2, len(producers)))]
 			}
-			if elem == "f16" && rng.IntN(6) == 0 {
-				e += `, "rename": {"m": "k", "k": "m"}`
-			}
-			edgeJSON = append(edgeJSON, "{"+e+"}")
+			e := edge{from: from, to: id + "." + in}
+			e.cross = rng.IntN(6) == 0 || has(knobCross) && rng.IntN(5) == 0
+			e.swap = elem == "f16" && rng.IntN(6) == 0
+			edges = append(edges, e)
 		}
 		if sh.out {
 			producers = append(producers, id)
@@ -389,13 +444,42 @@ func randomGraph(rng *rand.Rand, i int) string {
 		extra := ""
 		if len(v.sh.altName) > 1 && rng.IntN(8) == 0 {
 			extra = fmt.Sprintf(`, "pin": [%q]`, v.sh.altName[rng.IntN(len(v.sh.altName))])
+		} else if has(knobSizes) && len(v.sh.altName) > 1 && rng.IntN(5) == 0 {
+			extra = fmt.Sprintf(`, "forbid": [%q]`, v.sh.altName[rng.IntN(len(v.sh.altName))])
+		}
+		if has(knobSizes) && rng.IntN(3) == 0 {
+			extra += fmt.Sprintf(`, "sizes": {"M": %d, "N": %d}`, []int{16, 512, 2048}[rng.IntN(3)], []int{1, 64, 8192}[rng.IntN(3)])
 		}
 		invJSON = append(invJSON, fmt.Sprintf(`{"id": %q, "task": %q%s}`, v.id, v.sh.name, extra))
 	}
-	// Groups: up to two runs of consecutive invocations.
+	// Groups: up to two runs of consecutive invocations; or, widened, up
+	// to four groups of any invocations (an edge inside one then never
+	// must cross).
 	var groups []string
+	registers := func() string {
+		if !has(knobRegisters) {
+			return ""
+		}
+		return fmt.Sprintf(`, "registers_per_thread": %d`, []int{0, 64, 128}[rng.IntN(3)])
+	}
+	groupOf := map[string]int{}
+	if has(knobGroups) {
+		members := make([][]string, 4)
+		for _, v := range invs {
+			if k := rng.IntN(6) - 2; k >= 0 {
+				groupOf[v.id] = k + 1
+				members[k] = append(members[k], fmt.Sprintf("%q", v.id))
+			}
+		}
+		for gk, m := range members {
+			if len(m) > 0 {
+				groups = append(groups, fmt.Sprintf(`{"id": "k%d", "invocations": [%s], "shared_memory_bytes": %d%s}`,
+					gk, strings.Join(m, ", "), []int{0, 8192, 40000, 100000}[rng.IntN(4)], registers()))
+			}
+		}
+	}
 	at := 0
-	for gk := 0; gk < 2 && at < n-1; gk++ {
+	for gk := 0; gk < 2 && at < n-1 && !has(knobGroups); gk++ {
 		if rng.IntN(2) == 0 {
 			at++
 			continue
@@ -406,18 +490,36 @@ func randomGraph(rng *rand.Rand, i int) string {
 			members = append(members, fmt.Sprintf("%q", invs[k].id))
 		}
 		at += size
-		groups = append(groups, fmt.Sprintf(`{"id": "k%d", "invocations": [%s], "shared_memory_bytes": %d}`,
-			gk, strings.Join(members, ", "), []int{0, 8192, 40000, 100000}[rng.IntN(4)]))
+		groups = append(groups, fmt.Sprintf(`{"id": "k%d", "invocations": [%s], "shared_memory_bytes": %d%s}`,
+			gk, strings.Join(members, ", "), []int{0, 8192, 40000, 100000}[rng.IntN(4)], registers()))
+	}
+	for _, e := range edges {
+		text := fmt.Sprintf(`"from": "%s.y", "to": %q`, e.from, e.to)
+		if e.cross && (groupOf[e.from] == 0 || groupOf[e.from] != groupOf[strings.Split(e.to, ".")[0]]) {
+			text += `, "kernel": "must_cross"`
+		}
+		if e.swap {
+			text += `, "rename": {"m": "k", "k": "m"}`
+		}
+		edgeJSON = append(edgeJSON, "{"+text+"}")
 	}
 	measured := ""
-	if rng.IntN(3) == 0 {
+	if rng.IntN(3) == 0 || has(knobMeasured) && rng.IntN(2) == 0 {
 		var convs []string
 		for range 1 + rng.IntN(3) {
-			convs = append(convs, fmt.Sprintf(`{"source": %q, "target": %q, "ns": %.3f}`,
-				names[rng.IntN(len(names))], names[rng.IntN(len(names))], 10*rng.Float64()))
+			rename := ""
+			if has(knobMeasured) && elem == "f16" && rng.IntN(2) == 0 {
+				rename = `, "rename": "k=m,m=k"`
+			}
+			convs = append(convs, fmt.Sprintf(`{"source": %q, "target": %q, "ns": %.3f%s}`,
+				names[rng.IntN(len(names))], names[rng.IntN(len(names))], 10*rng.Float64(), rename))
 		}
-		measured = fmt.Sprintf(`, "measured": {"conversions": [%s], "alternatives": [{"task": "un", "alternative": "a0", "ns": %.3f}]}`,
-			strings.Join(convs, ", "), 3*rng.Float64())
+		alts := fmt.Sprintf(`{"task": "un", "alternative": "a0", "ns": %.3f}`, 3*rng.Float64())
+		if has(knobMeasured) {
+			v := invs[rng.IntN(len(invs))]
+			alts += fmt.Sprintf(`, {"task": %q, "alternative": "a0", "invocation": %q, "ns": %.3f}`, v.sh.name, v.id, 3*rng.Float64())
+		}
+		measured = fmt.Sprintf(`, "measured": {"conversions": [%s], "alternatives": [%s]}`, strings.Join(convs, ", "), alts)
 	}
 	groupJSON := ""
 	if len(groups) > 0 {
@@ -747,6 +849,41 @@ func BenchmarkEvaluateGraph(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzGraphVerifier compares the Problem's evaluation with the graph
+// verifier's on every plan (or a sample) of a random graph drawn from the
+// fuzzer's seed, widened by its knobs (graphKnobs), and plans it: the
+// plan must pass the graph verifier with every boundary as the graph costs
+// it.
+//
+//	go test ./planner -run '^$' -fuzz FuzzGraphVerifier -fuzztime 10m -parallel 1
+func FuzzGraphVerifier(f *testing.F) {
+	for seed := range uint64(8) {
+		f.Add(seed, uint64(3), uint16(0))
+		f.Add(seed, uint64(5), uint16(0xff))
+		f.Add(seed, uint64(7), uint16(knobHub|knobCross|knobTri))
+		f.Add(seed, uint64(9), uint16(knobGroups|knobLarger|knobMeasured))
+		f.Add(seed, uint64(11), uint16(knobRegisters|knobWork|knobGroups|knobSizes))
+	}
+	f.Fuzz(func(t *testing.T, seed, stream uint64, knobs uint16) {
+		text := randomGraphWith(rand.New(rand.NewPCG(seed, stream)), 0, graphKnobs(knobs))
+		g, err := tasks.Load([]byte(text))
+		if err != nil {
+			return // a must_cross edge inside a group, an unrunnable alternative
+		}
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("graph:\n%s", text)
+			}
+		})
+		opts := PlanOptions{Cache: NewCache(), Solve: Options{NoRegrets: true}}
+		agreeOnPlans(t, g, opts, 400, seed)
+		if _, err := Plan(context.Background(), g, opts); errors.Is(err, ErrInfeasible) {
+			return
+		}
+		agreeOnBoundaries(t, g, opts)
+	})
 }
 
 // Edges that must cross into two ports of one consumer, both holding the
