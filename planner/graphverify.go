@@ -94,16 +94,9 @@ type EdgeCost struct {
 // (its length, or an alternative the task lacks); a plan that breaks a
 // rule is a GraphEvaluation with Violations.
 func EvaluateGraph(g *tasks.Graph, choices []GraphChoice, opts PlanOptions) (*GraphEvaluation, error) {
-	target := opts.Target
-	if target == nil {
-		var err error
-		if target, err = graphTarget(g); err != nil {
-			return nil, err
-		}
-	}
-	cache := opts.Cache
-	if cache == nil {
-		cache = NewCache()
+	target, cache, err := opts.targetAndCache(g)
+	if err != nil {
+		return nil, err
 	}
 	gv := &graphVerifier{g: g, target: target, measured: opts.Measured, cache: cache, sms: target.Get("sm_count"),
 		bw: target.Get("hbm_gb_per_s"), launch: target.Get("launch_overhead_ns"),

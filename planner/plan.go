@@ -252,16 +252,9 @@ type BudgetUse struct {
 // when a MILP is needed and HiGHS is missing; an error naming the
 // invocation or boundary for a cost over MaxCostNS.
 func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error) {
-	target := opts.Target
-	if target == nil {
-		var err error
-		if target, err = graphTarget(g); err != nil {
-			return nil, err
-		}
-	}
-	cache := opts.Cache
-	if cache == nil {
-		cache = NewCache()
+	target, cache, err := opts.targetAndCache(g)
+	if err != nil {
+		return nil, err
 	}
 	lw, err := lowerGraph(ctx, g, target, opts.Measured, cache)
 	if err != nil {
@@ -1211,4 +1204,21 @@ func (lw *lowering) endpointName(key string) string {
 		return ep.name
 	}
 	return key
+}
+
+// targetAndCache are the options' target (the graph's when none) and
+// cache (a new one when none).
+func (opts *PlanOptions) targetAndCache(g *tasks.Graph) (*costmodel.Target, *Cache, error) {
+	target := opts.Target
+	if target == nil {
+		var err error
+		if target, err = graphTarget(g); err != nil {
+			return nil, nil, err
+		}
+	}
+	cache := opts.Cache
+	if cache == nil {
+		cache = NewCache()
+	}
+	return target, cache, nil
 }
