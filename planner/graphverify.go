@@ -542,17 +542,12 @@ func (gv *graphVerifier) inKernel(src, dst side, rename distribution.Rename, ren
 		return 0, 0, false, ""
 	case noSmem:
 		return math.Inf(1), 0, false, "the tile would pass through shared memory"
-	case sd != nil && dl != nil:
-		perTile, err := gv.access(sd, dl, storage.Store, rename, renamed)
-		if err != nil {
-			return math.Inf(1), 0, false, err.Error()
+	case sd != nil && dl != nil, sl != nil && dd != nil:
+		d, l, op := sd, dl, storage.Store
+		if sl != nil {
+			d, l, op = dd, sl, storage.Load
 		}
-		if ns, ok := gv.measuredNS(src.name, dst.name, renamed); ok {
-			perTile = ns // a measured store or load wins over the bank model
-		}
-		return perTile * moves / gv.sms, 0, false, ""
-	case sl != nil && dd != nil:
-		perTile, err := gv.access(dd, sl, storage.Load, rename, renamed)
+		perTile, err := gv.access(d, l, op, rename, renamed)
 		if err != nil {
 			return math.Inf(1), 0, false, err.Error()
 		}
