@@ -17,17 +17,6 @@ import (
 	"github.com/cklplan/cklplan/tasks"
 )
 
-// graphChoices is node-alternative plan choices of lw in the graph's
-// terms: each node alternative's task alternative and variant.
-func graphChoices(lw *lowering, choices []int) []GraphChoice {
-	out := make([]GraphChoice, len(choices))
-	for v, a := range choices {
-		na := lw.alts[v][a]
-		out[v] = GraphChoice{Alternative: lw.invs[v].Task.Alternatives[na.task].ID, NoSharedMemoryConversions: na.noSmem}
-	}
-	return out
-}
-
 // agreeOnPlans compares, plan by plan, the Problem's evaluation with the
 // graph's recomputation: every plan when there are at most limit of them,
 // else limit plans drawn at random. They must agree on feasibility, on
@@ -82,12 +71,12 @@ func agreeOnPlans(t *testing.T, g *tasks.Graph, opts PlanOptions, limit int, see
 		if err != nil {
 			t.Fatal(err)
 		}
-		ge, err := EvaluateGraph(g, graphChoices(lw, choices), opts)
+		ge, err := EvaluateGraph(g, lw.graphChoices(choices), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if pe.Feasible() != ge.Feasible() {
-			t.Fatalf("plan %v: the Problem says feasible %t %v, the graph %t %v", graphChoices(lw, choices), pe.Feasible(), pe.Violations, ge.Feasible(), ge.Violations)
+			t.Fatalf("plan %v: the Problem says feasible %t %v, the graph %t %v", lw.graphChoices(choices), pe.Feasible(), pe.Violations, ge.Feasible(), ge.Violations)
 		}
 		if !pe.Feasible() {
 			continue
@@ -95,12 +84,12 @@ func agreeOnPlans(t *testing.T, g *tasks.Graph, opts PlanOptions, limit int, see
 		feasible++
 		if !near(pe.Cost, ge.Cost) || !near(pe.Execution, ge.Execution) {
 			t.Fatalf("plan %v: the Problem costs %v (execution %v), the graph %v (execution %v)\n%s",
-				graphChoices(lw, choices), pe.Cost, pe.Execution, ge.Cost, ge.Execution, edgeDiffs(lw, pe, ge))
+				lw.graphChoices(choices), pe.Cost, pe.Execution, ge.Cost, ge.Execution, edgeDiffs(lw, pe, ge))
 		}
 		for b, used := range pe.BudgetUse {
 			i := slices.IndexFunc(ge.Budgets, func(u BudgetUse) bool { return u.Name == lw.problem.Budgets[b].Name })
 			if i < 0 || !near(ge.Budgets[i].Used, used) {
-				t.Fatalf("plan %v: %s: the Problem uses %v, the graph %v", graphChoices(lw, choices), lw.problem.Budgets[b].Name, used, ge.Budgets)
+				t.Fatalf("plan %v: %s: the Problem uses %v, the graph %v", lw.graphChoices(choices), lw.problem.Budgets[b].Name, used, ge.Budgets)
 			}
 		}
 	}

@@ -298,16 +298,32 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			so.NoRegrets = true
 		}
 	}
+	// The plan, recomputed from the graph rather than from the Problem it
+	// was lowered to, must cost what the solver says. The recomputation
+	// needs only the choices: it runs beside the rest of the solve (the
+	// Problem's own verification, the regrets) and the writing of the
+	// Result.
+	check := &graphCheck{}
+	vopts := PlanOptions{Target: target, Measured: opts.Measured, Cache: cache}
+	so.planned = func(choices []int) { check.start(lw, choices, vopts) }
 	sol, err := Solve(ctx, &lw.problem, so)
 	if err != nil {
+		check.wait()
 		return nil, lw.namedError(err)
+	}
+	if check.done == nil {
+		// A path that did not report its choices early.
+		choices := make([]int, len(sol.Choices))
+		for v, c := range sol.Choices {
+			choices[v] = c.Alternative
+		}
+		check.start(lw, choices, vopts)
 	}
 	wanted := func(v int) bool { return !so.NoRegrets && (so.Explain == nil || slices.Contains(so.Explain, v)) }
 	res, err := lw.result(sol, target, wanted)
+	check.wait()
 	if err == nil {
-		// The plan, recomputed from the graph rather than from the
-		// Problem it was lowered to, must cost what the solver says.
-		if err := lw.verifyGraph(sol, res, PlanOptions{Target: target, Measured: opts.Measured, Cache: cache}); err != nil {
+		if err := lw.verifyGraph(sol, res, check.ev, check.err); err != nil {
 			return nil, err
 		}
 	}
@@ -318,6 +334,36 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		res.SolveMS = 0
 	}
 	return res, err
+}
+
+// A graphCheck is the graph verifier (EvaluateGraph) of one plan, running
+// on its own goroutine.
+type graphCheck struct {
+	done chan struct{}
+	ev   *GraphEvaluation
+	err  error
+}
+
+// start evaluates the plan that chooses node alternative choices[v] of each
+// invocation v, unless an evaluation was started already. The choices are
+// read before start returns.
+func (c *graphCheck) start(lw *lowering, choices []int, opts PlanOptions) {
+	if c.done != nil {
+		return
+	}
+	gc := lw.graphChoices(choices)
+	c.done = make(chan struct{})
+	go func() {
+		defer close(c.done)
+		c.ev, c.err = EvaluateGraph(lw.graph, gc, opts)
+	}()
+}
+
+// wait waits for the evaluation, if one was started.
+func (c *graphCheck) wait() {
+	if c.done != nil {
+		<-c.done
+	}
 }
 
 // plantInLowering, when set (by a test), changes the lowered Problem before it is
