@@ -866,6 +866,24 @@ func (lw *lowering) touchGroups() {
 	}
 }
 
+// edgePair is the conversion on edge from source label sk to target label
+// tk, its consumer taking node alternative a, and the edge's target
+// endpoint: the group's pair, except for the edge's own round trip out of
+// a global layout (ownTrip), which loads the tiles its own consumer reads;
+// the label, which consumers reading other counts may share, does not say
+// how many.
+func (lw *lowering) edgePair(sk, tk string, edge *tasks.Edge, a int) (*pairInfo, *endpoint) {
+	src, dst := lw.endpoints[sk], lw.endpoints[tk]
+	if !ownTrip(src, dst) {
+		return lw.pairs[[2]string{sk, tk}], dst
+	}
+	w := edge.To.Invocation
+	c := lw.classes[lw.class[w.Index]].cands[a]
+	dst = lw.endpoint(c, edge.To.Port, false)
+	dst.rename = distribution.Rename(edge.Rename)
+	return lw.roundTrip(src, dst), dst
+}
+
 // boundaries appends the conversions of group gi under the plan to out,
 // one per edge.
 func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices []int) []Boundary {
@@ -885,17 +903,8 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 	var firstOf []first
 	for ci, edge := range info.edges {
 		tk := gc.Targets[ci]
-		pi := lw.pairs[[2]string{gc.Source, tk}]
-		dst := lw.endpoints[tk]
-		own := ownTrip(src, dst)
-		if own {
-			// The edge's own round trip, with its consumer's loads.
-			w := edge.To.Invocation
-			c := lw.classes[lw.class[w.Index]].cands[choices[w.Index]]
-			dst = lw.endpoint(c, edge.To.Port, false)
-			dst.rename = distribution.Rename(edge.Rename)
-			pi = lw.roundTrip(src, dst)
-		}
+		pi, dst := lw.edgePair(gc.Source, tk, edge, choices[edge.To.Invocation.Index])
+		own := ownTrip(src, lw.endpoints[tk])
 		to := edge.To.Invocation.ID + "." + edge.To.Port.Name
 		b := Boundary{
 			Edge: from + " -> " + to, From: from, To: to, Crossing: pi.crossing.String(),
@@ -1036,28 +1045,41 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 // having it: the changed ones join them.
 func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState, conv groupConv) []string {
 	var kept []string
-	var changed [][]int // changed consumers, grouped by their old target, in order
+	// The changed consumers, grouped by their old target and by what
+	// their conversions were and are (an edge's own round trip loads its
+	// own consumer's tiles), in order.
+	type change struct {
+		consumers     []int
+		before, after *pairInfo
+		was, what     string
+	}
+	var changed []change
 	for _, ci := range conv.consumers {
 		if bg.targets[ci] == ag.targets[ci] && bg.source == ag.source {
 			kept = append(kept, edgeName(info.edges[ci]))
 			continue
 		}
-		k := slices.IndexFunc(changed, func(cs []int) bool { return bg.targets[cs[0]] == bg.targets[ci] })
+		before, _ := lw.edgePair(bg.source, bg.targets[ci], info.edges[ci], bg.alts[ci])
+		after, _ := lw.edgePair(ag.source, ag.targets[ci], info.edges[ci], ag.alts[ci])
+		was, what := pairWords(before), pairWords(after)
+		k := slices.IndexFunc(changed, func(c change) bool {
+			return bg.targets[c.consumers[0]] == bg.targets[ci] && c.was == was && c.what == what
+		})
 		if k < 0 {
-			changed = append(changed, nil)
+			changed = append(changed, change{before: before, after: after, was: was, what: what})
 			k = len(changed) - 1
 		}
-		changed[k] = append(changed[k], ci)
+		changed[k].consumers = append(changed[k].consumers, ci)
 	}
-	for _, cs := range changed {
+	for _, ch := range changed {
+		cs := ch.consumers
 		var edges []string
 		for _, ci := range cs {
 			edges = append(edges, edgeName(info.edges[ci]))
 		}
 		ci := cs[0]
-		before := lw.pairs[[2]string{bg.source, bg.targets[ci]}]
-		after := lw.pairs[[2]string{ag.source, ag.targets[ci]}]
-		what, was := pairWords(after), pairWords(before)
+		before, after := ch.before, ch.after
+		what, was := ch.what, ch.was
 		// Edges of the plan that keep the old conversion: it is still
 		// paid, and leaving it saves nothing.
 		var still []string
@@ -1123,6 +1145,7 @@ func need(n int) string {
 type groupState struct {
 	source  string
 	targets []string
+	alts    []int       // each consumer's node alternative
 	convs   []groupConv // distinct conversions, in the order of their first consumer
 	cost    float64
 	uses    map[int]float64
@@ -1141,6 +1164,7 @@ func (lw *lowering) groupState(gi int, choice func(v int) int) groupState {
 	for ci, c := range g.Consumers {
 		t := c.Targets[choice(c.Node)]
 		st.targets = append(st.targets, t)
+		st.alts = append(st.alts, choice(c.Node))
 		found := false
 		for k := range st.convs {
 			if st.convs[k].target == t {

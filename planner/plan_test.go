@@ -1215,6 +1215,56 @@ func TestReasonsNameOnlyWhatChanges(t *testing.T) {
 	}
 }
 
+// A rejected producer that writes a global layout sends each consumer that
+// holds the tile in registers through a round trip of its own (rule 4): its
+// reason quotes each edge's own loads. Two consumers in the producer's
+// group whose distributions are alike share one label, though one reads
+// twice the tiles; the reason once quoted the label's loads for both.
+func TestReasonsQuoteEachEdgesOwnRoundTrip(t *testing.T) {
+	g, err := tasks.Load([]byte(`{"version": 1, "name": "own-trips", "target": "h200", "sizes": {"M": 4096},
+  "spaces": {"t": "(m:16, k:16)"},
+  "index_maps": {"rows": "logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)"},
+  "layouts": {"G": "global f16 elements align 16: rows"},
+  "tasks": {
+    "p": {"ports": {"y": {"direction": "out", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "writes_g", "ports": {"y": {"layout": "G"}}, "cost": {"ns": 1}, "multiplicity": "M"},
+                           {"id": "in_regs", "ports": {"y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]},
+    "once": {"ports": {"x": {"direction": "in", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "only", "ports": {"x": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]},
+    "twice": {"ports": {"x": {"direction": "in", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "only", "ports": {"x": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M * 2"}]}},
+  "invocations": [{"id": "p", "task": "p"}, {"id": "a", "task": "once"}, {"id": "b", "task": "twice"}],
+  "edges": [{"from": "p.y", "to": "a.x"}, {"from": "p.y", "to": "b.x"}],
+  "groups": [{"id": "k", "invocations": ["p", "a", "b"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := g.Target().Model
+	launch, bw := m.Get("launch_overhead_ns"), m.Get("hbm_gb_per_s")
+	tile := 16 * 16 * 2.0
+	trip := func(tiles float64) float64 { return launch + tile*tiles/bw }
+	p := r.Choices[0]
+	if p.Alternative != "in_regs" || len(p.Rejected) != 1 {
+		t.Fatalf("p: %s, rejected %+v; want in_regs, writes_g rejected", p.Alternative, p.Rejected)
+	}
+	rj := p.Rejected[0]
+	for _, want := range []string{
+		"p.y -> a.x: a kernel boundary with 2 MiB loaded (" + fmtNS(trip(4096)) + ") instead of nothing to convert",
+		"p.y -> b.x: a kernel boundary with 4 MiB loaded (" + fmtNS(trip(2*4096)) + ") instead of nothing to convert",
+	} {
+		if !strings.Contains(rj.Reason, want) {
+			t.Errorf("writes_g: want %q in the reason, got %q", want, rj.Reason)
+		}
+	}
+	if rj.RegretNS == nil || math.Abs(*rj.RegretNS-(trip(4096)+trip(2*4096))) > 1e-6 {
+		t.Errorf("writes_g: regret %v, want %v", rj.RegretNS, trip(4096)+trip(2*4096))
+	}
+}
+
 // TestInfeasibleSaysWhatNarrowed: a conflict names every invocation whose
 // removed alternatives are part of it, with the reasons: both pins of two
 // invocations that no conversion can join, with why it cannot, and, for an
