@@ -60,7 +60,9 @@ func scanFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				// "--invocations -5": the value is there, but a negative
 				// integer is always an argument.
 				name := strings.TrimLeft(strings.TrimPrefix(msg, needs), "-")
-				return pos, fmt.Errorf("-%s %s: a negative integer is an argument, never a flag's value; write --%s=%s", name, args[end], name, args[end])
+				// No flag of cklplan takes one: "--invocations=-5" would
+				// only be refused by the flag's range.
+				return pos, fmt.Errorf("--%s %s: no flag takes a negative number (a negative integer is an argument)", name, args[end])
 			}
 			return pos, err
 		}
