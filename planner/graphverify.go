@@ -98,7 +98,7 @@ func EvaluateGraph(g *tasks.Graph, choices []GraphChoice, opts PlanOptions) (*Gr
 	if err != nil {
 		return nil, err
 	}
-	gv := &graphVerifier{g: g, target: target, measured: opts.Measured, cache: cache, sms: target.Get("sm_count"),
+	gv := &graphVerifier{g: g, target: target, measured: opts.Measured, prints: newPrints(target, opts.Measured), cache: cache, sms: target.Get("sm_count"),
 		bw: target.Get("hbm_gb_per_s"), launch: target.Get("launch_overhead_ns"),
 		classified: map[classifyKey]classified{}, accesses: map[accessKey]accessCost{}, same: map[sameKey]bool{},
 		tileBytes: map[*tasks.Port]float64{}, measuredConversions: len(g.Measured().Conversions) > 0}
@@ -112,6 +112,7 @@ type graphVerifier struct {
 	g        *tasks.Graph
 	target   *costmodel.Target
 	measured *costmodel.Measurements
+	prints   *prints // the target's and the measurements', for the cache's keys
 	cache    *Cache
 	sms      float64
 	bw       float64 // bytes per ns
@@ -564,7 +565,7 @@ func (gv *graphVerifier) classify(src, dst *distribution.Distribution, rename di
 	if c, ok := gv.classified[k]; ok {
 		return c.res, c.err
 	}
-	res, err := gv.cache.classify(src, dst, rename, gv.target, gv.measured, noSmem)
+	res, err := gv.cache.classify(src, dst, rename, gv.prints, noSmem)
 	gv.classified[k] = classified{res, err}
 	return res, err
 }

@@ -63,16 +63,22 @@ type Cache struct {
 	// pair of a few distributions, and each distribution's side of the
 	// work is the same in every pair it is in.
 	memo *conversion.Memo
-	// lastPrint is the last target's and measurement table's prints
-	// (targetPrint, measuredPrint): a key is made per pair of labels, and a
-	// plan has one target.
-	lastPrint atomic.Pointer[prints]
 }
 
+// prints are a target and a measurement table with their prints
+// (targetPrint, measuredPrint), taken once per Plan (or EvaluateGraph, or
+// Prefetch) call: a key is made per pair of labels, and a call has one
+// target. They are taken afresh each call, never remembered by pointer, so
+// that a target or table changed in place between two calls keys new
+// entries.
 type prints struct {
 	target         *costmodel.Target
 	measured       *costmodel.Measurements
 	tprint, mprint string
+}
+
+func newPrints(target *costmodel.Target, measured *costmodel.Measurements) *prints {
+	return &prints{target: target, measured: measured, tprint: targetPrint(target), mprint: measuredPrint(measured)}
 }
 
 // NewCache returns an empty cache.
@@ -126,13 +132,7 @@ func (c *Cache) Len() int {
 	return len(c.conv)
 }
 
-func (c *Cache) key(src, dst *distribution.Distribution, rename distribution.Rename, target *costmodel.Target,
-	measured *costmodel.Measurements, noSmem bool) convKey {
-	p := c.lastPrint.Load()
-	if p == nil || p.target != target || p.measured != measured {
-		p = &prints{target: target, measured: measured, tprint: targetPrint(target), mprint: measuredPrint(measured)}
-		c.lastPrint.Store(p)
-	}
+func (c *Cache) key(src, dst *distribution.Distribution, rename distribution.Rename, p *prints, noSmem bool) convKey {
 	return convKey{src.Fingerprint(), dst.Fingerprint(), rename.String(), p.tprint, p.mprint, noSmem}
 }
 
@@ -143,9 +143,8 @@ func (c *Cache) has(k convKey) bool {
 	return ok
 }
 
-func (c *Cache) classify(src, dst *distribution.Distribution, rename distribution.Rename, target *costmodel.Target,
-	measured *costmodel.Measurements, noSmem bool) (*conversion.Result, error) {
-	k := c.key(src, dst, rename, target, measured, noSmem)
+func (c *Cache) classify(src, dst *distribution.Distribution, rename distribution.Rename, p *prints, noSmem bool) (*conversion.Result, error) {
+	k := c.key(src, dst, rename, p, noSmem)
 	c.mu.Lock()
 	e, ok := c.conv[k]
 	if !ok {
@@ -159,7 +158,7 @@ func (c *Cache) classify(src, dst *distribution.Distribution, rename distributio
 		<-e.done
 		return e.res, e.err
 	}
-	opts := conversion.Options{Rename: rename, Target: target, Measured: measured, Memo: c.memo}
+	opts := conversion.Options{Rename: rename, Target: p.target, Measured: p.measured, Memo: c.memo}
 	if noSmem {
 		opts.Exclude = []conversion.Class{conversion.SharedMemory, conversion.ClusterSharedMemory}
 	}
@@ -263,6 +262,7 @@ type lowering struct {
 	sms     float64
 	cache   *Cache
 	measure *costmodel.Measurements
+	prints  *prints // the target's and the measurements', for the cache's keys
 
 	problem Problem
 	invs    []*tasks.Invocation
@@ -453,7 +453,7 @@ type portKey struct {
 func kernelBudgetName(id string) string { return "kernel " + id + ": shared memory (bytes)" }
 
 func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, measured *costmodel.Measurements, cache *Cache) (*lowering, error) {
-	lw := &lowering{graph: g, target: target, cache: cache, measure: measured, sms: target.Get("sm_count"),
+	lw := &lowering{graph: g, target: target, cache: cache, measure: measured, prints: newPrints(target, measured), sms: target.Get("sm_count"),
 		pairs: map[[2]string]*pairInfo{}, keys: map[keyOf]string{}, endpoints: map[string]*endpoint{},
 		sources: map[sourceOf]*labelSet{}, targets: map[targetOf]*labelSet{}, labelSets: map[string]int{},
 		sharedPairs: map[string][]Pair{}, pairLists: map[pairsOf][]Pair{}}
@@ -1047,7 +1047,7 @@ func (lw *lowering) classifyAll(ctx context.Context, ports []portKey, portEdges 
 					if !classifies(s, d) {
 						continue
 					}
-					k := lw.cache.key(s.dist, d.dist, d.rename, lw.target, lw.measure, s.noSmem)
+					k := lw.cache.key(s.dist, d.dist, d.rename, lw.prints, s.noSmem)
 					if keys[k] || lw.cache.has(k) {
 						continue
 					}
@@ -1076,7 +1076,7 @@ func (lw *lowering) classifyAll(ctx context.Context, ports []portKey, portEdges 
 					return
 				}
 				c := todo[i]
-				lw.cache.classify(c.src.dist, c.dst.dist, c.dst.rename, lw.target, lw.measure, c.src.noSmem)
+				lw.cache.classify(c.src.dist, c.dst.dist, c.dst.rename, lw.prints, c.src.noSmem)
 				done.Add(1)
 			}
 		}()
@@ -1115,7 +1115,7 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 	}
 	switch {
 	case src.dist != nil && dst.dist != nil:
-		res, err := lw.cache.classify(src.dist, dst.dist, dst.rename, lw.target, lw.measure, src.noSmem)
+		res, err := lw.cache.classify(src.dist, dst.dist, dst.rename, lw.prints, src.noSmem)
 		if err != nil {
 			return &pairInfo{total: math.Inf(1), why: err.Error()}
 		}

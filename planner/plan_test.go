@@ -419,6 +419,56 @@ func TestCacheAcrossCalls(t *testing.T) {
 	}
 }
 
+// TestCacheSeesChangesInPlace: the cache keys entries by the target's
+// figures and the measurements' content, so a compiler that changes a
+// figure of its target, or adds a measurement to its table, in place
+// between two plans gets the plan a fresh cache gives, not the costs
+// classified before the change.
+func TestCacheSeesChangesInPlace(t *testing.T) {
+	g := examples(t)["transformer_layer"]
+	h200, err := costmodel.BuiltinTarget("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := &costmodel.Measurements{Target: "h200"}
+	cache := NewCache()
+	plan := func(cache *Cache) *Result {
+		t.Helper()
+		r, err := Plan(context.Background(), g, PlanOptions{Cache: cache, Target: h200, Measured: measured})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	before := plan(cache)
+	changes := []struct {
+		name   string
+		change func()
+	}{
+		{"a figure of the target", func() {
+			f := h200.Figures["warp_issue_per_clock"]
+			f.Value /= 16
+			h200.Figures["warp_issue_per_clock"] = f
+		}},
+		{"a measurement", func() {
+			measured.Sizes = append(measured.Sizes,
+				costmodel.SizeMeasurement{Mechanism: "shared_memory", Bytes: 1, CostNS: 5000},
+				costmodel.SizeMeasurement{Mechanism: "shared_memory", Bytes: 1 << 20, CostNS: 5000})
+		}},
+	}
+	for _, c := range changes {
+		c.change()
+		kept, fresh := plan(cache), plan(NewCache())
+		if fresh.ObjectiveNS == before.ObjectiveNS {
+			t.Fatalf("%s: the change leaves the plan at %v ns: it tests nothing", c.name, before.ObjectiveNS)
+		}
+		if kept.ObjectiveNS != fresh.ObjectiveNS {
+			t.Errorf("after changing %s in place: %v ns with the kept cache, %v ns with a fresh one", c.name, kept.ObjectiveNS, fresh.ObjectiveNS)
+		}
+		before = fresh
+	}
+}
+
 // TestBudgetChoosesCostlierConversion: in the shared-memory budget example,
 // the cheapest conversion into the mma operand needs shared-memory scratch
 // the kernel has no room for; the plan converts through warp shuffles.

@@ -27,6 +27,7 @@ func (c *Cache) Prefetch(ctx context.Context, pre *tasks.Prelude, target *costmo
 	if target == nil {
 		return
 	}
+	p := newPrints(target, nil)
 	ctx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
 	c.prefetch = append(c.prefetch, cancel)
@@ -53,7 +54,7 @@ func (c *Cache) Prefetch(ctx context.Context, pre *tasks.Prelude, target *costmo
 					if ctx.Err() != nil {
 						return
 					}
-					c.classify(src.dist, dst.dist, nil, target, nil, false)
+					c.classify(src.dist, dst.dist, nil, p, false)
 				}
 			}
 		}
