@@ -94,7 +94,15 @@ func newTarget(name string, custom bool, features []string, model *costmodel.Tar
 }
 
 // CustomTarget returns a custom target with the given features and figures.
+// The figures take the target's name, as in a graph's JSON form: figures
+// named otherwise (a built-in target's, or a copy With a figure changed)
+// are copied under it, and model is not changed.
 func CustomTarget(name string, features []string, model *costmodel.Target) Target {
+	if model != nil && model.Name != name {
+		named := *model
+		named.Name = name
+		model = &named
+	}
 	return newTarget(name, true, features, model)
 }
 

@@ -89,6 +89,43 @@ func TestCustomTarget(t *testing.T) {
 	}
 }
 
+// TestCustomTargetInGo: a custom target made in Go from another target's
+// figures (a built-in one, or a copy With a figure changed) is named like
+// the same graph's target loaded from its JSON, where the figures take the
+// custom target's name: the planner names plans and costs after
+// Model.Name.
+func TestCustomTargetInGo(t *testing.T) {
+	model, err := costmodel.BuiltinTarget("sm80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err = model.With("shared_bytes_per_block", costmodel.Figure{Value: 100000, Source: "assumed for the test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder("custom", "").CustomTarget("small_gpu", CustomTarget("small_gpu", []string{"sm_80"}, model)).Size("M", 64)
+	b.Task("p").Out("y", "(m:16, n:16)", storage.F16).Alternative("a").InlineDist("y", mustBlockedMN(t), "").CostNS(1).Multiplicity("M/16")
+	b.Invoke("p1", "p")
+	built, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Marshal(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if b, l := built.Target().Model.Name, loaded.Target().Model.Name; b != l || l != "small_gpu" {
+		t.Errorf("the target's figures are named %q built in Go, %q loaded from its JSON; want %q", b, l, "small_gpu")
+	}
+	if model.Name != "sm80" {
+		t.Errorf("building the graph renamed the caller's figures to %q", model.Name)
+	}
+}
+
 func TestCustomTargetProblems(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
