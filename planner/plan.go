@@ -306,8 +306,12 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	check := &graphCheck{}
 	vopts := PlanOptions{Target: target, Measured: opts.Measured, Cache: cache}
 	so.planned = func(choices []int) { check.start(lw, choices, vopts) }
-	sol, err := Solve(ctx, &lw.problem, so)
-	if err != nil {
+	var sol *Solution
+	if len(lw.invs) == 0 {
+		// Nothing to choose: the empty plan, proven (Solve takes no
+		// Problem without nodes).
+		sol = &Solution{Status: Optimal, explained: !so.NoRegrets}
+	} else if sol, err = Solve(ctx, &lw.problem, so); err != nil {
 		check.wait()
 		return nil, lw.namedError(err)
 	}

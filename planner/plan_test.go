@@ -469,6 +469,26 @@ func TestCacheSeesChangesInPlace(t *testing.T) {
 	}
 }
 
+// TestPlanEmptyGraph: a graph without invocations is valid (tasks builds
+// it, cklplan check accepts it), and its plan is the empty one, proven at
+// 0 ns, which every rendering writes; not the solver's complaint about a
+// Problem without nodes.
+func TestPlanEmptyGraph(t *testing.T) {
+	g, err := tasks.NewBuilder("empty", "h200").Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "optimal" || r.ObjectiveNS != 0 || r.BoundNS != 0 || r.Gap != 0 || len(r.Choices) != 0 || len(r.Boundaries) != 0 ||
+		r.LocalChoiceNS == nil || *r.LocalChoiceNS != 0 || r.SavingNS == nil || *r.SavingNS != 0 {
+		t.Errorf("the empty graph's plan: %+v", r)
+	}
+	render(t, r)
+}
+
 // TestBudgetChoosesCostlierConversion: in the shared-memory budget example,
 // the cheapest conversion into the mma operand needs shared-memory scratch
 // the kernel has no room for; the plan converts through warp shuffles.
