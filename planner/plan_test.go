@@ -469,6 +469,23 @@ func TestCacheSeesChangesInPlace(t *testing.T) {
 	}
 }
 
+// A plan that costs 0 is optimal whatever the solver's bound says (costs
+// are never negative): its gap is 0, never the +Inf that a bound a
+// rounding error below 0 once gave, which the JSON plan cannot write.
+func TestGapOfAPlanOfNoCost(t *testing.T) {
+	for _, c := range []struct{ obj, bound, want float64 }{
+		{0, 0, 0}, {0, -1e-13, 0}, {10, 5, 0.5}, {10, 10, 0}, {10, 12, 0},
+	} {
+		if got := gap(c.obj, c.bound); got != c.want {
+			t.Errorf("gap(%v, %v) = %v, want %v", c.obj, c.bound, got, c.want)
+		}
+	}
+	r := &Result{Status: "time limit", Gap: gap(0, -1e-13), Choices: []PlanChoice{}, Boundaries: []Boundary{}}
+	if err := r.WriteJSON(new(strings.Builder)); err != nil {
+		t.Errorf("the JSON plan of a free plan under a bound below 0: %v", err)
+	}
+}
+
 // TestPlanEmptyGraph: a graph without invocations is valid (tasks builds
 // it, cklplan check accepts it), and its plan is the empty one, proven at
 // 0 ns, which every rendering writes; not the solver's complaint about a

@@ -379,13 +379,14 @@ func (s *Solution) provedTight() bool {
 	return s.Status == Optimal && s.Objective-s.Bound <= math.Max(defaultAbsoluteGap, defaultRelativeGap*math.Abs(s.Objective))
 }
 
+// gap is the relative gap of a plan of cost obj under a proven bound:
+// (obj − bound) / obj, and 0 for a plan of cost 0, which no plan beats
+// (costs are never negative; a solver's bound a rounding error below 0 once
+// made it +Inf, which the JSON plan cannot write).
 func gap(obj, bound float64) float64 {
 	d := obj - bound
-	if d <= 0 {
+	if d <= 0 || obj == 0 {
 		return 0
-	}
-	if obj == 0 {
-		return math.Inf(1)
 	}
 	return d / math.Abs(obj)
 }
