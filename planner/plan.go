@@ -30,7 +30,10 @@ type PlanOptions struct {
 	// unasked; 0 means DefaultExplainAll.
 	ExplainAll int
 	// Target overrides the graph's target figures; nil: the graph's target
-	// (a built-in one by name).
+	// (a built-in one by name). Only the figures: which alternatives run,
+	// and the limits they are checked against, stay the graph's target's.
+	// To plan for another GPU whole, as cklplan plan --target does, give
+	// Plan g.WithTarget(...) instead.
 	Target *costmodel.Target
 	// Measured overrides the cost model's conversion formulas.
 	Measured *costmodel.Measurements
@@ -163,9 +166,14 @@ type PlanChoice struct {
 	NoSharedMemoryConversions bool `json:"no_shared_memory_conversions,omitempty"`
 	// Group is the fused group (kernel) the invocation is in; "" for none.
 	Group string `json:"group,omitempty"`
-	// NotExplained says the invocation's regrets were not computed (it
-	// was not among those explained, or the plan is not proven): its
-	// rejected alternatives that were not removed have no regret.
+	// NotExplained says the invocation's regrets were not asked for: it
+	// is not among those explained (PlanOptions.ExplainIDs, or a graph
+	// over ExplainAll), and its rejected alternatives that were not
+	// removed have no regret and say "not explained (ask with --explain
+	// ID)". A plan not proven optimal
+	// computes no regret either, but its invocations keep their reasons
+	// (each rejected alternative compared with the plan), and are not
+	// marked.
 	NotExplained bool       `json:"not_explained,omitempty"`
 	Rejected     []Rejected `json:"rejected"`
 }
@@ -213,8 +221,11 @@ type Boundary struct {
 	Target    string  `json:"target"`
 	// SharedWith lists the other edges served by the same conversion
 	// (fan-out); the cost is counted once, on the first.
-	SharedWith []string            `json:"shared_with,omitempty"`
-	Witness    *conversion.Witness `json:"witness,omitempty"`
+	SharedWith []string `json:"shared_with,omitempty"`
+	// Witness is the conversion's witness, as conversion.Classify gave it.
+	// It is shared with the Cache the plan was made with, and with every
+	// other boundary of the same conversion: copy it before changing it.
+	Witness *conversion.Witness `json:"witness,omitempty"`
 	// WitnessRef, in a Result WithWitnesses(WitnessesTable), is the index
 	// of the boundary's witness in Result.Witnesses (Witness is then nil);
 	// nil otherwise.
@@ -245,9 +256,10 @@ type BudgetUse struct {
 //
 // Cancelling ctx stops the solve as a time limit does: Plan returns the
 // best plan found with Status "interrupted" and its proven gap, and no
-// error (a graph the reduction dissolves whole is proven before anything
-// looks at ctx, and comes back "optimal"); ErrNoPlan when no plan was found
-// yet. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
+// error; ErrNoPlan when no plan was found yet. A plan proven before
+// anything looks at ctx still comes back "optimal": a graph the reduction
+// dissolves whole, or a small core the planner's own branch and bound
+// proves; its regrets may then be intervals. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
 // fits; ErrUnknownInvocation for ExplainIDs the graph lacks; ErrNoSolver
 // when a MILP is needed and HiGHS is missing; an error naming the
 // invocation or boundary for a cost over MaxCostNS.
