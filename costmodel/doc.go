@@ -55,7 +55,9 @@
 // # Invariants
 //
 // Every figure of a target is present, finite, positive (a few may be zero:
-// sm80 has no clusters) and sourced; decoding reports every problem at its
+// sm80 has no clusters) and sourced; the counts (sm_count,
+// shared_bytes_per_sm, shared_bytes_per_block, max_cluster_blocks) are whole
+// numbers of at most 2^53, since they are used as integers; decoding reports every problem at its
 // JSON path with a jsonv code. Every cost carries its origin. Costs grow
 // with every count of a Movement.
 package costmodel

@@ -68,6 +68,19 @@ var FigureKeys = []FigureKey{
 	{"launch_overhead_ns", "ns", false, "a kernel boundary: launch and drain", ""},
 }
 
+// countFigures are the figures that count whole things (SMs, bytes,
+// blocks): the planner and the targets' limits take them as integers, so
+// each is a whole number of at most maxCount (exact in a float64 and in an
+// int64).
+var countFigures = map[string]bool{"sm_count": true, "shared_bytes_per_sm": true, "shared_bytes_per_block": true, "max_cluster_blocks": true}
+
+const maxCount = 1 << 53
+
+// notCount reports whether v is not a value a count figure may take.
+func notCount(key string, v float64) bool {
+	return countFigures[key] && (v != math.Trunc(v) || v > maxCount)
+}
+
 // Get returns the value of a figure; an unknown key is a caller error and
 // panics (FigureKeys lists the keys, and a loaded target has them all).
 func (t *Target) Get(key string) float64 {
@@ -103,6 +116,8 @@ func (t *Target) check() error {
 			return fmt.Errorf("costmodel: target %q: no figure %s", t.Name, k.Key)
 		case math.IsNaN(f.Value) || math.IsInf(f.Value, 0) || f.Value < 0 || f.Value == 0 && !k.Zero:
 			return fmt.Errorf("costmodel: target %q: %s = %v is not a positive number", t.Name, k.Key, f.Value)
+		case notCount(k.Key, f.Value):
+			return fmt.Errorf("costmodel: target %q: %s = %v is not a whole number of at most 2^53", t.Name, k.Key, f.Value)
 		case f.Source == "":
 			return fmt.Errorf("costmodel: target %q: %s has no source", t.Name, k.Key)
 		}
@@ -180,6 +195,8 @@ func DecodeTarget(data []byte) (*Target, error) {
 			var ok bool
 			if f.Value, ok = d.Float(vv, vp); ok && (f.Value < 0 || f.Value == 0 && !k.Zero) {
 				d.Report(vp, jsonv.Range, "%v %s: want a positive number", f.Value, k.Unit)
+			} else if ok && notCount(k.Key, f.Value) {
+				d.Report(vp, jsonv.Range, "%v %s: want a whole number of at most 2^53", f.Value, k.Unit)
 			}
 		}
 		f.Source = fo.String("source", true)

@@ -1,9 +1,12 @@
 package costmodel
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cklplan/cklplan/internal/jsonv"
 )
 
 // A target written before mma_sync_f16_tflops existed takes it from
@@ -42,5 +45,51 @@ func TestMMASyncDefaultsToTheTensorPeak(t *testing.T) {
 	}
 	if math.Abs(sync.NS/peak.NS-1.5) > 0.01 {
 		t.Errorf("h200: mma.sync %v ns, wgmma %v ns: want 1.5×", sync.NS, peak.NS)
+	}
+}
+
+// The figures that count things (SMs, bytes of shared memory, cluster
+// blocks) are whole numbers the planner takes as integers: a fraction, or a
+// count past what an int64 holds, is refused at its path, by DecodeTarget
+// and by With, rather than truncated (sm_count 1.5 was costed as 1.5 SMs
+// but reported as 1; shared_bytes_per_block 1e300 became a limit of
+// -9223372036854775808 bytes).
+func TestCountFiguresAreIntegers(t *testing.T) {
+	h200, err := BuiltinTarget("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key   string
+		value float64
+	}{
+		{"sm_count", 1.5},
+		{"sm_count", 0.001},
+		{"shared_bytes_per_block", 1e300},
+		{"shared_bytes_per_block", 0.5},
+		{"shared_bytes_per_sm", 1 << 63},
+		{"max_cluster_blocks", 1e20},
+		{"max_cluster_blocks", 2.5},
+	} {
+		bad := h200.clone()
+		bad.Figures[c.key] = Figure{Value: c.value, Source: "x"}
+		data, err := bad.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = DecodeTarget(data)
+		var ps jsonv.Problems
+		if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Path.String() != "$.figures."+c.key+".value" || ps[0].Code != jsonv.Range {
+			t.Errorf("%s = %v: DecodeTarget error %v, want one range problem at $.figures.%s.value", c.key, c.value, err, c.key)
+		}
+		if _, err := h200.With(c.key, Figure{Value: c.value, Source: "x"}); err == nil {
+			t.Errorf("%s = %v: With accepted it", c.key, c.value)
+		}
+	}
+	// Whole counts stay as they were, large ones too.
+	for _, key := range []string{"sm_count", "shared_bytes_per_block", "max_cluster_blocks"} {
+		if _, err := h200.With(key, Figure{Value: 1 << 40, Source: "x"}); err != nil {
+			t.Errorf("%s = 2^40: %v", key, err)
+		}
 	}
 }
