@@ -46,7 +46,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
 		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "bound the regrets' re-solves to `limit`: a duration, auto (3× the plan's time, at least 1s) or none; regrets left unproven are shown as intervals")
-		fs.Var(&q.explain, "explain", "compute regrets only for these comma-separated invocation `ids`")
+		fs.Var(&q.explain, "explain", "compute regrets only for these comma-separated invocation `ids` (given again: for those too)")
 		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"; - reads stdin), overriding the graph's and the model's")
 		fs.BoolVar(&q.noReduce, "no-reduce", false, "solve the whole model in HiGHS, without the exact structural reduction")
 		fs.BoolVar(&q.quiet, "quiet", false, "no progress on stderr")
@@ -93,7 +93,8 @@ func (q *planRequest) setTail(string, []string) error {
 }
 
 // An idList is a flag of comma-separated ids, spaces around them dropped;
-// set says the flag was given. An empty id ("", "a,,b") is refused.
+// set says the flag was given. Given again, it adds its ids to the
+// earlier ones. An empty id ("", "a,,b") is refused.
 type idList struct {
 	ids []string
 	set bool
@@ -108,7 +109,7 @@ func (l *idList) Set(v string) error {
 			return fmt.Errorf("id %d of %d is empty: want comma-separated invocation ids", i+1, len(ids))
 		}
 	}
-	l.ids, l.set = ids, true
+	l.ids, l.set = append(l.ids, ids...), true
 	return nil
 }
 
