@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/tasks"
@@ -141,7 +143,26 @@ func problemLine(p *jsonv.Problem) string {
 	if p.Warning {
 		warn = "warning: "
 	}
-	return fmt.Sprintf("%s: %s%s [%s]", p.Path, warn, p.Msg, p.Code)
+	return fmt.Sprintf("%s: %s%s [%s]", p.Path, warn, oneLine(p.Msg), p.Code)
+}
+
+// oneLine escapes the control characters of s (a newline, a terminal
+// escape) as a Go string literal would, so that a message that names what
+// the input spelt with them, a name it refuses, stays one line of text.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.IsControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
 
 // problemsError is a list of input problems written as check writes them.
@@ -172,7 +193,7 @@ func (r *checkResult) writeText(w io.Writer, _ string) error {
 		if p.Warning {
 			warn = "warning: "
 		}
-		fmt.Fprintf(w, "%s: %s%s [%s]\n", p.Path, warn, p.Message, p.Code)
+		fmt.Fprintf(w, "%s: %s%s [%s]\n", p.Path, warn, oneLine(p.Message), p.Code)
 	}
 	s := r.Summary
 	if s == nil {
@@ -182,7 +203,7 @@ func (r *checkResult) writeText(w io.Writer, _ string) error {
 	if title == "" {
 		title = r.File
 	}
-	fmt.Fprintf(w, "ok: %s (target %s)\n", title, s.Target)
+	fmt.Fprintf(w, "ok: %s (target %s)\n", oneLine(title), s.Target)
 	fmt.Fprintf(w, "  tasks         %d (%d alternatives)\n", s.Tasks, s.Alternatives)
 	fmt.Fprintf(w, "  invocations   %d (%d candidates)\n", s.Invocations, s.Candidates)
 	fmt.Fprintf(w, "  edges         %d (%d renamed, %d must cross a kernel)\n", s.Edges, s.Renamed, s.MustCross)
