@@ -97,6 +97,9 @@ type Result struct {
 	// text report says why others were not explained.
 	explainAll   int
 	explainAsked bool
+	// regretsInterrupted says an interrupt, not a time limit, left the
+	// regrets that are intervals.
+	regretsInterrupted bool
 	// UnprovenRegrets counts the regrets a time limit left as intervals
 	// (Rejected.Exact false with RegretLowerNS set).
 	UnprovenRegrets int `json:"unproven_regrets,omitempty"`
@@ -345,6 +348,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	}
 	if res != nil {
 		res.explainAll, res.explainAsked = explainAll, opts.ExplainIDs != nil || opts.Solve.Explain != nil
+		res.regretsInterrupted = sol.regretsInterrupted
 	}
 	if err == nil && !opts.Timing {
 		res.SolveMS = 0

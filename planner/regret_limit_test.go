@@ -157,6 +157,36 @@ func TestPlanShowsUnprovenRegrets(t *testing.T) {
 	}
 }
 
+// TestPlanSaysAnInterruptStoppedTheRegrets: an interrupt (the context
+// cancelled) while the regrets are computed leaves them as intervals too,
+// and the report names the interrupt, not a time limit the plan did not
+// have.
+func TestPlanSaysAnInterruptStoppedTheRegrets(t *testing.T) {
+	highstest.Library(t)
+	g := generatedDAG(t, 40, 1) // hundreds of queries to its core: minutes of regrets
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := PlanOptions{Solve: Options{Progress: func(p Progress) {
+		if p.Explaining {
+			cancel() // at the first query answered
+		}
+	}}}
+	r, err := Plan(ctx, g, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "optimal" || r.UnprovenRegrets == 0 {
+		t.Fatalf("status %s, %d regrets unproven: the interrupt did not strike during the regrets", r.Status, r.UnprovenRegrets)
+	}
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if want := "unproven: an interrupt stopped the re-solves"; !strings.Contains(text.String(), want) || strings.Contains(text.String(), "a time limit") {
+		t.Errorf("the report does not say %q alone:\n%s", want, text.String())
+	}
+}
+
 // TestRegretsDoNotDependOnWorkers: the core's regrets are re-solved on as
 // many HiGHS instances as there are workers, each LP warm from the queries
 // it answered before; the regrets are the same numbers, bit for bit, on one

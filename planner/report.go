@@ -132,7 +132,11 @@ func (r *Result) WriteText(w io.Writer) error {
 		if r.UnprovenRegrets == 1 {
 			what = "regret"
 		}
-		fmt.Fprintf(bw, "  (%d %s unproven: a time limit stopped the re-solves; shown is what is proven: +lower…+upper, ≥+lower where no plan using the alternative was found, or unproven)\n", r.UnprovenRegrets, what)
+		cause := "a time limit"
+		if r.regretsInterrupted {
+			cause = "an interrupt"
+		}
+		fmt.Fprintf(bw, "  (%d %s unproven: %s stopped the re-solves; shown is what is proven: +lower…+upper, ≥+lower where no plan using the alternative was found, or unproven)\n", r.UnprovenRegrets, what, cause)
 	}
 	// The lines of invocations and boundaries, as many as the graph has,
 	// are appended to one buffer without fmt; the padding counts runes, as

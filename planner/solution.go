@@ -119,6 +119,9 @@ type Solution struct {
 	Local LocalChoice
 	// regretDeadline is when the regrets' time limit ends (zero: none).
 	regretDeadline time.Time
+	// regretsInterrupted says the context ended (an interrupt) while the
+	// regrets were computed, before their time limit did.
+	regretsInterrupted bool
 	// explained says the regrets were computed (for the nodes asked).
 	explained bool
 	// dualsAhead: the regrets' certificates were priced by the root LP
