@@ -72,6 +72,17 @@ func scanFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	if n := len(slices.DeleteFunc(slices.Clone(pos), func(a string) bool { return a != "-" })); n > 1 {
 		return pos, errors.New(`only one argument may be "-" (stdin)`)
 	}
+	// A value given empty ("--target ''", or "--target $T" with T unset)
+	// would read as the flag left out: say so instead.
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Value.String() == "" {
+			empty = append(empty, "--"+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		return pos, fmt.Errorf("%s: an empty value; leave the flag out for its default", strings.Join(empty, ", "))
+	}
 	return pos, nil
 }
 

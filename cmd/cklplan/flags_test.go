@@ -43,6 +43,8 @@ func TestScanFlags(t *testing.T) {
 		{name: "unknown flag", args: []string{"A", "--colour"}, wantPos: []string{"A"}, wantErr: "flag provided but not defined: -colour"},
 		{name: "flag without its value", args: []string{"A", "--format"}, wantPos: []string{"A"}, wantErr: "flag needs an argument: -format"},
 		{name: "flag before a negative integer", args: []string{"A", "--format", "-1"}, wantPos: []string{"A"}, wantErr: "--format -1: no flag takes a negative number (a negative integer is an argument)"},
+		{name: "an empty value", args: []string{"A", "--format", ""}, wantPos: []string{"A"}, wantErr: "--format: an empty value; leave the flag out for its default"},
+		{name: "an empty value after =", args: []string{"--format=", "A"}, wantPos: []string{"A"}, wantErr: "--format: an empty value; leave the flag out for its default"},
 		{name: "stdin twice", args: []string{"-", "-"}, wantPos: []string{"-", "-"}, wantErr: `only one argument may be "-" (stdin)`},
 	}
 	for _, tt := range tests {
