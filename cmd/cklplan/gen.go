@@ -84,8 +84,10 @@ func runGen(q *genRequest) (result, error) {
 		return nil, badRequest("--layers %d: want 1 to %d", q.layers, maxGenerated/10)
 	case q.n < 1 || q.n > maxGenerated:
 		return nil, badRequest("--invocations %d: want 1 to %d", q.n, maxGenerated)
-	case q.degree < 1 || q.degree > 16:
-		return nil, badRequest("--degree %d: want 1 to 16", q.degree)
+	case q.degree < 2 || q.degree > 16:
+		// Every invocation but the first reads at least one input: no
+		// DAG of these has an average degree under 2.
+		return nil, badRequest("--degree %d: want 2 to 16", q.degree)
 	case !(q.execScale > 0) || math.IsInf(q.execScale, 0):
 		return nil, badRequest("--exec-scale %v: want a positive factor", q.execScale)
 	case q.kernelSmem < 0:

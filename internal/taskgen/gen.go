@@ -166,13 +166,15 @@ func DAG(n, degree int, seed uint64) (tasks.Spec, error) {
 	if err != nil {
 		return s, err
 	}
-	if n < 1 || degree < 1 {
-		return s, fmt.Errorf("taskgen: a DAG needs n ≥ 1 and degree ≥ 1, got %d and %d", n, degree)
+	if n < 1 || degree < 2 {
+		// Every invocation but the first reads at least one: degree 1
+		// would be degree 2 under another name.
+		return s, fmt.Errorf("taskgen: a DAG needs n ≥ 1 and degree ≥ 2, got %d and %d", n, degree)
 	}
 	r := rand.New(rand.NewPCG(seed, 0xda6))
 	// In-degrees uniform in 1…degree−1 average degree/2, so the average
 	// degree (in and out) is about degree.
-	maxIn := max(1, degree-1)
+	maxIn := degree - 1
 	for k := 0; k <= maxIn; k++ {
 		var names []string
 		for j := range k {

@@ -3,6 +3,7 @@ package taskgen
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cklplan/cklplan/tasks"
@@ -65,5 +66,17 @@ func TestScaleExecution(t *testing.T) {
 		if !reflect.DeepEqual(s, one) {
 			t.Errorf("factor %v: the graph changed on an error", bad)
 		}
+	}
+}
+
+// Every invocation of a DAG but the first reads at least one input, so no
+// DAG has an average degree under 2: degree 1 is refused, not made the
+// DAG of degree 2 under another name.
+func TestDAGDegreeAtLeastTwo(t *testing.T) {
+	if _, err := DAG(10, 1, 1); err == nil || !strings.Contains(err.Error(), "degree ≥ 2") {
+		t.Errorf("degree 1: %v, want an error asking for degree ≥ 2", err)
+	}
+	if _, err := DAG(10, 2, 1); err != nil {
+		t.Errorf("degree 2: %v", err)
 	}
 }
