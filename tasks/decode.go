@@ -502,7 +502,13 @@ func (dc *decoder) invocation(v *jsonv.Value, p jsonv.Path) InvocationSpec {
 	inv.ID = o.String("id", true)
 	inv.Task = o.String("task", true)
 	inv.Sizes = dc.sizes(o.Field("sizes"))
-	inv.Pin = dc.strings(o.Field("pin"))
+	pin, pinPath := o.Field("pin")
+	inv.Pin = dc.strings(pin, pinPath)
+	if pin != nil && pin.Kind == jsonv.Array && len(pin.Elems()) == 0 {
+		// Read as no pin it would allow every alternative; read as
+		// written it allows none.
+		dc.d.Report(pinPath, CodePin, "an empty pin leaves no alternative; leave pin out to allow every one")
+	}
 	inv.Forbid = dc.strings(o.Field("forbid"))
 	o.End()
 	return inv

@@ -315,6 +315,12 @@ var codeCases = []codeCase{
 		obj(g, "invocations", 1)["pin"] = []any{"rows"}
 		obj(g, "invocations", 1)["forbid"] = []any{"rows"}
 	}), path: "$.invocations[1].forbid[0]", code: CodePin},
+	{name: "an empty pin", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["pin"] = []any{} }),
+		path: "$.invocations[1].pin", code: CodePin, msg: "an empty pin leaves no alternative"},
+	{name: "pinned twice", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["pin"] = []any{"rows", "frag", "rows"} }),
+		path: "$.invocations[1].pin[2]", code: jsonv.DuplicateName, msg: "alternative rows is pinned twice"},
+	{name: "forbidden twice", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["forbid"] = []any{"rows", "rows"} }),
+		path: "$.invocations[1].forbid[1]", code: jsonv.DuplicateName, msg: "alternative rows is forbidden twice"},
 	{name: "everything forbidden", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["forbid"] = []any{"rows", "frag"} }),
 		path: "$.invocations[1]", code: CodePin, msg: "no alternative of scale"},
 	{name: "threads beyond the block", data: mutate(func(g map[string]any) {

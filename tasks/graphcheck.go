@@ -93,10 +93,16 @@ func (v *validator) invocations() {
 			if t.Alternative(id) == nil {
 				v.d.Report(p().Key("pin").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
 			}
+			if slices.Index(is.Pin, id) < j {
+				v.d.Report(p().Key("pin").Index(j), jsonv.DuplicateName, "alternative %s is pinned twice", id)
+			}
 		}
 		for j, id := range is.Forbid {
 			if t.Alternative(id) == nil {
 				v.d.Report(p().Key("forbid").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
+			}
+			if slices.Index(is.Forbid, id) < j {
+				v.d.Report(p().Key("forbid").Index(j), jsonv.DuplicateName, "alternative %s is forbidden twice", id)
 			}
 			if slices.Contains(is.Pin, id) {
 				v.d.Report(p().Key("forbid").Index(j), CodePin, "alternative %s is both pinned and forbidden", id)
