@@ -1242,6 +1242,12 @@ func pairWords(pi *pairInfo) string {
 		return fmt.Sprintf("a load of the tile from shared memory (%s)", fmtNS(pi.total))
 	case pi.result == nil:
 		return fmt.Sprintf("a store of the tile into shared memory (%s)", fmtNS(pi.total))
+	case pi.result.Class == conversion.Identity && pi.total == 0:
+		return "nothing to convert"
+	case pi.origin == costmodel.Measured:
+		// Measured as a whole, whatever moved it: the model's mechanism
+		// is not what the figure is of (as the boundary says).
+		return fmt.Sprintf("a measured %s conversion (%s)", pi.result.Class, fmtNS(pi.total))
 	case pi.result.Class == conversion.Identity:
 		return "nothing to convert"
 	case pi.result.Mechanism.Via == pi.result.Class:
