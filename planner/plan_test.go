@@ -469,12 +469,14 @@ func TestCacheSeesChangesInPlace(t *testing.T) {
 	}
 }
 
-// A plan that costs 0 is optimal whatever the solver's bound says (costs
-// are never negative): its gap is 0, never the +Inf that a bound a
-// rounding error below 0 once gave, which the JSON plan cannot write.
+// A plan of a task graph that costs 0 is optimal (its costs are never
+// negative): its gap is 0, never the +Inf that a solver's bound a rounding
+// error below 0 once gave, which the JSON plan cannot write. A Problem's
+// alternatives may cost less than 0: a bound well below a plan of 0 leaves
+// it unproven, at an infinite relative gap.
 func TestGapOfAPlanOfNoCost(t *testing.T) {
 	for _, c := range []struct{ obj, bound, want float64 }{
-		{0, 0, 0}, {0, -1e-13, 0}, {10, 5, 0.5}, {10, 10, 0}, {10, 12, 0},
+		{0, 0, 0}, {0, -1e-13, 0}, {0, -5, math.Inf(1)}, {10, 5, 0.5}, {10, 10, 0}, {10, 12, 0}, {-10, -15, 0.5},
 	} {
 		if got := gap(c.obj, c.bound); got != c.want {
 			t.Errorf("gap(%v, %v) = %v, want %v", c.obj, c.bound, got, c.want)

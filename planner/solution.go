@@ -65,7 +65,8 @@ type Solution struct {
 	// Problem (it agrees with the solver's objective within 1e-6 relative).
 	Objective float64
 	// Bound is the proven lower bound on the optimum; Gap is (Objective −
-	// Bound) / |Objective| (0 when Objective is 0: costs are never negative).
+	// Bound) / |Objective| (0 when Objective is 0 and Bound is within
+	// 1e-6 of it, +Inf when it is further below).
 	Bound, Gap float64
 	// BoundFrom says, for a plan not proven optimal, what proved Bound:
 	// BoundMILP, BoundRootLP, BoundSearch or BoundFloor; "" when optimal.

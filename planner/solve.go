@@ -383,13 +383,19 @@ func (s *Solution) provedTight() bool {
 }
 
 // gap is the relative gap of a plan of cost obj under a proven bound:
-// (obj − bound) / obj, and 0 for a plan of cost 0, which no plan beats
-// (costs are never negative; a solver's bound a rounding error below 0 once
-// made it +Inf, which the JSON plan cannot write).
+// (obj − bound) / |obj|. A plan of cost 0 has gap 0 when the bound is within
+// the absolute gap below it (a solver's bound a rounding error below 0 once
+// made a task graph's free plan's gap +Inf, which the JSON plan cannot
+// write), else +Inf: a Problem's alternatives may cost less than 0.
 func gap(obj, bound float64) float64 {
 	d := obj - bound
-	if d <= 0 || obj == 0 {
+	switch {
+	case d <= 0:
 		return 0
+	case obj == 0 && d <= defaultAbsoluteGap:
+		return 0
+	case obj == 0:
+		return math.Inf(1)
 	}
 	return d / math.Abs(obj)
 }
