@@ -1330,7 +1330,6 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	// transformer), so the whole elimination's budget grows with them:
 	// past it the contracted problem would go to HiGHS whole.
 	inner.wholeExtra = len(c.kernels) * wholePerKernel
-	inner.planned = nil // the contracted problem's choices are not p's
 	s, err := solve(ctx, c.q, inner, start)
 	c.q = nil // from here on only the kernels are needed: let it go
 	if errors.Is(err, ErrInfeasible) {
@@ -1386,9 +1385,6 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		for _, li := range k.internal {
 			choices[k.nodes[li]] = pick[li]
 		}
-	}
-	if opt.planned != nil {
-		opt.planned(choices)
 	}
 	kernelRegrets := make([][]Regret, len(c.kernels))
 	if s.explained && !opt.NoRegrets {

@@ -639,26 +639,14 @@ func (e *GraphVerifyError) Error() string {
 	return b.String()
 }
 
-// graphChoices is the plan that chooses alternative choices[v] of each node
-// v, in the graph's terms (as ChoicesOf reads a Result): the verifier can
-// start before the Result is written.
-func (lw *lowering) graphChoices(choices []int) []GraphChoice {
-	out := make([]GraphChoice, len(choices))
-	for v, a := range choices {
-		na := lw.alts[v][a]
-		out[v] = GraphChoice{Alternative: lw.invs[v].Task.Alternatives[na.task].ID, NoSharedMemoryConversions: na.noSmem}
-	}
-	return out
-}
-
-// verifyGraph checks the plan r, the solution sol read back, against ev,
-// its recomputation from the graph (EvaluateGraph of sol's choices,
-// or the error that stopped it): the same feasibility, and the same total
-// as the solver's objective within the solver's tolerance. On a
-// disagreement it names the invocations and edges whose costs differ from
-// what the Problem charged them (each edge's share of its group's
-// conversions, the first edge a conversion serves paying it).
-func (lw *lowering) verifyGraph(sol *Solution, r *Result, ev *GraphEvaluation, err error) error {
+// verifyGraph checks the plan r, the solution sol read back, against its
+// recomputation from the graph: the same feasibility, and the same total as
+// the solver's objective within the solver's tolerance. On a disagreement
+// it names the invocations and edges whose costs differ from what the
+// Problem charged them (each edge's share of its group's conversions, the
+// first edge a conversion serves paying it).
+func (lw *lowering) verifyGraph(sol *Solution, r *Result, opts PlanOptions) error {
+	ev, err := EvaluateGraph(lw.graph, ChoicesOf(r), opts)
 	if err != nil {
 		return fmt.Errorf("planner: graph verifier: %w", err)
 	}

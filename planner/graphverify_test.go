@@ -17,6 +17,17 @@ import (
 	"github.com/cklplan/cklplan/tasks"
 )
 
+// graphChoices is the plan that chooses alternative choices[v] of each node
+// v, in the graph's terms (as ChoicesOf reads a Result).
+func (lw *lowering) graphChoices(choices []int) []GraphChoice {
+	out := make([]GraphChoice, len(choices))
+	for v, a := range choices {
+		na := lw.alts[v][a]
+		out[v] = GraphChoice{Alternative: lw.invs[v].Task.Alternatives[na.task].ID, NoSharedMemoryConversions: na.noSmem}
+	}
+	return out
+}
+
 // agreeOnPlans compares, plan by plan, the Problem's evaluation with the
 // graph's recomputation: every plan when there are at most limit of them,
 // else limit plans drawn at random. They must agree on feasibility, on

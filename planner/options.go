@@ -84,11 +84,6 @@ type Options struct {
 	// lpNear, for tests, replaces the constant lpNearGap when nonzero
 	// (negative: only an integral relaxation skips the search).
 	lpNear float64
-	// planned, when not nil, is called with the plan's choices (an
-	// alternative of each node) as soon as they are known: before they are
-	// verified against the Problem and before the regrets. Plan starts the
-	// graph verifier from it.
-	planned func(choices []int)
 	// wholeExtra raises the entries that the elimination of a whole
 	// problem may take in all (wholeBudget): a contracted problem's grow
 	// with its kernels.

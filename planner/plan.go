@@ -313,36 +313,20 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			so.NoRegrets = true
 		}
 	}
-	// The plan, recomputed from the graph rather than from the Problem it
-	// was lowered to, must cost what the solver says. The recomputation
-	// needs only the choices: it runs beside the rest of the solve (the
-	// Problem's own verification, the regrets) and the writing of the
-	// Result.
-	check := &graphCheck{}
-	vopts := PlanOptions{Target: target, Measured: opts.Measured, Cache: cache}
-	so.planned = func(choices []int) { check.start(lw, choices, vopts) }
 	var sol *Solution
 	if len(lw.invs) == 0 {
 		// Nothing to choose: the empty plan, proven (Solve takes no
 		// Problem without nodes).
 		sol = &Solution{Status: Optimal, explained: !so.NoRegrets}
 	} else if sol, err = Solve(ctx, &lw.problem, so); err != nil {
-		check.wait()
 		return nil, lw.namedError(err)
-	}
-	if check.done == nil {
-		// A path that did not report its choices early.
-		choices := make([]int, len(sol.Choices))
-		for v, c := range sol.Choices {
-			choices[v] = c.Alternative
-		}
-		check.start(lw, choices, vopts)
 	}
 	wanted := func(v int) bool { return !so.NoRegrets && (so.Explain == nil || slices.Contains(so.Explain, v)) }
 	res, err := lw.result(sol, target, wanted)
-	check.wait()
 	if err == nil {
-		if err := lw.verifyGraph(sol, res, check.ev, check.err); err != nil {
+		// The plan, recomputed from the graph rather than from the
+		// Problem it was lowered to, must cost what the solver says.
+		if err := lw.verifyGraph(sol, res, PlanOptions{Target: target, Measured: opts.Measured, Cache: cache}); err != nil {
 			return nil, err
 		}
 	}
@@ -354,36 +338,6 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		res.SolveMS = 0
 	}
 	return res, err
-}
-
-// A graphCheck is the graph verifier (EvaluateGraph) of one plan, running
-// on its own goroutine.
-type graphCheck struct {
-	done chan struct{}
-	ev   *GraphEvaluation
-	err  error
-}
-
-// start evaluates the plan that chooses node alternative choices[v] of each
-// invocation v, unless an evaluation was started already. The choices are
-// read before start returns.
-func (c *graphCheck) start(lw *lowering, choices []int, opts PlanOptions) {
-	if c.done != nil {
-		return
-	}
-	gc := lw.graphChoices(choices)
-	c.done = make(chan struct{})
-	go func() {
-		defer close(c.done)
-		c.ev, c.err = EvaluateGraph(lw.graph, gc, opts)
-	}()
-}
-
-// wait waits for the evaluation, if one was started.
-func (c *graphCheck) wait() {
-	if c.done != nil {
-		<-c.done
-	}
 }
 
 // plantInLowering, when set (by a test), changes the lowered Problem before it is
@@ -893,7 +847,11 @@ func (lw *lowering) touchGroups() {
 // the label, which consumers reading other counts may share, does not say
 // how many.
 func (lw *lowering) edgePair(sk, tk string, edge *tasks.Edge, a int) (*pairInfo, *endpoint) {
-	src, dst := lw.endpoints[sk], lw.endpoints[tk]
+	return lw.edgePairOf(lw.endpoints[sk], lw.endpoints[tk], sk, tk, edge, a)
+}
+
+// edgePairOf is edgePair with the labels' endpoints src and dst given.
+func (lw *lowering) edgePairOf(src, dst *endpoint, sk, tk string, edge *tasks.Edge, a int) (*pairInfo, *endpoint) {
 	if !ownTrip(src, dst) {
 		return lw.pairs[[2]string{sk, tk}], dst
 	}
@@ -923,8 +881,9 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 	var firstOf []first
 	for ci, edge := range info.edges {
 		tk := gc.Targets[ci]
-		pi, dst := lw.edgePair(gc.Source, tk, edge, choices[edge.To.Invocation.Index])
-		own := ownTrip(src, lw.endpoints[tk])
+		labelDst := lw.endpoints[tk]
+		own := ownTrip(src, labelDst)
+		pi, dst := lw.edgePairOf(src, labelDst, gc.Source, tk, edge, choices[edge.To.Invocation.Index])
 		to := edge.To.Invocation.ID + "." + edge.To.Port.Name
 		b := Boundary{
 			Edge: from + " -> " + to, From: from, To: to, Crossing: pi.crossing.String(),

@@ -259,9 +259,6 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 	for v, k := range asg {
 		choices[v] = in.domain[v][k]
 	}
-	if opt.planned != nil {
-		opt.planned(choices)
-	}
 	ev, err := p.verify(choices, solverObjective)
 	if err != nil {
 		return nil, err
