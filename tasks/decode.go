@@ -315,7 +315,7 @@ func (dc *decoder) target(v *jsonv.Value, p jsonv.Path) TargetSpec {
 		dc.d.Wrap(p, jsonv.Invalid, err)
 		model = nil
 	}
-	return TargetSpec{Name: name, Custom: &Target{Features: features, Model: model}}
+	return TargetSpec{Name: name, Custom: &Target{Features: features, Model: model, figuresReported: err != nil}}
 }
 
 func (dc *decoder) task(v *jsonv.Value, p jsonv.Path) TaskSpec {

@@ -46,6 +46,9 @@ type Target struct {
 	ThreadsPerBlock      int64
 	MaxClusterSize       int64
 	Model                *costmodel.Target
+	// figuresReported says the decoder reported the figures it could not
+	// read (Model is then nil): they are not also reported missing.
+	figuresReported bool
 }
 
 // The built-in targets' features; their figures are costmodel's.

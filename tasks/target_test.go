@@ -137,6 +137,7 @@ func TestCustomTargetProblems(t *testing.T) {
 		{"built-in name", func(tg map[string]any) { tg["name"] = "h200" }, "$.target.name", jsonv.DuplicateName},
 		{"a figure missing", func(tg map[string]any) { delete(obj(tg, "figures"), "clock_ghz") }, "$.target.figures", jsonv.Missing},
 		{"a figure without a source", func(tg map[string]any) { delete(obj(tg, "figures", "clock_ghz"), "source") }, "$.target.figures.clock_ghz", jsonv.Missing},
+		{"a figure not a number", func(tg map[string]any) { obj(tg, "figures", "clock_ghz")["value"] = "fast" }, "$.target.figures.clock_ghz.value", jsonv.Type},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := edit(t, func(g map[string]any) {
@@ -152,6 +153,13 @@ func TestCustomTargetProblems(t *testing.T) {
 			}
 			if !found {
 				t.Errorf("want %s [%s], have:%s", tc.path, tc.code, describeProblems(ps))
+			}
+			// Figures the decoder could not read are not also reported
+			// missing.
+			for _, p := range ps {
+				if p.Code == jsonv.Missing && strings.Contains(p.Msg, "needs the cost model's figures") {
+					t.Errorf("%s reported as well:%s", p.Msg, describeProblems(ps))
+				}
 			}
 		})
 	}

@@ -221,7 +221,7 @@ func (v *validator) target() {
 			v.d.Report(p.Key("features").Index(i), jsonv.UnknownName, "unknown feature %q (want one of %s)", f, strings.Join(Features, ", "))
 		}
 	}
-	if t.Custom.Model == nil {
+	if t.Custom.Model == nil && !t.Custom.figuresReported {
 		v.d.Report(p.Key("figures"), jsonv.Missing, "a custom target needs the cost model's figures")
 	}
 	v.g.target = CustomTarget(t.Name, t.Custom.Features, t.Custom.Model)
