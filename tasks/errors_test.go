@@ -254,6 +254,13 @@ var codeCases = []codeCase{
 		g["edges"] = at(g, "edges").([]any)[:3]
 		g["invocations"] = at(g, "invocations").([]any)[:4]
 	}), path: "$.invocations[3]", code: CodeUnconsumed, msg: "output mma.out is consumed by no edge", warning: true},
+	{name: "unused size", data: mutate(func(g map[string]any) { obj(g, "sizes")["Q"] = 8 }),
+		path: "$.sizes.Q", code: CodeUnusedSize, msg: "size Q is used by no task's multiplicity", warning: true},
+	{name: "unused invocation size", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["sizes"] = map[string]any{"N": 32} }),
+		path: "$.invocations[1].sizes.N", code: CodeUnusedSize, msg: "size N is used by no multiplicity of task scale", warning: true},
+	{name: "unused measurement", data: mutate(func(g map[string]any) {
+		g["measured"] = map[string]any{"conversions": []any{map[string]any{"source": "rows", "target": "mma.m16n8k16.b.f16", "ns": 1}}}
+	}), path: "$.measured.conversions[0]", code: CodeUnusedMeasured, msg: "the measurement is never used", warning: true},
 	{name: "tile count", data: mutate(func(g map[string]any) {
 		// The accumulator's output left at the alternative's multiplicity:
 		// once per K step.

@@ -33,12 +33,19 @@ func (v *validator) invocations() {
 		}
 	}
 	globallyUnknown := map[string]bool{}
+	// usedBy[task] are the sizes its multiplicities name; usedAny, any
+	// task's.
+	usedBy := map[*Task]map[string]bool{}
+	usedAny := map[string]bool{}
 	for _, t := range g.tasks {
 		tp := root.Key("tasks").Key(t.Name)
+		used := map[string]bool{}
+		usedBy[t] = used
 		for _, a := range t.Alternatives {
 			ap := tp.Key("alternatives").Index(a.Index)
 			check := func(p jsonv.Path, e Expr) {
 				for _, name := range e.names {
+					used[name], usedAny[name] = true, true
 					if _, ok := known[name]; !ok {
 						globallyUnknown[name] = true
 						v.d.Report(p, CodeMultiplicity, "multiplicity %q uses the unknown size %q (sizes: %s)", e, name, strings.Join(sortedKeys(known), ", "))
@@ -51,6 +58,13 @@ func (v *validator) invocations() {
 					check(ap.Key("ports").Key(b.Port.Name).Key("multiplicity"), b.Multiplicity)
 				}
 			}
+		}
+	}
+	// A size nothing uses changes nothing: often a misspelt one, whose
+	// intended multiplicity then reads another.
+	for _, name := range sortedKeys(s.Sizes) {
+		if !usedAny[name] {
+			v.d.Warn(root.Key("sizes").Key(name), CodeUnusedSize, "size %s is used by no task's multiplicity: it changes nothing", name)
 		}
 	}
 	for i, is := range s.Invocations {
@@ -89,6 +103,11 @@ func (v *validator) invocations() {
 			continue
 		}
 		inv.Task = t
+		for _, name := range sortedKeys(is.Sizes) {
+			if !usedBy[t][name] {
+				v.d.Warn(p().Key("sizes").Key(name), CodeUnusedSize, "size %s is used by no multiplicity of task %s: it changes nothing for this invocation", name, t.Name)
+			}
+		}
 		for j, id := range is.Pin {
 			if t.Alternative(id) == nil {
 				v.d.Report(p().Key("pin").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)

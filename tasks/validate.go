@@ -38,6 +38,7 @@ const (
 	CodeResources       jsonv.Code = "resources"            // a realization that needs more than its alternative's block
 	CodeBudget          jsonv.Code = "budget"               // warning: a fused group's budget that no choice of alternatives fits
 	CodeUnusedMeasured  jsonv.Code = "unused_measurement"   // warning: a measured conversion no edge's pair of realizations is
+	CodeUnusedSize      jsonv.Code = "unused_size"          // warning: a size no multiplicity of the task (or of any task) names
 )
 
 // The default limits on a graph, so that hostile input fails with a clear
@@ -705,5 +706,5 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
 		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeTileCount, CodeLoop, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
-		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget}
+		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize}
 }
