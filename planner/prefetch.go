@@ -18,11 +18,19 @@ import (
 // the rest itself. The results are those Plan would compute, only earlier.
 //
 // target is the cost-model target Plan will be given (PlanOptions.Target),
-// or nil for the graph's own. Measured costs are not prefetched for: a plan
+// or nil for the graph's own; a target named like a built-in one
+// (tasks.BuiltinTarget) prefetches only for the alternatives that one runs,
+// as for a graph re-targeted with Graph.WithTarget. Measured costs are not prefetched for: a plan
 // with PlanOptions.Measured classifies for itself.
 func (c *Cache) Prefetch(ctx context.Context, pre *tasks.Prelude, target *costmodel.Target) {
+	// Which alternatives run: the graph's target's features, or, for a
+	// target named like a built-in one, that one's (a plan for sm80 takes
+	// no wgmma alternative, as cklplan plan --target sm80 re-validates).
+	runs := pre.Target
 	if target == nil {
 		target = pre.Target.Model
+	} else if bt, ok := tasks.BuiltinTarget(target.Name); ok {
+		runs = bt
 	}
 	if target == nil {
 		return
@@ -39,12 +47,12 @@ func (c *Cache) Prefetch(ctx context.Context, pre *tasks.Prelude, target *costmo
 				continue // through global memory: nothing to classify
 			}
 			for _, a := range l.FromTask.Alternatives {
-				if ok, _ := pre.Target.CanRun(a); !ok {
+				if ok, _ := runs.CanRun(a); !ok {
 					continue
 				}
 				src := bindingEndpoint(&a.Bindings[l.From.Index])
 				for _, b := range l.ToTask.Alternatives {
-					if ok, _ := pre.Target.CanRun(b); !ok {
+					if ok, _ := runs.CanRun(b); !ok {
 						continue
 					}
 					dst := bindingEndpoint(&b.Bindings[l.To.Index])

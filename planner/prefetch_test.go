@@ -115,3 +115,39 @@ func TestPlanDuringPrefetch(t *testing.T) {
 	}
 	cache.fetching.Wait()
 }
+
+// A prefetch for another built-in target classifies only what that
+// target's alternatives need: planning the graph re-targeted to sm80 (no
+// wgmma) after it finds nothing prefetched in vain, where the prefetch
+// once read the graph's own target's features and classified the wgmma
+// alternatives' conversions too.
+func TestPrefetchForAnotherTarget(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/transformer_layer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm80, ok := tasks.BuiltinTarget("sm80")
+	if !ok {
+		t.Fatal("no built-in sm80")
+	}
+	cache := NewCache()
+	g, err := tasks.Limits{}.LoadWith(data, func(pre *tasks.Prelude) { cache.Prefetch(context.Background(), pre, sm80.Model) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err = g.WithTarget(tasks.TargetSpec{Name: "sm80"}); err != nil {
+		t.Fatal(err)
+	}
+	cache.fetching.Wait()
+	fetched := cache.Len()
+	if _, err := Plan(context.Background(), g, PlanOptions{Cache: cache}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := NewCache()
+	if _, err := Plan(context.Background(), g, PlanOptions{Cache: fresh}); err != nil {
+		t.Fatal(err)
+	}
+	if fetched == 0 || cache.Len() != fresh.Len() {
+		t.Errorf("prefetched %d conversions; planning for sm80 left %d in that cache, %d in a fresh one: want the same, none in vain", fetched, cache.Len(), fresh.Len())
+	}
+}
