@@ -66,9 +66,10 @@ type Result struct {
 	BoundNS      float64 `json:"bound_ns"`
 	Gap          float64 `json:"gap"`
 	// BoundFrom says what proved BoundNS when the plan is not proven
-	// optimal: "milp" (HiGHS), "root_lp" (the core's LP relaxation),
-	// "search" (the planner's branch and bound) or "execution_floor";
-	// empty when it is.
+	// optimal at the default gaps (stopped, or "optimal" only within the
+	// looser gaps PlanOptions.Solve allowed): "milp" (HiGHS), "root_lp"
+	// (the core's LP relaxation), "search" (the planner's branch and
+	// bound) or "execution_floor"; empty when it is.
 	BoundFrom string `json:"bound_from,omitempty"`
 	// SolveMS is the solve's wall-clock time in milliseconds, regrets
 	// included (0, and left out of the renderings, unless

@@ -68,8 +68,10 @@ type Solution struct {
 	// Bound) / |Objective| (0 when Objective is 0 and Bound is within
 	// 1e-6 of it, +Inf when it is further below).
 	Bound, Gap float64
-	// BoundFrom says, for a plan not proven optimal, what proved Bound:
-	// BoundMILP, BoundRootLP, BoundSearch or BoundFloor; "" when optimal.
+	// BoundFrom says, for a plan not proven optimal at the default gaps
+	// (stopped, or Optimal only within looser gaps the Options allowed),
+	// what proved Bound: BoundMILP, BoundRootLP, BoundSearch or
+	// BoundFloor; "" when proven at the default gaps.
 	BoundFrom string
 	// MILPNodes is HiGHS's branch-and-bound node count (0 without a MILP).
 	MILPNodes int64
