@@ -85,7 +85,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // help lists the commands, or, given one, prints its usage as its -h does.
+// Its own -h, wherever it stands before "--", lists the commands.
 func help(args []string, s streams) int {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--h" || a == "--help" {
+			listCommands(s.stdout)
+			return exitOK
+		}
+	}
 	switch len(args) {
 	case 0:
 		listCommands(s.stdout)
