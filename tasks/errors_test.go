@@ -258,9 +258,6 @@ var codeCases = []codeCase{
 		path: "$.sizes.Q", code: CodeUnusedSize, msg: "size Q is used by no task's multiplicity", warning: true},
 	{name: "unused invocation size", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["sizes"] = map[string]any{"N": 32} }),
 		path: "$.invocations[1].sizes.N", code: CodeUnusedSize, msg: "size N is used by no multiplicity of task scale", warning: true},
-	{name: "unused measurement", data: mutate(func(g map[string]any) {
-		g["measured"] = map[string]any{"conversions": []any{map[string]any{"source": "rows", "target": "mma.m16n8k16.b.f16", "ns": 1}}}
-	}), path: "$.measured.conversions[0]", code: CodeUnusedMeasured, msg: "the measurement is never used", warning: true},
 	{name: "tile count", data: mutate(func(g map[string]any) {
 		// The accumulator's output left at the alternative's multiplicity:
 		// once per K step.
@@ -338,6 +335,8 @@ var codeCases = []codeCase{
 	{name: "shared memory no choice fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["shared_memory_bytes"] = 1000 }),
 		path: "$.groups[0].shared_memory_bytes", code: CodeBudget, warning: true,
 		msg: "group kernel take at least 1024 bytes of shared memory whichever alternatives run (mma 1024), over its budget of 1000: no plan fits"},
+	{name: "unused measurement", data: mutate(func(g map[string]any) { obj(g, "measured", "conversions", 0)["rename"] = "m=k" }),
+		path: "$.measured.conversions[0]", code: CodeUnusedMeasured, warning: true, msg: "the measurement is never used"},
 	{name: "registers no alternative fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["registers_per_thread"] = 32 }),
 		path: "$.groups[0].registers_per_thread", code: CodeBudget, warning: true,
 		msg: "invocation mma needs at least 64 registers per thread whichever alternative runs, over group kernel's budget of 32"},
@@ -393,6 +392,41 @@ func TestEveryCodeTested(t *testing.T) {
 	for _, c := range codes {
 		if !slices.ContainsFunc(codeCases, func(tc codeCase) bool { return tc.code == c }) {
 			t.Errorf("no test case for code %s", c)
+		}
+	}
+}
+
+// TestFormatDocCodes checks that the table of problem codes in
+// docs/format.md lists every code a task graph's problems can carry (jsonv's,
+// this package's, and a tabulated distribution's), and no other.
+func TestFormatDocCodes(t *testing.T) {
+	doc, err := os.ReadFile("../docs/format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := bytes.Cut(doc, []byte("| code | what |\n"))
+	if !ok {
+		t.Fatal("docs/format.md has no table of problem codes")
+	}
+	table, _, _ = bytes.Cut(table, []byte("\n\n"))
+	var documented []jsonv.Code
+	for _, line := range strings.Split(string(table), "\n") {
+		if rest, ok := strings.CutPrefix(line, "| `"); ok {
+			code, _, _ := strings.Cut(rest, "`")
+			documented = append(documented, jsonv.Code(code))
+		}
+	}
+	codes := []jsonv.Code{jsonv.Syntax, jsonv.Type, jsonv.UnknownField, jsonv.DuplicateKey, jsonv.Missing,
+		jsonv.Range, jsonv.Invalid, jsonv.Limit, jsonv.UnknownName, jsonv.DuplicateName, distribution.CodeTable}
+	codes = append(codes, Codes()...)
+	for _, c := range codes {
+		if !slices.Contains(documented, c) {
+			t.Errorf("docs/format.md does not list the code %s", c)
+		}
+	}
+	for _, c := range documented {
+		if !slices.Contains(codes, c) {
+			t.Errorf("docs/format.md lists the code %s, which no problem carries (or Codes() lacks it)", c)
 		}
 	}
 }

@@ -37,7 +37,7 @@ const (
 	CodeKernel          jsonv.Code = "kernel"               // a fused group crossed by a must_cross edge
 	CodeResources       jsonv.Code = "resources"            // a realization that needs more than its alternative's block
 	CodeBudget          jsonv.Code = "budget"               // warning: a fused group's budget that no choice of alternatives fits
-	CodeUnusedMeasured  jsonv.Code = "unused_measurement"   // warning: a measured conversion no edge's pair of realizations is
+	CodeUnusedMeasured  jsonv.Code = "unused_measurement"   // warning: a measured conversion no edge's pair of realizations matches
 	CodeUnusedSize      jsonv.Code = "unused_size"          // warning: a size no multiplicity of the task (or of any task) names
 )
 
@@ -705,6 +705,6 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 // of their declaration.
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
-		CodeFedTwice, CodeUnconsumed, CodeUnfed, CodeTileCount, CodeLoop, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
+		CodeFedTwice, CodeUnconsumed, CodeTileCount, CodeLoop, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
 		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize}
 }
