@@ -43,8 +43,10 @@ type Options struct {
 	Explain []int
 	// RegretTimeLimit bounds the wall time of the regrets, counted from the
 	// moment the plan is found; 0 means no limit. RegretTimeFactor, when
-	// positive, raises that limit to this multiple of the time the plan
-	// took, so that a hard core's explanations cost in proportion to it.
+	// positive, limits them to this multiple of the time the plan took, or
+	// to RegretTimeLimit where that is longer (with RegretTimeLimit 0 the
+	// factor alone is the limit), so that a hard core's explanations cost
+	// in proportion to it.
 	// A regret whose re-solve the limit stops is an interval: Regret.Exact
 	// is false, Regret.Lower and Regret.Regret bound it (Regret is +Inf
 	// when no plan using the alternative was found).

@@ -90,8 +90,10 @@ type Result struct {
 	LocalChoiceViolations []string `json:"local_choice_violations,omitempty"`
 	SavingNS              *float64 `json:"saving_ns"`
 	// Explained is how many invocations' regrets were computed (all of a
-	// graph of at most PlanOptions.ExplainAll invocations, else those named).
-	// PlanChoice.NotExplained marks the others.
+	// graph of at most PlanOptions.ExplainAll invocations, else those named;
+	// none when the plan is not proven optimal at the default gaps, since
+	// regrets are measured from a proven optimum). PlanChoice.NotExplained
+	// marks those not asked for.
 	Explained int `json:"explained"`
 	// explainAll is the size past which regrets are computed only for the
 	// invocations asked for, and explainAsked says some were named: the

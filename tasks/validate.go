@@ -16,8 +16,8 @@ import (
 )
 
 // The problem codes of task-graph validation, beside jsonv's (Syntax, Type,
-// UnknownField, DuplicateKey, Missing, Range, Invalid, Limit, Unknown,
-// Duplicate). docs/format.md lists them all.
+// UnknownField, DuplicateKey, Missing, Range, Invalid, Limit, UnknownName,
+// DuplicateName). docs/format.md lists them all.
 const (
 	CodeDirection       jsonv.Code = "direction"            // an edge from an input or into an output
 	CodeTileMismatch    jsonv.Code = "tile_mismatch"        // tiles that should agree do not
