@@ -353,3 +353,35 @@ func TestGlobalInsideABlockPaysNoLaunch(t *testing.T) {
 		t.Errorf("inside a block %v ns, across kernels %v ns", inside.Cost.NS, across.Cost.NS)
 	}
 }
+
+// The packed int4 weights of the dequantize → mma example, loaded eight
+// nibbles a lane (row lane/2, k from 8·(lane%2)), into the mma A fragment,
+// still packed: each lane's one destination register is four bytes, a pair
+// of adjacent nibbles each, from four source lanes (two rows, two k halves).
+// A field that moves whole costs a shift and a masked merge, however many
+// elements it holds: two bit operations per byte, eight for the register
+// (for each pattern its lanes run), not two per nibble.
+func TestPackedNibblesMoveAsFields(t *testing.T) {
+	ld := blocked(t, distribution.Blocked{Name: "w_u4_ld", Axes: []string{"m", "k"}, Shape: []int{16, 16}, SizePerThread: []int{1, 8}, ThreadsPerWarp: []int{16, 2}, WarpsPerCTA: []int{1, 1}, Order: []int{1, 0}, Element: storage.U4})
+	a, err := builtin(t, "mma.m16n8k16.a.f16").WithElement(storage.U4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, via := range []Class{SharedMemory, WarpShuffle} {
+		var exclude []Class
+		if via == WarpShuffle {
+			exclude = []Class{SharedMemory, GlobalMemory}
+		}
+		res := classify(t, ld, a, Options{Exclude: exclude})
+		expect(t, res, WarpShuffle, via)
+		rp := res.Witness.Registers
+		if rp == nil {
+			t.Fatalf("via %s: no register plan", via)
+		}
+		// Lanes whose fields sit at different bits run each pattern of
+		// their warp's one register and select (Selects+1 patterns).
+		if want := 2 * 4 * (rp.Selects + 1); a.NumRegisters() != 1 || rp.BitOps != want {
+			t.Errorf("via %s: %d registers, %d bit operations; want 1 register of 4 two-nibble fields in %d patterns, %d", via, a.NumRegisters(), rp.BitOps, rp.Selects+1, want)
+		}
+	}
+}

@@ -44,9 +44,10 @@
 //     from pieces of the thread's own registers or of what it received.
 //     Values pack into 32-bit registers (distribution.Register): a whole
 //     register that moves is a rename and costs nothing; pieces from other
-//     registers need prmt; a type change is cvt (two values at once where
-//     PTX has the paired form). Lanes of one warp whose pieces differ run
-//     each pattern and select (selp).
+//     registers need prmt (sub-byte values: a shift and a masked merge
+//     per field, a run of values that move together); a type change is
+//     cvt (two values at once where PTX has the paired form). Lanes of one
+//     warp whose pieces differ run each pattern and select (selp).
 //   - shuffles (ShufflePlan): rounds of shfl.sync.idx with the register
 //     each lane offers and the lane each lane reads. The schedule is the
 //     best of a greedy offer-by-demand plan and first-fit plans in four

@@ -202,9 +202,27 @@ func (p *problem) countOp(pieces []Piece, fromBits int, convert bool) opCount {
 	case len(regs) == 1 && inPlace && whole:
 		return opCount{kind: "rename"}
 	case fromBits < 8:
-		return opCount{kind: "bits", bits: 2 * len(pieces)}
+		return opCount{kind: "bits", bits: 2 * fields(pieces)}
 	}
 	return opCount{kind: "prmt", prmt: max(1, len(regs)-1)}
+}
+
+// fields counts the bit fields that assemble a register of sub-byte pieces
+// (sorted by ToBit): a run of pieces adjacent in one source word and in the
+// destination, shifted alike, moves as one field, a shift and a masked merge
+// (lop3) however many elements it holds.
+func fields(pieces []Piece) int {
+	n := 0
+	for i, pc := range pieces {
+		if i > 0 {
+			q := pieces[i-1]
+			if pc.Round == q.Round && pc.Reg == q.Reg && pc.Bit == q.Bit+q.Bits && pc.ToBit == q.ToBit+q.Bits {
+				continue
+			}
+		}
+		n++
+	}
+	return n
 }
 
 // pairedCvt reports whether PTX converts two values of type from to type to
