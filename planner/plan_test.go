@@ -1961,3 +1961,54 @@ func TestMeasuredSharedStore(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleKernelsAreConsistent: an edge a plan keeps inside one kernel
+// joins a producer and a consumer that no other path of the graph separates
+// by a kernel boundary (an edge that must cross): a tile held in registers
+// cannot outlive its kernel. The planner decides each edge's crossing on
+// its own, so the examples must declare such edges themselves (the
+// transformer layer's residual is read again from global memory after the
+// attention's boundary, not kept in the registers of the kernel before it).
+func TestExampleKernelsAreConsistent(t *testing.T) {
+	for name, g := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			r, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			crossing := map[string]string{}
+			for _, b := range r.Boundaries {
+				crossing[b.Edge] = b.Crossing
+			}
+			out := map[*tasks.Invocation][]*tasks.Edge{}
+			for _, e := range g.Edges() {
+				out[e.From.Invocation] = append(out[e.From.Invocation], e)
+			}
+			// separated reports whether a path from v to w, avoiding
+			// edge skip, takes an edge that must cross (crossed: one
+			// already has).
+			var separated func(v, w *tasks.Invocation, skip *tasks.Edge, crossed bool) bool
+			separated = func(v, w *tasks.Invocation, skip *tasks.Edge, crossed bool) bool {
+				if v == w {
+					return crossed
+				}
+				for _, e := range out[v] {
+					if e != skip && separated(e.To.Invocation, w, skip, crossed || e.MustCross()) {
+						return true
+					}
+				}
+				return false
+			}
+			for _, e := range g.Edges() {
+				label := e.From.Invocation.ID + "." + e.From.Port.Name + " -> " + e.To.Invocation.ID + "." + e.To.Port.Name
+				c, ok := crossing[label]
+				if !ok {
+					t.Fatalf("no boundary %q in the plan", label)
+				}
+				if c == tasks.InKernel.String() && separated(e.From.Invocation, e.To.Invocation, e, false) {
+					t.Errorf("%s is planned inside one kernel, but another path from %s to %s crosses a kernel boundary", label, e.From.Invocation.ID, e.To.Invocation.ID)
+				}
+			}
+		})
+	}
+}
