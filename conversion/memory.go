@@ -64,7 +64,8 @@ func newMemSide(s *side, op storage.Op, count []int) memSide {
 }
 
 // maxVector is the widest power-of-two vector (at most 128 bits, at least a
-// byte) into which every thread's items split into runs.
+// byte, dividing the last tile axis) into which every thread's items split
+// into runs.
 func (p *problem) maxVector(ms memSide, bits int) int {
 	// Every width reads the same items by slot: tabulate them once.
 	tables := make([]slotTable, 0, len(ms.items))
@@ -73,7 +74,8 @@ func (p *problem) maxVector(ms memSide, bits int) int {
 	}
 	lo := max(1, 8/bits)
 	best := lo
-	for v := lo * 2; v*bits <= 128; v *= 2 {
+	last := p.tileAxes[len(p.tileAxes)-1].Size
+	for v := lo * 2; v*bits <= 128 && last%v == 0; v *= 2 {
 		if !p.splits(tables, v) {
 			break
 		}
@@ -112,8 +114,10 @@ func (t slotTable) at(slot int) (item, bool) {
 }
 
 // splits reports whether every thread's items split into runs of v, from
-// the threads' slot tables (in any order). An item's check reads only its
-// slot, so each occupied slot is checked once.
+// the threads' slot tables (in any order): every occupied slot is in a
+// run whose v slots are all occupied. A run is checked from its first
+// slot, so each occupied slot is checked once, and an occupied slot whose
+// run has no first slot fails.
 func (p *problem) splits(tables []slotTable, v int) bool {
 	last := p.tileAxes[len(p.tileAxes)-1].Size
 	for _, bySlot := range tables {
@@ -126,9 +130,14 @@ func (p *problem) splits(tables []slotTable, v int) bool {
 			if !ok || first.elem%last%v != 0 {
 				return false
 			}
-			at, ok := bySlot.at(s0 + it.slot%v)
-			if !ok || at.elem != first.elem+it.slot%v || at.memory != first.memory {
-				return false
+			if s != s0 {
+				continue
+			}
+			for i := 1; i < v; i++ {
+				at, ok := bySlot.at(s0 + i)
+				if !ok || at.elem != first.elem+i || at.memory != first.memory {
+					return false
+				}
 			}
 		}
 	}

@@ -230,3 +230,48 @@ func pairOfHalves(t testing.TB, swapped bool) *distribution.Distribution {
 	}
 	return d
 }
+
+// Rows of three elements, each lane holding one row: no vector wider than
+// an element fits a row (a run of two or four would need slots the lane
+// does not have, or cross into the next row), so every memory mechanism
+// stores and loads one element at a time, and replays.
+func TestRowsOfOddLength(t *testing.T) {
+	tg := target(t, "h200")
+	rows := func(shift int, elem storage.ElementType) *distribution.Distribution {
+		tab := distribution.Tabulation{Name: "rows", Tile: []string{"x", "y"}, Sizes: []int{64, 3}, Element: elem,
+			Levels: []distribution.Level{distribution.LevelWarp, distribution.LevelLane}}
+		for e := range 64 {
+			for v := range 3 {
+				tab.Entries = append(tab.Entries, distribution.Entry{Warp: e / 32, Lane: e % 32, Value: v, Slot: -1, Tile: []int{(e + shift) % 64, v}})
+			}
+		}
+		d, err := distribution.NewTabulated(tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, elem := range []storage.ElementType{storage.F32, storage.F16, storage.F8E4M3} {
+		src, dst := rows(0, elem), rows(32, elem)
+		for _, opts := range []Options{{}, {KernelBoundary: true}} {
+			p, err := newProblem(src, dst, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range p.mechanisms(p.class()) {
+				w, why := p.plan(m, p.class(), tg)
+				if why != "" {
+					continue
+				}
+				if err := Replay(src, dst, opts, w); err != nil {
+					t.Errorf("%v by %v (kernel boundary %v): %v", elem, m, opts.KernelBoundary, err)
+				}
+				for _, mp := range []*MemoryPlan{w.Shared, w.Cluster, w.Global} {
+					if mp != nil && (mp.StoreVector != 1 || mp.LoadVector != 1) {
+						t.Errorf("%v by %v: vectors %d/%d on rows of 3", elem, m, mp.StoreVector, mp.LoadVector)
+					}
+				}
+			}
+		}
+	}
+}
