@@ -90,11 +90,15 @@
 //
 // The class is the lowest level crossed. Replay executes a witness bit by
 // bit from the source's ownership, using only its schedule, and checks that
-// every destination slot holds exactly its element; it also checks what the
-// cost reads beside the bits: a register op counted as a free rename is one
-// whole register in place, every memory access reaches its level's memory
-// (the block's own shared memory, its cluster's, global memory), no two
-// stores write one bit, and a barrier (or a kernel boundary) separates the
-// stores from the loads. The tests replay every mechanism of every pair of
+// every destination slot holds exactly its element, in the destination's
+// type (one cvt of the whole source element where the type changes); it
+// also checks what the cost reads beside the bits: a register op counted as
+// a free rename is one whole register in place, every memory access reaches
+// its level's memory (the block's own shared memory, its cluster's, global
+// memory), each lane takes part in a warp access once at an address aligned
+// to its width, no two stores write one bit, and a barrier of the scope the
+// data crosses (bar.sync in a block, a cluster barrier across its blocks, a
+// kernel boundary beyond, or after another kernel) separates the stores
+// from the loads. The tests replay every mechanism of every pair of
 // a corpus, and check that broken witnesses fail.
 package conversion

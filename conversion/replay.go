@@ -5,26 +5,36 @@ import (
 	"strings"
 
 	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/storage"
 )
 
 // A cell is one bit of a register or of memory: which element it belongs
-// to (the flat destination tile index plus one; 0 for none) and which bit
-// of that element's current representation it is.
+// to (the flat destination tile index plus one; 0 for none), which bit of
+// that element's current representation it is, and whether that
+// representation is the destination's type (after a cvt, or when the types
+// agree) rather than the source's.
 type cell struct {
 	elem int32
 	bit  int16
+	conv bool
 }
 
 // Replay executes a witness bit by bit on the source's registers, using
 // only the witness's own schedule (register pieces, shuffle rounds, memory
 // accesses at their addresses), and checks that every destination register
 // slot ends up holding exactly the element the destination's ownership
-// gives it, in all its bits. It also checks every route against both
-// distributions, and what the cost reads beside the bits: a register op
-// counted as a free rename is one whole register in place, every memory
-// access reaches its level's memory (the block's own shared memory, its
-// cluster's, global memory), no two stores write one bit, and a barrier
-// (or a kernel boundary) separates the stores from the loads. The error
+// gives it, in all its bits, in the destination's type (a value whose type
+// changes passes through one cvt of the whole source element, at the
+// source when the witness converts there). It also checks every route
+// against both distributions, and what the cost reads beside the bits: a
+// register op counted as a free rename is one whole register in place,
+// every memory access reaches its level's memory (the block's own shared
+// memory, its cluster's, global memory), each lane takes part in a warp
+// access once, at an address aligned to the access's width, no two stores
+// write one bit, and a barrier of the right scope separates the stores
+// from the loads: bar.sync between threads of one block, a cluster barrier
+// across blocks of a cluster, a kernel boundary across clusters or when
+// Options.KernelBoundary says the source is another kernel's. The error
 // lists the first few places that differ.
 func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error {
 	p, err := newProblem(src, dst, opts)
@@ -60,9 +70,9 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 
 	// The source registers: in the source type for register moves, in the
 	// moved type (after a narrowing at the source) otherwise.
-	fb := p.src.bits
+	fb, conv := p.src.bits, p.src.elem == p.dst.elem
 	if w.Mechanism.Via > RegisterPermute && w.ConvertAt == "source" {
-		fb = p.dst.bits
+		fb, conv = p.dst.bits, true
 	}
 	nvSrc := src.NumValues()
 	files := map[Thread][]cell{}
@@ -74,7 +84,7 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 				files[o.Thread] = f
 			}
 			for b := range fb {
-				f[o.Slot*fb+b] = cell{int32(t + 1), int16(b)}
+				f[o.Slot*fb+b] = cell{int32(t + 1), int16(b), conv}
 			}
 		}
 	}
@@ -123,12 +133,33 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 			}
 			return memory == -1
 		}
-		if len(mp.Loads) > 0 && mp.Barriers+mp.ClusterBarriers+mp.Launches == 0 {
-			fail("%s: the loads follow the stores with no barrier", w.Mechanism)
-		}
 		mb := fb
-		mem := map[int]map[int64]cell{}
+		// Each lane once per warp access, at an address aligned to the
+		// access's width.
+		lanesOnce := func(what string, a MemAccess) {
+			if a.Vector < 1 || a.Vector*mb > 128 || a.Vector&(a.Vector-1) != 0 {
+				fail("%s of warp %d.%d: a vector of %d %d-bit elements", what, a.Block, a.Warp, a.Vector, mb)
+				return
+			}
+			var seen [storage.WarpSize]bool
+			for _, la := range a.Lanes {
+				switch {
+				case la.Lane < 0 || la.Lane >= storage.WarpSize || seen[la.Lane]:
+					fail("%s of warp %d.%d: lane %d is not one distinct lane of the warp", what, a.Block, a.Warp, la.Lane)
+				case la.Bit%int64(a.Vector*mb) != 0:
+					fail("%s of warp %d.%d: lane %d accesses bit %d, not aligned to its %d bits", what, a.Block, a.Warp, la.Lane, la.Bit, a.Vector*mb)
+				default:
+					seen[la.Lane] = true
+				}
+			}
+		}
+		type written struct {
+			c cell
+			t Thread
+		}
+		mem := map[int]map[int64]written{}
 		for _, a := range mp.Stores {
+			lanesOnce("a store", a)
 			for _, la := range a.Lanes {
 				t := Thread{a.Block, a.Warp, la.Lane}
 				if !reach(t, la.Memory) {
@@ -136,29 +167,54 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 				}
 				s := files[t]
 				if mem[la.Memory] == nil {
-					mem[la.Memory] = map[int64]cell{}
+					mem[la.Memory] = map[int64]written{}
 				}
 				for b, c := range read(s, la.Slot*mb, a.Vector*mb) {
 					at := la.Bit + int64(b)
 					if _, twice := mem[la.Memory][at]; twice {
 						fail("%+v stores bit %d of memory %d, which another store writes", t, at, la.Memory)
 					}
-					mem[la.Memory][at] = c
+					mem[la.Memory][at] = written{c, t}
 				}
 			}
 		}
+		// The scope the loads' data crosses from its stores, and the
+		// barrier that orders them.
+		scope := Identity
+		if p.opts.KernelBoundary {
+			scope = GlobalMemory
+		}
 		for _, a := range mp.Loads {
+			lanesOnce("a load", a)
 			for _, la := range a.Lanes {
-				if t := (Thread{a.Block, a.Warp, la.Lane}); !reach(t, la.Memory) {
+				t := Thread{a.Block, a.Warp, la.Lane}
+				if !reach(t, la.Memory) {
 					fail("%+v loads from the memory of block %d", t, la.Memory)
 				}
 				n := a.Vector * mb
-				t := make([]cell, max(n, 32))
+				tmp := make([]cell, max(n, 32))
 				for b := range n {
-					t[b] = mem[la.Memory][la.Bit+int64(b)]
+					wr, ok := mem[la.Memory][la.Bit+int64(b)]
+					tmp[b] = wr.c
+					switch {
+					case !ok || wr.t.Block == t.Block:
+					case p.sameCluster(wr.t.Block, t.Block):
+						scope = max(scope, ClusterSharedMemory)
+					default:
+						scope = GlobalMemory
+					}
 				}
-				temps[tempKey{Thread{a.Block, a.Warp, la.Lane}, la.Temp}] = t
+				temps[tempKey{t, la.Temp}] = tmp
 			}
+		}
+		switch {
+		case len(mp.Loads) == 0:
+		case mp.Barriers+mp.ClusterBarriers+mp.Launches == 0:
+			fail("%s: the loads follow the stores with no barrier", w.Mechanism)
+		case scope == GlobalMemory && mp.Launches == 0:
+			fail("%s: the loads follow the stores with no kernel boundary, and read what other clusters (or another kernel) wrote", w.Mechanism)
+		case scope == ClusterSharedMemory && mp.ClusterBarriers+mp.Launches == 0:
+			fail("%s: the loads follow the stores with no cluster barrier, and read what other blocks wrote", w.Mechanism)
 		}
 	}
 
@@ -194,20 +250,21 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 					}
 					continue
 				}
-				// A conversion reads one whole element and writes it anew.
+				// A conversion reads one whole element of the source type and
+				// writes it anew in the destination's.
 				e := from[0].elem
 				for b, c := range from {
-					if c.elem != e || int(c.bit) != b {
+					if c.elem != e || int(c.bit) != b || c.conv {
 						e = 0
 					}
 				}
-				if e == 0 {
-					fail("%+v register %d: cvt reads bits that are not one whole element", op.Thread, op.Reg)
+				if e == 0 || len(from) != p.src.bits {
+					fail("%+v register %d: cvt reads bits that are not one whole element of type %v", op.Thread, op.Reg, p.src.elem)
 					continue
 				}
 				for b := range tb {
 					if to+b < len(o) {
-						o[to+b] = cell{e, int16(b)}
+						o[to+b] = cell{e, int16(b), true}
 					}
 				}
 			}
@@ -217,9 +274,12 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 		o := out[d.Thread]
 		want := int32(p.dstElem[i] + 1)
 		for b := range tb {
-			if c := o[d.Slot*tb+b]; c.elem != want || int(c.bit) != b {
+			if c := o[d.Slot*tb+b]; c.elem != want || int(c.bit) != b || !c.conv {
 				got := "nothing"
-				if c.elem > 0 {
+				switch {
+				case c.elem > 0 && !c.conv:
+					got = fmt.Sprintf("bit %d of %v, unconverted from %v", c.bit, p.coords(int(c.elem-1)), p.src.elem)
+				case c.elem > 0:
 					got = fmt.Sprintf("bit %d of %v", c.bit, p.coords(int(c.elem-1)))
 				}
 				fail("%+v slot %d bit %d: holds %s, want bit %d of %v", d.Thread, d.Slot, b, got, b, p.coords(int(want-1)))

@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,6 +175,65 @@ func TestReplayCatchesMistakes(t *testing.T) {
 				}
 			}
 			return true
+		}},
+		// Broken in the representation, the scope of the barrier, or the
+		// shape of an access, with the bits still in place.
+		{"a cvt passed off as a prmt between types of one width", mustElement(t, a, storage.F16), mustElement(t, builtin(t, "mma.m16n8k16.a.bf16"), storage.BF16), Options{}, RegisterPermute, func(w *Witness) bool {
+			for i, op := range w.Registers.Ops {
+				if op.Kind == "cvt" {
+					w.Registers.Ops[i].Kind = "prmt"
+					return true
+				}
+			}
+			return false
+		}},
+		{"identity between types of one width", mustElement(t, a, storage.F16), mustElement(t, builtin(t, "mma.m16n8k16.a.bf16"), storage.BF16), Options{}, RegisterPermute, func(w *Witness) bool {
+			w.Mechanism, w.Registers = Mechanism{Via: Identity}, nil
+			return true
+		}},
+		{"a cvt of half an element", builtin(t, "mma.m16n8k16.c.f32"), builtin(t, "mma.m16n8k16.c.f16"), Options{}, RegisterPermute, func(w *Witness) bool {
+			for i, op := range w.Registers.Ops {
+				if op.Kind == "cvt" {
+					w.Registers.Ops[i].Pieces[0].Bits = 16
+					return true
+				}
+			}
+			return false
+		}},
+		{"bar.sync across the blocks of a cluster", blockRows(t, false, 2), blockRows(t, true, 2), Options{}, ClusterSharedMemory, func(w *Witness) bool {
+			w.Cluster.Barriers, w.Cluster.ClusterBarriers = w.Cluster.ClusterBarriers, 0
+			return true
+		}},
+		{"bar.sync across clusters", blockRows(t, false, 1), blockRows(t, true, 1), Options{}, GlobalMemory, func(w *Witness) bool {
+			w.Global.Barriers, w.Global.Launches = 2, 0
+			return true
+		}},
+		{"a cluster barrier across clusters", blockRows(t, false, 1), blockRows(t, true, 1), Options{}, GlobalMemory, func(w *Witness) bool {
+			w.Global.ClusterBarriers, w.Global.Launches = 2, 0
+			return true
+		}},
+		{"bar.sync across a kernel boundary", rowsOfWarps(t), columnsOfWarps(t), Options{KernelBoundary: true}, GlobalMemory, func(w *Witness) bool {
+			w.Global.Barriers, w.Global.Launches = 2, 0
+			return true
+		}},
+		{"two accesses of a warp merged into one", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			s := w.Shared.Stores
+			if len(s) < 2 || s[0].Block != s[1].Block || s[0].Warp != s[1].Warp {
+				return false
+			}
+			s[0].Lanes = append(slices.Clone(s[0].Lanes), s[1].Lanes...)
+			w.Shared.Stores = slices.Delete(s, 1, 2)
+			return true
+		}},
+		{"every address one element off", rowsOfWarps(t), columnsOfWarps(t), Options{}, GlobalMemory, func(w *Witness) bool {
+			for _, list := range [][]MemAccess{w.Global.Stores, w.Global.Loads} {
+				for i := range list {
+					for j := range list[i].Lanes {
+						list[i].Lanes[j].Bit += 32
+					}
+				}
+			}
+			return w.Global.StoreVector > 1
 		}},
 	}
 	for _, tc := range cases {
