@@ -385,3 +385,39 @@ func TestPackedNibblesMoveAsFields(t *testing.T) {
 		}
 	}
 }
+
+// A source with a copy of the tile in each block, converted inside each
+// warp: the global-memory fallback stores every element once, from the
+// first block, so the second block's loads read what the first stored, and
+// need the barrier of that scope (a cluster barrier in a cluster of two, a
+// kernel boundary otherwise), not bar.sync.
+func TestGlobalFromACopyInAnotherBlock(t *testing.T) {
+	tg := target(t, "h200")
+	for _, k := range []int{1, 2} {
+		copies := func(own string) *distribution.Distribution {
+			d, err := distribution.New(distribution.Spec{Name: "copies", BlocksPerCluster: k,
+				Executors: []distribution.ExecutorAxis{{Name: "block", Size: 2, Level: distribution.LevelBlock, Replicated: true}, {Name: "lane", Size: 32, Level: distribution.LevelLane}},
+				Tile:      []distribution.Axis{{Name: "x", Size: 32}},
+				Ownership: []string{own}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		src, dst := copies("lane"), copies("31 - lane")
+		p, err := newProblem(src, dst, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.class() != WarpShuffle {
+			t.Fatalf("class %v, want warp_shuffle", p.class())
+		}
+		w, why := p.plan(Mechanism{Via: GlobalMemory}, p.class(), tg)
+		if why != "" {
+			t.Fatal(why)
+		}
+		if err := Replay(src, dst, Options{}, w); err != nil {
+			t.Errorf("clusters of %d: %v", k, err)
+		}
+	}
+}

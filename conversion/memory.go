@@ -620,12 +620,15 @@ func countLocalWavefronts(mp *MemoryPlan, mb int) {
 }
 
 // globalPlan moves the tile through a global-memory buffer. Where every
-// move stays inside a block (class at most shared_memory: a fallback when
-// shared memory has no room), bar.sync orders the block's global accesses
-// as it does its shared ones: two barriers, publish and reuse, as through
-// shared memory. Inside a cluster, two cluster barriers (release/acquire
-// at cluster scope). Across blocks that share no cluster, a kernel
-// boundary (or a grid-wide synchronization).
+// move stays inside a block (a fallback when shared memory has no room),
+// bar.sync orders the block's global accesses as it does its shared ones:
+// two barriers, publish and reuse, as through shared memory. Inside a
+// cluster, two cluster barriers (release/acquire at cluster scope). Across
+// blocks that share no cluster, or after another kernel, a kernel boundary
+// (or a grid-wide synchronization). The buffer holds each element once,
+// stored by its first owner: where the source has copies in several
+// blocks, a destination may read what another block stored, and the
+// barrier is the one that scope needs, whatever the class.
 func (p *problem) globalPlan(w *Witness, class Class) {
 	w.Routes = p.memoryRoutes(func(Thread) int { return 0 })
 	stores, loads := p.memoryItems(w.Routes, func(Route) int { return -1 })
@@ -634,10 +637,19 @@ func (p *problem) globalPlan(w *Witness, class Class) {
 	mp, rp := p.memoryPlan(w, &stores, &loads, vs, vl, rowMajor, nil)
 	mp.Layout = fmt.Sprintf("row-major %v buffer of the tile", p.moved())
 	mp.ScratchBytes = p.nElem * mb / 8
+	scope := class
+	if !p.opts.KernelBoundary {
+		scope = Identity
+		for _, r := range w.Routes {
+			if r.Src.Block != r.Dst.Block {
+				scope = max(scope, p.level(Place{Thread: Thread{Block: r.Src.Block}}, Place{Thread: Thread{Block: r.Dst.Block}}))
+			}
+		}
+	}
 	switch {
-	case class <= SharedMemory:
+	case scope <= SharedMemory:
 		mp.Barriers = 2
-	case class == ClusterSharedMemory:
+	case scope == ClusterSharedMemory:
 		mp.ClusterBarriers = 2
 	default:
 		mp.Launches = 1
