@@ -53,15 +53,7 @@ func checkAgainst(t *testing.T, name string, p *Problem, ex exhaustiveResult, so
 	if !regrets {
 		return
 	}
-	want := 0
-	for v, node := range p.Nodes {
-		for a, alt := range node.Alternatives {
-			if alt.Removed == "" && a != choices[v] {
-				want++
-			}
-		}
-	}
-	if len(sol.Regrets) != want {
+	if want := rejectedCount(p, choices); len(sol.Regrets) != want {
 		t.Fatalf("%s: %d regrets, want one per rejected alternative (%d)", name, len(sol.Regrets), want)
 	}
 	for _, r := range sol.Regrets {
@@ -252,4 +244,18 @@ func TestStoppedAtTheBoundIsOptimal(t *testing.T) {
 	if sol.Status != Interrupted {
 		t.Errorf("a conversion to pay: %v at %v (bound %v); want interrupted", sol.Status, sol.Objective, sol.Bound)
 	}
+}
+
+// rejectedCount is the number of alternatives, not removed, that the plan
+// choices does not choose: one regret each.
+func rejectedCount(p *Problem, choices []int) int {
+	n := 0
+	for v, node := range p.Nodes {
+		for a, alt := range node.Alternatives {
+			if alt.Removed == "" && a != choices[v] {
+				n++
+			}
+		}
+	}
+	return n
 }

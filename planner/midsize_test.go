@@ -233,15 +233,7 @@ func TestMidSizeRegretsByRestriction(t *testing.T) {
 		if ev, err := p.Evaluate(choices); err != nil || !ev.Feasible() || math.Abs(ev.Cost-opt) > tol {
 			t.Fatalf("%s: the plan %v evaluates to %+v, %v; objective %v", name, choices, ev, err, opt)
 		}
-		want := 0
-		for v, node := range p.Nodes {
-			for a, alt := range node.Alternatives {
-				if alt.Removed == "" && a != choices[v] {
-					want++
-				}
-			}
-		}
-		if len(sol.Regrets) != want {
+		if want := rejectedCount(p, choices); len(sol.Regrets) != want {
 			t.Fatalf("%s: %d regrets, want one per rejected alternative (%d)", name, len(sol.Regrets), want)
 		}
 		stats["feasible"]++
