@@ -266,6 +266,8 @@ type lowering struct {
 
 	problem Problem
 	invs    []*tasks.Invocation
+	// boundaryEdges are the edges of the Result's boundaries, in order.
+	boundaryEdges []*tasks.Edge
 	// alts[v] maps node v's alternatives to the task's: a task alternative
 	// appears once, or twice when the invocation produces a tile whose
 	// cheapest conversion needs shared-memory scratch under a budget (the

@@ -88,7 +88,13 @@ type Result struct {
 	// from the joint optimum.
 	LocalChoiceNS         *float64 `json:"local_choice_ns"`
 	LocalChoiceViolations []string `json:"local_choice_violations,omitempty"`
-	SavingNS              *float64 `json:"saving_ns"`
+	// KernelConflicts name the edges the plan keeps inside one kernel
+	// although another path between their invocations crosses a kernel
+	// boundary, which no order of kernels can run (the planner decides each
+	// edge's crossing on its own: docs/format.md, "What the rule does not
+	// model"); empty when the plan's kernels have an order.
+	KernelConflicts []string `json:"kernel_conflicts,omitempty"`
+	SavingNS        *float64 `json:"saving_ns"`
 	// Explained is how many invocations' regrets were computed (all of a
 	// graph of at most PlanOptions.ExplainAll invocations, else those named;
 	// none when the plan is not proven optimal at the default gaps, since
@@ -686,9 +692,11 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		nb += len(gc.Targets)
 	}
 	p.Boundaries = make([]Boundary, 0, nb)
+	lw.boundaryEdges = make([]*tasks.Edge, 0, nb)
 	for gi, gc := range sol.Groups {
 		p.Boundaries = lw.boundaries(p.Boundaries, gi, gc, choices)
 	}
+	p.KernelConflicts = lw.kernelConflicts(p.Boundaries)
 	wg.Wait()
 	for _, u := range unproven {
 		p.UnprovenRegrets += u
@@ -933,6 +941,7 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 			firstOf = append(firstOf, first{tk, len(out)})
 		}
 		out = append(out, b)
+		lw.boundaryEdges = append(lw.boundaryEdges, edge)
 	}
 	return out
 }

@@ -70,6 +70,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	default:
 		fmt.Fprintf(tw, "local choice\t%s; the locally cheapest choices are jointly optimal\n", fmtNS(*r.LocalChoiceNS))
 	}
+	for _, c := range r.KernelConflicts {
+		fmt.Fprintf(tw, "kernels	warning: %s\n", c)
+	}
 	m := r.Model
 	left := "to HiGHS (MILP of"
 	if cs := r.CoreSearch; cs != nil && cs.Proved {

@@ -1,0 +1,165 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// maxKernelConflicts is how many conflicts a plan names.
+const maxKernelConflicts = 8
+
+// kernelConflicts checks that the plan's kernels can run in some order.
+// The invocations that edges planned inside one kernel join (and those of
+// one declared group) are one kernel; every edge that crosses a kernel
+// boundary orders its producer's kernel before its consumer's. A boundary
+// inside one kernel, or a cycle of kernels, has no order: a tile would have
+// to stay inside a kernel that another path leaves and re-enters. It
+// returns, for the boundaries in such a conflict (at most
+// maxKernelConflicts, then a count), what is wrong, in words.
+func (lw *lowering) kernelConflicts(bs []Boundary) []string {
+	n := len(lw.invs)
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(v int) int {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	union := func(a, b int) {
+		if ra, rb := find(a), find(b); ra != rb {
+			parent[max(ra, rb)] = min(ra, rb)
+		}
+	}
+	for _, k := range lw.graph.Groups() {
+		for _, v := range k.Invocations[1:] {
+			union(k.Invocations[0].Index, v.Index)
+		}
+	}
+	inKernel := tasks.InKernel.String()
+	for i, b := range bs {
+		if b.Crossing == inKernel {
+			e := lw.boundaryEdges[i]
+			union(e.From.Invocation.Index, e.To.Invocation.Index)
+		}
+	}
+	// The kernels' order: a boundary inside one kernel conflicts at once;
+	// the others are ordered by Kahn's algorithm, and those left on a
+	// cycle conflict.
+	var conflicts []int // indices in bs
+	succ := map[int][]int{}
+	indeg := map[int]int{}
+	var crossing []int
+	for i, b := range bs {
+		if b.Crossing == inKernel {
+			continue
+		}
+		e := lw.boundaryEdges[i]
+		ku, kv := find(e.From.Invocation.Index), find(e.To.Invocation.Index)
+		if ku == kv {
+			conflicts = append(conflicts, i)
+			continue
+		}
+		crossing = append(crossing, i)
+		succ[ku] = append(succ[ku], kv)
+		indeg[kv]++
+	}
+	var ready []int
+	for _, i := range crossing {
+		e := lw.boundaryEdges[i]
+		if ku := find(e.From.Invocation.Index); indeg[ku] == 0 && !slices.Contains(ready, ku) {
+			ready = append(ready, ku)
+		}
+	}
+	done := map[int]bool{}
+	for len(ready) > 0 {
+		k := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		done[k] = true
+		for _, s := range succ[k] {
+			if indeg[s]--; indeg[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+	for _, i := range crossing {
+		e := lw.boundaryEdges[i]
+		if ku := find(e.From.Invocation.Index); !done[ku] && indeg[find(e.To.Invocation.Index)] > 0 {
+			conflicts = append(conflicts, i)
+		}
+	}
+	slices.Sort(conflicts)
+	var out []string
+	for k, i := range conflicts {
+		if k == maxKernelConflicts {
+			out = append(out, fmt.Sprintf("and %d more kernel boundaries in conflict", len(conflicts)-k))
+			break
+		}
+		e := lw.boundaryEdges[i]
+		u, v := e.From.Invocation, e.To.Invocation
+		if find(u.Index) == find(v.Index) {
+			out = append(out, fmt.Sprintf("%s crosses a kernel boundary, but %s and %s are in one kernel (%s): no kernel runs both sides of its own boundary; re-read the tile after the boundary, or mark the edges that cannot stay in one kernel must_cross",
+				bs[i].Edge, u.ID, v.ID, lw.joinedBy(bs, u, v)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s crosses a kernel boundary from %s's kernel to %s's, and a path of boundaries leads back: no order of kernels runs them; re-read the tile after a boundary, or mark the edges that cannot stay in one kernel must_cross",
+			bs[i].Edge, u.ID, v.ID))
+	}
+	return out
+}
+
+// joinedBy says how u and v come to be in one kernel: the shortest path
+// of boundaries planned inside one kernel between them (in either
+// direction), or their declared group.
+func (lw *lowering) joinedBy(bs []Boundary, u, v *tasks.Invocation) string {
+	inKernel := tasks.InKernel.String()
+	adj := map[*tasks.Invocation][]int{}
+	for i, b := range bs {
+		if b.Crossing == inKernel {
+			e := lw.boundaryEdges[i]
+			adj[e.From.Invocation] = append(adj[e.From.Invocation], i)
+			adj[e.To.Invocation] = append(adj[e.To.Invocation], i)
+		}
+	}
+	via := map[*tasks.Invocation]int{u: -1}
+	queue := []*tasks.Invocation{u}
+	for len(queue) > 0 && via[v] == 0 {
+		w := queue[0]
+		queue = queue[1:]
+		for _, i := range adj[w] {
+			e := lw.boundaryEdges[i]
+			x := e.To.Invocation
+			if x == w {
+				x = e.From.Invocation
+			}
+			if _, seen := via[x]; !seen {
+				via[x] = i + 1 // 1 + the boundary that reached x
+				queue = append(queue, x)
+			}
+		}
+	}
+	if _, ok := via[v]; !ok || v == u {
+		if k := lw.kernelOf[u.Index]; k != nil && k == lw.kernelOf[v.Index] {
+			return "both in group " + k.ID
+		}
+		return "through declared groups and boundaries planned inside one kernel"
+	}
+	var path []string
+	for x := v; x != u; {
+		i := via[x] - 1
+		path = append(path, bs[i].Edge)
+		e := lw.boundaryEdges[i]
+		if e.To.Invocation == x {
+			x = e.From.Invocation
+		} else {
+			x = e.To.Invocation
+		}
+	}
+	slices.Reverse(path)
+	return "joined by " + edgeList(path) + ", planned inside one kernel"
+}
