@@ -11,8 +11,9 @@ import (
 const maxKernelConflicts = 8
 
 // kernelConflicts checks that the plan's kernels can run in some order.
-// The invocations that edges planned inside one kernel join (and those of
-// one declared group) are one kernel; every edge that crosses a kernel
+// The invocations that edges planned inside one kernel join are one kernel
+// (a declared group is not: an alternative in it may be a kernel of its
+// own, docs/format.md); every edge that crosses a kernel
 // boundary orders its producer's kernel before its consumer's. A boundary
 // inside one kernel, or a cycle of kernels, has no order: a tile would have
 // to stay inside a kernel that another path leaves and re-enters. It
@@ -34,11 +35,6 @@ func (lw *lowering) kernelConflicts(bs []Boundary) []string {
 	union := func(a, b int) {
 		if ra, rb := find(a), find(b); ra != rb {
 			parent[max(ra, rb)] = min(ra, rb)
-		}
-	}
-	for _, k := range lw.graph.Groups() {
-		for _, v := range k.Invocations[1:] {
-			union(k.Invocations[0].Index, v.Index)
 		}
 	}
 	inKernel := tasks.InKernel.String()
@@ -115,7 +111,7 @@ func (lw *lowering) kernelConflicts(bs []Boundary) []string {
 
 // joinedBy says how u and v come to be in one kernel: the shortest path
 // of boundaries planned inside one kernel between them (in either
-// direction), or their declared group.
+// direction).
 func (lw *lowering) joinedBy(bs []Boundary, u, v *tasks.Invocation) string {
 	inKernel := tasks.InKernel.String()
 	adj := map[*tasks.Invocation][]int{}
@@ -144,10 +140,7 @@ func (lw *lowering) joinedBy(bs []Boundary, u, v *tasks.Invocation) string {
 		}
 	}
 	if _, ok := via[v]; !ok || v == u {
-		if k := lw.kernelOf[u.Index]; k != nil && k == lw.kernelOf[v.Index] {
-			return "both in group " + k.ID
-		}
-		return "through declared groups and boundaries planned inside one kernel"
+		return "through boundaries planned inside one kernel"
 	}
 	var path []string
 	for x := v; x != u; {
