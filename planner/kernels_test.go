@@ -89,3 +89,33 @@ func TestKernelConflicts(t *testing.T) {
 		}
 	}
 }
+
+// A round trip between two invocations of one declared group is no
+// conflict: an alternative in a group may be a kernel of its own.
+func TestKernelConflictsGroupIsNotOneKernel(t *testing.T) {
+	g, err := tasks.Load([]byte(`{"version": 1, "name": "group-trip", "target": "h200", "sizes": {"M": 64},
+  "spaces": {"t": "(m:16, k:16)"},
+  "index_maps": {"rows": "logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)"},
+  "layouts": {"G": "global f16 elements align 16: rows"},
+  "tasks": {
+    "p": {"ports": {"y": {"direction": "out", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "writes_g", "ports": {"y": {"layout": "G"}}, "cost": {"ns": 1}, "multiplicity": "M"}]},
+    "c": {"ports": {"x": {"direction": "in", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "reads_g", "ports": {"x": {"layout": "G"}}, "cost": {"ns": 1}, "multiplicity": "M"}]}},
+  "invocations": [{"id": "p", "task": "p"}, {"id": "c", "task": "c"}],
+  "edges": [{"from": "p.y", "to": "c.x"}],
+  "groups": [{"id": "k", "invocations": ["p", "c"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Boundaries) != 1 || r.Boundaries[0].Crossing != tasks.GlobalRoundTrip.String() {
+		t.Fatalf("boundaries %+v, want one round trip", r.Boundaries)
+	}
+	if len(r.KernelConflicts) > 0 {
+		t.Errorf("conflicts %q, want none", r.KernelConflicts)
+	}
+}
