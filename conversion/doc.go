@@ -96,7 +96,12 @@
 // a free rename is one whole register in place, every memory access reaches
 // its level's memory (the block's own shared memory, its cluster's, global
 // memory), each lane takes part in a warp access once at an address aligned
-// to its width, no two stores write one bit, and a barrier of the scope the
+// to its width, the shared scratch's addresses are those of its layout
+// (MemoryPlan.Layout, parsed by storage) for the tile points the lanes name
+// and hold, the wavefronts of each shared access (through a cluster, each
+// access local to its block) are storage's bank model's for its addresses
+// and width and the totals their sums, no two stores write one bit, and a
+// barrier of the scope the
 // data crosses (bar.sync in a block, a cluster barrier across its blocks, a
 // kernel boundary beyond, or after another kernel) separates the stores
 // from the loads. The tests replay every mechanism of every pair of

@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cklplan/cklplan/distribution"
@@ -30,8 +31,12 @@ type cell struct {
 // register op counted as a free rename is one whole register in place,
 // every memory access reaches its level's memory (the block's own shared
 // memory, its cluster's, global memory), each lane takes part in a warp
-// access once, at an address aligned to the access's width, no two stores
-// write one bit, and a barrier of the right scope separates the stores
+// access once, at an address aligned to the access's width, the shared
+// scratch's addresses are its layout's (MemoryPlan.Layout, parsed by
+// storage) for the tile points the lanes name and hold, the wavefronts of
+// each shared-memory access (through a cluster, each access local to its
+// block) are storage's bank model's for its addresses and width and the
+// totals their sums, no two stores write one bit, and a barrier of the right scope separates the stores
 // from the loads: bar.sync between threads of one block, a cluster barrier
 // across blocks of a cluster, a kernel boundary across clusters or when
 // Options.KernelBoundary says the source is another kernel's. The error
@@ -153,6 +158,40 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 				}
 			}
 		}
+		// The shared scratch's addresses are its layout's (storage's text
+		// form, parsed): every lane's run of Vector elements from its tile
+		// point lies where the layout puts them, and holds them.
+		var layout *storage.Layout
+		if mp == w.Shared {
+			layout = p.replayLayout(mp, fail)
+		}
+		laidOut := func(what string, a MemAccess, la LaneAccess, cells []cell) {
+			if layout == nil {
+				return
+			}
+			if len(la.Tile) != len(p.tileSizes) {
+				fail("%s of warp %d.%d: lane %d names tile point %v, not a point of the tile %v", what, a.Block, a.Warp, la.Lane, la.Tile, p.tileSizes)
+				return
+			}
+			c := slices.Clone(la.Tile)
+			last := len(c) - 1
+			for i := range a.Vector {
+				c[last] = la.Tile[last] + i
+				at, err := layout.BitOffset(c)
+				switch {
+				case err != nil:
+					fail("%s of warp %d.%d: lane %d: element %d of its run: %v", what, a.Block, a.Warp, la.Lane, i, err)
+					return
+				case int64(at) != la.Bit+int64(i*mb):
+					fail("%s of warp %d.%d: lane %d accesses %v at bit %d, where the layout %q puts it at bit %d", what, a.Block, a.Warp, la.Lane, c, la.Bit+int64(i*mb), mp.Layout, at)
+					return
+				}
+				if e := cells[i*mb].elem; e != 0 && int(e-1) != flatten(c, p.tileSizes) {
+					fail("%s of warp %d.%d: lane %d accesses %v at bit %d, which holds %v", what, a.Block, a.Warp, la.Lane, c, la.Bit+int64(i*mb), p.coords(int(e-1)))
+					return
+				}
+			}
+		}
 		type written struct {
 			c cell
 			t Thread
@@ -169,7 +208,9 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 				if mem[la.Memory] == nil {
 					mem[la.Memory] = map[int64]written{}
 				}
-				for b, c := range read(s, la.Slot*mb, a.Vector*mb) {
+				stored := read(s, la.Slot*mb, a.Vector*mb)
+				laidOut("a store", a, la, stored)
+				for b, c := range stored {
 					at := la.Bit + int64(b)
 					if _, twice := mem[la.Memory][at]; twice {
 						fail("%+v stores bit %d of memory %d, which another store writes", t, at, la.Memory)
@@ -204,8 +245,19 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 						scope = GlobalMemory
 					}
 				}
+				laidOut("a load", a, la, tmp)
 				temps[tempKey{t, la.Temp}] = tmp
 			}
+		}
+		// The wavefronts the cost reads are the bank model's for the
+		// addresses (shared memory; through a cluster, the accesses whose
+		// lanes all reach their own block's), and the totals their sums.
+		if mp == w.Shared || mp == w.Cluster {
+			align := 4
+			if layout != nil {
+				align = layout.BaseAlign()
+			}
+			replayWavefronts(mp, mb, align, fail)
 		}
 		switch {
 		case len(mp.Loads) == 0:
@@ -291,6 +343,76 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 		return fmt.Errorf("conversion: replaying %s from %q to %q:\n\t%s", w.Mechanism, src.Name(), dst.Name(), strings.Join(bad, "\n\t"))
 	}
 	return nil
+}
+
+// replayLayout parses the layout of a shared plan's scratch and checks
+// that it is a shared-memory layout of the moved type over the tile; nil
+// (with the failure reported) when it is not.
+func (p *problem) replayLayout(mp *MemoryPlan, fail func(string, ...any)) *storage.Layout {
+	l, err := storage.Parse(mp.Layout)
+	if err != nil {
+		fail("the shared scratch's layout %q: %v", mp.Layout, err)
+		return nil
+	}
+	leaves := l.Tile().Leaves()
+	same := len(leaves) == len(p.tileAxes)
+	for i := 0; same && i < len(leaves); i++ {
+		same = leaves[i].Name == p.tileAxes[i].Name && leaves[i].Size == p.tileAxes[i].Size
+	}
+	switch {
+	case l.Memory() != storage.Shared:
+		fail("the shared scratch's layout %q is in %v memory", mp.Layout, l.Memory())
+	case l.Element() != p.moved():
+		fail("the shared scratch's layout %q holds %v, not the moved %v", mp.Layout, l.Element(), p.moved())
+	case !same:
+		fail("the shared scratch's layout %q is over the tile %v, not the destination's", mp.Layout, l.Tile())
+	default:
+		return &l
+	}
+	return nil
+}
+
+// replayWavefronts checks the wavefronts of every access of mp whose lanes
+// all reach their own block's shared memory against storage's bank model
+// for its addresses and width (the worst over the base residues modulo 4
+// bytes that a base alignment of align bytes allows, as
+// storage.Layout.Wavefronts counts), those of the others against 0 (a
+// cluster's remote accesses), and the plan's totals against their sums.
+func replayWavefronts(mp *MemoryPlan, mb, align int, fail func(string, ...any)) {
+	for _, side := range []struct {
+		what  string
+		op    storage.Op
+		as    []MemAccess
+		total int
+	}{{"store", storage.Store, mp.Stores, mp.StoreWavefronts}, {"load", storage.Load, mp.Loads, mp.LoadWavefronts}} {
+		sum := 0
+		for k, a := range side.as {
+			sum += a.Wavefronts
+			local := len(a.Lanes) > 0
+			for _, la := range a.Lanes {
+				local = local && la.Memory == a.Block
+			}
+			want := 0
+			for base := int64(0); local && base < storage.BankBytes; base += int64(max(align, 1)) {
+				lanes := make([]storage.LaneAddress, 0, len(a.Lanes))
+				for _, la := range a.Lanes {
+					lanes = append(lanes, storage.LaneAddress{Lane: la.Lane, Byte: base + la.Bit/8})
+				}
+				wf, err := storage.CountWavefronts(side.op, a.Vector*mb/8, lanes)
+				if err != nil {
+					fail("%s %d of warp %d.%d: %v", side.what, k, a.Block, a.Warp, err)
+					break
+				}
+				want = max(want, wf.Total)
+			}
+			if a.Wavefronts != want {
+				fail("%s %d of warp %d.%d: %d wavefronts claimed, the bank model gives its addresses %d", side.what, k, a.Block, a.Warp, a.Wavefronts, want)
+			}
+		}
+		if sum != side.total {
+			fail("%d %s wavefronts claimed in all, the accesses' sum is %d", side.total, side.what, sum)
+		}
+	}
 }
 
 // regBits is the size in bits of a register file of n values of b bits,

@@ -235,6 +235,55 @@ func TestReplayCatchesMistakes(t *testing.T) {
 			}
 			return w.Global.StoreVector > 1
 		}},
+		// The scratch's layout and the wavefronts the cost reads: a layout
+		// claimed that the addresses are not, wavefronts that are not the
+		// bank model's for the addresses, totals that are not the sum.
+		{"a layout the addresses are not", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			return claimOtherLayout(t, w.Shared)
+		}},
+		{"a layout of f16 the addresses are not", blockedA(t), a, Options{}, SharedMemory, func(w *Witness) bool {
+			return claimOtherLayout(t, w.Shared)
+		}},
+		{"fewer wavefronts than the addresses cost", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			for i, a := range w.Shared.Loads {
+				if a.Wavefronts > 1 {
+					w.Shared.Loads[i].Wavefronts--
+					w.Shared.LoadWavefronts--
+					return true
+				}
+			}
+			for i, a := range w.Shared.Stores {
+				if a.Wavefronts > 1 {
+					w.Shared.Stores[i].Wavefronts--
+					w.Shared.StoreWavefronts--
+					return true
+				}
+			}
+			w.Shared.Stores[0].Wavefronts--
+			w.Shared.StoreWavefronts--
+			return true
+		}},
+		{"more wavefronts than the addresses cost", pairOfHalves(t, false), pairOfHalves(t, true), Options{}, SharedMemory, func(w *Witness) bool {
+			w.Shared.Loads[0].Wavefronts++
+			w.Shared.LoadWavefronts++
+			return true
+		}},
+		{"a wavefront total that is not the sum", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			w.Shared.StoreWavefronts--
+			return true
+		}},
+		{"wavefronts of a local access through distributed shared memory", blockRows(t, false, 2), blockRows(t, true, 2), Options{}, ClusterSharedMemory, func(w *Witness) bool {
+			for _, list := range [][]MemAccess{w.Cluster.Stores, w.Cluster.Loads} {
+				for i, a := range list {
+					if a.Wavefronts > 0 {
+						list[i].Wavefronts = 0
+						w.Cluster.StoreWavefronts, w.Cluster.LoadWavefronts = 0, 0
+						return true
+					}
+				}
+			}
+			return false
+		}},
 	}
 	for _, tc := range cases {
 		p, err := newProblem(tc.src, tc.dst, tc.opts)
@@ -255,6 +304,30 @@ func TestReplayCatchesMistakes(t *testing.T) {
 			t.Errorf("%s: a broken witness replays", tc.name)
 		}
 	}
+}
+
+// claimOtherLayout gives a shared plan the layout string of another
+// candidate (a swizzle where the addresses are row-major or padded, the
+// plain row-major layout where they are swizzled), its addresses and
+// wavefronts unchanged.
+func claimOtherLayout(t testing.TB, mp *MemoryPlan) bool {
+	t.Helper()
+	l, err := storage.Parse(mp.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands, err := storage.SharedCandidates(l.Tile(), l.Element())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, swizzled := l.Swizzle()
+	for _, c := range cands {
+		if _, sw := c.Swizzle(); sw != swizzled {
+			mp.Layout = c.String()
+			return true
+		}
+	}
+	return false
 }
 
 // corpusPair is the conversion from one corpus entry to another of its

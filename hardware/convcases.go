@@ -157,18 +157,29 @@ func ConversionCases() ([]ConvCase, error) {
 			return nil, err
 		}
 		if w := res.Witness; w.Shared != nil {
-			rm := rowMajorShared(w, pr.dst.TileSizes())
+			rm, err := rowMajorShared(w, pr.dst.TileSizes())
+			if err != nil {
+				return nil, fmt.Errorf("%s rowmajor: %w", pr.name, err)
+			}
 			if err := add(pr, res, rm, "rowmajor"); err != nil {
 				return nil, err
 			}
 			if w.Shared.StoreVector > 1 && w.Shared.StoreVector*pr.dst.Element().Bits() > 16 {
-				if err := add(pr, res, scalarStores(w), "scalar_stores"); err != nil {
+				ss, err := scalarStores(w)
+				if err != nil {
+					return nil, fmt.Errorf("%s scalar_stores: %w", pr.name, err)
+				}
+				if err := add(pr, res, ss, "scalar_stores"); err != nil {
 					return nil, err
 				}
 			}
 		}
 		if w := res.Witness; w.Cluster != nil {
-			if err := add(pr, res, flipPushPull(w), "flipped"); err != nil {
+			fl, err := flipPushPull(w)
+			if err != nil {
+				return nil, fmt.Errorf("%s flipped: %w", pr.name, err)
+			}
+			if err := add(pr, res, fl, "flipped"); err != nil {
 				return nil, err
 			}
 		}
@@ -208,8 +219,8 @@ func ConversionCases() ([]ConvCase, error) {
 
 // rowMajorShared is w with its shared scratch laid out row-major (element
 // e at byte e·size): the layout with the bank conflicts that the chosen
-// swizzle or padding avoids.
-func rowMajorShared(w *conversion.Witness, sizes []int) *conversion.Witness {
+// swizzle or padding avoids, its wavefronts counted anew.
+func rowMajorShared(w *conversion.Witness, sizes []int) (*conversion.Witness, error) {
 	v := *w
 	mp := *w.Shared
 	mb := int64(mp.StoredBytes * 8 / max(countLanes(mp.Stores)*mp.StoreVector, 1))
@@ -237,10 +248,54 @@ func rowMajorShared(w *conversion.Witness, sizes []int) *conversion.Witness {
 		n *= int64(s)
 	}
 	mp.ScratchBytes = int(n * mb / 8)
-	mp.Layout = "row-major"
-	mp.StoreWavefronts, mp.LoadWavefronts = 0, 0
+	chosen, err := storage.Parse(mp.Layout)
+	if err != nil {
+		return nil, err
+	}
+	rm, err := storage.RowMajor(chosen.Tile(), 0, storage.Config{Memory: storage.Shared, Element: chosen.Element(), Unit: chosen.Unit(), BaseAlign: storage.WavefrontBytes})
+	if err != nil {
+		return nil, err
+	}
+	mp.Layout = rm.String()
+	if err := countWavefronts(&mp, int(mb)); err != nil {
+		return nil, err
+	}
 	v.Shared = &mp
-	return &v
+	return &v, nil
+}
+
+// countWavefronts sets the wavefronts of every access of mp whose lanes
+// all reach their own block's shared memory to the bank model's for its
+// addresses (0 for the others: a cluster's remote accesses), and the
+// plan's totals to their sums, as Classify counts them; mb is the moved
+// element's width in bits.
+func countWavefronts(mp *conversion.MemoryPlan, mb int) error {
+	mp.StoreWavefronts, mp.LoadWavefronts = 0, 0
+	for _, side := range []struct {
+		as    []conversion.MemAccess
+		op    storage.Op
+		total *int
+	}{{mp.Stores, storage.Store, &mp.StoreWavefronts}, {mp.Loads, storage.Load, &mp.LoadWavefronts}} {
+		for i, a := range side.as {
+			var lanes []storage.LaneAddress
+			local := len(a.Lanes) > 0
+			for _, la := range a.Lanes {
+				local = local && la.Memory == a.Block
+				lanes = append(lanes, storage.LaneAddress{Lane: la.Lane, Byte: la.Bit / 8})
+			}
+			side.as[i].Wavefronts = 0
+			if !local {
+				continue
+			}
+			wf, err := storage.CountWavefronts(side.op, a.Vector*mb/8, lanes)
+			if err != nil {
+				return err
+			}
+			side.as[i].Wavefronts = wf.Total
+			*side.total += wf.Total
+		}
+	}
+	return nil
 }
 
 func countLanes(as []conversion.MemAccess) int {
@@ -252,8 +307,8 @@ func countLanes(as []conversion.MemAccess) int {
 }
 
 // scalarStores is w with every vector store split into one store per
-// element.
-func scalarStores(w *conversion.Witness) *conversion.Witness {
+// element, its wavefronts counted anew.
+func scalarStores(w *conversion.Witness) (*conversion.Witness, error) {
 	v := *w
 	mp := *w.Shared
 	mb := int64(mp.StoredBytes * 8 / max(countLanes(mp.Stores)*mp.StoreVector, 1))
@@ -264,25 +319,33 @@ func scalarStores(w *conversion.Witness) *conversion.Witness {
 			for _, la := range a.Lanes {
 				la.Slot += i
 				la.Bit += int64(i) * mb
-				la.Tile = nil
+				if n := len(la.Tile); n > 0 {
+					la.Tile = slices.Clone(la.Tile)
+					la.Tile[n-1] += i
+				}
 				b.Lanes = append(b.Lanes, la)
 			}
 			out = append(out, b)
 		}
 	}
-	mp.Stores, mp.StoreVector, mp.StoreWavefronts = out, 1, 0
+	mp.Stores, mp.StoreVector, mp.Loads = out, 1, slices.Clone(mp.Loads)
+	if err := countWavefronts(&mp, int(mb)); err != nil {
+		return nil, err
+	}
 	v.Shared = &mp
-	return &v
+	return &v, nil
 }
 
 // flipPushPull turns a cluster plan that pushes (sources store into the
 // destination block's scratch) into one that pulls (sources store into
 // their own block's, destinations load from it), or back: every element
 // keeps its address, in the other block's scratch. An element's new home is
-// the block that stores it (push to pull) or loads it (pull to push).
-func flipPushPull(w *conversion.Witness) *conversion.Witness {
+// the block that stores it (push to pull) or loads it (pull to push). The
+// wavefronts are counted anew: the local accesses are the other side's.
+func flipPushPull(w *conversion.Witness) (*conversion.Witness, error) {
 	v := *w
 	mp := *w.Cluster
+	mb := mp.StoredBytes * 8 / max(countLanes(mp.Stores)*mp.StoreVector, 1)
 	push := w.Mechanism.Variant == "push"
 	home := map[string]int{}
 	from := mp.Loads
@@ -308,8 +371,11 @@ func flipPushPull(w *conversion.Witness) *conversion.Witness {
 	}
 	mp.Stores, mp.Loads = rehome(mp.Stores), rehome(mp.Loads)
 	v.Mechanism.Variant = map[bool]string{true: "pull", false: "push"}[push]
+	if err := countWavefronts(&mp, mb); err != nil {
+		return nil, err
+	}
 	v.Cluster = &mp
-	return &v
+	return &v, nil
 }
 
 // GenerateConversions returns the CUDA program of the conversion check:
