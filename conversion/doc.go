@@ -91,9 +91,9 @@
 // The class is the lowest level crossed. Replay executes a witness bit by
 // bit from the source's ownership, using only its schedule, and checks that
 // every destination slot holds exactly its element, in the destination's
-// type (one cvt of the whole source element where the type changes); it
-// also checks what the cost reads beside the bits: a register op counted as
-// a free rename is one whole register in place, every memory access reaches
+// type (one cvt of the whole source element where the type changes); it also
+// checks what the cost reads beside the bits: a register op counted as a
+// free rename is one whole register in place, every memory access reaches
 // its level's memory (the block's own shared memory, its cluster's, global
 // memory), each lane takes part in a warp access once at an address aligned
 // to its width, the shared scratch's addresses are those of its layout
@@ -101,9 +101,12 @@
 // and hold, the wavefronts of each shared access (through a cluster, each
 // access local to its block) are storage's bank model's for its addresses
 // and width and the totals their sums, no two stores write one bit, and a
-// barrier of the scope the
-// data crosses (bar.sync in a block, a cluster barrier across its blocks, a
-// kernel boundary beyond, or after another kernel) separates the stores
-// from the loads. The tests replay every mechanism of every pair of
-// a corpus, and check that broken witnesses fail.
+// barrier of the scope the data crosses (bar.sync in a block, a cluster
+// barrier across its blocks, a kernel boundary beyond, or after another
+// kernel) separates the stores from the loads, and the barriers per tile are
+// exactly those the plan takes (see Witnesses above: two through shared
+// memory, two cluster barriers through a cluster's, through global memory
+// two of the scope the data crosses or one kernel boundary). The tests
+// replay every mechanism of every pair of a corpus, and check that broken
+// witnesses fail.
 package conversion

@@ -39,8 +39,12 @@ type cell struct {
 // totals their sums, no two stores write one bit, and a barrier of the right scope separates the stores
 // from the loads: bar.sync between threads of one block, a cluster barrier
 // across blocks of a cluster, a kernel boundary across clusters or when
-// Options.KernelBoundary says the source is another kernel's. The error
-// lists the first few places that differ.
+// Options.KernelBoundary says the source is another kernel's; and the
+// barriers per tile are exactly the plan's: two bar.sync through shared
+// memory and two cluster barriers through a cluster's (publish, and free
+// the scratch for the next tile), through global memory two of the scope
+// the data crosses, or one kernel boundary. The error lists the first few
+// places that differ.
 func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error {
 	p, err := newProblem(src, dst, opts)
 	if err != nil {
@@ -267,6 +271,27 @@ func Replay(src, dst *distribution.Distribution, opts Options, w *Witness) error
 			fail("%s: the loads follow the stores with no kernel boundary, and read what other clusters (or another kernel) wrote", w.Mechanism)
 		case scope == ClusterSharedMemory && mp.ClusterBarriers+mp.Launches == 0:
 			fail("%s: the loads follow the stores with no cluster barrier, and read what other blocks wrote", w.Mechanism)
+		}
+		// The barriers per tile are the plan's, as the cost counts them:
+		// two (publish, and free the scratch for the next tile) of the
+		// mechanism's scope; through global memory, of the scope the data
+		// crosses (bar.sync inside a block, cluster barriers inside a
+		// cluster), or one kernel boundary beyond.
+		var want [3]int // bar.sync, cluster barriers, kernel boundaries
+		switch {
+		case mp == w.Shared:
+			want = [3]int{2, 0, 0}
+		case mp == w.Cluster:
+			want = [3]int{0, 2, 0}
+		case scope <= SharedMemory:
+			want = [3]int{2, 0, 0}
+		case scope == ClusterSharedMemory:
+			want = [3]int{0, 2, 0}
+		default:
+			want = [3]int{0, 0, 1}
+		}
+		if got := [3]int{mp.Barriers, mp.ClusterBarriers, mp.Launches}; len(mp.Loads) > 0 && got != want {
+			fail("%s: %d bar.sync, %d cluster barriers and %d kernel boundaries per tile, where the plan takes %d, %d and %d", w.Mechanism, got[0], got[1], got[2], want[0], want[1], want[2])
 		}
 	}
 

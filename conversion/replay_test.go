@@ -284,6 +284,24 @@ func TestReplayCatchesMistakes(t *testing.T) {
 			}
 			return false
 		}},
+		// The barriers the plan documents: two per tile (publish, and free
+		// the scratch for the next tile), the second left out.
+		{"the shared scratch never freed", rowsOfWarps(t), columnsOfWarps(t), Options{}, SharedMemory, func(w *Witness) bool {
+			w.Shared.Barriers = 1
+			return true
+		}},
+		{"the cluster scratch never freed", blockRows(t, false, 2), blockRows(t, true, 2), Options{}, ClusterSharedMemory, func(w *Witness) bool {
+			w.Cluster.ClusterBarriers = 1
+			return true
+		}},
+		{"the global buffer of a block never freed", rowsOfWarps(t), columnsOfWarps(t), Options{}, GlobalMemory, func(w *Witness) bool {
+			w.Global.Barriers = 1
+			return true
+		}},
+		{"the global buffer of a cluster never freed", blockRows(t, false, 2), blockRows(t, true, 2), Options{}, GlobalMemory, func(w *Witness) bool {
+			w.Global.ClusterBarriers = 1
+			return true
+		}},
 	}
 	for _, tc := range cases {
 		p, err := newProblem(tc.src, tc.dst, tc.opts)
