@@ -90,6 +90,11 @@ type Options struct {
 	// problem may take in all (wholeBudget): a contracted problem's grow
 	// with its kernels.
 	wholeExtra int
+	// coreUnexplained are nodes of Explain whose regrets are wanted only
+	// where the reduction eliminates them: left in the core, each of their
+	// alternatives would cost a re-solve, and the caller (solveContracted,
+	// for auxiliary nodes of many tuples) finds what it needs otherwise.
+	coreUnexplained []int
 	// Progress, when not nil, is called while the branch and bound
 	// (Progress.Searching) or HiGHS solves the core, at most every few
 	// hundred milliseconds, with the incumbent plan's cost, the best bound

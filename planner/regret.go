@@ -127,7 +127,7 @@ type interval struct{ lo, hi []float64 }
 func (rg *regrets) compute() error {
 	in := rg.r.in
 	n := len(in.p.Nodes)
-	explain := explained(rg.opt, n)
+	explain := explainedAt(rg.opt, rg.r)
 	order := rg.r.order
 	needed := make([]bool, len(order))
 	for i := range order {
@@ -613,7 +613,7 @@ func certifiesAhead(r *reduction, opt *Options) bool {
 	if opt.NoRegrets || opt.certify != certifyAuto && opt.certify != certifyAlways {
 		return false
 	}
-	explain := explained(opt, len(r.in.p.Nodes))
+	explain := explainedAt(opt, r)
 	n := 0
 	for _, v := range r.core {
 		if explain[v] {
@@ -632,6 +632,18 @@ func explained(opt *Options, n int) []bool {
 	}
 	for _, v := range opt.Explain {
 		explain[v] = true
+	}
+	return explain
+}
+
+// explainedAt is explained for the reduction r: without the nodes of
+// Options.coreUnexplained that r leaves in the core.
+func explainedAt(opt *Options, r *reduction) []bool {
+	explain := explained(opt, len(r.in.p.Nodes))
+	for _, v := range opt.coreUnexplained {
+		if r.pos[v] < 0 {
+			explain[v] = false
+		}
 	}
 	return explain
 }
