@@ -120,6 +120,26 @@ func wgmmaC(n int) Spec {
 	}
 }
 
+// wgmmaA is the A operand (m:64, k:16) of wgmma.mma_async.m64nNk16 taken
+// from registers, for 16-bit types and every N: warp w of the warpgroup
+// holds rows 16w…16w+15, laid out as the mma.m16n8k16 A operand, a0…a7 (PTX
+// ISA, "Register Fragments and Shared Memory Matrix Layouts", the
+// .m64nNk16 A fragment).
+func wgmmaA(name string, e storage.ElementType) Spec {
+	return Spec{
+		Element:   e,
+		Name:      name,
+		Executors: warpgroup,
+		Locals:    []Axis{{"v", 8}},
+		Tile:      []Axis{{"m", 64}, {"k", 16}},
+		Ownership: []string{
+			"16 * warp + lane / 4 + 8 * (v / 2 % 2)",
+			"lane % 4 * 2 + v % 2 + 8 * (v / 4)",
+		},
+		ValuePrefix: "a",
+	}
+}
+
 // builtinSpecs returns the spec of every built-in atom by name.
 func builtinSpecs() map[string]Spec {
 	m := map[string]Spec{
@@ -131,6 +151,8 @@ func builtinSpecs() map[string]Spec {
 		"mma.m16n8k16.c.f16":  mmaC("mma.m16n8k16.c.f16", storage.F16),
 		"ldmatrix.x4":         ldmatrixX4(false),
 		"ldmatrix.x4.trans":   ldmatrixX4(true),
+		"wgmma.m64k16.a.f16":  wgmmaA("wgmma.m64k16.a.f16", storage.F16),
+		"wgmma.m64k16.a.bf16": wgmmaA("wgmma.m64k16.a.bf16", storage.BF16),
 	}
 	for n := 8; n <= 256; n += 8 {
 		s := wgmmaC(n)

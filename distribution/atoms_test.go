@@ -63,6 +63,13 @@ func ptxLdmatrix(trans bool) func(lane, v int) (int, int) {
 	}
 }
 
+// ptxWGMMAA: wgmma .m64nNk16 A from registers (16-bit types), values
+// a0…a7: warp w holds rows 16w…16w+15 as the mma.m16n8k16 A fragment.
+func ptxWGMMAA(warp, lane, i int) (row, col int) {
+	row, col = ptxMMAA(lane, i)
+	return 16*warp + row, col
+}
+
 // ptxWGMMAD: wgmma .m64nNk16 accumulator D over a warpgroup; thread
 // 32*warp+lane, value d[i]: row 16*warp + groupID (+8 for i%4 >= 2), column
 // 8*(i/4) + 2*threadID_in_group + i%2.
@@ -92,6 +99,8 @@ func TestBuiltinAtomsMatchPTX(t *testing.T) {
 		{"mma.m16n8k16.c.f16", "(m:16, n:8)", 4, lanes(ptxMMAC)},
 		{"ldmatrix.x4", "(row:16, col:16)", 8, lanes(ptxLdmatrix(false))},
 		{"ldmatrix.x4.trans", "(row:16, col:16)", 8, lanes(ptxLdmatrix(true))},
+		{"wgmma.m64k16.a.f16", "(m:64, k:16)", 8, func(e []int, v int) []int { r, c := ptxWGMMAA(e[0], e[1], v); return []int{r, c} }},
+		{"wgmma.m64k16.a.bf16", "(m:64, k:16)", 8, func(e []int, v int) []int { r, c := ptxWGMMAA(e[0], e[1], v); return []int{r, c} }},
 	}
 	for n := 8; n <= 256; n += 8 {
 		tests = append(tests, struct {

@@ -64,7 +64,9 @@
 //   - New(Spec): explicit axes and index-map text.
 //   - Builtin(name): the atoms of real instructions, exactly from the PTX ISA:
 //     mma.m16n8k16.{a,b}.{f16,bf16}, mma.m16n8k16.c.{f32,f16}, ldmatrix.x4,
-//     ldmatrix.x4.trans and wgmma.m64nNk16.c.f32 for N in 8, 16, …, 256.
+//     ldmatrix.x4.trans, wgmma.m64nNk16.c.f32 for N in 8, 16, …, 256, and
+//     wgmma.m64k16.a.{f16,bf16}, the A operand of every wgmma.m64nNk16
+//     taken from registers.
 //   - TileAtom(atom, Tiling): an atom × a warp grid × repetitions covering a
 //     CTA tile (CuTe's TiledMMA idea). Each warp axis goes along a tile axis
 //     of the atom or is AlongReplicated (its warps hold copies); an Along that

@@ -220,6 +220,39 @@ __global__ void __launch_bounds__(128) k_wgmma(const uint16_t* A, const uint16_t
 #pragma unroll
   for (int v = 0; v < N / 2; v++) D[tc[tid * (N / 2) + v]] = d[v];
 }
+
+// One wgmma.m64nNk16 (f32 += f16 x f16) per block with A taken from
+// registers: thread tid packs the two halves of register r from the
+// elements ta[tid * 8 + 2r] and ta[tid * 8 + 2r + 1] (low half first) of the
+// row-major 64 x 16 A; B is K-major in shared memory as above; D through the
+// accumulator table tc.
+template <int N>
+__global__ void __launch_bounds__(128) k_wgmma_ra(const uint16_t* A, const uint16_t* B, const float* C,
+                                                  float* D, const int32_t* ta, const int32_t* tc) {
+  __shared__ __align__(128) uint16_t sB[N * 16];
+  const int tid = threadIdx.x, t = blockIdx.x;
+  A += t * 64 * 16; B += t * 16 * N; C += t * 64 * N; D += t * 64 * N;
+  for (int i = tid; i < 16 * N; i += 128) {
+    const int k = i / N, n = i % N;
+    sB[(2 * (n / 8) + k / 8) * 64 + (n % 8) * 8 + k % 8] = B[i];
+  }
+  uint32_t a[4];
+#pragma unroll
+  for (int r = 0; r < 4; r++)
+    a[r] = uint32_t(A[ta[tid * 8 + 2 * r]]) | (uint32_t(A[ta[tid * 8 + 2 * r + 1]]) << 16);
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+  float d[N / 2];
+#pragma unroll
+  for (int v = 0; v < N / 2; v++) d[v] = C[tc[tid * (N / 2) + v]];
+  const uint64_t db = smem_desc(sB, 128, 256);
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  wgmma_acc_ra(d, a, db);
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+  for (int v = 0; v < N / 2; v++) D[tc[tid * (N / 2) + v]] = d[v];
+}
 `
 
 const host = `
@@ -445,6 +478,26 @@ static bool check_wgmma(const int32_t* tc, const char* name, std::mt19937& rng) 
   launched();
   compare("  (diagnostic) the same with the descriptor's LBO and SBO exchanged", g, from_device(D, g.C.size()));
   return false;
+}
+
+// check_wgmma_ra checks the A operand from registers: the table ta, with
+// the accumulator table tc (checked on its own above).
+template <int N>
+static bool check_wgmma_ra(const int32_t* ta, const int32_t* tc, const char* name, std::mt19937& rng) {
+  Gemm g = random_gemm(64, N, 16, rng);
+  uint16_t* A = to_device(bits(g.A, false));
+  uint16_t* B = to_device(bits(g.B, false));
+  float* C = to_device(g.C);
+  float* D = poisoned<float>(g.C.size());
+  int32_t* dta = to_device(ta, 128 * 8);
+  int32_t* dtc = to_device(tc, 128 * N / 2);
+  k_wgmma_ra<N><<<TRIALS, 128>>>(A, B, C, D, dta, dtc);
+  launched();
+  char what[512];
+  std::snprintf(what, sizeof what,
+                "wgmma.mma_async.sync.aligned.m64n%dk16.f32.f16.f16 (A from registers, B K-major in shared memory) with A %s",
+                N, name);
+  return compare(what, g, from_device(D, g.C.size()));
 }
 #endif
 

@@ -101,6 +101,13 @@ func Generate() ([]byte, error) {
 		add("cta64_b"+sfx, b)
 		add("cta64_c"+sfx, c)
 	}
+	{
+		d, err := distribution.Builtin("wgmma.m64k16.a.f16")
+		if err != nil {
+			return nil, err
+		}
+		tabs = append(tabs, table{ident: "wgmma_m64k16_a_f16", d: d, wgmma: true})
+	}
 	for _, n := range WGMMAWidths {
 		d, err := distribution.Builtin(fmt.Sprintf("wgmma.m64n%dk16.c.f32", n))
 		if err != nil {
@@ -143,6 +150,9 @@ func Generate() ([]byte, error) {
 	for _, n := range WGMMAWidths {
 		writeWGMMA(&b, n)
 	}
+	for _, n := range wgmmaRegisterAWidths {
+		writeWGMMARegisterA(&b, n)
+	}
 	b.WriteString(wgmmaKernel)
 	b.WriteString("#endif  // CKL_WGMMA\n")
 	b.WriteString(host)
@@ -159,6 +169,9 @@ func Generate() ([]byte, error) {
 	for _, n := range WGMMAWidths {
 		fmt.Fprintf(&b, "  failed += !check_wgmma<%d>(T_wgmma_m64n%dk16_c_f32, \"wgmma.m64n%dk16.c.f32\", rng);\n", n, n, n)
 	}
+	for _, n := range wgmmaRegisterAWidths {
+		fmt.Fprintf(&b, "  failed += !check_wgmma_ra<%d>(T_wgmma_m64k16_a_f16, T_wgmma_m64n%dk16_c_f32, \"wgmma.m64k16.a.f16\", rng);\n", n, n)
+	}
 	b.WriteString("#endif\n")
 	b.WriteString(`  // Negative controls: each wrong distribution must be caught.
   negative = true;
@@ -168,6 +181,7 @@ func Generate() ([]byte, error) {
   failed += !check_ldmatrix("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", true, T_ldmatrix_x4, "ldmatrix.x4 (the non-transposed atom)", rng);
 #ifdef CKL_WGMMA
   failed += !check_wgmma<64>(T_wrong_wgmma_m64n64k16_warps_reversed, "wrong.wgmma.m64n64k16.warps_reversed", rng);
+  failed += !check_wgmma_ra<8>(T_wrong_wgmma_m64k16_a_k_halves, T_wgmma_m64n8k16_c_f32, "wrong.wgmma.m64k16.a.k_halves", rng);
 #endif
   negative = false;
 `)
@@ -228,6 +242,45 @@ func writeWGMMA(b *bytes.Buffer, n int) {
 	b.WriteString("\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n}\n")
 }
 
+// wgmmaRegisterAWidths are the N of the wgmma.m64nNk16 with A from
+// registers that the program checks the A atom with (its layout does not
+// depend on N).
+var wgmmaRegisterAWidths = []int{8, 64}
+
+// writeWGMMARegisterA writes the inline-PTX wrapper of one wgmma shape with
+// A from four registers, overloaded on the accumulator array's length.
+func writeWGMMARegisterA(b *bytes.Buffer, n int) {
+	regs := n / 2
+	fmt.Fprintf(b, "__device__ __forceinline__ void wgmma_acc_ra(float (&d)[%d], const uint32_t (&a)[4], uint64_t db) {\n", regs)
+	b.WriteString("  asm volatile(\n    \"{\\n.reg .pred p;\\n\"\n")
+	fmt.Fprintf(b, "    \"setp.ne.b32 p, %%%d, 0;\\n\"\n", regs+5)
+	fmt.Fprintf(b, "    \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.f16.f16 {\"\n", n)
+	for i := 0; i < regs; i += 8 {
+		var parts []string
+		for j := i; j < min(i+8, regs); j++ {
+			parts = append(parts, fmt.Sprintf("%%%d", j))
+		}
+		sep := ", "
+		if i+8 >= regs {
+			sep = ""
+		}
+		fmt.Fprintf(b, "    \"%s%s\"\n", strings.Join(parts, ", "), sep)
+	}
+	fmt.Fprintf(b, "    \"}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, 0;\\n}\\n\"\n    :", regs, regs+1, regs+2, regs+3, regs+4)
+	for i := range regs {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		if i%8 == 0 {
+			b.WriteString("\n      ")
+		} else {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(b, "\"+f\"(d[%d])", i)
+	}
+	b.WriteString("\n    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db), \"r\"(1));\n}\n")
+}
+
 // A wrongAtom is a negative control: a valid distribution that is not the
 // instruction's.
 type wrongAtom struct {
@@ -264,6 +317,14 @@ func wrongAtoms() []wrongAtom {
 			Locals:    []distribution.Axis{{Name: "v", Size: 32}},
 			Tile:      []distribution.Axis{{Name: "m", Size: 64}, {Name: "n", Size: 64}},
 			Ownership: []string{"16 * (3 - warp) + lane / 4 + 8 * (v / 2 % 2)", "8 * (v / 4) + lane % 4 * 2 + v % 2"},
+		}},
+		{ident: "wrong_wgmma_m64k16_a_k_halves", wgmma: true, spec: distribution.Spec{
+			// The registers' two K halves exchanged: a0,a1 from columns 8…15.
+			Name:      "wrong.wgmma.m64k16.a.k_halves",
+			Executors: []distribution.ExecutorAxis{{Name: "warp", Size: 4, Level: distribution.LevelWarp}, lane[0]},
+			Locals:    []distribution.Axis{{Name: "v", Size: 8}},
+			Tile:      []distribution.Axis{{Name: "m", Size: 64}, {Name: "k", Size: 16}},
+			Ownership: []string{"16 * warp + lane / 4 + 8 * (v / 2 % 2)", "lane % 4 * 2 + v % 2 + 8 * (1 - v / 4)"},
 		}},
 	}
 }
