@@ -208,38 +208,13 @@ func writeTable(b *bytes.Buffer, t table) {
 	b.WriteString("\n};\n")
 }
 
-// writeWGMMA writes the inline-PTX wrapper of one wgmma shape, overloaded on
-// the accumulator array's length.
+// writeWGMMA writes the inline-PTX wrapper of one wgmma shape, A and B
+// from shared-memory descriptors, overloaded on the accumulator array's
+// length.
 func writeWGMMA(b *bytes.Buffer, n int) {
 	regs := n / 2
-	fmt.Fprintf(b, "__device__ __forceinline__ void wgmma_acc(float (&d)[%d], uint64_t da, uint64_t db) {\n", regs)
-	b.WriteString("  asm volatile(\n    \"{\\n.reg .pred p;\\n\"\n")
-	fmt.Fprintf(b, "    \"setp.ne.b32 p, %%%d, 0;\\n\"\n", regs+2)
-	fmt.Fprintf(b, "    \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.f16.f16 {\"\n", n)
-	for i := 0; i < regs; i += 8 {
-		var parts []string
-		for j := i; j < min(i+8, regs); j++ {
-			parts = append(parts, fmt.Sprintf("%%%d", j))
-		}
-		sep := ", "
-		if i+8 >= regs {
-			sep = ""
-		}
-		fmt.Fprintf(b, "    \"%s%s\"\n", strings.Join(parts, ", "), sep)
-	}
-	fmt.Fprintf(b, "    \"}, %%%d, %%%d, p, 1, 1, 0, 0;\\n}\\n\"\n    :", regs, regs+1)
-	for i := range regs {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		if i%8 == 0 {
-			b.WriteString("\n      ")
-		} else {
-			b.WriteString(" ")
-		}
-		fmt.Fprintf(b, "\"+f\"(d[%d])", i)
-	}
-	b.WriteString("\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n}\n")
+	writeWGMMAWrapper(b, n, "wgmma_acc", "uint64_t da, uint64_t db",
+		fmt.Sprintf("%%%d, %%%d, p, 1, 1, 0, 0", regs, regs+1), regs+2, `"l"(da), "l"(db)`)
 }
 
 // wgmmaRegisterAWidths are the N of the wgmma.m64nNk16 with A from
@@ -251,9 +226,21 @@ var wgmmaRegisterAWidths = []int{8, 64}
 // A from four registers, overloaded on the accumulator array's length.
 func writeWGMMARegisterA(b *bytes.Buffer, n int) {
 	regs := n / 2
-	fmt.Fprintf(b, "__device__ __forceinline__ void wgmma_acc_ra(float (&d)[%d], const uint32_t (&a)[4], uint64_t db) {\n", regs)
+	writeWGMMAWrapper(b, n, "wgmma_acc_ra", "const uint32_t (&a)[4], uint64_t db",
+		fmt.Sprintf("{%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, 0", regs, regs+1, regs+2, regs+3, regs+4), regs+5,
+		`"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db)`)
+}
+
+// writeWGMMAWrapper writes name(float (&d)[n/2], params): one
+// wgmma.mma_async.m64nNk16 (f32 += f16 × f16) on the accumulators d.
+// operands are the instruction's operands after d; inputs the asm inputs
+// after d's, which a constant 1 follows as input number scale, the
+// predicate p (scale-d) set from it.
+func writeWGMMAWrapper(b *bytes.Buffer, n int, name, params, operands string, scale int, inputs string) {
+	regs := n / 2
+	fmt.Fprintf(b, "__device__ __forceinline__ void %s(float (&d)[%d], %s) {\n", name, regs, params)
 	b.WriteString("  asm volatile(\n    \"{\\n.reg .pred p;\\n\"\n")
-	fmt.Fprintf(b, "    \"setp.ne.b32 p, %%%d, 0;\\n\"\n", regs+5)
+	fmt.Fprintf(b, "    \"setp.ne.b32 p, %%%d, 0;\\n\"\n", scale)
 	fmt.Fprintf(b, "    \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.f16.f16 {\"\n", n)
 	for i := 0; i < regs; i += 8 {
 		var parts []string
@@ -266,7 +253,7 @@ func writeWGMMARegisterA(b *bytes.Buffer, n int) {
 		}
 		fmt.Fprintf(b, "    \"%s%s\"\n", strings.Join(parts, ", "), sep)
 	}
-	fmt.Fprintf(b, "    \"}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, 0;\\n}\\n\"\n    :", regs, regs+1, regs+2, regs+3, regs+4)
+	fmt.Fprintf(b, "    \"}, %s;\\n}\\n\"\n    :", operands)
 	for i := range regs {
 		if i > 0 {
 			b.WriteString(",")
@@ -278,7 +265,7 @@ func writeWGMMARegisterA(b *bytes.Buffer, n int) {
 		}
 		fmt.Fprintf(b, "\"+f\"(d[%d])", i)
 	}
-	b.WriteString("\n    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db), \"r\"(1));\n}\n")
+	fmt.Fprintf(b, "\n    : %s, \"r\"(1));\n}\n", inputs)
 }
 
 // A wrongAtom is a negative control: a valid distribution that is not the
