@@ -38,7 +38,10 @@ On a terminal, a plan that takes over a second shows its progress on stderr
 (HiGHS's incumbent, bound and gap; then how many of the regrets' queries to
 the core are answered); --quiet hides it. The graph's warnings (what
 'cklplan check' warns of: an input no edge feeds, …) go to stderr, as
-check writes them, and do not stop the plan.
+check writes them, and do not stop the plan; so does a plan whose kernels
+have no order (an edge kept inside one kernel while another path between
+its invocations crosses a kernel boundary: docs/plan-format.md,
+kernel_conflicts).
 Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 `,
 	flags: func(fs *flag.FlagSet, q *planRequest) {
@@ -235,6 +238,14 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", q.file, err)
+	}
+	// A plan whose kernels have no order is said beside the graph's
+	// warnings, whatever the format (JSON carries it in kernel_conflicts,
+	// the text report in its summary).
+	if env.stderr != nil {
+		for _, c := range res.KernelConflicts {
+			fmt.Fprintf(env.stderr, "cklplan plan: %s: warning: %s [kernel_conflict]\n", q.file, c)
+		}
 	}
 	return planResult{res}, nil
 }
