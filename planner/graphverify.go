@@ -308,16 +308,7 @@ func (gv *graphVerifier) newSide(c *tasks.Candidate, port *tasks.Port) side {
 		bytes = float64(port.Tile.Size()) * float64(port.Element.Bits()) / 8
 		gv.tileBytes[port] = bytes
 	}
-	s := side{b: b, name: b.Name, tiles: c.PortMultiplicity[port.Index], bytes: bytes, global: b.InMemory()}
-	if s.name == "" {
-		switch {
-		case b.Distribution != nil:
-			s.name = b.Distribution.Name()
-		case b.Layout != nil:
-			s.name = b.Layout.String()
-		}
-	}
-	return s
+	return side{b: b, name: bindingName(b), tiles: c.PortMultiplicity[port.Index], bytes: bytes, global: b.InMemory()}
 }
 
 // realization is what a consumer needs, for sharing: the distribution or

@@ -676,16 +676,22 @@ func (lw *lowering) executionCost(c *tasks.Candidate) (execCost, error) {
 func (lw *lowering) endpoint(c *tasks.Candidate, port *tasks.Port, noSmem bool) *endpoint {
 	b := &c.Alternative.Bindings[port.Index]
 	e := bindingEndpoint(b)
-	e.name, e.moves, e.tile, e.elem, e.noSmem = b.Name, c.PortMultiplicity[port.Index], int64(port.Tile.Size()), port.Element, noSmem
-	if e.name == "" {
-		switch {
-		case e.dist != nil:
-			e.name = e.dist.Name()
-		case e.layout != nil:
-			e.name = e.layout.String()
-		}
-	}
+	e.name, e.moves, e.tile, e.elem, e.noSmem = bindingName(b), c.PortMultiplicity[port.Index], int64(port.Tile.Size()), port.Element, noSmem
 	return e
+}
+
+// bindingName is how reports name a binding's realization: its name in the
+// graph, else its distribution's name or its layout.
+func bindingName(b *tasks.Binding) string {
+	switch {
+	case b.Name != "":
+		return b.Name
+	case b.Distribution != nil:
+		return b.Distribution.Name()
+	case b.Layout != nil:
+		return b.Layout.String()
+	}
+	return ""
 }
 
 // sourceLabels are the labels of producer class ci's port: one source key
