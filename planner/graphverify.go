@@ -28,7 +28,8 @@ import (
 
 // A GraphChoice is one invocation's choice in the graph's terms, as a
 // PlanChoice states it: the task alternative, and whether the conversions
-// out of the invocation avoid shared memory.
+// out of the invocation to the consumers in its group avoid shared-memory
+// scratch.
 type GraphChoice struct {
 	Alternative               string
 	NoSharedMemoryConversions bool
@@ -421,7 +422,10 @@ func (gv *graphVerifier) port(ev *GraphEvaluation, edges []*tasks.Edge, budget [
 			k := gv.groupOf[u.Index]
 			inGroup := k != nil && k == gv.groupOf[w.Index]
 			var split bool
-			ec.Cost, ec.Scratch, split, ec.Why = gv.inKernel(src, dst, e.Rename, rename, noSmem, inGroup)
+			// The variant keeps out of shared memory only the conversions
+			// whose scratch its kernel's budget would hold: those to
+			// consumers in its group.
+			ec.Cost, ec.Scratch, split, ec.Why = gv.inKernel(src, dst, e.Rename, rename, noSmem && inGroup, inGroup)
 			if split {
 				ec.Crossing = tasks.GlobalRoundTrip
 			}
@@ -490,7 +494,8 @@ func (gv *graphVerifier) roundTrip(src, dst side, rename distribution.Rename, re
 
 // inKernel is rule 3's cost of converting src to dst inside one kernel,
 // the scratch it takes, and whether the kernel is split at the edge
-// instead; +Inf with the reason when it cannot be done.
+// instead; +Inf with the reason when it cannot be done. noSmem excludes the
+// mechanisms that take shared-memory scratch.
 func (gv *graphVerifier) inKernel(src, dst side, rename distribution.Rename, renamed string, noSmem, inGroup bool) (cost float64, scratch int, split bool, why string) {
 	moves := float64(src.tiles)
 	sd, dd := src.b.Distribution, dst.b.Distribution
@@ -532,9 +537,9 @@ func (gv *graphVerifier) inKernel(src, dst side, rename distribution.Rename, ren
 		return cost, scratch, false, ""
 	case sl != nil && dl != nil && gv.sameAddresses(sl, dl, rename, renamed):
 		return 0, 0, false, ""
-	case noSmem:
-		return math.Inf(1), 0, false, "the tile would pass through shared memory"
 	case sd != nil && dl != nil, sl != nil && dd != nil:
+		// A store into (or load out of) a shared-memory layout takes no
+		// scratch, whatever noSmem says.
 		d, l, op := sd, dl, storage.Store
 		if sl != nil {
 			d, l, op = dd, sl, storage.Load

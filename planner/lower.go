@@ -177,7 +177,9 @@ type endpoint struct {
 	loop   string
 	tile   int64 // elements of the port's tile
 	elem   storage.ElementType
-	// Source side only: convert without shared memory.
+	// Source side only: convert without shared-memory scratch where the
+	// scratch would count against the producer's kernel's budget (see
+	// withoutScratch).
 	noSmem bool
 	// Target side only:
 	rename    distribution.Rename
@@ -190,6 +192,16 @@ type endpoint struct {
 	// port's first edge that must cross (every one of them always does).
 	// "" for that edge and every other.
 	paidOn string
+}
+
+// withoutScratch reports whether converting src to dst must do without
+// shared-memory scratch: src is the variant of a producer whose
+// conversions keep out of shared memory and dst is in the producer's
+// kernel, whose budget would hold the scratch. A consumer outside the
+// kernel takes none of its budget, so the variant converts to it as any
+// alternative does (docs/format.md, "Groups").
+func withoutScratch(src, dst *endpoint) bool {
+	return src.noSmem && dst.inGroup
 }
 
 func (e *endpoint) inGlobal() bool {
@@ -396,7 +408,8 @@ type keyOf struct {
 }
 
 // A nodeAlt is one alternative of a node: a task alternative, and whether
-// the conversions out of the invocation avoid shared memory.
+// the conversions out of the invocation to consumers in its kernel avoid
+// shared-memory scratch.
 type nodeAlt struct {
 	task    int // index into the task's Alternatives
 	noSmem  bool
@@ -404,8 +417,9 @@ type nodeAlt struct {
 	removed string
 }
 
-// noSmemSuffix marks the variant of an alternative whose outgoing
-// conversions use no shared-memory scratch, in node alternative ids.
+// noSmemSuffix marks the variant of an alternative whose conversions to
+// consumers in its kernel use no shared-memory scratch, in node
+// alternative ids.
 const noSmemSuffix = " (its conversions without shared memory)"
 
 type execCost struct {
@@ -1055,7 +1069,7 @@ func (lw *lowering) classifyAll(ctx context.Context, ports []portKey, portEdges 
 					if !classifies(s, d) {
 						continue
 					}
-					k := lw.cache.key(s.dist, d.dist, d.rename, lw.prints, s.noSmem)
+					k := lw.cache.key(s.dist, d.dist, d.rename, lw.prints, withoutScratch(s, d))
 					if keys[k] || lw.cache.has(k) {
 						continue
 					}
@@ -1084,7 +1098,7 @@ func (lw *lowering) classifyAll(ctx context.Context, ports []portKey, portEdges 
 					return
 				}
 				c := todo[i]
-				lw.cache.classify(c.src.dist, c.dst.dist, c.dst.rename, lw.prints, c.src.noSmem)
+				lw.cache.classify(c.src.dist, c.dst.dist, c.dst.rename, lw.prints, withoutScratch(c.src, c.dst))
 				done.Add(1)
 			}
 		}()
@@ -1123,7 +1137,8 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 	}
 	switch {
 	case src.dist != nil && dst.dist != nil:
-		res, err := lw.cache.classify(src.dist, dst.dist, dst.rename, lw.prints, src.noSmem)
+		noScratch := withoutScratch(src, dst)
+		res, err := lw.cache.classify(src.dist, dst.dist, dst.rename, lw.prints, noScratch)
 		if err != nil {
 			return &pairInfo{total: math.Inf(1), why: err.Error()}
 		}
@@ -1132,7 +1147,7 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 		if res.Class == conversion.Identity {
 			pi.perTile, pi.detail = 0, "nothing moves"
 		}
-		if ns, ok := lw.graph.Measured().ConversionNS(src.name, dst.name, dst.rename); ok && !src.noSmem {
+		if ns, ok := lw.graph.Measured().ConversionNS(src.name, dst.name, dst.rename); ok && !noScratch {
 			pi.perTile, pi.origin = ns, costmodel.Measured
 			pi.detail = fmt.Sprintf("measured %.4g ns per tile and SM (the model's %s: %.4g ns)", ns, res.Mechanism, res.Cost.NS)
 		}
@@ -1150,9 +1165,10 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 		return pi
 	case src.layout != nil && dst.layout != nil && sameAddresses(src.layout, dst.layout, dst.rename):
 		return &pairInfo{crossing: tasks.InKernel, origin: costmodel.Formula, detail: "the same storage layout"}
-	case src.noSmem:
-		return &pairInfo{total: math.Inf(1), why: "the tile would pass through shared memory"}
 	case src.dist != nil && dst.layout != nil:
+		// A store into the consumer's shared-memory layout (or a load
+		// out of the producer's, below) takes no scratch: the layout's
+		// shared memory is its alternative's own.
 		pi := lw.sharedAccess(src.dist, dst.layout, storage.Store, dst.rename)
 		lw.measuredAccess(pi, src, dst)
 		pi.total = pi.perTile * float64(src.moves) / lw.sms
@@ -1170,7 +1186,7 @@ func (lw *lowering) pair(src, dst *endpoint) *pairInfo {
 // layout in place of the bank model's cost, as a measured conversion
 // replaces the model's between two distributions.
 func (lw *lowering) measuredAccess(pi *pairInfo, src, dst *endpoint) {
-	if math.IsInf(pi.total, 1) || src.noSmem {
+	if math.IsInf(pi.total, 1) {
 		return
 	}
 	if ns, ok := lw.graph.Measured().ConversionNS(src.name, dst.name, dst.rename); ok {

@@ -174,7 +174,9 @@ type PlanChoice struct {
 	// Eliminated says the structural reduction decided the choice.
 	Eliminated bool `json:"eliminated,omitempty"`
 	// NoSharedMemoryConversions says the conversions out of the invocation
-	// avoid shared memory, at a higher cost, to fit a kernel's budget.
+	// to the consumers in its kernel avoid shared memory, at a higher
+	// cost, to fit the kernel's budget (conversions to other consumers and
+	// stores into a consumer's shared-memory layout take none of it).
 	NoSharedMemoryConversions bool `json:"no_shared_memory_conversions,omitempty"`
 	// Group is the fused group (kernel) the invocation is in; "" for none.
 	Group string `json:"group,omitempty"`
@@ -813,7 +815,7 @@ func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Re
 		rj.Reason = why + "; "
 	}
 	if lw.alts[vi][ai].noSmem {
-		rj.Reason += "with its conversions kept out of shared memory: "
+		rj.Reason += "with its conversions in its kernel kept out of shared memory: "
 	}
 	exact := rj.RegretNS
 	if !rj.Exact {

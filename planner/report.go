@@ -184,7 +184,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		b = append(b, '\n')
 		if c.NoSharedMemoryConversions {
-			b = append(b, "      (its outgoing conversions avoid shared memory: the kernel's budget has no room for their scratch)\n"...)
+			b = append(b, "      (its conversions inside its kernel avoid shared memory: the kernel's budget has no room for their scratch)\n"...)
 		}
 		// The alternatives whose regrets were not computed take one line:
 		// on a large graph they are most of the report.
