@@ -612,7 +612,8 @@ func DecodeMeasured(data []byte) (MeasuredSpec, error) {
 }
 
 // WithMeasured returns a graph whose measured costs are g's overridden by m's
-// (same task, alternative and invocation; same source and target), validated
+// (same task, alternative and invocation; same source, target and renaming,
+// however each writes the renaming), validated
 // again. Problems name paths in m's file ($.alternatives[i],
 // $.conversions[i]); an entry m has twice is one of them.
 func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
@@ -624,7 +625,7 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	})
 	s.Measured.Conversions = slices.DeleteFunc(s.Measured.Conversions, func(x MeasuredConversion) bool {
 		return slices.ContainsFunc(m.Conversions, func(c MeasuredConversion) bool {
-			return x.Source == c.Source && x.Target == c.Target && x.Rename == c.Rename
+			return x.Source == c.Source && x.Target == c.Target && sameRename(x.Rename, c.Rename)
 		})
 	})
 	// The graph's entries that stay come first, then m's, every one of
@@ -667,6 +668,19 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 		}
 	}
 	return nil, out
+}
+
+// sameRename reports whether two renamings, as measured conversions write
+// them, are one key: equal once parsed (spaces, pair order and pairs that
+// keep a name do not matter, as for the graph's own keys), else equal as
+// written (a renaming that does not parse is reported where it is checked).
+func sameRename(a, b string) bool {
+	ra, errA := distribution.ParseRename(a)
+	rb, errB := distribution.ParseRename(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return ra.String() == rb.String()
 }
 
 // LoadMeasured reads a measured-costs file (DecodeMeasured) and returns g

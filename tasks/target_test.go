@@ -9,6 +9,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/cklplan/cklplan/costmodel"
+	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/storage"
 )
@@ -469,5 +470,40 @@ func TestMeasuredRoundTripIsUnused(t *testing.T) {
 	}
 	if want := []string{"$.measured.conversions[0]", "$.measured.conversions[1]"}; !slices.Equal(got, want) {
 		t.Errorf("unused measurements at %v, want %v", got, want)
+	}
+}
+
+// TestMeasuredFileReplacesRenamedEntry: a file's measured conversion
+// replaces the graph's for the same renaming however either writes it
+// (spaces, pair order, pairs that keep a name): they are one key, not an
+// entry measured twice.
+func TestMeasuredFileReplacesRenamedEntry(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/attention.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(data, &spec); err != nil {
+		t.Fatal(err)
+	}
+	spec["measured"] = map[string]any{"conversions": []any{map[string]any{
+		"source": "acc_16x16", "target": "mma.m16n8k16.a.f16", "rename": " m = m , n = k ", "ns": 7}}}
+	if data, err = json.Marshal(spec); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm, err := g.LoadMeasured([]byte(`{"version": 1, "conversions": [
+		{"source": "acc_16x16", "target": "mma.m16n8k16.a.f16", "rename": "n=k", "ns": 5}]}`))
+	if err != nil {
+		t.Fatalf("the file's n=k must replace the graph's \" m = m , n = k \": %v", err)
+	}
+	if ns, ok := gm.Measured().ConversionNS("acc_16x16", "mma.m16n8k16.a.f16", distribution.Rename{"n": "k"}); !ok || ns != 5 {
+		t.Errorf("measured %v %v, want the file's 5", ns, ok)
+	}
+	if n := len(gm.Measured().Conversions); n != 1 {
+		t.Errorf("%d measured conversions, want 1: %v", n, gm.Measured().Conversions)
 	}
 }
