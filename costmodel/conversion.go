@@ -167,9 +167,10 @@ type Model struct {
 
 // Conversion returns the cost of a movement: measured where the table has
 // the pair (for that mechanism) or the mechanism at this size, else the
-// formula.
+// formula. A table measured on another target (Measurements.CheckTarget)
+// is not used.
 func (m Model) Conversion(key ConversionKey, mv Movement) Cost {
-	if m.Measured != nil {
+	if m.Measured != nil && m.Measured.CheckTarget(m.Target) == nil {
 		if c, ok := m.Measured.Lookup(key, mv); ok {
 			return c
 		}

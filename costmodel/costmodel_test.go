@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -298,5 +299,72 @@ func TestBuiltinTargetIsACopy(t *testing.T) {
 	}
 	if _, err := a.With("clock_ghz", Figure{Value: -1, Source: "x"}); err == nil {
 		t.Error("With a negative clock")
+	}
+}
+
+// TestMeasuredPairRenaming: a pair's renaming is one key however the table
+// writes it (pair order, spaces, pairs that keep a name), as Classify keys a
+// conversion by the renaming's canonical form (sorted by source axis); a
+// renaming that is not one is a problem at its path, and so is a pair
+// measured twice for one mechanism, as a size is.
+func TestMeasuredPairRenaming(t *testing.T) {
+	ms, err := DecodeMeasurements([]byte(`{"target": "h200", "pairs": [
+	  {"src": "sha256:a", "dst": "sha256:b", "rename": " row = k , col = m , v = v", "mechanism": "warp_shuffle", "cost_ns": 9.5}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Model{Target: builtinTarget(t, "h200"), Measured: ms}
+	key := ConversionKey{Src: "sha256:a", Dst: "sha256:b", Rename: "col=m,row=k"}
+	if c := m.Conversion(key, Movement{Mechanism: "warp_shuffle", Shuffles: 4}); c.Origin != Measured || c.NS != 9.5 {
+		t.Errorf("pair renamed row=k,col=m looked up as col=m,row=k: %+v", c)
+	}
+	// A table built in Go is looked up the same way.
+	m.Measured = &Measurements{Target: "h200", Pairs: []PairMeasurement{{Key: ConversionKey{Src: "sha256:a", Dst: "sha256:b", Rename: "row=k,col=m"}, Mechanism: "warp_shuffle", CostNS: 3}}}
+	if c := m.Conversion(key, Movement{Mechanism: "warp_shuffle", Shuffles: 4}); c.Origin != Measured || c.NS != 3 {
+		t.Errorf("Go table: %+v", c)
+	}
+
+	_, err = DecodeMeasurements([]byte(`{"target": "h200", "pairs": [
+	  {"src": "sha256:a", "dst": "sha256:b", "rename": "row", "mechanism": "warp_shuffle", "cost_ns": 1},
+	  {"src": "sha256:a", "dst": "sha256:b", "rename": "n=k,n=m", "mechanism": "warp_shuffle", "cost_ns": 1},
+	  {"src": "sha256:a", "dst": "sha256:b", "rename": "n=k", "mechanism": "warp_shuffle", "cost_ns": 1},
+	  {"src": "sha256:a", "dst": "sha256:b", "rename": "n = k", "mechanism": "warp_shuffle", "cost_ns": 2},
+	  {"src": "sha256:a", "dst": "sha256:b", "rename": "n=k", "mechanism": "shared_memory", "cost_ns": 2}]}`))
+	var ps jsonv.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("error %v", err)
+	}
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Path.String()+" "+string(p.Code))
+	}
+	want := []string{"$.pairs[0].rename invalid", "$.pairs[1].rename invalid", "$.pairs[3] duplicate_name"}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems %v, want %v:\n%v", got, want, err)
+	}
+}
+
+// TestMeasurementsForTarget: a table measured on one target is not another
+// target's: Model.Conversion applies it only on the target it names, and
+// CheckTarget says why not.
+func TestMeasurementsForTarget(t *testing.T) {
+	ms := &Measurements{Target: "sm80", Sizes: []SizeMeasurement{{Mechanism: "warp_shuffle", Bytes: 256, CostNS: 2}}}
+	h200 := builtinTarget(t, "h200")
+	mv := Movement{Mechanism: "warp_shuffle", Bytes: 256, Shuffles: 4}
+	if c := (Model{Target: h200, Measured: ms}).Conversion(ConversionKey{}, mv); c.Origin != Formula || c.NS != h200.ConversionFormula(mv).NS {
+		t.Errorf("sm80's measurement costed a conversion on h200: %+v", c)
+	}
+	if err := ms.CheckTarget(h200); err == nil || !strings.Contains(err.Error(), `measured on "sm80", not on "h200"`) {
+		t.Errorf("CheckTarget(h200) = %v", err)
+	}
+	sm80 := builtinTarget(t, "sm80")
+	if c := (Model{Target: sm80, Measured: ms}).Conversion(ConversionKey{}, mv); c.Origin != Measured || c.NS != 2 {
+		t.Errorf("on sm80: %+v", c)
+	}
+	if err := ms.CheckTarget(sm80); err != nil {
+		t.Error(err)
+	}
+	if err := (*Measurements)(nil).CheckTarget(h200); err != nil {
+		t.Error(err)
 	}
 }

@@ -50,7 +50,11 @@
 // and mechanism, or per mechanism and tile size in bytes (interpolated
 // linearly between the two nearest sizes, never extrapolated). A Model
 // (target and table) looks a conversion up before it applies the formula,
-// like a timing cache.
+// like a timing cache. A table names the target it was measured on and
+// costs that target's conversions only: Model ignores it on another, and
+// Classify and the planner refuse it there (Measurements.CheckTarget). A
+// pair's renaming matches however the table writes it (pair order, spaces);
+// a pair measured twice for one mechanism is a problem, as a size is.
 //
 // # Invariants
 //

@@ -3,7 +3,9 @@ package costmodel
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/cklplan/cklplan/internal/jsonv"
 )
@@ -39,10 +41,11 @@ type SizeMeasurement struct {
 	Source    string
 }
 
-// Lookup returns the measured cost of a movement, if the table has it.
+// Lookup returns the measured cost of a movement, if the table has it. A
+// pair's renaming matches however it is written (canonicalRename).
 func (ms *Measurements) Lookup(key ConversionKey, mv Movement) (Cost, bool) {
 	for _, p := range ms.Pairs {
-		if p.Key == key && p.Mechanism == mv.Mechanism && p.Variant == mv.Variant {
+		if sameKey(p.Key, key) && p.Mechanism == mv.Mechanism && p.Variant == mv.Variant {
 			return Cost{NS: p.CostNS, LatencyNS: p.LatencyNS, Origin: Measured,
 				Detail: fmt.Sprintf("measured pair on %s: %s", ms.Target, p.Source)}, true
 		}
@@ -85,8 +88,10 @@ func (ms *Measurements) Lookup(key ConversionKey, mv Movement) (Cost, bool) {
 //
 // "rename", "variant", "latency_ns" and "source" may be left out; a size
 // entry may name its mechanism as "class" (the conversion class whose
-// mechanism it is, e.g. "warp_shuffle"). Every
-// problem is reported at its JSON path; a size given twice for one mechanism
+// mechanism it is, e.g. "warp_shuffle"). A pair's "rename" is kept in its
+// canonical form (pairs sorted by the source axis, as Classify keys a
+// conversion). Every problem is reported at its JSON path; a renaming that
+// is not one is invalid, and a pair or a size given twice for one mechanism
 // is a duplicate.
 func DecodeMeasurements(data []byte) (*Measurements, error) {
 	root, err := jsonv.Parse(data, jsonv.Limits{})
@@ -104,6 +109,11 @@ func DecodeMeasurements(data []byte) (*Measurements, error) {
 		}
 		return v
 	}
+	type pairKey struct {
+		key           ConversionKey
+		mech, variant string
+	}
+	seenPairs := map[pairKey]int{}
 	if v, p := o.Field("pairs"); v != nil {
 		elems, _ := d.Array(v, p)
 		for i, ev := range elems {
@@ -113,6 +123,19 @@ func DecodeMeasurements(data []byte) (*Measurements, error) {
 				Mechanism: e.String("mechanism", true), Variant: e.String("variant", false),
 				CostNS: nonNegative(e, "cost_ns", true), LatencyNS: nonNegative(e, "latency_ns", false),
 				Source: e.String("source", false),
+			}
+			if e != nil && e.Has("rename") {
+				if r, err := canonicalRename(pm.Key.Rename); err != nil {
+					d.Report(p.Index(i).Key("rename"), jsonv.Invalid, "renaming %q: %v", pm.Key.Rename, err)
+				} else {
+					pm.Key.Rename = r
+				}
+			}
+			k := pairKey{pm.Key, pm.Mechanism, pm.Variant}
+			if j, dup := seenPairs[k]; dup && e != nil {
+				d.Report(p.Index(i), jsonv.DuplicateName, "%s of this pair is measured twice (also pairs[%d])", pm.Mechanism, j)
+			} else {
+				seenPairs[k] = i
 			}
 			e.End()
 			ms.Pairs = append(ms.Pairs, pm)
@@ -162,4 +185,59 @@ func DecodeMeasurements(data []byte) (*Measurements, error) {
 		return cmp.Or(cmp.Compare(a.Mechanism, b.Mechanism), cmp.Compare(a.Variant, b.Variant), cmp.Compare(a.Bytes, b.Bytes))
 	})
 	return ms, nil
+}
+
+// CheckTarget reports an error when the table was measured on another
+// target than t (its Target is not t's name); a nil table fits any.
+func (ms *Measurements) CheckTarget(t *Target) error {
+	if ms == nil || ms.Target == t.Name {
+		return nil
+	}
+	return fmt.Errorf("costmodel: the measurement table was measured on %q, not on %q: its costs are not this target's", ms.Target, t.Name)
+}
+
+// canonicalRename writes a tile renaming ("n=k,m=x") as Classify keys it
+// (distribution.Rename's String form): its pairs sorted by the source axis,
+// spaces and pairs that keep a name left out. It reports a text that is not
+// a renaming: a pair without "=", an empty axis, an axis renamed twice.
+func canonicalRename(s string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", nil
+	}
+	to := map[string]string{}
+	for i, part := range strings.Split(s, ",") {
+		from, dst, ok := strings.Cut(part, "=")
+		from, dst = strings.TrimSpace(from), strings.TrimSpace(dst)
+		switch {
+		case !ok:
+			return "", fmt.Errorf("pair %d %q: want from=to", i+1, part)
+		case from == "" || dst == "":
+			return "", fmt.Errorf("pair %d %q: an empty axis name", i+1, part)
+		}
+		if prev, dup := to[from]; dup {
+			return "", fmt.Errorf("axis %s renamed twice (to %s and to %s)", from, prev, dst)
+		}
+		to[from] = dst
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(to)) {
+		if to[k] != k {
+			parts = append(parts, k+"="+to[k])
+		}
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// sameKey reports whether a pair measured under key k is the conversion
+// key q, the renamings compared in their canonical form.
+func sameKey(k, q ConversionKey) bool {
+	if k.Src != q.Src || k.Dst != q.Dst {
+		return false
+	}
+	if k.Rename == q.Rename {
+		return true
+	}
+	kr, err1 := canonicalRename(k.Rename)
+	qr, err2 := canonicalRename(q.Rename)
+	return err1 == nil && err2 == nil && kr == qr
 }
