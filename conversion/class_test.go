@@ -2,7 +2,10 @@ package conversion
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/cklplan/cklplan/costmodel"
 )
 
 func TestClassOrderAndNames(t *testing.T) {
@@ -70,5 +73,29 @@ func TestKeyOf(t *testing.T) {
 	}
 	if KeyOf(ld, a, r) == KeyOf(ld, builtin(t, "mma.m16n8k16.a.bf16"), r) {
 		t.Error("f16 and bf16 destinations share a key")
+	}
+}
+
+// A measurement table of one target does not cost another's conversions:
+// Classify refuses it, naming both, rather than report another GPU's
+// measurement as this one's.
+func TestClassifyMeasuredOnAnotherTarget(t *testing.T) {
+	ld, a := builtin(t, "ldmatrix.x4"), builtin(t, "mma.m16n8k16.a.f16")
+	opts := Options{Rename: rename(t, "row=m,col=k"),
+		Measured: &costmodel.Measurements{Target: "sm80", Sizes: []costmodel.SizeMeasurement{{Mechanism: "identity", Bytes: 512, CostNS: 7}}}}
+	if _, err := Classify(ld, a, opts); err == nil || !strings.Contains(err.Error(), `measured on "sm80", not on "h200"`) {
+		t.Errorf("sm80's table on h200: error %v", err)
+	}
+	sm80, err := costmodel.BuiltinTarget("sm80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Target = sm80
+	res, err := Classify(ld, a, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cost.Origin != costmodel.Measured || res.Cost.NS != 7 {
+		t.Errorf("sm80's table on sm80: %+v", res.Cost)
 	}
 }

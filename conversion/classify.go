@@ -69,6 +69,9 @@ func Classify(src, dst *distribution.Distribution, opts Options) (*Result, error
 			return nil, err
 		}
 	}
+	if err := opts.Measured.CheckTarget(target); err != nil {
+		return nil, fmt.Errorf("conversion: %w", err)
+	}
 	model := costmodel.Model{Target: target, Measured: opts.Measured}
 	key := KeyOf(src, dst, opts.Rename)
 

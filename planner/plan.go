@@ -35,7 +35,9 @@ type PlanOptions struct {
 	// To plan for another GPU whole, as cklplan plan --target does, give
 	// Plan g.WithTarget(...) instead.
 	Target *costmodel.Target
-	// Measured overrides the cost model's conversion formulas.
+	// Measured overrides the cost model's conversion formulas; its Target
+	// must be the target's name (a table measured on another GPU is an
+	// error).
 	Measured *costmodel.Measurements
 	// Cache keeps classifications across calls; nil: a new one.
 	Cache *Cache
@@ -1284,6 +1286,9 @@ func (opts *PlanOptions) targetAndCache(g *tasks.Graph) (*costmodel.Target, *Cac
 		if target, err = graphTarget(g); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := opts.Measured.CheckTarget(target); err != nil {
+		return nil, nil, fmt.Errorf("planner: %w", err)
 	}
 	cache := opts.Cache
 	if cache == nil {

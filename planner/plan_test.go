@@ -2012,3 +2012,27 @@ func TestExampleKernelsAreConsistent(t *testing.T) {
 		})
 	}
 }
+
+// TestMeasuredOnAnotherTarget: a measurement table of one target does not
+// cost a plan for another: Plan and EvaluateGraph refuse it, naming both
+// targets, rather than plan an h200 with an A100's measurements (or
+// silently without them).
+func TestMeasuredOnAnotherTarget(t *testing.T) {
+	g := examples(t)["transformer_layer"]
+	measured := &costmodel.Measurements{Target: "sm80", Sizes: []costmodel.SizeMeasurement{
+		{Mechanism: "shared_memory", Bytes: 1, CostNS: 5000}, {Mechanism: "shared_memory", Bytes: 1 << 20, CostNS: 5000}}}
+	const want = `measured on "sm80", not on "h200"`
+	if _, err := Plan(context.Background(), g, PlanOptions{Measured: measured}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Plan: error %v, want one saying %s", err, want)
+	}
+	if _, err := EvaluateGraph(g, nil, PlanOptions{Measured: measured}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("EvaluateGraph: error %v, want one saying %s", err, want)
+	}
+	sm80, err := costmodel.BuiltinTarget("sm80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Plan(context.Background(), g, PlanOptions{Target: sm80, Measured: measured}); err != nil {
+		t.Errorf("on sm80: %v", err)
+	}
+}

@@ -21,7 +21,7 @@ var classifyCommand = &opTable[classifyRequest, *classifyRequest]{
 	flags: func(fs *flag.FlagSet, q *classifyRequest) {
 		fs.StringVar(&q.rename, "rename", "", "rename the source's tile axes onto the destination's: `a=b,...`")
 		fs.StringVar(&q.target, "target", "h200", "cost the mechanisms on `T`: sm80, sm90, h200 or a target JSON file")
-		fs.StringVar(&q.measured, "measured", "", "a measurement table (JSON `file`) that overrides the formulas")
+		fs.StringVar(&q.measured, "measured", "", "a measurement table (JSON `file`) that overrides the formulas; it must be measured on --target (its \"target\")")
 		fs.BoolVar(&q.kernelBoundary, "kernel-boundary", false, "the source and destination run in different kernels")
 	},
 	about: `SRC and DST are built-in atoms (cklplan dist list) or distribution JSON
@@ -138,6 +138,9 @@ func classifyRun(q *classifyRequest, _ *env) (result, error) {
 		}
 		if opts.Measured, err = costmodel.DecodeMeasurements(data); err != nil {
 			return nil, fmt.Errorf("--measured %s: %w", q.measured, err)
+		}
+		if err := opts.Measured.CheckTarget(opts.Target); err != nil {
+			return nil, fmt.Errorf("--measured %s (for --target %s): %w", q.measured, q.target, err)
 		}
 	}
 	res, err := conversion.Classify(src, dst, opts)
