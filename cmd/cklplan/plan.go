@@ -200,6 +200,10 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		if g, err = g.WithTarget(spec); err != nil {
 			return nil, fmt.Errorf("%s (for --target %s):\n%w", q.file, q.target, withCodes(err))
 		}
+		// The figures under the target's name ("sm80 (FILE)" for a file
+		// named like a built-in): the report names the target whose
+		// figures cost the plan, not the built-in one.
+		target = g.Target().Model
 	}
 	// The graph's warnings (an input no edge feeds, an output no edge
 	// reads, …) do not stop the plan, but they are said, as check says
