@@ -121,7 +121,10 @@ func DequantTiles(n int) (fused, once, mma int64) {
 // ns per execution of an alternative's tile body and per moved tile of a
 // conversion between two named distributions.
 type MeasuredCosts struct {
-	Version      int                   `json:"version"`
+	Version int `json:"version"`
+	// Target is the built-in target of the GPU the record was measured on:
+	// a plan on another target refuses the costs.
+	Target       string                `json:"target"`
 	Alternatives []MeasuredAlternative `json:"alternatives"`
 	Conversions  []MeasuredConversion  `json:"conversions"`
 }
@@ -194,8 +197,12 @@ func (r *DequantRecord) Measured(n, split int) (*MeasuredCosts, error) {
 		v := max(ns, 0) * float64(r.SMs) / float64(tiles)
 		return math.Round(v*1e4) / 1e4
 	}
+	if !strings.Contains(r.Device, "H200") {
+		return nil, fmt.Errorf("dequant record: measured on %q: only the H200 (target h200) has a built-in target here", r.Device)
+	}
 	return &MeasuredCosts{
 		Version: 1,
+		Target:  "h200",
 		Alternatives: []MeasuredAlternative{
 			{"dequantize", "fused_blocked", per(b-m-l, fused)},
 			{"dequantize", "fused_native", per(b-m-l, fused)},

@@ -1290,6 +1290,9 @@ func (opts *PlanOptions) targetAndCache(g *tasks.Graph) (*costmodel.Target, *Cac
 	if err := opts.Measured.CheckTarget(target); err != nil {
 		return nil, nil, fmt.Errorf("planner: %w", err)
 	}
+	if on := g.Measured().Target; on != "" && on != target.Name {
+		return nil, nil, fmt.Errorf("planner: the measured costs were measured on %q, not on %q: they are not this target's costs (plan on %s, or leave them out)", on, target.Name, on)
+	}
 	cache := opts.Cache
 	if cache == nil {
 		cache = NewCache()

@@ -2036,3 +2036,41 @@ func TestMeasuredOnAnotherTarget(t *testing.T) {
 		t.Errorf("on sm80: %v", err)
 	}
 }
+
+// Costs measured on one target are refused by a plan on another: the H200's
+// measured dequantize costs on sm80, which has 108 SMs and no wgmma.
+func TestGraphMeasuredOnAnotherTarget(t *testing.T) {
+	g := examples(t)["dequant_mma_n16"]
+	mdata, err := os.ReadFile("../examples/measured/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm, err := g.LoadMeasured(mdata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Plan(context.Background(), gm, PlanOptions{}); err != nil {
+		t.Fatalf("on the graph's own h200: %v", err)
+	}
+	sm80, err := costmodel.BuiltinTarget("sm80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `measured on "h200", not on "sm80"`
+	if _, err := Plan(context.Background(), gm, PlanOptions{Target: sm80}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Plan on sm80: error %v, want one saying %s", err, want)
+	}
+	if _, err := EvaluateGraph(gm, nil, PlanOptions{Target: sm80}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("EvaluateGraph on sm80: error %v, want one saying %s", err, want)
+	}
+	// Without a target, the costs are taken anywhere.
+	spec := gm.Spec()
+	spec.Measured.Target = ""
+	anywhere, err := tasks.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Plan(context.Background(), anywhere, PlanOptions{Target: sm80}); err != nil {
+		t.Errorf("costs that name no target, on sm80: %v", err)
+	}
+}

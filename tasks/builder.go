@@ -112,6 +112,13 @@ func (b *Builder) Group(id string, sharedMemoryBytes, registersPerThread int64, 
 	return b
 }
 
+// MeasuredOn names the target the measured costs were measured on: a plan
+// on another target refuses them ("target" of the file's "measured").
+func (b *Builder) MeasuredOn(target string) *Builder {
+	b.spec.Measured.Target = target
+	return b
+}
+
 // MeasuredAlternative records a measured time per execution of an
 // alternative ("" invocation: all of the task's).
 func (b *Builder) MeasuredAlternative(task, alternative, invocation string, ns float64) *Builder {

@@ -561,7 +561,7 @@ func (dc *decoder) group(v *jsonv.Value, p jsonv.Path) GroupSpec {
 
 func (dc *decoder) measured(v *jsonv.Value, p jsonv.Path) MeasuredSpec {
 	var m MeasuredSpec
-	o := dc.d.Object(v, p, "alternatives", "conversions")
+	o := dc.d.Object(v, p, "target", "alternatives", "conversions")
 	if o == nil {
 		return m
 	}
@@ -571,6 +571,10 @@ func (dc *decoder) measured(v *jsonv.Value, p jsonv.Path) MeasuredSpec {
 }
 
 func (dc *decoder) measuredEntries(o *jsonv.ObjectReader, m *MeasuredSpec) {
+	m.Target = o.String("target", false)
+	if o.Has("target") && strings.TrimSpace(m.Target) == "" {
+		dc.d.Report(o.Path().Key("target"), jsonv.Invalid, "an empty target: name the target the costs were measured on, or leave the field out")
+	}
 	av, ap := o.Field("alternatives")
 	for i, e := range dc.array(av, ap) {
 		if eo := dc.d.Object(e, ap.Index(i), "task", "alternative", "invocation", "ns"); eo != nil {
@@ -591,8 +595,9 @@ func (dc *decoder) measuredEntries(o *jsonv.ObjectReader, m *MeasuredSpec) {
 	}
 }
 
-// DecodeMeasured reads a measured-costs file: {"version": 1, "alternatives":
-// [...], "conversions": [...]}, the entries as in a graph's "measured".
+// DecodeMeasured reads a measured-costs file: {"version": 1, "target":
+// "h200", "alternatives": [...], "conversions": [...]}, the fields as in a
+// graph's "measured" ("target" optional).
 func DecodeMeasured(data []byte) (MeasuredSpec, error) {
 	v, err := jsonv.Parse(data, jsonv.Limits{MaxBytes: MaxFileBytes, MaxDepth: MaxJSONDepth})
 	if err != nil {
@@ -600,7 +605,7 @@ func DecodeMeasured(data []byte) (MeasuredSpec, error) {
 	}
 	dc := &decoder{d: &jsonv.Decoder{}}
 	var m MeasuredSpec
-	if o := dc.d.Object(v, root, "version", "alternatives", "conversions"); o != nil {
+	if o := dc.d.Object(v, root, "version", "target", "alternatives", "conversions"); o != nil {
 		// A missing version is reported as missing, not also as version 0.
 		if ver := o.Int("version", true); ver != Version && o.Has("version") {
 			dc.d.Report(root.Key("version"), jsonv.Invalid, "unsupported version %d: this cklplan reads version %d", ver, Version)
@@ -615,9 +620,19 @@ func DecodeMeasured(data []byte) (MeasuredSpec, error) {
 // (same task, alternative and invocation; same source, target and renaming,
 // however each writes the renaming), validated
 // again. Problems name paths in m's file ($.alternatives[i],
-// $.conversions[i]); an entry m has twice is one of them.
+// $.conversions[i]); an entry m has twice is one of them, and so is m's
+// Target where the graph's measured costs name another ($.target). m's
+// Target, when set, is the result's.
 func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	s := cloneSpec(g.spec)
+	var conflict *jsonv.Problem
+	if m.Target != "" {
+		if s.Measured.Target != "" && s.Measured.Target != m.Target {
+			conflict = &jsonv.Problem{Path: root.Key("target"), Code: jsonv.Invalid, Offset: -1,
+				Msg: fmt.Sprintf("costs measured on %q, but the graph's own measured costs were measured on %q: one table is another target's", m.Target, s.Measured.Target)}
+		}
+		s.Measured.Target = m.Target
+	}
 	s.Measured.Alternatives = slices.DeleteFunc(s.Measured.Alternatives, func(x MeasuredAlternative) bool {
 		return slices.ContainsFunc(m.Alternatives, func(a MeasuredAlternative) bool {
 			return x.Task == a.Task && x.Alternative == a.Alternative && x.Invocation == a.Invocation
@@ -637,6 +652,10 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	// m's entries are named at m's own paths: $.conversions[i].
 	ours := func(p *jsonv.Problem) (*jsonv.Problem, bool) {
 		q := *p
+		if m.Target != "" && q.Path.String() == "$.measured.target" {
+			q.Path = jsonv.Root.Key("target")
+			return &q, true
+		}
 		if q.Path.Len() >= 3 {
 			k0, _ := q.Path.At(0)
 			k1, _ := q.Path.At(1)
@@ -649,6 +668,9 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 		return &q, false
 	}
 	if err == nil {
+		if conflict != nil {
+			return nil, jsonv.Problems{conflict}
+		}
 		for i, p := range gm.warnings {
 			gm.warnings[i], _ = ours(p)
 		}
@@ -657,6 +679,9 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	var ps jsonv.Problems
 	if !errors.As(err, &ps) {
 		return gm, err
+	}
+	if conflict != nil {
+		ps = append(jsonv.Problems{conflict}, ps...)
 	}
 	// The graph was valid with its own entries: what is wrong is m's. Its
 	// problems name m's file; the graph's own warnings, known from its

@@ -337,6 +337,8 @@ var codeCases = []codeCase{
 		msg: "group kernel take at least 1024 bytes of shared memory whichever alternatives run (mma 1024), over its budget of 1000: no plan fits"},
 	{name: "unused measurement", data: mutate(func(g map[string]any) { obj(g, "measured", "conversions", 0)["rename"] = "m=k" }),
 		path: "$.measured.conversions[0]", code: CodeUnusedMeasured, warning: true, msg: "the measurement is never used"},
+	{name: "measured on another target", data: mutate(func(g map[string]any) { obj(g, "measured")["target"] = "sm80" }),
+		path: "$.measured.target", code: CodeMeasuredTarget, warning: true, msg: "the costs were measured on sm80, the graph's target is h200"},
 	{name: "registers no alternative fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["registers_per_thread"] = 32 }),
 		path: "$.groups[0].registers_per_thread", code: CodeBudget, warning: true,
 		msg: "invocation mma needs at least 64 registers per thread whichever alternative runs, over group kernel's budget of 32"},

@@ -293,6 +293,8 @@ type Group struct {
 
 // Measured holds measured costs, which override the cost model.
 type Measured struct {
+	// Target names the target the costs were measured on ("": not said).
+	Target string
 	// Alternatives maps (task, alternative, invocation) to ns per execution;
 	// an empty invocation applies to every invocation of the task.
 	Alternatives map[MeasuredKey]float64

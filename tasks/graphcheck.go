@@ -476,7 +476,11 @@ func (v *validator) specEdgeIndex(e *Edge) int {
 func (v *validator) measured() {
 	s := v.spec.Measured
 	g := v.g
-	g.measured = Measured{Alternatives: map[MeasuredKey]float64{}, Conversions: map[ConversionKey]float64{}}
+	g.measured = Measured{Target: s.Target, Alternatives: map[MeasuredKey]float64{}, Conversions: map[ConversionKey]float64{}}
+	if s.Target != "" && v.g.target.Name != "" && s.Target != v.g.target.Name {
+		v.d.Warn(root.Key("measured").Key("target"), CodeMeasuredTarget,
+			"the costs were measured on %s, the graph's target is %s: planning on %s refuses them (plan on %s)", s.Target, g.target.Name, g.target.Name, s.Target)
+	}
 	checkNS := func(p jsonv.Path, ns float64) {
 		if math.IsNaN(ns) || math.IsInf(ns, 0) || ns < 0 {
 			v.d.Report(p.Key("ns"), jsonv.Range, "a measured time must be a finite non-negative number of ns, have %v", ns)

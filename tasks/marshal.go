@@ -219,6 +219,9 @@ func specJSON(s Spec) jobj {
 
 func measuredJSON(m MeasuredSpec) jobj {
 	var o jobj
+	if m.Target != "" {
+		o.add("target", jstr(m.Target))
+	}
 	if len(m.Alternatives) > 0 {
 		a := jarr{}
 		for _, x := range m.Alternatives {

@@ -251,6 +251,9 @@ type GroupSpec struct {
 
 // MeasuredSpec holds measured costs; they override the cost model.
 type MeasuredSpec struct {
+	// Target names the target the costs were measured on ("": not said).
+	// A plan on another target refuses them (the planner's Plan).
+	Target       string
 	Alternatives []MeasuredAlternative
 	Conversions  []MeasuredConversion
 }

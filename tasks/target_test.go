@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -505,5 +506,77 @@ func TestMeasuredFileReplacesRenamedEntry(t *testing.T) {
 	}
 	if n := len(gm.Measured().Conversions); n != 1 {
 		t.Errorf("%d measured conversions, want 1: %v", n, gm.Measured().Conversions)
+	}
+}
+
+// The target costs were measured on: read from the graph's measured object
+// and from a file, the file's replacing the graph's; an empty one, or a file
+// naming another than the graph's measured costs, is a problem; one other
+// than the graph's target is a warning at its own path.
+func TestMeasuredTarget(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(g *Graph, file string) (*Graph, jsonv.Problems) {
+		t.Helper()
+		gm, err := g.LoadMeasured([]byte(file))
+		var ps jsonv.Problems
+		if err != nil && !errors.As(err, &ps) {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if err == nil {
+			ps = gm.Warnings()
+		}
+		return gm, ps
+	}
+	only := func(ps jsonv.Problems, path string, code jsonv.Code, warning bool) {
+		t.Helper()
+		if len(ps) != 1 || ps[0].Path.String() != path || ps[0].Code != code || ps[0].Warning != warning {
+			t.Errorf("problems %v, want one %s at %s (warning %v)", ps, code, path, warning)
+		}
+	}
+
+	h200, ps := load(g, `{"version": 1, "target": "h200", "alternatives": [{"task": "mma", "alternative": "a_in_registers", "ns": 2.5}]}`)
+	if len(ps) != 0 || h200.Measured().Target != "h200" {
+		t.Fatalf("h200's costs on an h200 graph: problems %v, target %q", ps, h200.Measured().Target)
+	}
+	_, ps = load(g, `{"version": 1, "target": "sm90"}`)
+	only(ps, "$.target", CodeMeasuredTarget, true)
+	_, ps = load(g, `{"version": 1, "target": " "}`)
+	only(ps, "$.target", jsonv.Invalid, false)
+	// A file naming another target than the graph's measured costs.
+	_, ps = load(h200, `{"version": 1, "target": "sm90"}`)
+	if len(ps) == 0 || ps[0].Path.String() != "$.target" || ps[0].Code != jsonv.Invalid || ps[0].Warning {
+		t.Errorf("sm90's file over h200's costs: problems %v, want an invalid $.target first", ps)
+	}
+	// A file without a target keeps the graph's.
+	if gm, ps := load(h200, `{"version": 1}`); len(ps) != 0 || gm.Measured().Target != "h200" {
+		t.Errorf("a file without a target: problems %v, target %q, want h200's", ps, gm.Measured().Target)
+	}
+
+	// In the graph itself: the warning names the graph's path, and the
+	// target survives Marshal.
+	spec := h200.Spec()
+	spec.Measured.Target = "sm80"
+	g80, err := Limits{}.build(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	only(g80.Warnings(), "$.measured.target", CodeMeasuredTarget, true)
+	out, err := Marshal(g80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Measured().Target != "sm80" {
+		t.Errorf("marshalled and loaded again: target %q, want sm80", again.Measured().Target)
 	}
 }

@@ -39,6 +39,7 @@ const (
 	CodeBudget          jsonv.Code = "budget"               // warning: a fused group's budget that no choice of alternatives fits
 	CodeUnusedMeasured  jsonv.Code = "unused_measurement"   // warning: a measured conversion no edge's pair of realizations matches
 	CodeUnusedSize      jsonv.Code = "unused_size"          // warning: a size no multiplicity of the task (or of any task) names
+	CodeMeasuredTarget  jsonv.Code = "measured_target"      // warning: costs measured on another target than the graph's
 )
 
 // The default limits on a graph, so that hostile input fails with a clear
@@ -706,5 +707,5 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
 		CodeFedTwice, CodeUnconsumed, CodeTileCount, CodeLoop, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
-		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize}
+		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize, CodeMeasuredTarget}
 }
