@@ -13,6 +13,7 @@ import (
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
 	"github.com/cklplan/cklplan/distribution"
+	"github.com/cklplan/cklplan/storage"
 )
 
 var classifyCommand = &opTable[classifyRequest, *classifyRequest]{
@@ -23,6 +24,7 @@ var classifyCommand = &opTable[classifyRequest, *classifyRequest]{
 		fs.StringVar(&q.target, "target", "h200", "cost the mechanisms on `T`: sm80, sm90, h200 or a target JSON file")
 		fs.StringVar(&q.measured, "measured", "", "a measurement table (JSON `file`) that overrides the formulas; it must be measured on --target (its \"target\")")
 		fs.BoolVar(&q.kernelBoundary, "kernel-boundary", false, "the source and destination run in different kernels")
+		fs.StringVar(&q.element, "element", "", "type both distributions' elements as `T` (f16, f32, …), in the same register slots, as a plan types them by their ports' element (default: each its own)")
 	},
 	about: `SRC and DST are built-in atoms (cklplan dist list) or distribution JSON
 files in any form (- reads stdin). The class is the lowest level the
@@ -43,7 +45,7 @@ register's source, the shuffle rounds, the memory accesses).
 `,
 	ops: []*op[*classifyRequest]{{
 		operands: "SRC DST", min: 2, max: 2,
-		flags: []string{"rename", "target", "measured", "kernel-boundary"},
+		flags: []string{"rename", "target", "measured", "kernel-boundary", "element"},
 		run:   classifyRun,
 	}},
 }
@@ -55,6 +57,7 @@ type classifyRequest struct {
 	target         string
 	measured       string
 	kernelBoundary bool
+	element        string
 	in             *input
 }
 
@@ -123,6 +126,18 @@ func classifyRun(q *classifyRequest, _ *env) (result, error) {
 	dst, err := q.dst.distribution()
 	if err != nil {
 		return nil, err
+	}
+	if q.element != "" {
+		e, err := storage.ParseElementType(q.element)
+		if err != nil {
+			return nil, fmt.Errorf("--element: %w", err)
+		}
+		if src, err = src.WithElement(e); err != nil {
+			return nil, fmt.Errorf("--element: SRC: %w", err)
+		}
+		if dst, err = dst.WithElement(e); err != nil {
+			return nil, fmt.Errorf("--element: DST: %w", err)
+		}
 	}
 	opts := conversion.Options{KernelBoundary: q.kernelBoundary}
 	if opts.Rename, err = distribution.ParseRename(q.rename); err != nil {
