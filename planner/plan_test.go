@@ -1643,6 +1643,73 @@ func TestEdgeListCountsTheRest(t *testing.T) {
 	}
 }
 
+// A fan-out's conversion measured at 0 ns is paid, at 0 ns, on its first
+// edge, and serves the others: the text and the picture name the edge that
+// pays, not each edge as paid by the other (norm.y's warp_shuffle into the
+// mma A fragment, shared by q_proj and k_proj, measured at 0 ns a tile).
+func TestSharedConversionMeasuredFree(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/fanout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["measured"].(map[string]any)["conversions"].([]any)[0].(map[string]any)["ns"] = 0
+	for _, inv := range doc["invocations"].([]any) {
+		if inv := inv.(map[string]any); inv["id"] == "norm" {
+			inv["pin"] = []any{"in_load_order"}
+		}
+	}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q, k = "norm.y -> q_proj.lhs", "norm.y -> k_proj.lhs"
+	var paid, served *Boundary
+	for i := range r.Boundaries {
+		switch b := &r.Boundaries[i]; b.Edge {
+		case q:
+			paid = b
+		case k:
+			served = b
+		}
+	}
+	if paid == nil || served == nil || paid.Class != "warp_shuffle" || paid.CostNS != 0 ||
+		!slices.Equal(paid.SharedWith, []string{k}) || !slices.Equal(served.SharedWith, []string{q}) {
+		t.Fatalf("the fan-out's boundaries: %+v, %+v", paid, served)
+	}
+	text, _, dot := render(t, r)
+	for _, want := range []string{
+		"\n  " + q + ": warp_shuffle (measured as a whole; the model would move it via shared_memory), 0 ns, measured\n",
+		"\n      one conversion, paid here, for " + k + " too\n",
+		"\n  " + k + ": warp_shuffle (measured as a whole; the model would move it via shared_memory), 0 ns: the conversion of " + q + ", which pays it\n",
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("no %q in the report:\n%s", want, text)
+		}
+	}
+	if strings.Contains(string(text), "the conversion of "+k+", which pays it") {
+		t.Errorf("the report says %s pays %s's conversion:\n%s", k, q, text)
+	}
+	for _, want := range []string{
+		"\"norm\" -> \"q_proj\" [color=blue, style=solid, penwidth=2.5, label=\"warp_shuffle via shared_memory\\n(shared by 2 edges)\"];",
+		"\"norm\" -> \"k_proj\" [color=blue, style=solid, penwidth=2.5, label=\"warp_shuffle via shared_memory\\n(shared, paid on " + q + ")\"];",
+	} {
+		if !strings.Contains(string(dot), want) {
+			t.Errorf("no %q in the picture:\n%s", want, dot)
+		}
+	}
+}
+
 // The legend's node cannot be an invocation's: an invocation may be called
 // legend, and DOT's legend and "legend" are one node.
 func TestDOTLegendIsNoInvocation(t *testing.T) {

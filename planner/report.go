@@ -219,8 +219,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 
 	b = append(b, "\nboundaries (the data's class and the mechanism that moves it, cost, origin)\n"...)
+	payers := r.payers()
 	for _, bd := range r.Boundaries {
-		served := len(bd.SharedWith) == 1 && bd.CostNS == 0
+		served := !payers[bd.Edge] && len(bd.SharedWith) == 1
 		b = append(b, "  "...)
 		b = append(b, bd.Edge...)
 		b = append(b, ": "...)
@@ -295,6 +296,23 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// payers marks the edges that pay a conversion they share with others
+// (Boundary.SharedWith): the first edge of each shared conversion, which
+// lists the edges it serves, where each of these names it alone. Its cost,
+// not the edges served's, may be 0 (a conversion measured at 0 ns), so
+// only the order tells the edge that pays from the edges it serves.
+func (r *Result) payers() map[string]bool {
+	payers := map[string]bool{}
+	seen := map[string]bool{}
+	for _, bd := range r.Boundaries {
+		if len(bd.SharedWith) > 0 && !(len(bd.SharedWith) == 1 && seen[bd.SharedWith[0]]) {
+			payers[bd.Edge] = true
+		}
+		seen[bd.Edge] = true
+	}
+	return payers
 }
 
 // appendPadded appends s and spaces up to width runes, as fmt's %-*s.
@@ -470,6 +488,7 @@ func (r *Result) WriteDOT(w io.Writer) error {
 	}
 	classes := map[string]bool{}
 	shared, crossing := false, false
+	payers := r.payers()
 	for _, b := range r.Boundaries {
 		from, _, _ := strings.Cut(b.From, ".")
 		to, _, _ := strings.Cut(b.To, ".")
@@ -502,7 +521,7 @@ func (r *Result) WriteDOT(w io.Writer) error {
 			// names how many it serves, the others the one that pays.
 			shared = true
 			attrs = ", penwidth=2.5"
-			if b.CostNS == 0 && len(b.SharedWith) == 1 {
+			if !payers[b.Edge] {
 				label += "\n(shared, paid on " + b.SharedWith[0] + ")"
 			} else {
 				label += fmt.Sprintf("\n(shared by %d edges)", len(b.SharedWith)+1)
