@@ -950,6 +950,22 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 	return out
 }
 
+// shareable reports whether pi, the pair from source label src to target
+// label tgt, is paid once for every consumer of its group with that target
+// (as groupState and the boundaries count it): a conversion in a kernel
+// that costs anything, or a round trip into a global layout the consumers
+// read; not an edge's own round trip out of the producer's global layout,
+// whose loads and boundary are its own.
+func (lw *lowering) shareable(pi *pairInfo, src, tgt string) bool {
+	switch {
+	case pi == nil || pi.total <= 0:
+		return false
+	case pi.crossing == tasks.InKernel:
+		return true
+	}
+	return !ownTrip(lw.endpoints[src], lw.endpoints[tgt])
+}
+
 func edgeName(e *tasks.Edge) string {
 	return e.From.Invocation.ID + "." + e.From.Port.Name + " -> " + e.To.Invocation.ID + "." + e.To.Port.Name
 }
@@ -1076,9 +1092,10 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 		before, after := ch.before, ch.after
 		what, was := ch.what, ch.was
 		// Edges of the plan that keep the old conversion: it is still
-		// paid, and leaving it saves nothing.
+		// paid, and leaving it saves nothing. So are a round trip's store
+		// into a global layout other consumers read and its boundary.
 		var still []string
-		if bg.source == ag.source && before != nil && before.total > 0 && before.crossing == tasks.InKernel {
+		if bg.source == ag.source && lw.shareable(before, bg.source, bg.targets[ci]) {
 			for _, c := range ag.convs {
 				if c.target == bg.targets[ci] {
 					for _, k := range c.consumers {
@@ -1098,7 +1115,7 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 			what += " from " + lw.endpointName(ag.source) + " to " + lw.endpointName(ag.targets[ci])
 			was += " from " + lw.endpointName(bg.source) + " to " + lw.endpointName(bg.targets[ci])
 		}
-		shared := after != nil && after.total > 0 && after.crossing == tasks.InKernel
+		shared := lw.shareable(after, ag.source, ag.targets[ci])
 		switch {
 		case len(kept) > 0 && shared:
 			what += ", shared with " + edgeList(kept) + " at no extra cost,"

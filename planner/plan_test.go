@@ -1710,6 +1710,83 @@ func TestSharedConversionMeasuredFree(t *testing.T) {
 	}
 }
 
+// A round trip into a global layout that several consumers read is one
+// store and one kernel boundary, paid on the first edge: a reason that moves
+// one consumer off it saves nothing while another still reads it, and one
+// that moves a consumer onto it adds nothing. The dequantized weights, fused
+// into registers, are stored once for mma (a transposed layout) and mma3 (the
+// same), once for mma2 (the rows): mma in registers still leaves mma3's
+// store, 30 µs, to pay; mma on the rows joins mma2's.
+func TestReasonSharedRoundTrip(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["index_maps"].(map[string]any)["w_cols"] = "logical(m:16, k:16) -> physical(addr:262144) = (k * 4096 + m)"
+	doc["layouts"].(map[string]any)["a_global_f16_t"] = "global f16 elements align 16: w_cols"
+	mma := doc["tasks"].(map[string]any)["mma"].(map[string]any)
+	var fromGlobal map[string]any
+	for _, a := range mma["alternatives"].([]any) {
+		if a := a.(map[string]any); a["id"] == "a_from_global" {
+			fromGlobal = a
+		}
+	}
+	var cols map[string]any
+	data, _ = json.Marshal(fromGlobal)
+	if err := json.Unmarshal(data, &cols); err != nil {
+		t.Fatal(err)
+	}
+	cols["id"] = "a_from_global_t"
+	cols["ports"].(map[string]any)["lhs"] = map[string]any{"layout": "a_global_f16_t"}
+	cols["cost"] = map[string]any{"ns": 1.1}
+	mma["alternatives"] = append(mma["alternatives"].([]any), cols)
+	for _, n := range []string{"2", "3"} {
+		pin := map[string]string{"2": "a_from_global", "3": "a_from_global_t"}[n]
+		doc["invocations"] = append(doc["invocations"].([]any),
+			map[string]any{"id": "load_x" + n, "task": "load_x"},
+			map[string]any{"id": "mma" + n, "task": "mma", "pin": []any{pin}},
+			map[string]any{"id": "store_y" + n, "task": "store_y"})
+		doc["edges"] = append(doc["edges"].([]any),
+			map[string]any{"from": "dequantize.a", "to": "mma" + n + ".lhs"},
+			map[string]any{"from": "load_x" + n + ".x", "to": "mma" + n + ".rhs"},
+			map[string]any{"from": "mma" + n + ".out", "to": "store_y" + n + ".y"})
+	}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, c := range r.Choices {
+		if c.Invocation == "mma" {
+			if c.Alternative != "a_from_global_t" {
+				t.Fatalf("mma takes %s, want a_from_global_t", c.Alternative)
+			}
+			for _, rj := range c.Rejected {
+				reasons[rj.Alternative] = rj.Reason
+			}
+		}
+	}
+	for alt, want := range map[string]string{
+		"a_in_registers": "dequantize.a -> mma.lhs: a warp_shuffle conversion via shared_memory (14.22 µs) instead of sharing a kernel boundary with 128 MiB stored (30 µs), which dequantize.a -> mma3.lhs still needs (no saving)",
+		"a_from_global":  "dequantize.a -> mma.lhs: a kernel boundary with 128 MiB stored (30 µs) from a_blocked_f16 to a_global_f16, shared with dequantize.a -> mma2.lhs at no extra cost, instead of sharing a kernel boundary with 128 MiB stored (30 µs) from a_blocked_f16 to a_global_f16_t, which dequantize.a -> mma3.lhs still needs (no saving)",
+	} {
+		if !strings.Contains(reasons[alt], want) {
+			t.Errorf("mma's %s: %q, want it to say %q", alt, reasons[alt], want)
+		}
+	}
+}
+
 // The legend's node cannot be an invocation's: an invocation may be called
 // legend, and DOT's legend and "legend" are one node.
 func TestDOTLegendIsNoInvocation(t *testing.T) {
