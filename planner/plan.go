@@ -1123,6 +1123,12 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 			what += " (like " + edgeList(kept) + ")"
 		case len(edges) > 1 && shared:
 			what += ", one conversion for all of them,"
+		case len(edges) > 1 && after != nil && after.total > 0:
+			// Round trips of their own: every edge pays one.
+			what += " each"
+		}
+		if len(edges) > 1 && len(still) == 0 && before != nil && before.total > 0 && !lw.shareable(before, bg.source, bg.targets[ci]) {
+			was += " each"
 		}
 		if len(still) > 0 {
 			was = "sharing " + was + ", which " + edgeList(still) + " still " + need(len(still)) + " (no saving)"

@@ -1787,6 +1787,47 @@ func TestReasonSharedRoundTrip(t *testing.T) {
 	}
 }
 
+// Edges whose round trips are their own, each out of the producer's global
+// layout with its own boundary and loads, are named in one phrase but each
+// pays: the reason says so, or it reads as one 2.477 µs where two are paid.
+func TestReasonOwnRoundTripsEach(t *testing.T) {
+	const graph = `{"version": 1, "name": "own-trips", "target": "h200", "sizes": {"M": 4096},
+  "spaces": {"a": "(m:16, k:16)"},
+  "index_maps": {"rows": "logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)"},
+  "layouts": {"G": "global f16 elements align 16: rows"},
+  "tasks": {
+    "p": {"ports": {"y": {"direction": "out", "tile": "a", "element": "f16"}},
+          "alternatives": [{"id": "regs", "ports": {"y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"},
+                           {"id": "to_global", "ports": {"y": {"layout": "G"}}, "cost": {"ns": 3}, "multiplicity": "M"}]},
+    "c": {"ports": {"x": {"direction": "in", "tile": "a", "element": "f16"}},
+          "alternatives": [{"id": "regs", "ports": {"x": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]}},
+  "invocations": [{"id": "p", "task": "p"}, {"id": "c1", "task": "c"}, {"id": "c2", "task": "c"}],
+  "edges": [{"from": "p.y", "to": "c1.x"}, {"from": "p.y", "to": "c2.x"}]}`
+	g, err := tasks.Load([]byte(graph))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Choices[0]
+	if p.Alternative != "regs" || len(p.Rejected) != 1 || p.Rejected[0].RegretNS == nil {
+		t.Fatalf("p: %+v", p)
+	}
+	// Each edge: one boundary and the tile loaded, 2 MiB; the regret is
+	// the execution's difference and both.
+	tm := g.Target().Model
+	trip := tm.Get("launch_overhead_ns") + 16*16*2*4096/tm.Get("hbm_gb_per_s")
+	if got, want := *p.Rejected[0].RegretNS, 2*4096/tm.Get("sm_count")+2*trip; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("to_global's regret %v, want %v", got, want)
+	}
+	want := "p.y -> c1.x, p.y -> c2.x: a kernel boundary with 2 MiB loaded (" + fmtNS(trip) + ") each instead of nothing to convert"
+	if !strings.Contains(p.Rejected[0].Reason, want) {
+		t.Errorf("to_global: %q, want it to say %q", p.Rejected[0].Reason, want)
+	}
+}
+
 // The legend's node cannot be an invocation's: an invocation may be called
 // legend, and DOT's legend and "legend" are one node.
 func TestDOTLegendIsNoInvocation(t *testing.T) {
