@@ -973,26 +973,92 @@ func edgeName(e *tasks.Edge) string {
 // reason says in words why alternative ai of node vi lost: the plan with it
 // swapped in and every other choice kept, against the chosen plan —
 // execution, each boundary whose conversion changes, budgets it breaks.
+// Where that breaks a budget with the scratch of conversions into vi, the
+// plan that also keeps the conversions out of some of vi's producers out of
+// shared memory (their alternatives the same) is tried, the cheapest that
+// fits: no other alternative changes, so the swap alone is feasible.
 func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regret *float64) string {
 	lw.touchGroups()
+	parts, dCost, feasible := lw.swap(choices, budgetUse, map[int]int{vi: ai}, vi)
+	prefix := ""
+	if !feasible {
+		var twins [][2]int // producer node, its variant without shared memory
+		if !lw.alts[vi][ai].noSmem {
+			for a, na := range lw.alts[vi] {
+				if na.noSmem && na.removed == "" && na.task == lw.alts[vi][ai].task {
+					twins = append(twins, [2]int{vi, a})
+					break
+				}
+			}
+		}
+		for _, gi := range lw.touch[vi] {
+			u := lw.problem.Groups[gi].Producer
+			if u == vi || lw.alts[u][choices[u]].noSmem || slices.ContainsFunc(twins, func(t [2]int) bool { return t[0] == u }) {
+				continue
+			}
+			for a, na := range lw.alts[u] {
+				if na.noSmem && na.removed == "" && na.task == lw.alts[u][choices[u]].task {
+					twins = append(twins, [2]int{u, a})
+					break
+				}
+			}
+		}
+		if len(twins) > maxTwinsTried {
+			twins = twins[:maxTwinsTried]
+		}
+		best := math.Inf(1)
+		for set := 1; set < 1<<len(twins); set++ {
+			change := map[int]int{vi: ai}
+			var names []string
+			for k, t := range twins {
+				if set&(1<<k) != 0 {
+					change[t[0]] = t[1]
+					names = append(names, lw.invs[t[0]].ID)
+				}
+			}
+			if len(names) == 1 && change[vi] != ai {
+				names[0] = "it"
+			}
+			p, d, ok := lw.swap(choices, budgetUse, change, vi)
+			if ok && d < best {
+				best, parts, dCost, feasible = d, p, d, true
+				prefix = "with the conversions out of " + strings.Join(names, ", ") + " kept out of shared memory: "
+			}
+		}
+	}
+	s := prefix + strings.Join(parts, "; ")
+	if !feasible && regret != nil {
+		return "swapped in alone it is infeasible: " + s + "; the best plan using it changes other choices too"
+	}
+	if regret != nil && feasible && *regret < dCost-1e-9*math.Max(1, math.Abs(dCost)) {
+		s += fmt.Sprintf(" (with the other choices re-planned around it, %s)", signedNS(*regret))
+	}
+	return s
+}
+
+// maxTwinsTried bounds the producers whose conversions reason tries
+// keeping out of shared memory: every subset of them is tried.
+const maxTwinsTried = 6
+
+// swap compares the chosen plan with the plan where the nodes of change
+// take the alternatives it gives: the phrases (execution, each boundary
+// whose conversion changes, budgets it breaks), the difference in cost, and
+// whether that plan is feasible. The execution is vi's.
+func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int, vi int) (parts []string, dCost float64, feasible bool) {
 	base := func(v int) int { return choices[v] }
 	swapped := func(v int) int {
-		if v == vi {
-			return ai
+		if a, ok := change[v]; ok {
+			return a
 		}
 		return choices[v]
 	}
-	chosen := lw.problem.Nodes[vi].Alternatives[choices[vi]]
-	other := lw.problem.Nodes[vi].Alternatives[ai]
-	dExec := other.Cost - chosen.Cost
-	dCost := dExec
 	// The change in each budget the swap touches (a few of a fused
 	// model's thousand), in the order touched.
-	type change struct {
+	type delta struct {
 		budget int
 		delta  float64
 	}
-	var deltas []change
+	var deltas []delta
 	add := func(b int, x float64) {
 		for i := range deltas {
 			if deltas[i].budget == b {
@@ -1000,17 +1066,39 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 				return
 			}
 		}
-		deltas = append(deltas, change{b, x})
+		deltas = append(deltas, delta{b, x})
 	}
-	for _, u := range other.Uses {
-		add(u.Budget, u.Amount)
+	// The nodes in order, vi first; the groups they touch, each once.
+	nodes := []int{vi}
+	for v := range change {
+		if v != vi {
+			nodes = append(nodes, v)
+		}
 	}
-	for _, u := range chosen.Uses {
-		add(u.Budget, -u.Amount)
+	slices.Sort(nodes[1:])
+	var groups []int
+	for _, v := range nodes {
+		chosen := lw.problem.Nodes[v].Alternatives[choices[v]]
+		other := lw.problem.Nodes[v].Alternatives[change[v]]
+		d := other.Cost - chosen.Cost
+		dCost += d
+		if v == vi {
+			parts = append(parts, fmt.Sprintf("execution %s", signedNS(d)))
+		}
+		for _, u := range other.Uses {
+			add(u.Budget, u.Amount)
+		}
+		for _, u := range chosen.Uses {
+			add(u.Budget, -u.Amount)
+		}
+		for _, gi := range lw.touch[v] {
+			if !slices.Contains(groups, gi) {
+				groups = append(groups, gi)
+			}
+		}
 	}
-	parts := []string{fmt.Sprintf("execution %s", signedNS(dExec))}
-	feasible := true
-	for _, gi := range lw.touch[vi] {
+	feasible = true
+	for _, gi := range groups {
 		bg, ag := lw.groupState(gi, base), lw.groupState(gi, swapped)
 		dCost += ag.cost - bg.cost
 		for b, u := range ag.uses {
@@ -1031,7 +1119,7 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 			parts = lw.convWords(parts, info, bg, ag, conv)
 		}
 	}
-	slices.SortFunc(deltas, func(x, y change) int { return x.budget - y.budget })
+	slices.SortFunc(deltas, func(x, y delta) int { return x.budget - y.budget })
 	for _, d := range deltas {
 		bu := lw.problem.Budgets[d.budget]
 		if used := budgetUse[d.budget] + d.delta; used > bu.Capacity+budgetTolerance(bu.Capacity) {
@@ -1039,14 +1127,7 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 			parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
 		}
 	}
-	s := strings.Join(parts, "; ")
-	if !feasible && regret != nil {
-		return "swapped in alone it is infeasible: " + s + "; the best plan using it changes other choices too"
-	}
-	if regret != nil && feasible && *regret < dCost-1e-9*math.Max(1, math.Abs(dCost)) {
-		s += fmt.Sprintf(" (with the other choices re-planned around it, %s)", signedNS(*regret))
-	}
-	return s
+	return parts, dCost, feasible
 }
 
 // convWords appends the phrases for one conversion of the changed plan

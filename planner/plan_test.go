@@ -1828,6 +1828,59 @@ func TestReasonOwnRoundTripsEach(t *testing.T) {
 	}
 }
 
+// A reason that says an alternative is infeasible swapped in alone is true:
+// the graph with every invocation pinned to its choice and this one to the
+// alternative has no plan. In a fused transformer (3 layers, 49,152 bytes of
+// shared memory a kernel, full), l0_act's a2 needs the conversion from
+// l0_up, whose cheapest mechanism takes scratch the kernel has not; kept out
+// of shared memory, as l0_up's choice may keep it, the swap fits.
+func TestReasonInfeasibleAloneIsSo(t *testing.T) {
+	s, err := taskgen.Transformer(3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := taskgen.FuseLayers(&s, 49152); err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: []string{"l0_act", "l0_add1", "l0_attn"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := 0
+	for vi, c := range r.Choices {
+		for _, rj := range c.Rejected {
+			if c.Invocation == "l0_act" && rj.Alternative == "a2" {
+				want := "with the conversions out of l0_up kept out of shared memory: execution −1.526 ns; l0_up.y -> l0_act.x: a warp_shuffle conversion (557.2 ns) instead of nothing to convert"
+				if !strings.HasPrefix(rj.Reason, want) {
+					t.Errorf("l0_act's a2: %q, want %q", rj.Reason, want)
+				}
+			}
+			if !strings.HasPrefix(rj.Reason, "swapped in alone it is infeasible") {
+				continue
+			}
+			tried++
+			pinned := s
+			pinned.Invocations = slices.Clone(s.Invocations)
+			for i := range pinned.Invocations {
+				pinned.Invocations[i].Pin = []string{r.Choices[i].Alternative}
+			}
+			pinned.Invocations[vi].Pin = []string{rj.Alternative}
+			pg, err := tasks.New(pinned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Plan(context.Background(), pg, PlanOptions{ExplainIDs: []string{}}); err == nil {
+				t.Errorf("%s's %s: %q, but swapped in alone it plans", c.Invocation, rj.Alternative, rj.Reason)
+			}
+		}
+	}
+	t.Logf("%d reasons infeasible alone, each checked", tried)
+}
+
 // The legend's node cannot be an invocation's: an invocation may be called
 // legend, and DOT's legend and "legend" are one node.
 func TestDOTLegendIsNoInvocation(t *testing.T) {
