@@ -318,6 +318,10 @@ type lowering struct {
 	// pairLists the same by label sets, the cheaper key to find them by.
 	sharedPairs map[string][]Pair
 	pairLists   map[pairsOf][]Pair
+	// bankRuns counts the runs of the bank model (sharedAccess): pair's
+	// cache keeps them to one per distinct store or load, however many
+	// kernels repeat it.
+	bankRuns int
 }
 
 // A nodeClass is what invocations of one task share when their candidates,
@@ -647,8 +651,18 @@ func (lw *lowering) scratchUnderBudget(pk portKey, edges []*tasks.Edge) bool {
 		}
 		for _, c := range pk.v.Candidates {
 			src := lw.endpoint(c, pk.port, false)
+			if src.dist == nil {
+				// Out of a layout: a load, or the same layout, never
+				// scratch (pairInfo.scratch).
+				continue
+			}
 			for _, d := range e.To.Invocation.Candidates {
 				dst := lw.endpoint(d, e.To.Port, false)
+				if dst.dist == nil {
+					// A store into the consumer's layout takes
+					// none: its shared memory is the consumer's own.
+					continue
+				}
 				dst.rename = distribution.Rename(e.Rename)
 				dst.mustCross = e.MustCross()
 				if lw.pair(src, dst).scratch() > 0 {

@@ -20,6 +20,7 @@ import (
 // the producer's tile axes to the consumer's: d's to l's on a store, l's to
 // d's on a load; the axes correspond by name, in any order.
 func (lw *lowering) sharedAccess(d *distribution.Distribution, l *storage.Layout, op storage.Op, r distribution.Rename) *pairInfo {
+	lw.bankRuns++
 	mv, err := sharedMovement(d, l, op, r)
 	if err != nil {
 		return &pairInfo{total: math.Inf(1), why: fmt.Sprintf("%s in shared layout %s: %v", d.Name(), l, err)}
