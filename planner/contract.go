@@ -1325,6 +1325,20 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	// solve of the contracted problem instead (directRegrets), and the
 	// auxiliary node's are wanted only where it is eliminated.
 	directTables := make([][][]float64, len(c.kernels)) // by kernel: T_{v=a}(β) (atTuples), by local node
+	// The tables by kernels alike and local node, each built once: kernels
+	// alike have one table (the regrets below read them so too), and the
+	// 90 layers of a generated fused transformer built each 90 times.
+	type tableKey struct {
+		alike *budgetKernel
+		li    int
+	}
+	built := map[tableKey]*tupleTable{}
+	atTuples := func(k *budgetKernel, li int) []float64 {
+		if opt.tableRuns != nil {
+			opt.tableRuns.Add(1)
+		}
+		return k.atTuples(li)
+	}
 	for ki, k := range c.kernels {
 		if !slices.ContainsFunc(k.internal, func(li int) bool { return explained(k.nodes[li]) }) {
 			continue
@@ -1346,7 +1360,13 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		ok := true
 		for _, li := range k.internal {
 			if explained(k.nodes[li]) {
-				if tables[li] = k.atTuples(li); tables[li] == nil {
+				key := tableKey{k.alike, li}
+				tt := built[key]
+				if tt == nil {
+					tt = &tupleTable{t: atTuples(k.alike, li), built: true}
+					built[key] = tt
+				}
+				if tables[li] = tt.t; tables[li] == nil {
 					ok = false
 					break
 				}
@@ -1429,10 +1449,6 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		// parallel; then each kernel's regrets read them. A table costs
 		// several times one run of the program with W, so a kernel with
 		// few alike runs the program instead.
-		type tableKey struct {
-			alike *budgetKernel
-			li    int
-		}
 		alike := map[*budgetKernel]int{}
 		for _, k := range c.kernels {
 			alike[k.alike]++
@@ -1446,6 +1462,10 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 			for _, li := range k.internal {
 				key := tableKey{k.alike, li}
 				if explained(k.nodes[li]) && tables[key] == nil {
+					if tt := built[key]; tt != nil {
+						tables[key] = tt // built above for the direct regrets
+						continue
+					}
 					tables[key] = &tupleTable{}
 					keys = append(keys, key)
 				}
@@ -1455,7 +1475,7 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		forEach(len(keys), opt.workers(), func(i int) {
 			if deadline.IsZero() || time.Now().Before(deadline) {
 				tt := tables[keys[i]]
-				tt.t, tt.built = keys[i].alike.atTuples(keys[i].li), true
+				tt.t, tt.built = atTuples(keys[i].alike, keys[i].li), true
 			}
 		})
 		// The kernels whose auxiliary node the core kept unexplained:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -95,6 +96,9 @@ type Options struct {
 	// alternatives would cost a re-solve, and the caller (solveContracted,
 	// for auxiliary nodes of many tuples) finds what it needs otherwise.
 	coreUnexplained []int
+	// tableRuns, for tests, counts the runs of the program that build a
+	// contracted kernel's regret tables (budgetKernel.atTuples).
+	tableRuns *atomic.Int64
 	// Progress, when not nil, is called while the branch and bound
 	// (Progress.Searching) or HiGHS solves the core, at most every few
 	// hundred milliseconds, with the incumbent plan's cost, the best bound
