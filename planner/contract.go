@@ -1324,7 +1324,6 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	// cost a re-solve per tuple: its interior's regrets are then each one
 	// solve of the contracted problem instead (directRegrets), and the
 	// auxiliary node's are wanted only where it is eliminated.
-	directTables := make([][][]float64, len(c.kernels)) // by kernel: T_{v=a}(β) (atTuples), by local node
 	// The tables by kernels alike and local node, each built once: kernels
 	// alike have one table (the regrets below read them so too), and the
 	// 90 layers of a generated fused transformer built each 90 times.
@@ -1339,6 +1338,13 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		}
 		return k.atTuples(li)
 	}
+	// directKernel[ki]: kernel ki's interior regrets are answered directly where
+	// its auxiliary node stays in the core. Their tables are built only
+	// then, after the solve and within the regrets' time limit: built
+	// here, for every such kernel, they took 15 s of the 90 distinct fused
+	// layers of a generated transformer, whose auxiliary nodes the
+	// reduction all eliminates (and whose regrets need none).
+	directKernel := make([]bool, len(c.kernels))
 	for ki, k := range c.kernels {
 		if !slices.ContainsFunc(k.internal, func(li int) bool { return explained(k.nodes[li]) }) {
 			continue
@@ -1356,29 +1362,11 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		if len(k.tuples) < directTuples*alts {
 			continue
 		}
-		tables := make([][]float64, len(k.nodes))
-		ok := true
-		for _, li := range k.internal {
-			if explained(k.nodes[li]) {
-				key := tableKey{k.alike, li}
-				tt := built[key]
-				if tt == nil {
-					tt = &tupleTable{t: atTuples(k.alike, li), built: true}
-					built[key] = tt
-				}
-				if tables[li] = tt.t; tables[li] == nil {
-					ok = false
-					break
-				}
-			}
-		}
-		if ok {
-			directTables[ki] = tables
-			inner.coreUnexplained = append(inner.coreUnexplained, k.aux)
-		}
+		directKernel[ki] = true
+		inner.coreUnexplained = append(inner.coreUnexplained, k.aux)
 	}
 	var q *Problem // kept for directRegrets, where a kernel needs it
-	if slices.ContainsFunc(directTables, func(t [][]float64) bool { return t != nil }) {
+	if slices.Contains(directKernel, true) {
 		q = c.q
 	}
 	// Each contracted kernel's auxiliary node and links take about 60,000
@@ -1449,6 +1437,52 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		// parallel; then each kernel's regrets read them. A table costs
 		// several times one run of the program with W, so a kernel with
 		// few alike runs the program instead.
+		deadline := s.regretDeadline
+		// The direct kernels' tables, where their auxiliary node stayed in
+		// the core.
+		var directKeys []tableKey
+		for ki, k := range c.kernels {
+			if !directKernel[ki] || s.Choices[k.aux].Eliminated {
+				continue
+			}
+			for _, li := range k.internal {
+				key := tableKey{k.alike, li}
+				if explained(k.nodes[li]) && built[key] == nil {
+					built[key] = &tupleTable{}
+					directKeys = append(directKeys, key)
+				}
+			}
+		}
+		forEach(len(directKeys), opt.workers(), func(i int) {
+			if deadline.IsZero() || time.Now().Before(deadline) {
+				tt := built[directKeys[i]]
+				tt.t, tt.built = atTuples(directKeys[i].alike, directKeys[i].li), true
+			}
+		})
+		// by kernel: T_{v=a}(β) (atTuples), by local node; nil where the
+		// kernel's auxiliary node was eliminated, or a table is missing
+		// (unproven: past the time limit, or past its limits).
+		directTables := make([][][]float64, len(c.kernels))
+		unproven := make([]bool, len(c.kernels))
+		for ki, k := range c.kernels {
+			if !directKernel[ki] || s.Choices[k.aux].Eliminated {
+				continue
+			}
+			tables := make([][]float64, len(k.nodes))
+			for _, li := range k.internal {
+				if !explained(k.nodes[li]) {
+					continue
+				}
+				if tt := built[tableKey{k.alike, li}]; tt.built && tt.t != nil {
+					tables[li] = tt.t
+				} else {
+					unproven[ki] = true
+				}
+			}
+			if !unproven[ki] {
+				directTables[ki] = tables
+			}
+		}
 		alike := map[*budgetKernel]int{}
 		for _, k := range c.kernels {
 			alike[k.alike]++
@@ -1471,7 +1505,6 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 				}
 			}
 		}
-		deadline := s.regretDeadline
 		forEach(len(keys), opt.workers(), func(i int) {
 			if deadline.IsZero() || time.Now().Before(deadline) {
 				tt := tables[keys[i]]
@@ -1500,6 +1533,21 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		direct, err := directRegrets(ctx, q, c, directTables, jobs, opt, s)
 		if err != nil {
 			return nil, err
+		}
+		for ki, k := range c.kernels {
+			if !unproven[ki] {
+				continue
+			}
+			// No table, and the core has not the auxiliary node's
+			// regrets: every interior regret unproven, as a re-solve
+			// the limit stops before it finds a plan.
+			direct[ki] = make([][2][]float64, len(k.nodes))
+			for _, li := range k.internal {
+				if explained(k.nodes[li]) {
+					n := len(k.unary[li])
+					direct[ki][li] = [2][]float64{filled(n, s.Objective), filled(n, math.Inf(1))}
+				}
+			}
 		}
 		forEach(len(c.kernels), opt.workers(), func(ki int) {
 			k := c.kernels[ki]
