@@ -355,6 +355,7 @@ type shareKey struct {
 
 const (
 	readsGlobal = iota + 1
+	crossReadsGlobal
 	inKernelConversion
 )
 
@@ -381,6 +382,8 @@ func (gv *graphVerifier) port(ev *GraphEvaluation, edges []*tasks.Edge, budget [
 	}
 	payers := gv.payers[:0]
 	defer func() { gv.payers = payers[:0] }()
+	// The port's boundary, paid on firstCross besides what it shares.
+	fixed := 0.0
 	for _, e := range edges {
 		ec := EdgeCost{Edge: edgeName(e)}
 		w := e.To.Invocation
@@ -399,10 +402,21 @@ func (gv *graphVerifier) port(ev *GraphEvaluation, edges []*tasks.Edge, budget [
 		switch {
 		case e.MustCross():
 			ec.Crossing = tasks.GlobalRoundTrip
-			pays := e == firstCross
-			ec.Cost = gv.roundTrip(src, dst, e.Rename, rename, pays)
-			if !pays {
+			ec.Cost = gv.roundTrip(src, dst, e.Rename, rename, false)
+			if e == firstCross {
+				fixed = gv.launch
+				if !src.global {
+					fixed += src.bytes * float64(src.tiles) / gv.bw
+				}
+			} else {
 				ec.PaidOn = edgeName(firstCross)
+			}
+			if dst.global && ec.Cost > 0 {
+				// Consumers that read one global layout themselves
+				// share the copy into it after the port's boundary,
+				// paid on the first of them (never after firstCross,
+				// the port's first edge that must cross).
+				key = shareKey{kind: crossReadsGlobal, target: dst.realization(), rename: rename}
 			}
 		case src.global || dst.global:
 			ec.Crossing = tasks.GlobalRoundTrip
@@ -451,6 +465,9 @@ func (gv *graphVerifier) port(ev *GraphEvaluation, edges []*tasks.Edge, budget [
 			}
 		}
 		ev.Edges[e.Index] = ec
+	}
+	if firstCross != nil && !math.IsInf(ev.Edges[firstCross.Index].Cost, 1) {
+		ev.Edges[firstCross.Index].Cost += fixed
 	}
 	// A conversion's scratch counts against the budget of the group that
 	// holds both ends of an edge it serves.
@@ -654,13 +671,9 @@ func (lw *lowering) verifyGraph(sol *Solution, r *Result, opts PlanOptions) erro
 	for gi, gc := range sol.Groups {
 		info := lw.groups[gi]
 		for _, c := range gc.Conversions {
-			for k, ci := range c.Consumers {
-				if k == 0 {
-					edges[edgeName(info.edges[ci])] = c.Cost
-				} else {
-					edges[edgeName(info.edges[ci])] = 0
-				}
-			}
+			// An edge's cost may come from several groups: its port's,
+			// its own loads' and the port's boundary.
+			edges[edgeName(info.edges[c.Consumers[0]])] += c.Cost
 		}
 	}
 	ve.Differences = differences(r, edges, ev)

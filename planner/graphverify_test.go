@@ -112,9 +112,7 @@ func edgeDiffs(lw *lowering, pe *Evaluation, ge *GraphEvaluation) string {
 	edges := map[string]float64{}
 	for gi, gc := range pe.Groups {
 		for _, c := range gc.Conversions {
-			for k, ci := range c.Consumers {
-				edges[edgeName(lw.groups[gi].edges[ci])] = map[bool]float64{true: c.Cost, false: 0}[k == 0]
-			}
+			edges[edgeName(lw.groups[gi].edges[c.Consumers[0]])] += c.Cost
 		}
 	}
 	var b strings.Builder

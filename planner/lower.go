@@ -189,8 +189,9 @@ type endpoint struct {
 	inGroup bool
 	// paidOn names the edge of the same producer port that pays the
 	// store and the kernel boundary this edge's round trip shares: the
-	// port's first edge that must cross (every one of them always does).
-	// "" for that edge and every other.
+	// port's first edge that must cross (every one of them always does),
+	// on every edge that must cross, that one included (the port's
+	// boundary group costs them, crossGroup). "" on every other edge.
 	paidOn string
 }
 
@@ -243,6 +244,12 @@ func (e *endpoint) targetKey(consumer string) string {
 		// A group decides only whether a conversion between two
 		// distributions may split the kernel.
 		inGroup = false
+	}
+	if e.mustCross && e.inGlobal() {
+		// Consumers that read one global layout themselves over edges
+		// that must cross share the copy into it (if the producer writes
+		// another) after the port's boundary: one label for all of them.
+		return fmt.Sprintf("%s|rename=%s|cross=true|paid-on=%s", e.realization(), e.rename.String(), e.paidOn)
 	}
 	k := fmt.Sprintf("%s|loop=%s|rename=%s|cross=%t", e.realization(), loop, e.rename.String(), e.mustCross)
 	if e.mustCross {
@@ -440,6 +447,10 @@ type groupInfo struct {
 	// layout the producer writes (loadGroup): the edge's boundary and the
 	// consumer's loads, which no other edge shares.
 	loads bool
+	// boundary marks the boundary group of a port with edges that must
+	// cross (crossGroup): the store and the boundary, on the first of
+	// them, its only edge.
+	boundary bool
 }
 
 // pairInfo is how one (source, target) pair of a group is realized.
@@ -775,15 +786,9 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 	if mustCross {
 		// Every edge of the port that must cross does, whatever is chosen:
 		// the producer stores the tile once and one kernel boundary
-		// follows, paid on the first of them; the others pay their loads.
-		for _, o := range edge.From.Invocation.Out {
-			if o.From.Port == edge.From.Port && o.MustCross() {
-				if o != edge {
-					paidOn = edgeName(o)
-				}
-				break
-			}
-		}
+		// follows, paid on the first of them (in the port's boundary
+		// group); each pays its loads, or its share of a copy.
+		paidOn = edgeName(firstCrossing(edge.From.Invocation, edge.From.Port))
 	}
 	k := lw.kernelOf[edge.From.Invocation.Index]
 	inGroup := !mustCross && k != nil && k == lw.kernelOf[w.Index]
@@ -816,6 +821,8 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 			e.rename, e.mustCross, e.inGroup, e.paidOn = rename, mustCross, inGroup, paidOn
 			k = e.targetKey(w.ID + "." + port.Name)
 			lw.keys[ko] = k
+			// Consumers reading one global layout over edges that must
+			// cross share a key: any one's endpoint stands for all.
 			lw.endpoints[k] = e
 		}
 		labels[i] = k
@@ -957,7 +964,7 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 }
 
 // keepGroup adds a group that has pairs to the Problem, then the load
-// groups of its edges.
+// groups of its edges and the port's boundary group.
 func (lw *lowering) keepGroup(grp Group, gi groupInfo) error {
 	if len(grp.Pairs) == 0 {
 		return nil
@@ -967,7 +974,70 @@ func (lw *lowering) keepGroup(grp Group, gi groupInfo) error {
 	for i, edge := range gi.edges {
 		lw.loadGroup(grp.Sources, grp.Consumers[i], edge)
 	}
+	lw.crossGroup(grp, gi)
 	return nil
+}
+
+// firstCrossing is the first edge out of port (of invocation u) that must
+// cross a kernel, or nil.
+func firstCrossing(u *tasks.Invocation, port *tasks.Port) *tasks.Edge {
+	for _, o := range u.Out {
+		if o.From.Port == port && o.MustCross() {
+			return o
+		}
+	}
+	return nil
+}
+
+// crossGroup adds the boundary group of a port with edges that must cross:
+// every one of them does whatever is chosen, so the producer stores its
+// tile once (unless its alternative writes a global layout) and one kernel
+// boundary follows, a cost of the producer's choice alone, paid on the
+// first of them (rule 4). Kept out of the port's group, it leaves that
+// group's labels what the edges pay besides: each consumer's loads, and a
+// copy into the global layout it reads, which every consumer reading that
+// layout shares.
+func (lw *lowering) crossGroup(grp Group, gi groupInfo) {
+	first := firstCrossing(gi.producer, gi.port)
+	ci := slices.Index(gi.edges, first)
+	if first == nil || ci < 0 {
+		return
+	}
+	bw := lw.target.Get("hbm_gb_per_s")
+	launch := lw.target.Get("launch_overhead_ns")
+	const crosses = "crosses"
+	srcLabels := make([]string, len(grp.Sources))
+	var pairs []Pair
+	for i, sk := range grp.Sources {
+		if sk == "removed" {
+			srcLabels[i] = sk
+			continue
+		}
+		src := lw.endpoints[sk]
+		stored := 0.0
+		if !src.inGlobal() {
+			stored = float64(src.tile) * float64(src.elem.Bits()) / 8 * float64(src.moves)
+		}
+		srcLabels[i] = fmt.Sprintf("stores %.0f bytes", stored)
+		if !slices.ContainsFunc(pairs, func(p Pair) bool { return p.Source == srcLabels[i] }) {
+			cost := launch
+			if bw > 0 {
+				cost += stored / bw
+			}
+			pairs = append(pairs, Pair{Source: srcLabels[i], Target: crosses, Cost: cost})
+		}
+	}
+	cons := grp.Consumers[ci]
+	tgtLabels := make([]string, len(cons.Targets))
+	for i, tk := range cons.Targets {
+		tgtLabels[i] = crosses
+		if tk == "removed" {
+			tgtLabels[i] = tk
+		}
+	}
+	lw.problem.Groups = append(lw.problem.Groups, Group{Name: grp.Name + " (its kernel boundary)", Producer: grp.Producer, Sources: srcLabels,
+		Consumers: []Consumer{{Node: cons.Node, Targets: tgtLabels}}, Pairs: pairs})
+	lw.groups = append(lw.groups, groupInfo{producer: gi.producer, port: gi.port, edges: []*tasks.Edge{first}, boundary: true})
 }
 
 // ownTrip reports whether converting src to dst is a round trip out of a

@@ -877,28 +877,47 @@ func (lw *lowering) edgePairOf(src, dst *endpoint, sk, tk string, edge *tasks.Ed
 	return lw.roundTrip(src, dst), dst
 }
 
+// withBoundary is edge's round trip from src to dst with the store and the
+// kernel boundary of its port's edges that must cross, which its port's
+// boundary group costs (crossGroup), when edge is the first of them, the
+// edge that pays them; else pi and dst as they are.
+func (lw *lowering) withBoundary(pi *pairInfo, src, dst *endpoint, edge *tasks.Edge) (*pairInfo, *endpoint) {
+	if dst == nil || !dst.mustCross || dst.paidOn != edgeName(edge) {
+		return pi, dst
+	}
+	d := *dst
+	d.paidOn = ""
+	return lw.roundTrip(src, &d), &d
+}
+
 // boundaries appends the conversions of group gi under the plan to out,
 // one per edge.
 func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices []int) []Boundary {
 	info := lw.groups[gi]
-	if info.loads {
+	if info.loads || info.boundary {
 		// Its cost is on the edge's boundary, from its own pair below.
 		return out
 	}
 	src := lw.endpoints[gc.Source]
 	from := info.producer.ID + "." + info.port.Name
-	// firstOf[k] is the target label of the k-th distinct target and the
-	// index in out of its first edge; fan-outs are small, so a slice.
-	type first struct {
-		target string
-		at     int
-	}
-	var firstOf []first
+	base := len(out)
+	// Edges with one target share its conversion: in a kernel, any but
+	// the identity the model costs 0 (a measured identity is paid once,
+	// as any conversion); across kernels, the store into a global layout
+	// the consumers read and the boundary before them, or, on edges that
+	// must cross, the copy into the layout they read (the store and the
+	// boundary are the port's: listed only where a copy is shared).
+	shares := make([]bool, len(info.edges))
+	// payer[k] is the edge that pays target label k, the first with it
+	// (the first edge that must cross, which pays the port's boundary, is
+	// the first with any label of an edge that must cross).
+	payer := map[string]int{}
 	for ci, edge := range info.edges {
 		tk := gc.Targets[ci]
 		labelDst := lw.endpoints[tk]
 		own := ownTrip(src, labelDst)
 		pi, dst := lw.edgePairOf(src, labelDst, gc.Source, tk, edge, choices[edge.To.Invocation.Index])
+		pi, dst = lw.withBoundary(pi, src, dst, edge)
 		to := edge.To.Invocation.ID + "." + edge.To.Port.Name
 		b := Boundary{
 			Edge: from + " -> " + to, From: from, To: to, Crossing: pi.crossing.String(),
@@ -923,29 +942,35 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 		default:
 			b.Class, b.Mechanism = conversion.Identity.String(), conversion.Identity.String()
 		}
-		k := slices.IndexFunc(firstOf, func(f first) bool { return f.target == tk })
-		// Edges with one target share its conversion: in a kernel, any but
-		// the identity the model costs 0 (a measured identity is paid
-		// once, as any conversion); across kernels, the store into a
-		// global layout the consumers read and the boundary before them
-		// (edges that must cross have targets of their own).
+		// Whether the label's conversion is paid once for its edges:
+		// the label's own pair decides (the first edge that must cross
+		// reports the port's boundary besides).
+		lp := lw.pairs[[2]string{gc.Source, tk}]
 		switch {
-		case own:
+		case own || lp == nil:
 			// A round trip out of the producer's global layout: the
 			// edge's own, shared with no other.
-		case k >= 0 && (pi.crossing == tasks.InKernel && (b.Class != conversion.Identity.String() || pi.total != 0) || pi.crossing == tasks.GlobalRoundTrip):
-			f := &out[firstOf[k].at]
-			f.SharedWith = append(f.SharedWith, b.Edge)
-			b.SharedWith = []string{f.Edge}
-			b.CostNS = 0
-			b.Detail = "shared with " + f.Edge + ", which pays it"
-		case k >= 0:
-			firstOf[k].at = len(out)
-		default:
-			firstOf = append(firstOf, first{tk, len(out)})
+		case lp.crossing == tasks.InKernel:
+			shares[ci] = b.Class != conversion.Identity.String() || lp.total != 0
+		case lp.crossing == tasks.GlobalRoundTrip:
+			shares[ci] = lp.paidOn == "" || lp.total > 0
+		}
+		if _, ok := payer[tk]; !ok {
+			payer[tk] = ci
 		}
 		out = append(out, b)
 		lw.boundaryEdges = append(lw.boundaryEdges, edge)
+	}
+	for ci := range info.edges {
+		p := payer[gc.Targets[ci]]
+		if !shares[ci] || p == ci {
+			continue
+		}
+		f, b := &out[base+p], &out[base+ci]
+		f.SharedWith = append(f.SharedWith, b.Edge)
+		b.SharedWith = []string{f.Edge}
+		b.CostNS = 0
+		b.Detail = "shared with " + f.Edge + ", which pays it"
 	}
 	return out
 }
@@ -957,6 +982,11 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 // read; not an edge's own round trip out of the producer's global layout,
 // whose loads and boundary are its own.
 func (lw *lowering) shareable(pi *pairInfo, src, tgt string) bool {
+	if lp, ok := lw.pairs[[2]string{src, tgt}]; ok && pi != nil && pi.crossing == tasks.GlobalRoundTrip {
+		// The label's own pair: the first edge of a port that must cross
+		// pays the port's boundary besides, which no label holds.
+		pi = lp
+	}
 	switch {
 	case pi == nil || pi.total <= 0:
 		return false
@@ -1109,7 +1139,7 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		}
 		feasible = feasible && !math.IsInf(ag.cost, 1)
 		info := lw.groups[gi]
-		if info.loads {
+		if info.loads || info.boundary {
 			continue // its edge's phrase is its conversion's
 		}
 		// One phrase per conversion of the changed plan: the edges it
@@ -1151,8 +1181,14 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 			kept = append(kept, edgeName(info.edges[ci]))
 			continue
 		}
-		before, _ := lw.edgePair(bg.source, bg.targets[ci], info.edges[ci], bg.alts[ci])
-		after, _ := lw.edgePair(ag.source, ag.targets[ci], info.edges[ci], ag.alts[ci])
+		before, bdst := lw.edgePair(bg.source, bg.targets[ci], info.edges[ci], bg.alts[ci])
+		after, adst := lw.edgePair(ag.source, ag.targets[ci], info.edges[ci], ag.alts[ci])
+		if bg.source != ag.source {
+			// The producer's store and the port's boundary change with
+			// it: the edge that pays them says so.
+			before, _ = lw.withBoundary(before, lw.endpoints[bg.source], bdst, info.edges[ci])
+			after, _ = lw.withBoundary(after, lw.endpoints[ag.source], adst, info.edges[ci])
+		}
 		was, what := pairWords(before), pairWords(after)
 		k := slices.IndexFunc(changed, func(c change) bool {
 			return bg.targets[c.consumers[0]] == bg.targets[ci] && c.was == was && c.what == what

@@ -133,7 +133,7 @@ func TestPlanWitnessesReplay(t *testing.T) {
 			}
 			for gi, gc := range sol.Groups {
 				info := lw.groups[gi]
-				if info.loads {
+				if info.loads || info.boundary {
 					continue // round trips, no witness
 				}
 				src := lw.endpoints[gc.Source]
@@ -2011,6 +2011,156 @@ func TestGlobalLayoutsRelayAndShare(t *testing.T) {
 			if math.Abs(r.ObjectiveNS-whole.ObjectiveNS) > 1e-9*whole.ObjectiveNS {
 				t.Errorf("reduced %v, whole %v", r.ObjectiveNS, whole.ObjectiveNS)
 			}
+		})
+	}
+}
+
+// Consumers that read one global layout over edges that must cross share
+// the copy kernel that relays the producer's layout into theirs, as they
+// share the producer's store and the boundary before them (rule 4): the
+// copy is paid once, on the port's first edge that must cross when that
+// edge reads the layout, else on the first that does, and every other
+// reader of the layout is served by it. The producer writes G (or holds
+// the tile in registers); c1, c2, c3 read GT, its transpose; c4 may read
+// GT, G or registers, and joins the copy; c5 reads G itself.
+func TestMustCrossReadersShareTheCopy(t *testing.T) {
+	build := func(producerGlobal bool, order []string) *tasks.Graph {
+		b := tasks.NewBuilder("must-cross-readers", "h200").Size("M", 4096).
+			Space("a", "(m:16, k:16)").
+			IndexMap("rows", "logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)").
+			IndexMap("cols", "logical(m:16, k:16) -> physical(addr:256) = (k * 16 + m)").
+			Layout("G", "global f16 elements align 16: rows").
+			Layout("GT", "global f16 elements align 16: cols")
+		p := b.Task("p").Out("y", "a", storage.F16).Alternative("only").CostNS(3).Multiplicity("M")
+		if producerGlobal {
+			p.Layout("y", "G")
+		} else {
+			p.Dist("y", "mma.m16n8k16.a.f16", "")
+		}
+		b.Task("reads_gt").In("x", "a", storage.F16).Alternative("gt").Layout("x", "GT").CostNS(1.2).Multiplicity("M")
+		b.Task("reads_g").In("x", "a", storage.F16).Alternative("g").Layout("x", "G").CostNS(1.5).Multiplicity("M")
+		c := b.Task("c").In("x", "a", storage.F16)
+		c.Alternative("regs").Dist("x", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
+		c.Alternative("g").Layout("x", "G").CostNS(1.5).Multiplicity("M")
+		c.Alternative("gt").Layout("x", "GT").CostNS(1.2).Multiplicity("M")
+		b.Invoke("p", "p")
+		for _, id := range []string{"c1", "c2", "c3"} {
+			b.Invoke(id, "reads_gt")
+		}
+		b.Invoke("c4", "c")
+		b.Invoke("c5", "reads_g")
+		for _, id := range order {
+			b.Edge("p.y", id+".x").MustCrossKernel()
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	edge := func(c string) string { return "p.y -> " + c + ".x" }
+	type want struct {
+		cost   float64
+		shared []string // the boundary's shared_with
+		paidOn string   // the graph verifier's
+	}
+	const tileBytes = 16 * 16 * 2 * 4096.0 // every tile the producer moves
+	// c4's reading registers instead: its loads, less execution; the copy
+	// the others still need stays.
+	copyStays := func(payer, others string) string {
+		return "p.y -> c4.x: 2 MiB loaded after the kernel boundary " + edge(payer) + " pays (436.9 ns) instead of sharing 2 MiB relaid by a copy kernel after the kernel boundary " +
+			edge(payer) + " pays (2.914 µs), which " + others + " still need (no saving)"
+	}
+	const c123 = "p.y -> c1.x, p.y -> c2.x, p.y -> c3.x"
+	for _, tc := range []struct {
+		name           string
+		producerGlobal bool
+		order          []string
+		want           func(launch, bw float64) map[string]want
+		regsReason     string // of c4's alternative regs
+	}{
+		{"writes G, c1 first", true, []string{"c1", "c2", "c3", "c4", "c5"}, func(launch, bw float64) map[string]want {
+			paid := []string{edge("c1")}
+			return map[string]want{
+				// The boundary (no bytes: the producer stores G itself)
+				// and the one copy of G into GT.
+				"c1": {2*launch + 2*tileBytes/bw, []string{edge("c2"), edge("c3"), edge("c4")}, ""},
+				"c2": {0, paid, edge("c1")}, "c3": {0, paid, edge("c1")}, "c4": {0, paid, edge("c1")},
+				"c5": {0, nil, edge("c1")},
+			}
+		}, copyStays("c1", c123)},
+		{"writes G, c4 first", true, []string{"c4", "c1", "c2", "c3", "c5"}, func(launch, bw float64) map[string]want {
+			paid := []string{edge("c4")}
+			return map[string]want{
+				"c4": {2*launch + 2*tileBytes/bw, []string{edge("c1"), edge("c2"), edge("c3")}, ""},
+				"c1": {0, paid, edge("c4")}, "c2": {0, paid, edge("c4")}, "c3": {0, paid, edge("c4")},
+				"c5": {0, nil, edge("c4")},
+			}
+		}, copyStays("c4", c123)},
+		{"writes G, c5 first", true, []string{"c5", "c2", "c1", "c4", "c3"}, func(launch, bw float64) map[string]want {
+			paid := []string{edge("c2")}
+			return map[string]want{
+				"c5": {launch, nil, ""},
+				"c2": {launch + 2*tileBytes/bw, []string{edge("c1"), edge("c4"), edge("c3")}, edge("c5")},
+				"c1": {0, paid, edge("c2")}, "c4": {0, paid, edge("c2")}, "c3": {0, paid, edge("c2")},
+			}
+		}, copyStays("c5", "p.y -> c2.x, p.y -> c1.x, p.y -> c3.x")},
+		{"in registers", false, []string{"c1", "c2", "c3", "c4", "c5"}, func(launch, bw float64) map[string]want {
+			// One store and one boundary; nothing to copy, nothing shared.
+			return map[string]want{
+				"c1": {launch + tileBytes/bw, nil, ""},
+				"c2": {0, nil, edge("c1")}, "c3": {0, nil, edge("c1")}, "c4": {0, nil, edge("c1")}, "c5": {0, nil, edge("c1")},
+			}
+		}, "p.y -> c4.x: 2 MiB loaded after the kernel boundary p.y -> c1.x pays (436.9 ns) instead of no extra traffic after the kernel boundary p.y -> c1.x pays (0 ns)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := build(tc.producerGlobal, tc.order)
+			m := g.Target().Model
+			want := tc.want(m.Get("launch_overhead_ns"), m.Get("hbm_gb_per_s"))
+			total := 0.0
+			for _, w := range want {
+				total += w.cost
+			}
+			for _, opts := range []PlanOptions{{}, {Solve: Options{NoReduce: true}}} {
+				r, err := Plan(context.Background(), g, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c4 := r.Choices[4]
+				if c4.Invocation != "c4" || c4.Alternative != "gt" {
+					t.Errorf("NoReduce %t: c4 chose %s, want gt (it shares the copy)", opts.Solve.NoReduce, c4.Alternative)
+				}
+				regret := tileBytes/m.Get("hbm_gb_per_s") - 0.2*4096/m.Get("sm_count")
+				for _, rj := range c4.Rejected {
+					if rj.Alternative != "regs" {
+						continue
+					}
+					if rj.RegretNS == nil || math.Abs(*rj.RegretNS-regret) > 1e-9*regret || !strings.Contains(rj.Reason, tc.regsReason) {
+						t.Errorf("NoReduce %t: c4's regs: regret %v, want %v; reason %q, want it to hold %q", opts.Solve.NoReduce, regretText(rj), regret, rj.Reason, tc.regsReason)
+					}
+				}
+				for _, b := range r.Boundaries {
+					w := want[strings.TrimSuffix(b.To, ".x")]
+					if math.Abs(b.CostNS-w.cost) > 1e-9*w.cost || !slices.Equal(b.SharedWith, w.shared) {
+						t.Errorf("NoReduce %t: %s: %v ns shared with %q (%s), want %v ns shared with %q", opts.Solve.NoReduce, b.Edge, b.CostNS, b.SharedWith, b.Detail, w.cost, w.shared)
+					}
+				}
+				if math.Abs(r.ConversionNS-total) > 1e-9*total {
+					t.Errorf("NoReduce %t: conversions %v ns, want %v", opts.Solve.NoReduce, r.ConversionNS, total)
+				}
+				ev, err := EvaluateGraph(g, ChoicesOf(r), PlanOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ec := range ev.Edges {
+					w := want[strings.TrimSuffix(strings.TrimPrefix(ec.Edge, "p.y -> "), ".x")]
+					if math.Abs(ec.Cost-w.cost) > 1e-9*w.cost || ec.PaidOn != w.paidOn {
+						t.Errorf("graph verifier: %s: %v ns paid on %q, want %v ns paid on %q", ec.Edge, ec.Cost, ec.PaidOn, w.cost, w.paidOn)
+					}
+				}
+			}
+			agreeOnBoundaries(t, g, PlanOptions{})
+			agreeOnPlans(t, g, PlanOptions{}, 100, 1)
 		})
 	}
 }
