@@ -37,47 +37,82 @@ func kernelOrderGraph(t *testing.T, mCross, jCross, pjCross bool) *tasks.Graph {
 	return g
 }
 
-// A plan whose kernels have no order says so. p → m crosses a kernel
-// boundary while p → j and m → j stay in one kernel: p, m and j are one
-// kernel, which would run both sides of its own boundary. With m → j
-// crossing too, p and j are one kernel and m another, each before the
-// other: a cycle. With p → j crossing as well, every edge is a boundary
-// and the kernels run p, m, j in order.
-func TestKernelConflicts(t *testing.T) {
+// Edges marked must_cross leave no plan without an order of kernels: an
+// edge beside a path that crosses is made to cross too (tasks'
+// Edge.CrossedOnPath), so p → j crosses wherever p → m or m → j must.
+func TestKernelOrderFromMustCross(t *testing.T) {
 	for _, c := range []struct {
 		name                   string
 		mCross, jCross, pCross bool
-		want                   string
+		pjCrosses              bool
 	}{
-		{"a boundary inside one kernel", true, false, false,
-			"p.y -> m.x crosses a kernel boundary, but p and m are in one kernel (joined by p.y -> j.x1, m.y -> j.x2, planned inside one kernel)"},
-		{"a cycle of kernels", true, true, false,
-			"crosses a kernel boundary from "},
-		{"every edge a boundary", true, true, true, ""},
-		{"no boundary", false, false, false, ""},
+		{"p → m crosses", true, false, false, true},
+		{"m → j crosses", false, true, false, true},
+		{"p → m and m → j cross", true, true, false, true},
+		{"every edge a boundary", true, true, true, true},
+		{"no boundary", false, false, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Plan(context.Background(), kernelOrderGraph(t, c.mCross, c.jCross, c.pCross), PlanOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.want == "" {
-				if len(r.KernelConflicts) > 0 {
-					t.Errorf("conflicts %q, want none", r.KernelConflicts)
+			if len(r.KernelConflicts) > 0 {
+				t.Errorf("conflicts %q, want none", r.KernelConflicts)
+			}
+			found := false
+			for _, b := range r.Boundaries {
+				if b.Edge == "p.y -> j.x1" {
+					found = true
+					if (b.Crossing == tasks.GlobalRoundTrip.String()) != c.pjCrosses {
+						t.Errorf("p.y -> j.x1 crosses %s, want a global round trip %v", b.Crossing, c.pjCrosses)
+					}
 				}
-				return
 			}
-			if len(r.KernelConflicts) == 0 || !strings.Contains(r.KernelConflicts[0], c.want) {
-				t.Errorf("conflicts %q, want one saying %q", r.KernelConflicts, c.want)
-			}
-			var text strings.Builder
-			if err := r.WriteText(&text); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(text.String(), "\nkernels       warning: ") {
-				t.Errorf("the text report does not warn of the kernels:\n%s", text.String())
+			if !found {
+				t.Errorf("no boundary p.y -> j.x1 in %v", r.Boundaries)
 			}
 		})
+	}
+}
+
+// A plan whose kernels have no order says so. Where m's cheaper
+// alternative writes its tile to global memory, m → j crosses a kernel
+// boundary by the plan's choice while p → m and p → j stay in one kernel:
+// p, m and j are one kernel, which would run both sides of its own
+// boundary. The planner decides each edge's crossing on its own
+// (docs/format.md), so it warns.
+func TestKernelConflicts(t *testing.T) {
+	g, err := tasks.Load([]byte(`{"version": 1, "name": "kernel-order", "target": "h200", "sizes": {"M": 64},
+  "spaces": {"t": "(m:16, k:16)"},
+  "layouts": {"g": "global f16 elements align 16: logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)"},
+  "tasks": {
+    "p": {"ports": {"y": {"direction": "out", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "a", "ports": {"y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]},
+    "mid": {"ports": {"x": {"direction": "in", "tile": "t", "element": "f16"}, "y": {"direction": "out", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "regs", "ports": {"x": "mma.m16n8k16.a.f16", "y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 100000}, "multiplicity": "M"},
+                           {"id": "global", "ports": {"x": "mma.m16n8k16.a.f16", "y": {"layout": "g"}}, "cost": {"ns": 1}, "multiplicity": "M"}]},
+    "join": {"ports": {"x1": {"direction": "in", "tile": "t", "element": "f16"}, "x2": {"direction": "in", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "a", "ports": {"x1": "mma.m16n8k16.a.f16", "x2": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]}},
+  "invocations": [{"id": "p", "task": "p"}, {"id": "m", "task": "mid"}, {"id": "j", "task": "join"}],
+  "edges": [{"from": "p.y", "to": "m.x"}, {"from": "m.y", "to": "j.x2"}, {"from": "p.y", "to": "j.x1"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "m.y -> j.x2 crosses a kernel boundary, but m and j are in one kernel"
+	if len(r.KernelConflicts) == 0 || !strings.Contains(r.KernelConflicts[0], want) {
+		t.Errorf("conflicts %q, want one saying %q", r.KernelConflicts, want)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "\nkernels       warning: ") {
+		t.Errorf("the text report does not warn of the kernels:\n%s", text.String())
 	}
 	for name, g := range examples(t) {
 		r, err := Plan(context.Background(), g, PlanOptions{})

@@ -339,6 +339,17 @@ var codeCases = []codeCase{
 		path: "$.measured.conversions[0]", code: CodeUnusedMeasured, warning: true, msg: "the measurement is never used"},
 	{name: "measured on another target", data: mutate(func(g map[string]any) { obj(g, "measured")["target"] = "sm80" }),
 		path: "$.measured.target", code: CodeMeasuredTarget, warning: true, msg: "the costs were measured on sm80, the graph's target is h200"},
+	{name: "parallel path crosses a kernel", data: mutate(func(g map[string]any) {
+		obj(g, "tasks")["join"] = map[string]any{
+			"ports": map[string]any{"x": map[string]any{"direction": "in", "tile": "a", "element": "f16"},
+				"y": map[string]any{"direction": "in", "tile": "a", "element": "f16"}},
+			"alternatives": []any{map[string]any{"id": "r", "ports": map[string]any{"x": "rows", "y": "rows"},
+				"cost": map[string]any{"ns": 1}, "multiplicity": "M/16 * K/16"}}}
+		g["invocations"] = append(g["invocations"].([]any), map[string]any{"id": "join", "task": "join"})
+		obj(g, "edges", 0)["kernel"] = "must_cross"
+		g["edges"] = append(g["edges"].([]any), map[string]any{"from": "scale.y", "to": "join.x"},
+			map[string]any{"from": "load_a.a", "to": "join.y"})
+	}), path: "$.edges[5]", code: CodeKernelPath, warning: true, msg: "the path through load_a.a -> scale.x crosses one, so load_a's kernel runs before join's"},
 	{name: "registers no alternative fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["registers_per_thread"] = 32 }),
 		path: "$.groups[0].registers_per_thread", code: CodeBudget, warning: true,
 		msg: "invocation mma needs at least 64 registers per thread whichever alternative runs, over group kernel's budget of 32"},
@@ -523,5 +534,84 @@ func TestLoneLoop(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
+
+// An edge parallel to a path that crosses a kernel boundary in every plan
+// must cross too; inside one group it is a problem, and a crossing that a
+// plan may choose implies nothing.
+func TestKernelPaths(t *testing.T) {
+	diamond := func(change func(g map[string]any)) func(g map[string]any) {
+		return func(g map[string]any) {
+			obj(g, "tasks")["join"] = map[string]any{
+				"ports": map[string]any{"x": map[string]any{"direction": "in", "tile": "a", "element": "f16"},
+					"y": map[string]any{"direction": "in", "tile": "a", "element": "f16"}},
+				"alternatives": []any{map[string]any{"id": "r", "ports": map[string]any{"x": "rows", "y": "rows"},
+					"cost": map[string]any{"ns": 1}, "multiplicity": "M/16 * K/16"}}}
+			g["invocations"] = append(g["invocations"].([]any), map[string]any{"id": "join", "task": "join"})
+			g["edges"] = append(g["edges"].([]any), map[string]any{"from": "scale.y", "to": "join.x"},
+				map[string]any{"from": "load_a.a", "to": "join.y"})
+			change(g)
+		}
+	}
+	load := func(change func(g map[string]any)) (*Graph, error) {
+		t.Helper()
+		return Load(edit(t, diamond(change)))
+	}
+	// load_a ⇝ scale ⇝ join crosses at load_a → scale: load_a → join must.
+	g, err := load(func(g map[string]any) { obj(g, "edges", 0)["kernel"] = "must_cross" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := g.Edges()[5]
+	if !e.MustCross() || e.CrossedOnPath() != g.Edges()[0] {
+		t.Errorf("load_a.a -> join.y: must cross %v, crossed on %v; want it crossed on load_a.a -> scale.x", e.MustCross(), e.CrossedOnPath())
+	}
+	if e := g.Edges()[4]; e.MustCross() {
+		t.Errorf("scale.y -> join.x must cross, with nothing on a parallel path")
+	}
+	// The same when every alternative of scale writes its tile to global
+	// memory: scale → join crosses in every plan.
+	g, err = load(func(g map[string]any) {
+		for _, a := range obj(g, "tasks", "scale")["alternatives"].([]any) {
+			a.(map[string]any)["ports"].(map[string]any)["y"] = map[string]any{"layout": "a_global"}
+		}
+		g["groups"] = []any{}
+		obj(g, "edges", 1)["to"] = "join.x"
+		g["edges"] = append(g["edges"].([]any)[:4:4], g["edges"].([]any)[5])
+		obj(g, "edges", 1)["to"] = "join.x"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crossed []string
+	for _, e := range g.Edges() {
+		if e.CrossedOnPath() != nil {
+			crossed = append(crossed, edgeText(e)+" via "+edgeText(e.CrossedOnPath()))
+		}
+	}
+	if want := []string{"load_a.a -> join.y via scale.y -> join.x"}; !slices.Equal(crossed, want) {
+		t.Errorf("crossed on paths %q, want %q", crossed, want)
+	}
+	// A crossing a plan may choose (scale's rows alternative keeps its tile
+	// in registers) implies nothing.
+	g, err = load(func(g map[string]any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range g.Edges() {
+		if e.CrossedOnPath() != nil {
+			t.Errorf("%s crossed on %s, with no edge that crosses in every plan", edgeText(e), edgeText(e.CrossedOnPath()))
+		}
+	}
+	// Inside one group: the group would be left and entered again.
+	_, err = load(func(g map[string]any) {
+		obj(g, "edges", 0)["kernel"] = "must_cross"
+		g["groups"] = []any{map[string]any{"id": "k2", "invocations": []any{"load_a", "join"}}}
+	})
+	var ps jsonv.Problems
+	if !errors.As(err, &ps) || len(ps.Errors()) != 1 || ps.Errors()[0].Code != CodeKernel || ps.Errors()[0].Path.String() != "$.edges[5]" ||
+		!strings.Contains(ps.Errors()[0].Msg, "fused in group k2, but a path between them crosses a kernel boundary at load_a.a -> scale.x") {
+		t.Errorf("a group left and entered again: %v", err)
 	}
 }

@@ -198,12 +198,24 @@ type Edge struct {
 	// betweenGroups: the ends are fused in two different groups, two
 	// kernels.
 	betweenGroups bool
+	// crossedOnPath: an edge on another path between the ends that
+	// crosses a kernel boundary in every plan (nil: none).
+	crossedOnPath *Edge
 }
 
 // MustCross reports whether tiles must cross a kernel boundary on e: the
 // edge is declared must_cross, or its ends are fused in two different
-// groups, which are two kernels.
-func (e *Edge) MustCross() bool { return e.Kernel == MustCrossKernel || e.betweenGroups }
+// groups, which are two kernels, or another path between its ends crosses
+// a kernel boundary in every plan (CrossedOnPath).
+func (e *Edge) MustCross() bool {
+	return e.Kernel == MustCrossKernel || e.betweenGroups || e.crossedOnPath != nil
+}
+
+// CrossedOnPath returns, when another path between e's ends crosses a
+// kernel boundary in every plan, an edge of that path where it crosses:
+// the producer's kernel then runs before the consumer's, and e must cross
+// too. Nil when no such path is known (docs/format.md, "Edges").
+func (e *Edge) CrossedOnPath() *Edge { return e.crossedOnPath }
 
 // BetweenGroups reports whether e's ends are fused in two different
 // groups: then it must cross a kernel boundary whatever it declares.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -659,3 +660,119 @@ func (v *validator) cycle(scc []graph.Node) {
 }
 
 var _ = storage.Global
+
+// maxKernelPathBits caps the bits kernelPaths keeps: two bit sets over the
+// crossing edges per invocation. Above it the inference is skipped, and a
+// plan warns of what it would have found (planner's kernel conflicts).
+const maxKernelPathBits = 1 << 28
+
+// kernelPaths finds the edges that must cross a kernel boundary because
+// another path between their ends does, whatever the plan chooses: an edge
+// u → w where some path u ⇝ x → y ⇝ w crosses at x → y in every plan (an
+// edge that must cross, or one whose producer's every candidate writes its
+// tile to global memory, or whose consumer's every candidate reads it
+// from there). u's kernel runs before y's, so w's cannot be u's. Each such
+// edge crosses (Edge.MustCross, with the crossing edge in
+// Edge.CrossedOnPath) and is warned of (CodeKernelPath); inside one fused
+// group it is a problem (CodeKernel): the group would be left and
+// re-entered. Run after order, on an acyclic graph.
+func (v *validator) kernelPaths() {
+	g := v.g
+	if len(g.topo) != len(g.invocations) {
+		return // a cycle, reported already
+	}
+	every := func(cs []*Candidate, in func(*Candidate) bool) bool {
+		if len(cs) == 0 {
+			return false
+		}
+		for _, c := range cs {
+			if !in(c) {
+				return false
+			}
+		}
+		return true
+	}
+	var crossing []*Edge
+	for _, e := range g.edges {
+		if e.MustCross() ||
+			every(e.From.Invocation.Candidates, func(c *Candidate) bool { return e.SourceBinding(c).InMemory() }) ||
+			every(e.To.Invocation.Candidates, func(c *Candidate) bool { return e.TargetBinding(c).InMemory() }) {
+			crossing = append(crossing, e)
+		}
+	}
+	m, n := len(crossing), len(g.invocations)
+	if m == 0 || 2*m*n > maxKernelPathBits {
+		return
+	}
+	words := (m + 63) / 64
+	// ahead[v]: the crossing edges some path from v reaches (their tails
+	// reachable from v); behind[v]: those some path into v comes through.
+	ahead := make([]uint64, n*words)
+	behind := make([]uint64, n*words)
+	set := func(bits []uint64, v, i int) { bits[v*words+i/64] |= 1 << (i % 64) }
+	or := func(bits []uint64, dst, src int) {
+		d, s := bits[dst*words:(dst+1)*words], bits[src*words:(src+1)*words]
+		for i := range d {
+			d[i] |= s[i]
+		}
+	}
+	index := make(map[*Edge]int, m)
+	for i, e := range crossing {
+		index[e] = i
+	}
+	groupOf := make([]*Group, n)
+	for _, gr := range g.groups {
+		for _, inv := range gr.Invocations {
+			groupOf[inv.Index] = gr
+		}
+	}
+	for _, u := range g.topo {
+		for _, e := range u.In {
+			or(behind, u.Index, e.From.Invocation.Index)
+			if i, ok := index[e]; ok {
+				set(behind, u.Index, i)
+			}
+		}
+	}
+	for k := len(g.topo) - 1; k >= 0; k-- {
+		u := g.topo[k]
+		for _, e := range u.Out {
+			or(ahead, u.Index, e.To.Invocation.Index)
+			if i, ok := index[e]; ok {
+				set(ahead, u.Index, i)
+			}
+		}
+	}
+	for _, e := range g.edges {
+		if _, ok := index[e]; ok {
+			continue
+		}
+		a := ahead[e.From.Invocation.Index*words : (e.From.Invocation.Index+1)*words]
+		b := behind[e.To.Invocation.Index*words : (e.To.Invocation.Index+1)*words]
+		via := -1
+		for i := range a {
+			if x := a[i] & b[i]; x != 0 {
+				via = i*64 + bits.TrailingZeros64(x)
+				break
+			}
+		}
+		if via < 0 {
+			continue
+		}
+		c := crossing[via]
+		e.crossedOnPath = c
+		p := root.Key("edges").Index(v.specEdgeIndex(e))
+		if gr := groupOf[e.From.Invocation.Index]; gr != nil && gr == groupOf[e.To.Invocation.Index] {
+			v.d.Report(p, CodeKernel, "%s and %s are fused in group %s, but a path between them crosses a kernel boundary at %s: the group would be left and entered again",
+				e.From.Invocation.ID, e.To.Invocation.ID, gr.ID, edgeText(c))
+			continue
+		}
+		v.d.Warn(p, CodeKernelPath, "the edge must cross a kernel boundary: the path through %s crosses one, so %s's kernel runs before %s's (a global round trip is paid here; declare it \"kernel\": \"must_cross\" to say so)",
+			edgeText(c), e.From.Invocation.ID, e.To.Invocation.ID)
+	}
+}
+
+// edgeText names an edge as reports do: "u.port -> w.port".
+func edgeText(e *Edge) string {
+	return e.From.Invocation.ID + "." + e.From.Port.Name + " -> " + e.To.Invocation.ID + "." + e.To.Port.Name
+}

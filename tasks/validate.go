@@ -40,6 +40,7 @@ const (
 	CodeUnusedMeasured  jsonv.Code = "unused_measurement"   // warning: a measured conversion no edge's pair of realizations matches
 	CodeUnusedSize      jsonv.Code = "unused_size"          // warning: a size no multiplicity of the task (or of any task) names
 	CodeMeasuredTarget  jsonv.Code = "measured_target"      // warning: costs measured on another target than the graph's
+	CodeKernelPath      jsonv.Code = "kernel_path"          // warning: an edge that must cross because another path between its ends does
 )
 
 // The default limits on a graph, so that hostile input fails with a clear
@@ -131,6 +132,7 @@ func (v *validator) graph(prelude func(*Prelude)) *Graph {
 	v.groups()
 	v.measured()
 	v.order()
+	v.kernelPaths()
 	return g
 }
 
@@ -707,5 +709,5 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
 		CodeFedTwice, CodeUnconsumed, CodeTileCount, CodeLoop, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
-		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize, CodeMeasuredTarget}
+		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize, CodeMeasuredTarget, CodeKernelPath}
 }
