@@ -124,3 +124,148 @@ func TestEliminatedBound(t *testing.T) {
 		t.Errorf("no bound stronger than the LP's (%d) or no plan (%d)", stronger, plans)
 	}
 }
+
+// TestCertifyRoundBatched checks the rounds that queries of one node set
+// and region take together (certifyRound: one elimination of the other
+// variables, each query finishing its own) against the same round taken
+// by each query alone (certify, one round): on small random cores, for
+// each core node's choices and for pairs of core nodes restricted to
+// random sets of choices, at random regions around them, every outcome
+// must be the same bit for bit: certified or not, the values, what is
+// known, the region to go on from.
+func TestCertifyRoundBatched(t *testing.T) {
+	lib := highstest.Library(t)
+	ctx := context.Background()
+	s, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	groups, shared, certified := 0, 0, 0
+	for seed := range uint64(300) {
+		p := randomProblem(seed, 9)
+		in := newInstance(p, true)
+		if len(in.empty) > 0 {
+			continue // no plan
+		}
+		r := reduce(in, 8, true)
+		if len(r.core) < 2 || math.IsInf(r.offset, 1) {
+			continue
+		}
+		cm := buildCore(r)
+		opt := &Options{}
+		res, err := cm.solve(ctx, lib, r, opt.solverOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.status != highs.Optimal {
+			continue
+		}
+		lp := relaxation(&cm.model)
+		lpOpt := opt.solverOptions()
+		lpOpt.Duals, lpOpt.InteriorPoint = true, true
+		root, err := lib.Solve(ctx, &lp, lpOpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if root.Status != highs.Optimal {
+			continue
+		}
+		rg := &regrets{ctx: ctx, r: r, cm: cm, lib: lib, opt: opt, asg: res.asg, opt0: res.objective}
+		c := newCertifier(rg, root.RowDuals)
+		w := c.newWorker(s)
+		rng := rand.New(rand.NewPCG(seed, 11))
+		maxColumns := c.columnLimit(certifyColumns)
+		// check takes one round of the queries over nodes whose sets are
+		// sets, at region, together and each alone.
+		check := func(nodes []int, sets [][][]int, region []int) {
+			mk := func() []*query {
+				qs := make([]*query, len(sets))
+				for i := range sets {
+					q := &query{nodes: nodes, sets: sets[i], lo: math.NaN(), hi: math.NaN()}
+					q.known.lo, q.known.hi = rg.opt0, inf
+					if len(region) > len(nodes) {
+						q.resume = slices.Clone(region)
+					}
+					qs[i] = q
+				}
+				return qs
+			}
+			together, alone := mk(), mk()
+			ends := make([]bool, len(together))
+			if err := c.certifyRound(ctx, together, w, maxColumns, ends); err != nil {
+				t.Fatal(err)
+			}
+			for i, q := range alone {
+				ok, err := c.certify(ctx, q, w, 1, maxColumns, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := together[i]
+				if ok != ends[i] || !same(q.lo, g.lo) || !same(q.hi, g.hi) || !same(q.known.lo, g.known.lo) ||
+					!same(q.known.hi, g.known.hi) || !slices.Equal(q.resume, g.resume) {
+					t.Fatalf("seed %d: nodes %v at %v, region %v: alone %v [%v, %v] known [%v, %v] resume %v; together %v [%v, %v] known [%v, %v] resume %v",
+						seed, nodes, sets[i], region, ok, q.lo, q.hi, q.known.lo, q.known.hi, q.resume,
+						ends[i], g.lo, g.hi, g.known.lo, g.known.hi, g.resume)
+				}
+				if ok {
+					certified++
+				}
+			}
+			groups++
+			if len(sets) > 1 {
+				shared++
+			}
+		}
+		grow := func(region []int) []int {
+			for range rng.IntN(4) {
+				if u := r.core[rng.IntN(len(r.core))]; !slices.Contains(region, u) {
+					region = append(region, u)
+				}
+			}
+			return region
+		}
+		for _, v := range r.core {
+			var sets [][][]int
+			for k := range in.domain[v] {
+				if k != res.asg[v] {
+					sets = append(sets, [][]int{{k}})
+				}
+			}
+			if len(sets) == 0 {
+				continue
+			}
+			check([]int{v}, sets, []int{v})
+			check([]int{v}, sets, grow([]int{v}))
+		}
+		// Pairs of nodes, each restricted to a random set of choices, as a
+		// separator's classes restrict theirs.
+		for range 4 {
+			u, v := r.core[rng.IntN(len(r.core))], r.core[rng.IntN(len(r.core))]
+			if u == v {
+				continue
+			}
+			nodes := []int{u, v}
+			sets := make([][][]int, 1+rng.IntN(4))
+			for i := range sets {
+				sets[i] = make([][]int, 2)
+				for j, x := range nodes {
+					for k := range in.domain[x] {
+						if rng.IntN(2) == 0 {
+							sets[i][j] = append(sets[i][j], k)
+						}
+					}
+					if sets[i][j] == nil {
+						sets[i][j] = []int{rng.IntN(len(in.domain[x]))}
+					}
+				}
+			}
+			check(nodes, sets, grow(slices.Clone(nodes)))
+		}
+	}
+	t.Logf("%d groups compared, %d of several queries; %d queries certified", groups, shared, certified)
+	if shared == 0 || certified == 0 {
+		t.Errorf("no group of several queries (%d) or none certified (%d)", shared, certified)
+	}
+}

@@ -52,7 +52,11 @@ import (
 // (985), while the queries no region certifies spend every round, up to
 // the column limit. So the rounds are taken in passes over every open
 // query (certifyPasses: the first region of each, then the second, then
-// the rest), each query going on from its last region.
+// the rest, a round at a time), each query going on from its last region.
+// Within a round, the queries of one node set at one region share that
+// region's elimination (certifyRound; prepare in certelim.go): every other
+// choice of a node starts at the same region, and on that DAG the 6,926
+// queries of the second round stand at 2,414 regions.
 const (
 	certifyRounds     = 6
 	certifyColumns    = 10 // a tenth of the core's
@@ -243,7 +247,9 @@ type certWorker struct {
 	// (delta).
 	termMark  []int
 	termStamp int
-	changed   []int // the nodes where asg differs from the optimum
+	changed   []int     // the nodes where asg differs from the optimum
+	last      []int     // the query's nodes' local variables (prepare)
+	saved     []float64 // their unaries while finish restricts them
 	// best is the cheapest plan certify saw that answers its query, and
 	// bestDelta its cost minus the optimum's (+Inf: none).
 	best      []int
@@ -263,10 +269,10 @@ func (c *certifier) newWorker(s *highs.Solver) *certWorker {
 // most maxColumns columns; it tries at most rounds of them. With mip, the
 // small LPs are solved with integral x at once. Without mip, a query whose
 // rounds ran out while its region still grew keeps that region in
-// q.resume, and the next call goes on from it (certificatePasses); any
-// other end clears it.
+// q.resume, and the next call goes on from it; any other end clears it.
+// (certificatePasses takes the rounds of many queries together, round by
+// round: certifyRound.)
 func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds, maxColumns int, mip bool) (bool, error) {
-	rg, cm := c.rg, c.rg.cm
 	region := slices.Clone(q.nodes)
 	if !mip && q.resume != nil {
 		region = q.resume
@@ -280,78 +286,11 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 			return false, nil
 		}
 		c.keepRegion(region, w)
-		stamp := w.stamp
-		lb, feasible, ok := c.eliminate(q, region, w)
-		var res *highs.Result
-		if !ok {
-			var err error
-			if res, err = c.smallLP(ctx, q, region, w, maxColumns, mip); err != nil || res == nil {
-				return false, err
-			}
-			lb, feasible = res.DualBound, res.Status != highs.Infeasible
+		end, grown, _, err := c.round(ctx, q, region, w, maxColumns, mip, false)
+		if err != nil || end != roundGrown {
+			return end == roundCertified, err
 		}
-		if !feasible {
-			// L_R is +Inf: no plan answers the query.
-			q.lo, q.hi = inf, inf
-			return rg.certifiedBy(res), nil
-		}
-		lb = c.lowerBound(lb, w)
-		q.known.lo = math.Max(q.known.lo, lb)
-		if delta, ok := c.delta(w); ok {
-			if lb >= c.cost+delta-c.tol {
-				q.lo, q.hi = rg.opt0+delta, rg.opt0+delta
-				return rg.certifiedBy(res), nil
-			}
-			if delta < w.bestDelta {
-				w.bestDelta = delta
-				copy(w.best, w.asg)
-			}
-			q.known.hi = math.Min(q.known.hi, rg.opt0+delta)
-		}
-		if lb >= q.known.hi-c.tol {
-			// A plan found before (a window) meets the bound.
-			q.lo, q.hi = q.known.hi, q.known.hi
-			return rg.certifiedBy(res), nil
-		}
-		// Grow by the neighbours whose choice moved. An eliminated region's
-		// plan costs more than its bound by its columns' slack outside the
-		// region (d·x over their box minimum), the optimum's except at the
-		// terms of the boundary nodes it moved, which join the region: that
-		// slack is the optimum's own, nil where the root LP is tight and its
-		// duals optimal. A small LP's region grows by the nodes of a moved
-		// x and the scopes of the terms of a moved y or z outside the
-		// region's. (Growing an eliminated region by its moved nodes'
-		// neighbours too, as the small LP's, made its buckets too large
-		// sooner: on the dense 1,000-invocation DAG, 1,900 of 11,400
-		// queries went on to re-solves, against 54.)
-		grown := false
-		add := func(v int) {
-			if w.inN[v] != stamp && !slices.Contains(region, v) {
-				region = append(region, v)
-				grown = true
-			}
-		}
-		if res == nil {
-			for _, v := range w.changed {
-				add(v)
-			}
-		} else {
-			for k, j := range w.cols {
-				if math.Abs(res.Values[k]-c.star[j]) <= 1e-6 {
-					continue
-				}
-				if ref := &cm.cols[j]; ref.kind == colX {
-					add(ref.node)
-				} else {
-					for _, v := range cm.terms[c.colTerm[j]].scope {
-						add(v)
-					}
-				}
-			}
-		}
-		if !grown {
-			return false, nil
-		}
+		region = grown
 	}
 	if !mip {
 		q.resume = region
@@ -359,15 +298,158 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 	return false, nil
 }
 
+// How a round of a query's certificate ended.
+type roundEnd int
+
+const (
+	roundCertified roundEnd = iota // the query is answered
+	roundGrown                     // its region grew: another round may answer it
+	roundStuck                     // no region of it will: a re-solve must
+)
+
+// round is one round of query q's certificate (certify) on region, whose
+// rows keepRegion kept last: the bound of the region's elimination, or of
+// its small LP where the elimination cannot take it, against the plan
+// that comes with it. With prepared, w.el holds the region's elimination
+// as prepare left it for q's nodes (shared by the queries of one node set
+// and region); eliminated reports that the elimination answered, so that
+// w.el and w's kept rows and columns are still the region's. It returns
+// the region grown by the nodes the plan moved (a new slice; region is
+// not changed).
+func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWorker, maxColumns int, mip, prepared bool) (end roundEnd, grown []int, eliminated bool, err error) {
+	rg, cm := c.rg, c.rg.cm
+	stamp := w.stamp
+	var lb float64
+	var feasible bool
+	if prepared || c.prepare(q.nodes, region, w) {
+		lb, feasible, eliminated = c.finish(q, w)
+	}
+	var res *highs.Result
+	if !eliminated {
+		res, err = c.smallLP(ctx, q, region, w, maxColumns, mip)
+		if err != nil || res == nil {
+			return roundStuck, nil, false, err
+		}
+		lb, feasible = res.DualBound, res.Status != highs.Infeasible
+	}
+	if !feasible {
+		// L_R is +Inf: no plan answers the query.
+		q.lo, q.hi = inf, inf
+		rg.certifiedBy(res)
+		return roundCertified, nil, eliminated, nil
+	}
+	lb = c.lowerBound(lb, w)
+	q.known.lo = math.Max(q.known.lo, lb)
+	delta, ok := c.delta(w)
+	if ok {
+		if lb >= c.cost+delta-c.tol {
+			q.lo, q.hi = rg.opt0+delta, rg.opt0+delta
+			rg.certifiedBy(res)
+			return roundCertified, nil, eliminated, nil
+		}
+		if delta < w.bestDelta {
+			w.bestDelta = delta
+			copy(w.best, w.asg)
+		}
+		q.known.hi = math.Min(q.known.hi, rg.opt0+delta)
+	}
+	if lb >= q.known.hi-c.tol {
+		// A plan found before (a window) meets the bound.
+		q.lo, q.hi = q.known.hi, q.known.hi
+		rg.certifiedBy(res)
+		return roundCertified, nil, eliminated, nil
+	}
+	// Grow by the neighbours whose choice moved. An eliminated region's
+	// plan costs more than its bound by its columns' slack outside the
+	// region (d·x over their box minimum), the optimum's except at the
+	// terms of the boundary nodes it moved, which join the region: that
+	// slack is the optimum's own, nil where the root LP is tight and its
+	// duals optimal. A small LP's region grows by the nodes of a moved
+	// x and the scopes of the terms of a moved y or z outside the
+	// region's. (Growing an eliminated region by its moved nodes'
+	// neighbours too, as the small LP's, made its buckets too large
+	// sooner: on the dense 1,000-invocation DAG, 1,900 of 11,400
+	// queries went on to re-solves, against 54.)
+	grown = slices.Clip(region)
+	add := func(v int) {
+		if w.inN[v] != stamp && !slices.Contains(grown, v) {
+			grown = append(grown, v)
+		}
+	}
+	if res == nil {
+		for _, v := range w.changed {
+			add(v)
+		}
+	} else {
+		for k, j := range w.cols {
+			if math.Abs(res.Values[k]-c.star[j]) <= 1e-6 {
+				continue
+			}
+			if ref := &cm.cols[j]; ref.kind == colX {
+				add(ref.node)
+			} else {
+				for _, v := range cm.terms[c.colTerm[j]].scope {
+					add(v)
+				}
+			}
+		}
+	}
+	if len(grown) == len(region) {
+		return roundStuck, nil, eliminated, nil
+	}
+	return roundGrown, grown, eliminated, nil
+}
+
+// certifyRound takes one round of the certificates of the queries qs,
+// which share their nodes and their region (q.resume, or their nodes where
+// that is nil), as certify would take it for each: one region kept and, where
+// it can be eliminated, one elimination of the variables other than the
+// queries' nodes (prepare), each query finishing its own. Each query ends
+// the round certified (ends[i] true), with q.resume set to the region
+// grown, or stuck (neither).
+func (c *certifier) certifyRound(ctx context.Context, qs []*query, w *certWorker, maxColumns int, ends []bool) error {
+	region := qs[0].resume
+	if region == nil {
+		region = qs[0].nodes
+	}
+	kept, prepared := false, false
+	for i, q := range qs {
+		q.resume = nil
+		ends[i] = false
+		if ctx.Err() != nil {
+			// The regret time limit has struck (certify).
+			continue
+		}
+		if !kept {
+			c.keepRegion(region, w)
+			prepared, kept = c.prepare(q.nodes, region, w), true
+		}
+		w.bestDelta = inf
+		end, grown, eliminated, err := c.round(ctx, q, region, w, maxColumns, false, prepared)
+		if err != nil {
+			return err
+		}
+		// A small LP replaces the kept rows and columns: the next query
+		// keeps its own.
+		kept = kept && eliminated
+		switch end {
+		case roundCertified:
+			ends[i] = true
+		case roundGrown:
+			q.resume = grown
+		}
+	}
+	return nil
+}
+
 // certifiedBy counts a query certified by an eliminated region (res nil)
-// rather than a small LP's result res. It returns true.
-func (rg *regrets) certifiedBy(res *highs.Result) bool {
+// rather than a small LP's result res.
+func (rg *regrets) certifiedBy(res *highs.Result) {
 	if res == nil {
 		rg.mu.Lock()
 		rg.eliminated++
 		rg.mu.Unlock()
 	}
-	return true
 }
 
 // keepRegion starts a round on region: it marks its nodes and lists its
@@ -415,8 +497,22 @@ func (w *certWorker) keep(i int) {
 // from the optimum in w.changed, with the small LP's columns in w.cols
 // (what the minimum covers) and the kept terms marked. It reports
 // !feasible where no choices make it finite, and !ok where the
-// elimination cannot take the region.
+// elimination cannot take the region. It is prepare and then finish.
 func (c *certifier) eliminate(q *query, region []int, w *certWorker) (min float64, feasible, ok bool) {
+	if !c.prepare(q.nodes, region, w) {
+		return 0, false, false
+	}
+	return c.finish(q, w)
+}
+
+// prepare sets up the elimination of region, whose first nodes are a
+// query's nodes, in w.el: its nodes and boundary, the kept terms (marked,
+// their columns in w.cols) and the unaries, without the query's
+// restriction, which only finish reads. It eliminates every variable but
+// the query's nodes (certelim.go), so that the queries of one node set and
+// one region share that work and differ only in finish. It reports false
+// where the elimination cannot take the region.
+func (c *certifier) prepare(nodes, region []int, w *certWorker) bool {
 	rg, cm := c.rg, c.rg.cm
 	m := &cm.model
 	in := rg.r.in
@@ -447,7 +543,7 @@ func (c *certifier) eliminate(q *query, region []int, w *certWorker) (min float6
 				}
 				e.addFactor(vars, tm.cls, tm.ncls, c.tables[t])
 			default:
-				return 0, false, false
+				return false
 			}
 			for j := ct.colStart; j < ct.colEnd; j++ {
 				w.cols = append(w.cols, j)
@@ -455,13 +551,13 @@ func (c *certifier) eliminate(q *query, region []int, w *certWorker) (min float6
 		}
 	}
 	// The unaries: each x's cost priced by the rows not kept, +Inf where
-	// its box or the query rules it out.
+	// its box rules it out.
 	for i, v := range e.nodes {
 		if v < 0 {
 			continue
 		}
 		if c.xBudget[v] {
-			return 0, false, false
+			return false
 		}
 		for k := range e.unary[i] {
 			j := cm.xcol[v] + k
@@ -478,15 +574,35 @@ func (c *certifier) eliminate(q *query, region []int, w *certWorker) (min float6
 			e.unary[i][k] = cost
 		}
 	}
+	w.last = w.last[:0]
+	for _, v := range nodes {
+		w.last = append(w.last, e.local[v])
+	}
+	return e.prepare(w.last)
+}
+
+// finish completes the elimination prepare left for query q: its nodes'
+// unaries +Inf outside its sets, for this call only. It returns what
+// eliminate does.
+func (c *certifier) finish(q *query, w *certWorker) (min float64, feasible, ok bool) {
+	rg := c.rg
+	e := w.el
+	w.saved = w.saved[:0]
 	for qi, v := range q.nodes {
 		u := e.unary[e.local[v]]
+		w.saved = append(w.saved, u...)
 		for k := range u {
 			if !slices.Contains(q.sets[qi], k) {
 				u[k] = inf
 			}
 		}
 	}
-	min, ok = e.solve()
+	min, ok = e.finish()
+	saved := w.saved
+	for _, v := range q.nodes {
+		u := e.unary[e.local[v]]
+		saved = saved[copy(u, saved):]
+	}
 	if !ok || math.IsInf(min, 1) {
 		return min, false, ok
 	}

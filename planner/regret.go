@@ -544,54 +544,72 @@ func (rg *regrets) solveQueries() error {
 
 // certificatePasses tries a certificate for each open query, in passes of
 // certifyPasses rounds each (certify.go), and returns the queries left
-// for re-solves.
+// for re-solves. A pass takes its rounds one by one over every query still
+// open, and a round takes the queries by their node set and region: the
+// queries of one node set whose regions are the same (every other choice of
+// a node, at its first region; a third of them at their second) share the
+// region's elimination but for their nodes' (certifyRound), and each comes
+// out as certify would have left it.
 func (rg *regrets) certificatePasses(cert *certifier, open []int) ([]int, error) {
-	left := slices.Clone(open) // the queries a later pass goes on with
+	left := slices.Clone(open) // the queries the next round goes on with
+	for i, qi := range left {
+		if q := &rg.queries[qi]; rg.fixedOut(q) {
+			q.lo, q.hi = inf, inf
+			rg.certified++
+			rg.answered()
+			left[i] = -1
+		}
+	}
+	left = slices.DeleteFunc(left, func(qi int) bool { return qi < 0 })
 	for pass, rounds := range certifyPasses {
-		done := make([]bool, len(left))
-		err := rg.parallel(len(left), func(w int, next func() (int, bool)) error {
-			s, err := rg.lib.NewSolver()
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			cw := cert.newWorker(s)
-			for {
-				i, ok := next()
-				if !ok {
-					return nil
-				}
-				q := &rg.queries[left[i]]
-				if pass == 0 && rg.fixedOut(q) {
-					q.lo, q.hi = inf, inf
-					done[i] = true
-					rg.answered()
-					continue
-				}
-				if done[i], err = cert.certify(rg.ctx, q, cw, rounds, cert.columnLimit(certifyColumns), false); err != nil {
+		for range rounds {
+			groups := rg.regionGroups(left)
+			done := make([]bool, len(left))
+			err := rg.parallel(len(groups), func(w int, next func() (int, bool)) error {
+				s, err := rg.lib.NewSolver()
+				if err != nil {
 					return err
 				}
-				if done[i] {
-					rg.answered()
+				defer s.Close()
+				cw := cert.newWorker(s)
+				var qs []*query
+				for {
+					g, ok := next()
+					if !ok {
+						return nil
+					}
+					qs = qs[:0]
+					for _, i := range groups[g] {
+						qs = append(qs, &rg.queries[left[i]])
+					}
+					ends := make([]bool, len(qs))
+					if err := cert.certifyRound(rg.ctx, qs, cw, cert.columnLimit(certifyColumns), ends); err != nil {
+						return err
+					}
+					for k, i := range groups[g] {
+						if done[i] = ends[k]; done[i] {
+							rg.answered()
+						}
+					}
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+			next := left[:0]
+			for i, qi := range left {
+				switch q := &rg.queries[qi]; {
+				case done[i]:
+					rg.certified++
+					if pass > 0 {
+						rg.certifiedLater++
+					}
+				case q.resume != nil:
+					next = append(next, qi)
 				}
 			}
-		})
-		if err != nil {
-			return nil, err
+			left = next
 		}
-		next := left[:0]
-		for i, qi := range left {
-			switch q := &rg.queries[qi]; {
-			case done[i]:
-				rg.certified++
-				if pass > 0 {
-					rg.certifiedLater++
-				}
-			case q.resume != nil:
-				next = append(next, qi)
-			}
-		}
-		left = next
 	}
 	// Every query not certified is re-solved, in the order it was open.
 	rest := open[:0]
@@ -604,6 +622,40 @@ func (rg *regrets) certificatePasses(cert *certifier, open []int) ([]int, error)
 		rg.queries[qi].resume = nil
 	}
 	return rest, nil
+}
+
+// regionGroups groups the positions in left of the queries by their node
+// set and region (q.resume, or their nodes), in the order of their first
+// query, each group's queries in left's order.
+func (rg *regrets) regionGroups(left []int) [][]int {
+	var groups [][]int
+	index := map[string]int{}
+	var key []byte
+	for i, qi := range left {
+		q := &rg.queries[qi]
+		region := q.resume
+		if region == nil {
+			region = q.nodes
+		}
+		key = key[:0]
+		for _, v := range q.nodes {
+			key = strconv.AppendInt(key, int64(v), 10)
+			key = append(key, ',')
+		}
+		key = append(key, '|')
+		for _, v := range region {
+			key = strconv.AppendInt(key, int64(v), 10)
+			key = append(key, ',')
+		}
+		g, ok := index[string(key)]
+		if !ok {
+			g = len(groups)
+			index[string(key)] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
 }
 
 // certifiesAhead reports whether the regrets of r's core will price
