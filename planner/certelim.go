@@ -37,9 +37,12 @@ import (
 // then no step reads their unaries, the only place where the query's
 // restriction enters, so the queries of one node set at one region (a
 // node's every other choice, at its first region) share every step but
-// the last ones, and each gets the numbers it would get alone, bit for
-// bit. On the dense DAG above, the 10,283 queries of the first round
-// stand at 969 regions.
+// the last ones, and each gets the numbers it would get in that order
+// alone, bit for bit. On the dense DAG above, the 10,283 queries of the
+// first round stand at 969 regions. A query alone at its region (most of
+// them after their second round) is eliminated in the usual order, the
+// smallest bucket first over all its variables; where the order with its
+// nodes last exceeds the limits below, so is each query of the group.
 
 // certifyTable bounds the entries of a region's bucket (its separator's
 // class combinations times the eliminated node's choices) and of a term
@@ -94,6 +97,9 @@ type eliminator struct {
 	pairBuf []int
 	ints    []int
 	floats  []float64
+	// table and maxWork are certifyTable and certifyWork (a test lowers
+	// them).
+	table, maxWork int
 	// last marks the local variables prepare leaves to finish; work is the
 	// entries evaluated so far (certifyWork); ck is the state prepare
 	// leaves, which finish restores.
@@ -107,7 +113,7 @@ type eliminator struct {
 }
 
 func newEliminator(n int) *eliminator {
-	return &eliminator{local: make([]int, n), mark: make([]int, n)}
+	return &eliminator{local: make([]int, n), mark: make([]int, n), table: certifyTable, maxWork: certifyWork}
 }
 
 // reset starts a new region.
@@ -280,7 +286,7 @@ func (e *eliminator) step(last bool) bool {
 		}
 	}
 	bucket := e.separator(v)
-	if bucket > certifyTable {
+	if bucket > e.table {
 		return false
 	}
 	sep := e.intSlice(len(e.sep))
@@ -291,7 +297,7 @@ func (e *eliminator) step(last bool) bool {
 			factors = append(factors, f)
 		}
 	}
-	if e.work += bucket * len(factors); e.work > certifyWork {
+	if e.work += bucket * len(factors); e.work > e.maxWork {
 		return false
 	}
 	e.eliminate(v, sep, factors)
@@ -305,7 +311,7 @@ func (e *eliminator) step(last bool) bool {
 // separator lists variable v's neighbours not eliminated in e.sep, in
 // order of first occurrence, each one's product of the class counts its
 // factors see it in in e.prod (at most its domain's size), and returns the
-// entries of v's bucket over them, at most certifyTable+1.
+// entries of v's bucket over them, at most e.table+1.
 func (e *eliminator) separator(v int) int {
 	e.sepStep++
 	e.sepMark[v] = e.sepStep
@@ -329,8 +335,8 @@ func (e *eliminator) separator(v int) int {
 	}
 	entries := len(e.unary[v])
 	for _, u := range e.sep {
-		if entries > certifyTable/e.prod[u] {
-			return certifyTable + 1
+		if entries > e.table/e.prod[u] {
+			return e.table + 1
 		}
 		entries *= e.prod[u]
 	}

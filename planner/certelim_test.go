@@ -128,11 +128,15 @@ func TestEliminatedBound(t *testing.T) {
 // TestCertifyRoundBatched checks the rounds that queries of one node set
 // and region take together (certifyRound: one elimination of the other
 // variables, each query finishing its own) against the same round taken
-// by each query alone (certify, one round): on small random cores, for
+// by each query alone (round from elimShared, its own elimination of the
+// other variables; a group of one query as certify takes it, one round):
+// on small random cores, for
 // each core node's choices and for pairs of core nodes restricted to
 // random sets of choices, at random regions around them, every outcome
 // must be the same bit for bit: certified or not, the values, what is
-// known, the region to go on from.
+// known, the region to go on from; and so with the elimination's limits
+// lowered, so that a group's shared elimination, or the queries' own, is
+// refused and the queries go on alone or to their small LPs.
 func TestCertifyRoundBatched(t *testing.T) {
 	lib := highstest.Library(t)
 	ctx := context.Background()
@@ -142,7 +146,8 @@ func TestCertifyRoundBatched(t *testing.T) {
 	}
 	defer s.Close()
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
-	groups, shared, certified := 0, 0, 0
+	groups, shared, certified, single := 0, 0, 0, 0
+	refused := 0 // rounds whose shared elimination could not take the region
 	for seed := range uint64(300) {
 		p := randomProblem(seed, 9)
 		in := newInstance(p, true)
@@ -193,14 +198,42 @@ func TestCertifyRoundBatched(t *testing.T) {
 				return qs
 			}
 			together, alone := mk(), mk()
+			// Limits low enough, in one group of three, that the
+			// elimination prepare leaves, or the queries' own, cannot take
+			// the region: the queries go on alone or to small LPs.
+			w.el.table, w.el.maxWork = certifyTable, certifyWork
+			if rng.IntN(3) == 0 {
+				w.el.table, w.el.maxWork = 4<<rng.IntN(5), 16<<rng.IntN(8)
+			}
 			ends := make([]bool, len(together))
 			if err := c.certifyRound(ctx, together, w, maxColumns, ends); err != nil {
 				t.Fatal(err)
 			}
 			for i, q := range alone {
-				ok, err := c.certify(ctx, q, w, 1, maxColumns, false)
-				if err != nil {
-					t.Fatal(err)
+				var ok bool
+				if len(alone) == 1 {
+					// A query alone: as certify takes it.
+					if ok, err = c.certify(ctx, q, w, 1, maxColumns, false); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					region := q.resume
+					if region == nil {
+						region = q.nodes
+					}
+					q.resume = nil
+					c.keepRegion(region, w)
+					end, grown, intact, err := c.round(ctx, q, region, w, maxColumns, false, elimShared)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !intact {
+						refused++
+					}
+					ok = end == roundCertified
+					if end == roundGrown {
+						q.resume = grown
+					}
 				}
 				g := together[i]
 				if ok != ends[i] || !same(q.lo, g.lo) || !same(q.hi, g.hi) || !same(q.known.lo, g.known.lo) ||
@@ -216,6 +249,8 @@ func TestCertifyRoundBatched(t *testing.T) {
 			groups++
 			if len(sets) > 1 {
 				shared++
+			} else {
+				single++
 			}
 		}
 		grow := func(region []int) []int {
@@ -264,8 +299,8 @@ func TestCertifyRoundBatched(t *testing.T) {
 			check(nodes, sets, grow(slices.Clone(nodes)))
 		}
 	}
-	t.Logf("%d groups compared, %d of several queries; %d queries certified", groups, shared, certified)
-	if shared == 0 || certified == 0 {
-		t.Errorf("no group of several queries (%d) or none certified (%d)", shared, certified)
+	t.Logf("%d groups compared, %d of several queries, %d of one; %d queries certified; %d rounds without the shared elimination", groups, shared, single, certified, refused)
+	if shared == 0 || single == 0 || certified == 0 || refused == 0 {
+		t.Errorf("no group of several queries (%d) or of one (%d), none certified (%d) or none refused (%d)", shared, single, certified, refused)
 	}
 }

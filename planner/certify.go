@@ -286,7 +286,7 @@ func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds
 			return false, nil
 		}
 		c.keepRegion(region, w)
-		end, grown, _, err := c.round(ctx, q, region, w, maxColumns, mip, false)
+		end, grown, _, err := c.round(ctx, q, region, w, maxColumns, mip, elimAlone)
 		if err != nil || end != roundGrown {
 			return end == roundCertified, err
 		}
@@ -307,28 +307,43 @@ const (
 	roundStuck                     // no region of it will: a re-solve must
 )
 
+// How a round finds its region's bound: eliminated alone (eliminate), or
+// as one of the queries of its node set and region (prepare, then finish;
+// where that elimination cannot take the region, alone), either from the
+// start or from what prepare left in w.el.
+type elimFrom int
+
+const (
+	elimAlone elimFrom = iota
+	elimShared
+	elimPrepared
+)
+
 // round is one round of query q's certificate (certify) on region, whose
-// rows keepRegion kept last: the bound of the region's elimination, or of
-// its small LP where the elimination cannot take it, against the plan
-// that comes with it. With prepared, w.el holds the region's elimination
-// as prepare left it for q's nodes (shared by the queries of one node set
-// and region); eliminated reports that the elimination answered, so that
-// w.el and w's kept rows and columns are still the region's. It returns
-// the region grown by the nodes the plan moved (a new slice; region is
-// not changed).
-func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWorker, maxColumns int, mip, prepared bool) (end roundEnd, grown []int, eliminated bool, err error) {
+// rows keepRegion kept last: the bound of the region's elimination (from
+// from), or of its small LP where no elimination can take it, against the
+// plan that comes with it. It returns the region grown by the nodes the
+// plan moved (a new slice; region is not changed), and intact where w.el
+// and w's kept rows and columns still hold what prepare left (from shared
+// or prepared, and the queries' elimination took the region).
+func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWorker, maxColumns int, mip bool, from elimFrom) (end roundEnd, grown []int, intact bool, err error) {
 	rg, cm := c.rg, c.rg.cm
 	stamp := w.stamp
 	var lb float64
-	var feasible bool
-	if prepared || c.prepare(q.nodes, region, w) {
+	var feasible, eliminated bool
+	switch {
+	case from == elimPrepared, from == elimShared && c.prepare(q.nodes, region, w):
 		lb, feasible, eliminated = c.finish(q, w)
+		intact = eliminated
+	}
+	if !eliminated {
+		lb, feasible, eliminated = c.eliminate(q, region, w)
 	}
 	var res *highs.Result
 	if !eliminated {
 		res, err = c.smallLP(ctx, q, region, w, maxColumns, mip)
 		if err != nil || res == nil {
-			return roundStuck, nil, false, err
+			return roundStuck, nil, intact, err
 		}
 		lb, feasible = res.DualBound, res.Status != highs.Infeasible
 	}
@@ -336,7 +351,7 @@ func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWo
 		// L_R is +Inf: no plan answers the query.
 		q.lo, q.hi = inf, inf
 		rg.certifiedBy(res)
-		return roundCertified, nil, eliminated, nil
+		return roundCertified, nil, intact, nil
 	}
 	lb = c.lowerBound(lb, w)
 	q.known.lo = math.Max(q.known.lo, lb)
@@ -345,7 +360,7 @@ func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWo
 		if lb >= c.cost+delta-c.tol {
 			q.lo, q.hi = rg.opt0+delta, rg.opt0+delta
 			rg.certifiedBy(res)
-			return roundCertified, nil, eliminated, nil
+			return roundCertified, nil, intact, nil
 		}
 		if delta < w.bestDelta {
 			w.bestDelta = delta
@@ -357,7 +372,7 @@ func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWo
 		// A plan found before (a window) meets the bound.
 		q.lo, q.hi = q.known.hi, q.known.hi
 		rg.certifiedBy(res)
-		return roundCertified, nil, eliminated, nil
+		return roundCertified, nil, intact, nil
 	}
 	// Grow by the neighbours whose choice moved. An eliminated region's
 	// plan costs more than its bound by its columns' slack outside the
@@ -395,24 +410,29 @@ func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWo
 		}
 	}
 	if len(grown) == len(region) {
-		return roundStuck, nil, eliminated, nil
+		return roundStuck, nil, intact, nil
 	}
-	return roundGrown, grown, eliminated, nil
+	return roundGrown, grown, intact, nil
 }
 
 // certifyRound takes one round of the certificates of the queries qs,
 // which share their nodes and their region (q.resume, or their nodes where
-// that is nil), as certify would take it for each: one region kept and, where
-// it can be eliminated, one elimination of the variables other than the
-// queries' nodes (prepare), each query finishing its own. Each query ends
-// the round certified (ends[i] true), with q.resume set to the region
-// grown, or stuck (neither).
+// that is nil), as round takes it for each (from elimShared; a query alone,
+// from elimAlone, as certify does): one region kept and, where it can be
+// eliminated, one elimination of the variables other than the queries'
+// nodes (prepare), each query finishing its own. Each query ends the round
+// certified (ends[i] true), with q.resume set to the region grown, or stuck
+// (neither).
 func (c *certifier) certifyRound(ctx context.Context, qs []*query, w *certWorker, maxColumns int, ends []bool) error {
 	region := qs[0].resume
 	if region == nil {
 		region = qs[0].nodes
 	}
-	kept, prepared := false, false
+	from := elimShared
+	if len(qs) == 1 {
+		from = elimAlone
+	}
+	prepared := false
 	for i, q := range qs {
 		q.resume = nil
 		ends[i] = false
@@ -420,18 +440,24 @@ func (c *certifier) certifyRound(ctx context.Context, qs []*query, w *certWorker
 			// The regret time limit has struck (certify).
 			continue
 		}
-		if !kept {
+		f := from
+		if prepared {
+			f = elimPrepared
+		} else {
 			c.keepRegion(region, w)
-			prepared, kept = c.prepare(q.nodes, region, w), true
 		}
 		w.bestDelta = inf
-		end, grown, eliminated, err := c.round(ctx, q, region, w, maxColumns, false, prepared)
+		end, grown, intact, err := c.round(ctx, q, region, w, maxColumns, false, f)
 		if err != nil {
 			return err
 		}
-		// A small LP replaces the kept rows and columns: the next query
-		// keeps its own.
-		kept = kept && eliminated
+		prepared = intact
+		if !intact {
+			// What prepare leaves for the queries cannot take the
+			// region (its buckets): eliminating it would not for
+			// the next query either.
+			from = elimAlone
+		}
 		switch end {
 		case roundCertified:
 			ends[i] = true
@@ -497,22 +523,93 @@ func (w *certWorker) keep(i int) {
 // from the optimum in w.changed, with the small LP's columns in w.cols
 // (what the minimum covers) and the kept terms marked. It reports
 // !feasible where no choices make it finite, and !ok where the
-// elimination cannot take the region. It is prepare and then finish.
+// elimination cannot take the region. It eliminates the query's nodes
+// with the rest, the smallest bucket first, as a query alone does; prepare
+// and finish eliminate them last, for queries that share the rest.
 func (c *certifier) eliminate(q *query, region []int, w *certWorker) (min float64, feasible, ok bool) {
-	if !c.prepare(q.nodes, region, w) {
+	if !c.build(region, w) {
 		return 0, false, false
 	}
-	return c.finish(q, w)
+	c.restrict(q, w)
+	if !w.el.prepare(nil) {
+		return 0, false, false
+	}
+	min, ok = w.el.finish()
+	return c.argmin(min, ok, w)
 }
 
-// prepare sets up the elimination of region, whose first nodes are a
-// query's nodes, in w.el: its nodes and boundary, the kept terms (marked,
-// their columns in w.cols) and the unaries, without the query's
-// restriction, which only finish reads. It eliminates every variable but
-// the query's nodes (certelim.go), so that the queries of one node set and
-// one region share that work and differ only in finish. It reports false
-// where the elimination cannot take the region.
+// prepare builds the elimination of region, whose first nodes are a
+// query's nodes, and eliminates every variable but those nodes
+// (certelim.go), so that the queries of one node set and one region share
+// that work and differ only in finish. It reports false where the
+// elimination cannot take the region.
 func (c *certifier) prepare(nodes, region []int, w *certWorker) bool {
+	if !c.build(region, w) {
+		return false
+	}
+	w.last = w.last[:0]
+	for _, v := range nodes {
+		w.last = append(w.last, w.el.local[v])
+	}
+	return w.el.prepare(w.last)
+}
+
+// finish completes the elimination prepare left for query q: its nodes'
+// unaries +Inf outside its sets, for this call only. It returns what
+// eliminate does.
+func (c *certifier) finish(q *query, w *certWorker) (min float64, feasible, ok bool) {
+	e := w.el
+	c.restrict(q, w)
+	min, ok = e.finish()
+	saved := w.saved
+	for _, v := range q.nodes {
+		u := e.unary[e.local[v]]
+		saved = saved[copy(u, saved):]
+	}
+	return c.argmin(min, ok, w)
+}
+
+// restrict sets the unaries of q's nodes to +Inf outside its sets, keeping
+// them in w.saved.
+func (c *certifier) restrict(q *query, w *certWorker) {
+	e := w.el
+	w.saved = w.saved[:0]
+	for qi, v := range q.nodes {
+		u := e.unary[e.local[v]]
+		w.saved = append(w.saved, u...)
+		for k := range u {
+			if !slices.Contains(q.sets[qi], k) {
+				u[k] = inf
+			}
+		}
+	}
+}
+
+// argmin is eliminate's result for the elimination's minimum min (ok as
+// the elimination's): w.asg and w.changed from its argmin.
+func (c *certifier) argmin(min float64, ok bool, w *certWorker) (float64, bool, bool) {
+	rg, e := c.rg, w.el
+	if !ok || math.IsInf(min, 1) {
+		return min, false, ok
+	}
+	copy(w.asg, rg.asg)
+	w.changed = w.changed[:0]
+	for i, v := range e.nodes {
+		if v < 0 {
+			continue
+		}
+		if w.asg[v] = e.asg[i]; w.asg[v] != rg.asg[v] {
+			w.changed = append(w.changed, v)
+		}
+	}
+	return min, true, true
+}
+
+// build sets up the elimination of region in w.el: its nodes and
+// boundary, the kept terms (marked, their columns in w.cols) and the
+// unaries, without a query's restriction. It reports false where the
+// elimination cannot take the region (a budget, a term without a table).
+func (c *certifier) build(region []int, w *certWorker) bool {
 	rg, cm := c.rg, c.rg.cm
 	m := &cm.model
 	in := rg.r.in
@@ -574,49 +671,7 @@ func (c *certifier) prepare(nodes, region []int, w *certWorker) bool {
 			e.unary[i][k] = cost
 		}
 	}
-	w.last = w.last[:0]
-	for _, v := range nodes {
-		w.last = append(w.last, e.local[v])
-	}
-	return e.prepare(w.last)
-}
-
-// finish completes the elimination prepare left for query q: its nodes'
-// unaries +Inf outside its sets, for this call only. It returns what
-// eliminate does.
-func (c *certifier) finish(q *query, w *certWorker) (min float64, feasible, ok bool) {
-	rg := c.rg
-	e := w.el
-	w.saved = w.saved[:0]
-	for qi, v := range q.nodes {
-		u := e.unary[e.local[v]]
-		w.saved = append(w.saved, u...)
-		for k := range u {
-			if !slices.Contains(q.sets[qi], k) {
-				u[k] = inf
-			}
-		}
-	}
-	min, ok = e.finish()
-	saved := w.saved
-	for _, v := range q.nodes {
-		u := e.unary[e.local[v]]
-		saved = saved[copy(u, saved):]
-	}
-	if !ok || math.IsInf(min, 1) {
-		return min, false, ok
-	}
-	copy(w.asg, rg.asg)
-	w.changed = w.changed[:0]
-	for i, v := range e.nodes {
-		if v < 0 {
-			continue
-		}
-		if w.asg[v] = e.asg[i]; w.asg[v] != rg.asg[v] {
-			w.changed = append(w.changed, v)
-		}
-	}
-	return min, true, true
+	return true
 }
 
 // smallLP solves the region's small LP (with mip, or where the LP's
