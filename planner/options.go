@@ -80,6 +80,10 @@ type Options struct {
 	// tableKernels, for tests, replaces the constant tableKernels when
 	// positive.
 	tableKernels int
+	// lpAhead, for tests, loads the first re-solve worker's LP ahead
+	// (loadLP) whenever the certificates' duals come from the root LP,
+	// even when that LP has finished already.
+	lpAhead bool
 	// windowsOnly, for tests, answers the open regret queries by their
 	// windows alone, as a regret time limit striking right after them
 	// would (no certificate, no re-solve).

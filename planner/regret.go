@@ -57,6 +57,9 @@ type regrets struct {
 	certified int // queries answered by a certificate instead
 	// dualsAhead: the certificates' duals came from root.
 	dualsAhead bool
+	// lpAhead: a re-solve worker took the LP loaded while the
+	// certificates waited for the duals (loadLP).
+	lpAhead bool
 	// certifiedLater counts the queries certified after the first pass.
 	certifiedLater int
 	// eliminated counts the queries certified by an eliminated region
@@ -500,6 +503,13 @@ func (rg *regrets) solveQueries() error {
 		return nil
 	}
 	lp := relaxation(&rg.cm.model)
+	var ahead *loadedLP
+	if rg.root != nil && (!rg.root.finished() || rg.opt.lpAhead) {
+		// The certificates wait for the interior point duals, which take
+		// one processor: the other loads the first re-solve worker's LP.
+		ahead = rg.loadLP(&lp)
+		defer ahead.close()
+	}
 	var cert *certifier
 	if rg.root != nil && rg.root.wait(rg.ctx) && rg.root.duals != nil {
 		// Solved beside the plan's branch and bound (certifiesAhead).
@@ -532,7 +542,11 @@ func (rg *regrets) solveQueries() error {
 	rg.solves = len(open)
 	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
 		next = rg.counting(next)
-		return rg.worker(&lp, cert, func() (int, bool) {
+		var pre *loadedLP
+		if w == 0 {
+			pre = ahead
+		}
+		return rg.worker(&lp, cert, pre, func() (int, bool) {
 			i, ok := next()
 			if !ok {
 				return 0, false
@@ -761,7 +775,7 @@ func (rg *regrets) fixedOut(q *query) bool {
 // larger regions (solved as MILPs); then the MILP is re-solved, started at
 // the best plan they found and with every column fixed to 0 that the LP's
 // reduced costs show no plan at most as costly uses.
-func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bool)) error {
+func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre *loadedLP, next func() (int, bool)) error {
 	s, err := rg.lib.NewSolver()
 	if err != nil {
 		return err
@@ -771,16 +785,23 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bo
 	if cert != nil {
 		cw = cert.newWorker(s)
 	}
-	lpSolver, err := rg.lib.NewSolver()
+	lpSolver, lpLoaded, err := pre.take()
 	if err != nil {
 		return err
+	}
+	if lpLoaded {
+		rg.lpAhead = true // worker 0's alone
+	}
+	if lpSolver == nil {
+		if lpSolver, err = rg.lib.NewSolver(); err != nil {
+			return err
+		}
 	}
 	defer lpSolver.Close()
 	m := rg.cm.model
 	m.Columns = slices.Clone(m.Columns)
 	point := make([]int, len(rg.asg))
 	base := rg.opt.solverOptions()
-	lpLoaded := false
 	var changes, restore []highs.BoundChange
 	for {
 		qi, ok := next()
@@ -808,11 +829,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bo
 			}
 		}
 		if !lpLoaded {
-			// Without presolve, as the core's solve: every regret of the
-			// dense 1,000-node DAG took 41–47 s so, 46–50 s with it.
-			lpFirst := base
-			lpFirst.Presolve = highs.PresolveOff
-			if _, err = lpSolver.Solve(rg.ctx, lp, lpFirst); err != nil {
+			if err = rg.solveLP(lpSolver, lp); err != nil {
 				return err
 			}
 			lpLoaded = true
@@ -918,6 +935,65 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, next func() (int, bo
 				q.lo = math.Min(math.Max(q.known.lo, res.DualBound), ub)
 			}
 		}
+	}
+}
+
+// solveLP solves the core's LP relaxation lp on s, from nothing: what a
+// re-solve worker's warm re-solves start from. Without presolve, as the
+// core's solve: every regret of the dense 1,000-node DAG took 41–47 s so,
+// 46–50 s with it.
+func (rg *regrets) solveLP(s *highs.Solver, lp *highs.Model) error {
+	opt := rg.opt.solverOptions()
+	opt.Presolve = highs.PresolveOff
+	_, err := s.Solve(rg.ctx, lp, opt)
+	return err
+}
+
+// A loadedLP is the core's LP relaxation solved on a HiGHS instance of
+// its own (solveLP) while the certificates wait for the interior point
+// duals, for the first re-solve worker to take. On the dense DAG of
+// `cklplan gen dag --invocations 1000 --exec-scale 100` it takes 0.4–0.6 s,
+// which the wait hides.
+type loadedLP struct {
+	s     *highs.Solver
+	err   error
+	done  chan struct{}
+	taken bool
+}
+
+// loadLP starts solving lp.
+func (rg *regrets) loadLP(lp *highs.Model) *loadedLP {
+	l := &loadedLP{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		s, err := rg.lib.NewSolver()
+		if err == nil {
+			if err = rg.solveLP(s, lp); err != nil {
+				s.Close()
+				s = nil
+			}
+		}
+		l.s, l.err = s, err
+	}()
+	return l
+}
+
+// take waits for the solve and returns its instance, and whether it holds
+// the LP (a nil l: nil and false). The caller closes the instance.
+func (l *loadedLP) take() (*highs.Solver, bool, error) {
+	if l == nil {
+		return nil, false, nil
+	}
+	<-l.done
+	l.taken = true
+	return l.s, l.s != nil, l.err
+}
+
+// close waits for the solve and closes its instance, if no worker took it.
+func (l *loadedLP) close() {
+	<-l.done
+	if !l.taken && l.s != nil {
+		l.s.Close()
 	}
 }
 

@@ -67,6 +67,16 @@ func (rl *rootLP) wait(ctx context.Context) bool {
 	}
 }
 
+// finished reports whether the solve has ended.
+func (rl *rootLP) finished() bool {
+	select {
+	case <-rl.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // relaxation is m's LP relaxation: m with no integer column (the rows and
 // the rest of the columns shared).
 func relaxation(m *highs.Model) highs.Model {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cklplan/cklplan/internal/highs"
+	"github.com/cklplan/cklplan/internal/highs/highstest"
 )
 
 // The Lagrangian bound of a generated DAG's whole model (its LP relaxation
@@ -85,5 +86,72 @@ func TestLagrangeBound(t *testing.T) {
 	rl = startRootLP(ctx, lib, &cm.model, highs.Options{TimeLimit: time.Minute})
 	if rl.wait(context.Background()); !math.IsNaN(rl.bound) || rl.duals != nil {
 		t.Errorf("rootLP of a stopped solve: bound %v, %d duals, want NaN and none", rl.bound, len(rl.duals))
+	}
+}
+
+// TestLoadedLPRegrets answers every core node's other choices of small
+// random cores by a re-solve worker (worker, without certificates) that
+// takes the LP loaded ahead (loadLP) and by one that loads its own: the
+// answers must be the same, bit for bit.
+func TestLoadedLPRegrets(t *testing.T) {
+	lib := highstest.Library(t)
+	ctx := context.Background()
+	compared := 0
+	for seed := range uint64(100) {
+		p := randomProblem(seed, 9)
+		in := newInstance(p, true)
+		if len(in.empty) > 0 {
+			continue
+		}
+		r := reduce(in, 8, true)
+		if len(r.core) == 0 || math.IsInf(r.offset, 1) {
+			continue
+		}
+		cm := buildCore(r)
+		opt := &Options{}
+		res, err := cm.solve(ctx, lib, r, opt.solverOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.status != highs.Optimal {
+			continue
+		}
+		answers := func(ahead bool) []query {
+			rg := &regrets{ctx: ctx, r: r, cm: cm, lib: lib, opt: opt, asg: res.asg, opt0: res.objective, index: map[string]int{}}
+			for _, v := range r.core {
+				for k := range in.domain[v] {
+					rg.ask([]int{v}, [][]int{{k}})
+				}
+			}
+			lp := relaxation(&cm.model)
+			var pre *loadedLP
+			if ahead {
+				pre = rg.loadLP(&lp)
+				defer pre.close()
+			}
+			i := 0
+			err := rg.worker(&lp, nil, pre, func() (int, bool) {
+				i++
+				return i - 1, i <= len(rg.queries)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ahead && !rg.lpAhead {
+				t.Fatalf("seed %d: the worker did not take the LP loaded ahead", seed)
+			}
+			return rg.queries
+		}
+		want, got := answers(false), answers(true)
+		for i := range got {
+			if math.Float64bits(got[i].lo) != math.Float64bits(want[i].lo) || math.Float64bits(got[i].hi) != math.Float64bits(want[i].hi) {
+				t.Fatalf("seed %d: query %v at %v: [%v, %v] with the LP loaded ahead, [%v, %v] without", seed, got[i].nodes, got[i].sets, got[i].lo, got[i].hi, want[i].lo, want[i].hi)
+			}
+			compared++
+		}
+	}
+	t.Logf("%d answers compared", compared)
+	if compared == 0 {
+		t.Error("nothing compared")
 	}
 }

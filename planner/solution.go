@@ -133,6 +133,9 @@ type Solution struct {
 	// certifiedLater counts the regrets' queries certified after the first
 	// pass of certificates (certificatePasses).
 	certifiedLater int
+	// lpAhead says a re-solve worker of the regrets took the LP loaded
+	// while the certificates waited for the duals (loadLP).
+	lpAhead bool
 	// certifiedEliminated counts the regrets' queries certified by an
 	// eliminated region rather than a small LP.
 	certifiedEliminated int
