@@ -97,15 +97,12 @@ func (w *windower) replan(seed int, plan []int) bool {
 	return ok && cheaper(after, before)
 }
 
-// best re-plans the window around seeds exactly, with the rest of plan
-// fixed and each seeds[i] restricted to the alternatives allowed[i] (nil:
-// every one): it returns the window's cost under plan (+Inf where plan
-// needs a conversion that cannot be done) and its least cost (+Inf: no
-// plan of the window), the groups touching the window counted in both, so
-// that after − before is what the best plan that keeps the rest costs
-// more than plan. With write, a window cheaper than before is written into
-// plan. ok is false when the window does not dissolve within the limits.
-func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (before, after float64, ok bool) {
+// window is the sub-problem of the window around seeds (best): the
+// window's nodes free, the nodes they share a group with fixed to plan,
+// every group touching the window; index maps a node to its sub-problem
+// node, and cur is plan there. ok is false where the window is left as it
+// is (a fan-out of hundreds of consumers around it).
+func (w *windower) window(seeds []int, plan []int) (sub *Problem, index map[int]int, cur []int, ok bool) {
 	p := w.p
 	w.stamp += 2
 	inside, boundary := w.stamp, w.stamp-1
@@ -132,18 +129,8 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 	// The sub-problem: the window's nodes free (the seeds within what they
 	// allow), the nodes they share a group with fixed to the plan, every
 	// group touching the window.
-	index := map[int]int{}
-	sub := &Problem{}
-	restrict := func(nd Node, keep func(a int) bool) Node {
-		alts := slices.Clone(nd.Alternatives)
-		for a := range alts {
-			if !keep(a) && alts[a].Removed == "" {
-				alts[a].Removed = "fixed"
-			}
-		}
-		nd.Alternatives = alts
-		return nd
-	}
+	index = map[int]int{}
+	sub = &Problem{}
 	addNode := func(v int) {
 		if _, ok := index[v]; ok {
 			return
@@ -151,7 +138,7 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 		index[v] = len(sub.Nodes)
 		nd := p.Nodes[v]
 		if w.in[v] != inside {
-			nd = restrict(nd, func(a int) bool { return a == plan[v] })
+			nd = restrictTo(nd, func(a int) bool { return a == plan[v] })
 			w.in[v] = boundary
 		}
 		sub.Nodes = append(sub.Nodes, nd)
@@ -177,7 +164,7 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 			// A fan-out of hundreds of consumers fixes them all around
 			// the window, and eliminating them costs more than the
 			// window can save: the window is left as it is.
-			return 0, 0, false
+			return nil, nil, nil, false
 		}
 		sg := Group{Name: g.Name, Producer: index[g.Producer], Sources: g.Sources, Pairs: g.Pairs,
 			Consumers: make([]Consumer, len(g.Consumers))}
@@ -186,9 +173,25 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 		}
 		sub.Groups = append(sub.Groups, sg)
 	}
-	cur := make([]int, len(sub.Nodes))
+	cur = make([]int, len(sub.Nodes))
 	for v, i := range index {
 		cur[i] = plan[v]
+	}
+	return sub, index, cur, true
+}
+
+// best re-plans the window around seeds exactly, with the rest of plan
+// fixed and each seeds[i] restricted to the alternatives allowed[i] (nil:
+// every one): it returns the window's cost under plan (+Inf where plan
+// needs a conversion that cannot be done) and its least cost (+Inf: no
+// plan of the window), the groups touching the window counted in both, so
+// that after − before is what the best plan that keeps the rest costs
+// more than plan. With write, a window cheaper than before is written into
+// plan. ok is false when the window does not dissolve within the limits.
+func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (before, after float64, ok bool) {
+	sub, index, cur, ok := w.window(seeds, plan)
+	if !ok {
+		return 0, 0, false
 	}
 	ev, err := sub.Evaluate(cur)
 	if err != nil {
@@ -201,7 +204,7 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 	for i, v := range seeds {
 		if allowed != nil {
 			nd := &sub.Nodes[index[v]]
-			*nd = restrict(*nd, func(a int) bool { return slices.Contains(allowed[i], a) })
+			*nd = restrictTo(*nd, func(a int) bool { return slices.Contains(allowed[i], a) })
 		}
 	}
 	in := newInstance(sub, false)
@@ -222,11 +225,64 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 	asg := make([]int, len(sub.Nodes))
 	red.backSubstitute(asg)
 	for v, i := range index {
-		if w.in[v] == inside {
+		if w.in[v] == w.stamp { // inside the window
 			plan[v] = in.domain[i][asg[i]]
 		}
 	}
 	return before, after, true
+}
+
+// moves prices the window of one node, seed, that holds no other node
+// (windower.size 1): the window's cost under plan, and under plan with
+// seed moved to each of alts (+Inf where that plan needs a conversion
+// that cannot be done), the groups touching seed counted in each, so that
+// after[i] − before is what moving seed alone to alts[i] costs. The window
+// of one node has one plan per alternative of it, so this is what best
+// finds for each alternative alone, summed by the verifier rather than by
+// an elimination. ok is false where best's is.
+func (w *windower) moves(seed int, alts []int, plan []int) (before float64, after []float64, ok bool) {
+	if w.size != 1 {
+		panic("planner: moves of a window of more than one node")
+	}
+	sub, index, cur, ok := w.window([]int{seed}, plan)
+	if !ok {
+		return 0, nil, false
+	}
+	price := func() (float64, bool) {
+		ev, err := sub.Evaluate(cur)
+		if err != nil {
+			return 0, false
+		}
+		if !ev.Feasible() {
+			return math.Inf(1), true
+		}
+		return ev.Cost, true
+	}
+	if before, ok = price(); !ok {
+		return 0, nil, false
+	}
+	after = make([]float64, len(alts))
+	i := index[seed]
+	for k, a := range alts {
+		cur[i] = a
+		if after[k], ok = price(); !ok {
+			return 0, nil, false
+		}
+	}
+	return before, after, true
+}
+
+// restrictTo is nd with every alternative that keep rejects removed (as
+// "fixed").
+func restrictTo(nd Node, keep func(a int) bool) Node {
+	alts := slices.Clone(nd.Alternatives)
+	for a := range alts {
+		if !keep(a) && alts[a].Removed == "" {
+			alts[a].Removed = "fixed"
+		}
+	}
+	nd.Alternatives = alts
+	return nd
 }
 
 // cheaper reports whether a window's least cost after is a plan strictly

@@ -1131,7 +1131,10 @@ func (rg *regrets) searchQueries(open []int) error {
 // above (known.hi); where a certificate's lower bound meets it, the regret
 // is exact, and where a time limit stops the queries first, the regret is
 // shown between the two, not open-ended. Windows stop at the regret time
-// limit too.
+// limit too. A node's other choices share one window, which prices every
+// move of the node by the verifier (windower.moves) rather than by an
+// elimination each: on gen dag --invocations 1000 --exec-scale 100, 0.3–0.4
+// s less CPU than one window each, the same regrets.
 func (rg *regrets) windowBounds(open []int) error {
 	p := rg.r.in.p
 	if len(p.Budgets) > 0 {
@@ -1142,16 +1145,50 @@ func (rg *regrets) windowBounds(open []int) error {
 	for v, k := range rg.asg {
 		plan[v] = in.domain[v][k]
 	}
-	return rg.parallel(len(open), func(_ int, next func() (int, bool)) error {
+	// The queries of one node (its other choices) share its window: one
+	// unit of work prices every move of the node (windower.moves).
+	var units [][]int
+	byNode := map[int]int{}
+	for _, qi := range open {
+		q := &rg.queries[qi]
+		if len(q.nodes) == 1 && len(q.sets[0]) == 1 && queryWindow == 1 {
+			if u, ok := byNode[q.nodes[0]]; ok {
+				units[u] = append(units[u], qi)
+				continue
+			}
+			byNode[q.nodes[0]] = len(units)
+		}
+		units = append(units, []int{qi})
+	}
+	return rg.parallel(len(units), func(_ int, next func() (int, bool)) error {
 		w := newWindower(p)
 		w.size = queryWindow
 		var allowed [][]int
+		var alts []int
 		for rg.ctx.Err() == nil {
-			i, ok := next()
+			u, ok := next()
 			if !ok {
 				return nil
 			}
-			q := &rg.queries[open[i]]
+			unit := units[u]
+			if q := &rg.queries[unit[0]]; len(q.nodes) == 1 && len(q.sets[0]) == 1 && queryWindow == 1 {
+				v := q.nodes[0]
+				alts = alts[:0]
+				for _, qi := range unit {
+					alts = append(alts, in.domain[v][rg.queries[qi].sets[0][0]])
+				}
+				before, after, ok := w.moves(v, alts, plan)
+				if !ok || math.IsInf(before, 1) {
+					continue
+				}
+				for k, qi := range unit {
+					if !math.IsInf(after[k], 1) {
+						rg.queries[qi].known.hi = rg.opt0 + math.Max(0, after[k]-before)
+					}
+				}
+				continue
+			}
+			q := &rg.queries[unit[0]]
 			allowed = allowed[:0]
 			for j, v := range q.nodes {
 				alts := make([]int, len(q.sets[j]))
