@@ -339,17 +339,8 @@ var codeCases = []codeCase{
 		path: "$.measured.conversions[0]", code: CodeUnusedMeasured, warning: true, msg: "the measurement is never used"},
 	{name: "measured on another target", data: mutate(func(g map[string]any) { obj(g, "measured")["target"] = "sm80" }),
 		path: "$.measured.target", code: CodeMeasuredTarget, warning: true, msg: "the costs were measured on sm80, the graph's target is h200"},
-	{name: "parallel path crosses a kernel", data: mutate(func(g map[string]any) {
-		obj(g, "tasks")["join"] = map[string]any{
-			"ports": map[string]any{"x": map[string]any{"direction": "in", "tile": "a", "element": "f16"},
-				"y": map[string]any{"direction": "in", "tile": "a", "element": "f16"}},
-			"alternatives": []any{map[string]any{"id": "r", "ports": map[string]any{"x": "rows", "y": "rows"},
-				"cost": map[string]any{"ns": 1}, "multiplicity": "M/16 * K/16"}}}
-		g["invocations"] = append(g["invocations"].([]any), map[string]any{"id": "join", "task": "join"})
-		obj(g, "edges", 0)["kernel"] = "must_cross"
-		g["edges"] = append(g["edges"].([]any), map[string]any{"from": "scale.y", "to": "join.x"},
-			map[string]any{"from": "load_a.a", "to": "join.y"})
-	}), path: "$.edges[5]", code: CodeKernelPath, warning: true, msg: "the path through load_a.a -> scale.x crosses one, so load_a's kernel runs before join's"},
+	{name: "parallel path crosses a kernel", data: mutate(diamond(func(g map[string]any) { obj(g, "edges", 0)["kernel"] = "must_cross" })),
+		path: "$.edges[5]", code: CodeKernelPath, warning: true, msg: "the path through load_a.a -> scale.x crosses one, so load_a's kernel runs before join's"},
 	{name: "registers no alternative fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["registers_per_thread"] = 32 }),
 		path: "$.groups[0].registers_per_thread", code: CodeBudget, warning: true,
 		msg: "invocation mma needs at least 64 registers per thread whichever alternative runs, over group kernel's budget of 32"},
@@ -537,23 +528,27 @@ func TestLoneLoop(t *testing.T) {
 	}
 }
 
+// diamond adds to small an invocation join fed by scale.y and by load_a.a
+// (edges[4] and [5]), a second path from load_a to join beside load_a →
+// scale → join, then makes change.
+func diamond(change func(g map[string]any)) func(g map[string]any) {
+	return func(g map[string]any) {
+		obj(g, "tasks")["join"] = map[string]any{
+			"ports": map[string]any{"x": map[string]any{"direction": "in", "tile": "a", "element": "f16"},
+				"y": map[string]any{"direction": "in", "tile": "a", "element": "f16"}},
+			"alternatives": []any{map[string]any{"id": "r", "ports": map[string]any{"x": "rows", "y": "rows"},
+				"cost": map[string]any{"ns": 1}, "multiplicity": "M/16 * K/16"}}}
+		g["invocations"] = append(g["invocations"].([]any), map[string]any{"id": "join", "task": "join"})
+		g["edges"] = append(g["edges"].([]any), map[string]any{"from": "scale.y", "to": "join.x"},
+			map[string]any{"from": "load_a.a", "to": "join.y"})
+		change(g)
+	}
+}
+
 // An edge parallel to a path that crosses a kernel boundary in every plan
 // must cross too; inside one group it is a problem, and a crossing that a
 // plan may choose implies nothing.
 func TestKernelPaths(t *testing.T) {
-	diamond := func(change func(g map[string]any)) func(g map[string]any) {
-		return func(g map[string]any) {
-			obj(g, "tasks")["join"] = map[string]any{
-				"ports": map[string]any{"x": map[string]any{"direction": "in", "tile": "a", "element": "f16"},
-					"y": map[string]any{"direction": "in", "tile": "a", "element": "f16"}},
-				"alternatives": []any{map[string]any{"id": "r", "ports": map[string]any{"x": "rows", "y": "rows"},
-					"cost": map[string]any{"ns": 1}, "multiplicity": "M/16 * K/16"}}}
-			g["invocations"] = append(g["invocations"].([]any), map[string]any{"id": "join", "task": "join"})
-			g["edges"] = append(g["edges"].([]any), map[string]any{"from": "scale.y", "to": "join.x"},
-				map[string]any{"from": "load_a.a", "to": "join.y"})
-			change(g)
-		}
-	}
 	load := func(change func(g map[string]any)) (*Graph, error) {
 		t.Helper()
 		return Load(edit(t, diamond(change)))
