@@ -11,6 +11,60 @@ import (
 	"github.com/cklplan/cklplan/internal/highs/highstest"
 )
 
+// A solvedCore is a random problem's core solved to optimality, for the
+// tests of what the regrets do with it.
+type solvedCore struct {
+	in  *instance
+	r   *reduction
+	cm  *coreModel
+	res *coreResult
+	opt *Options
+}
+
+// solveCore reduces randomProblem(seed, 9) with tables of at most 8
+// entries and solves its core; ok is false where there is no plan, a core
+// of fewer than minCore nodes, or no optimum.
+func solveCore(t *testing.T, ctx context.Context, lib *highs.Library, seed uint64, minCore int) (sc solvedCore, ok bool) {
+	t.Helper()
+	p := randomProblem(seed, 9)
+	in := newInstance(p, true)
+	if len(in.empty) > 0 {
+		return sc, false // no plan
+	}
+	r := reduce(in, 8, true)
+	if len(r.core) < minCore || math.IsInf(r.offset, 1) {
+		return sc, false
+	}
+	cm := buildCore(r)
+	opt := &Options{}
+	res, err := cm.solve(ctx, lib, r, opt.solverOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.status != highs.Optimal {
+		return sc, false
+	}
+	return solvedCore{in: in, r: r, cm: cm, res: res, opt: opt}, true
+}
+
+// certifier prices sc's certificates by its LP relaxation's interior point
+// duals, as the regrets do; ok is false where that LP has no optimum.
+func (sc solvedCore) certifier(t *testing.T, ctx context.Context, lib *highs.Library) (c *certifier, rg *regrets, ok bool) {
+	t.Helper()
+	lp := relaxation(&sc.cm.model)
+	lpOpt := sc.opt.solverOptions()
+	lpOpt.Duals, lpOpt.InteriorPoint = true, true
+	root, err := lib.Solve(ctx, &lp, lpOpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root.Status != highs.Optimal {
+		return nil, nil, false
+	}
+	rg = &regrets{ctx: ctx, r: sc.r, cm: sc.cm, lib: lib, opt: sc.opt, asg: sc.res.asg, opt0: sc.res.objective}
+	return newCertifier(rg, root.RowDuals), rg, true
+}
+
 // TestEliminatedBound checks the certificates' bound over integral
 // choices (certelim.go) on small random cores without budgets, for every
 // core node's other choices and growing random regions: it lies between
@@ -28,39 +82,15 @@ func TestEliminatedBound(t *testing.T) {
 	defer s.Close()
 	compared, stronger, plans := 0, 0, 0
 	for seed := range uint64(400) {
-		p := randomProblem(seed, 9)
-		if len(p.Budgets) > 0 {
+		sc, ok := solveCore(t, ctx, lib, seed, 1)
+		if !ok || len(sc.in.p.Budgets) > 0 {
 			continue // budgets keep regions to small LPs
 		}
-		in := newInstance(p, true)
-		if len(in.empty) > 0 {
-			continue // no plan
-		}
-		r := reduce(in, 8, true)
-		if len(r.core) == 0 || math.IsInf(r.offset, 1) {
+		c, _, ok := sc.certifier(t, ctx, lib)
+		if !ok {
 			continue
 		}
-		cm := buildCore(r)
-		opt := &Options{}
-		res, err := cm.solve(ctx, lib, r, opt.solverOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.status != highs.Optimal {
-			continue
-		}
-		lp := relaxation(&cm.model)
-		lpOpt := opt.solverOptions()
-		lpOpt.Duals, lpOpt.InteriorPoint = true, true
-		root, err := lib.Solve(ctx, &lp, lpOpt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if root.Status != highs.Optimal {
-			continue
-		}
-		rg := &regrets{ctx: ctx, r: r, cm: cm, lib: lib, opt: opt, asg: res.asg, opt0: res.objective}
-		c := newCertifier(rg, root.RowDuals)
+		p, in, r, res := sc.in.p, sc.in, sc.r, sc.res
 		w := c.newWorker(s)
 		ex := exhaustive(p)
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -90,7 +120,7 @@ func TestEliminatedBound(t *testing.T) {
 						}
 					}
 					c.keepRegion(region, w)
-					small, err := s.Solve(ctx, c.smallModel(q, w), opt.solverOptions())
+					small, err := s.Solve(ctx, c.smallModel(q, w), sc.opt.solverOptions())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -149,36 +179,15 @@ func TestCertifyRoundBatched(t *testing.T) {
 	groups, shared, certified, single := 0, 0, 0, 0
 	refused := 0 // rounds whose shared elimination could not take the region
 	for seed := range uint64(300) {
-		p := randomProblem(seed, 9)
-		in := newInstance(p, true)
-		if len(in.empty) > 0 {
-			continue // no plan
-		}
-		r := reduce(in, 8, true)
-		if len(r.core) < 2 || math.IsInf(r.offset, 1) {
+		sc, ok := solveCore(t, ctx, lib, seed, 2)
+		if !ok {
 			continue
 		}
-		cm := buildCore(r)
-		opt := &Options{}
-		res, err := cm.solve(ctx, lib, r, opt.solverOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.status != highs.Optimal {
+		c, rg, ok := sc.certifier(t, ctx, lib)
+		if !ok {
 			continue
 		}
-		lp := relaxation(&cm.model)
-		lpOpt := opt.solverOptions()
-		lpOpt.Duals, lpOpt.InteriorPoint = true, true
-		root, err := lib.Solve(ctx, &lp, lpOpt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if root.Status != highs.Optimal {
-			continue
-		}
-		rg := &regrets{ctx: ctx, r: r, cm: cm, lib: lib, opt: opt, asg: res.asg, opt0: res.objective}
-		c := newCertifier(rg, root.RowDuals)
+		in, r, res := sc.in, sc.r, sc.res
 		w := c.newWorker(s)
 		rng := rand.New(rand.NewPCG(seed, 11))
 		maxColumns := c.columnLimit(certifyColumns)

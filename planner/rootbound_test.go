@@ -98,24 +98,11 @@ func TestLoadedLPRegrets(t *testing.T) {
 	ctx := context.Background()
 	compared := 0
 	for seed := range uint64(100) {
-		p := randomProblem(seed, 9)
-		in := newInstance(p, true)
-		if len(in.empty) > 0 {
+		sc, ok := solveCore(t, ctx, lib, seed, 1)
+		if !ok {
 			continue
 		}
-		r := reduce(in, 8, true)
-		if len(r.core) == 0 || math.IsInf(r.offset, 1) {
-			continue
-		}
-		cm := buildCore(r)
-		opt := &Options{}
-		res, err := cm.solve(ctx, lib, r, opt.solverOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.status != highs.Optimal {
-			continue
-		}
+		in, r, cm, res, opt := sc.in, sc.r, sc.cm, sc.res, sc.opt
 		answers := func(ahead bool) []query {
 			rg := &regrets{ctx: ctx, r: r, cm: cm, lib: lib, opt: opt, asg: res.asg, opt0: res.objective, index: map[string]int{}}
 			for _, v := range r.core {
