@@ -1648,28 +1648,14 @@ func TestEdgeListCountsTheRest(t *testing.T) {
 // pays, not each edge as paid by the other (norm.y's warp_shuffle into the
 // mma A fragment, shared by q_proj and k_proj, measured at 0 ns a tile).
 func TestSharedConversionMeasuredFree(t *testing.T) {
-	data, err := os.ReadFile("../examples/graphs/fanout.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := exampleDoc(t, "fanout")
 	doc["measured"].(map[string]any)["conversions"].([]any)[0].(map[string]any)["ns"] = 0
 	for _, inv := range doc["invocations"].([]any) {
 		if inv := inv.(map[string]any); inv["id"] == "norm" {
 			inv["pin"] = []any{"in_load_order"}
 		}
 	}
-	if data, err = json.Marshal(doc); err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Plan(context.Background(), g, PlanOptions{})
+	r, err := Plan(context.Background(), docGraph(t, doc), PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1718,14 +1704,7 @@ func TestSharedConversionMeasuredFree(t *testing.T) {
 // same), once for mma2 (the rows): mma in registers still leaves mma3's
 // store, 30 µs, to pay; mma on the rows joins mma2's.
 func TestReasonSharedRoundTrip(t *testing.T) {
-	data, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := exampleDoc(t, "dequant_mma_n16")
 	doc["index_maps"].(map[string]any)["w_cols"] = "logical(m:16, k:16) -> physical(addr:262144) = (k * 4096 + m)"
 	doc["layouts"].(map[string]any)["a_global_f16_t"] = "global f16 elements align 16: w_cols"
 	mma := doc["tasks"].(map[string]any)["mma"].(map[string]any)
@@ -1736,7 +1715,7 @@ func TestReasonSharedRoundTrip(t *testing.T) {
 		}
 	}
 	var cols map[string]any
-	data, _ = json.Marshal(fromGlobal)
+	data, _ := json.Marshal(fromGlobal)
 	if err := json.Unmarshal(data, &cols); err != nil {
 		t.Fatal(err)
 	}
@@ -1755,14 +1734,7 @@ func TestReasonSharedRoundTrip(t *testing.T) {
 			map[string]any{"from": "load_x" + n + ".x", "to": "mma" + n + ".rhs"},
 			map[string]any{"from": "mma" + n + ".out", "to": "store_y" + n + ".y"})
 	}
-	if data, err = json.Marshal(doc); err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Plan(context.Background(), g, PlanOptions{})
+	r, err := Plan(context.Background(), docGraph(t, doc), PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -2461,4 +2433,33 @@ func TestGraphMeasuredOnAnotherTarget(t *testing.T) {
 	if _, err := Plan(context.Background(), anywhere, PlanOptions{Target: sm80}); err != nil {
 		t.Errorf("costs that name no target, on sm80: %v", err)
 	}
+}
+
+// exampleDoc reads examples/graphs/NAME.json as generic JSON values, for a
+// test to change before docGraph loads it.
+func exampleDoc(t *testing.T, name string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile("../examples/graphs/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// docGraph loads a graph from generic JSON values.
+func docGraph(t *testing.T, doc map[string]any) *tasks.Graph {
+	t.Helper()
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
