@@ -117,16 +117,7 @@ func fusedLayers(tb testing.TB, n int, smem int) *tasks.Graph {
 // layer: 20), and 512 layers spent 5 of their 6.3 s planning there.
 func TestBankModelOncePerPair(t *testing.T) {
 	runs := func(layers, smem int) int {
-		g := fusedLayers(t, layers, smem)
-		target, err := graphTarget(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lw, err := lowerGraph(context.Background(), g, target, nil, NewCache())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return lw.bankRuns
+		return lowered(t, fusedLayers(t, layers, smem)).bankRuns
 	}
 	for _, smem := range []int{100_000, 20_000} {
 		one, many := runs(1, smem), runs(16, smem)
