@@ -652,17 +652,49 @@ func (e *GraphVerifyError) Error() string {
 	return b.String()
 }
 
-// verifyGraph checks the plan r, the solution sol read back, against its
-// recomputation from the graph: the same feasibility, and the same total as
-// the solver's objective within the solver's tolerance. On a disagreement
-// it names the invocations and edges whose costs differ from what the
-// Problem charged them (each edge's share of its group's conversions, the
-// first edge a conversion serves paying it).
-func (lw *lowering) verifyGraph(sol *Solution, r *Result, opts PlanOptions) error {
-	ev, err := EvaluateGraph(lw.graph, ChoicesOf(r), opts)
-	if err != nil {
-		return fmt.Errorf("planner: graph verifier: %w", err)
+// startVerifyGraph starts recomputing the plan sol read back from the
+// graph, beside whatever the caller does next (the plan's report: the two
+// take about as long on large graphs), and returns the check of the
+// report r once written: r must choose what sol does, and the
+// recomputation must find it feasible and costing the solver's objective
+// within the solver's tolerance. On a disagreement the error names the
+// invocations and edges whose costs differ from what the Problem charged
+// them (each edge's share of its group's conversions, the first edge a
+// conversion serves paying it).
+func (lw *lowering) startVerifyGraph(sol *Solution, opts PlanOptions) func(r *Result) error {
+	choices := make([]GraphChoice, len(sol.Choices))
+	for vi, ch := range sol.Choices {
+		if vi >= len(lw.invs) || ch.Alternative < 0 || ch.Alternative >= len(lw.alts[vi]) {
+			err := fmt.Errorf("planner: graph verifier: the solution's choice %d of node %d names no alternative of the graph", ch.Alternative, vi)
+			return func(*Result) error { return err }
+		}
+		na := lw.alts[vi][ch.Alternative]
+		choices[vi] = GraphChoice{Alternative: lw.invs[vi].Task.Alternatives[na.task].ID, NoSharedMemoryConversions: na.noSmem}
 	}
+	var (
+		ev   *GraphEvaluation
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		ev, err = EvaluateGraph(lw.graph, choices, opts)
+	}()
+	return func(r *Result) error {
+		<-done
+		if err != nil {
+			return fmt.Errorf("planner: graph verifier: %w", err)
+		}
+		if !slices.Equal(ChoicesOf(r), choices) {
+			return fmt.Errorf("planner: graph verifier: the plan's choices are not the solution's")
+		}
+		return lw.checkGraph(sol, r, ev)
+	}
+}
+
+// checkGraph compares ev, the recomputation of the plan r from the graph,
+// with the solution sol (startVerifyGraph).
+func (lw *lowering) checkGraph(sol *Solution, r *Result, ev *GraphEvaluation) error {
 	if ev.Feasible() && !(math.Abs(ev.Cost-sol.Objective) > objectiveTolerance(ev.Cost)) {
 		return nil
 	}

@@ -335,11 +335,13 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		return nil, lw.namedError(err)
 	}
 	wanted := func(v int) bool { return !so.NoRegrets && (so.Explain == nil || slices.Contains(so.Explain, v)) }
+	// The plan, recomputed from the graph rather than from the Problem
+	// it was lowered to, must cost what the solver says: recomputed
+	// while the report is written.
+	verify := lw.startVerifyGraph(sol, PlanOptions{Target: target, Measured: opts.Measured, Cache: cache})
 	res, err := lw.result(sol, target, wanted)
 	if err == nil {
-		// The plan, recomputed from the graph rather than from the
-		// Problem it was lowered to, must cost what the solver says.
-		if err := lw.verifyGraph(sol, res, PlanOptions{Target: target, Measured: opts.Measured, Cache: cache}); err != nil {
+		if err := verify(res); err != nil {
 			return nil, err
 		}
 	}

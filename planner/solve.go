@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/cklplan/cklplan/internal/highs"
@@ -66,7 +67,11 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 	if len(in.empty) > 0 {
 		return nil, &InfeasibleError{Empty: in.empty}
 	}
-	full := fullSize(in)
+	// The whole model's size is counted beside the reduction, which needs
+	// it only when a core is left.
+	fullDone := make(chan ModelSize, 1)
+	go func() { fullDone <- fullSize(in) }()
+	full := sync.OnceValue(func() ModelSize { return <-fullDone })
 	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, opt.MaxTable == 0, wholeBudget+opt.wholeExtra, full)
 	sol := &Solution{Removed: in.removed}
 	sol.Model = ModelStats{
@@ -74,7 +79,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		Eliminated: len(r.order),
 		CoreNodes:  len(r.core),
 		MaxBucket:  r.maxSeen,
-		Full:       full,
+		Full:       full(),
 	}
 	for _, d := range in.domain {
 		sol.Model.Alternatives += len(d)
@@ -285,6 +290,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		}
 	}
 	sol.Gap = gap(sol.Objective, sol.Bound)
+	sol.Choices = make([]Choice, 0, len(choices))
 	for v, a := range choices {
 		alt := p.Nodes[v].Alternatives[a]
 		sol.Choices = append(sol.Choices, Choice{Node: v, Alternative: a, ID: alt.ID, Cost: alt.Cost, Eliminated: r.pos[v] >= 0})
@@ -331,7 +337,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 // whole problem's (on dense graphs, where little reduces): then the
 // reduction is redone with an 8× smaller table limit, down to smallTable,
 // and at last not at all, so that reducing never grows the MILP.
-func reduceAndBuild(in *instance, limit int, eliminate, whole bool, budget int, full ModelSize) (*reduction, *coreModel) {
+func reduceAndBuild(in *instance, limit int, eliminate, whole bool, budget int, full func() ModelSize) (*reduction, *coreModel) {
 	first := whole
 	for {
 		r := reduce(in, limit, eliminate)
@@ -350,7 +356,7 @@ func reduceAndBuild(in *instance, limit int, eliminate, whole bool, budget int, 
 		}
 		first = false
 		cm := buildCore(r)
-		if !eliminate || len(cm.model.Columns) <= full.Columns {
+		if !eliminate || len(cm.model.Columns) <= full().Columns {
 			return r, cm
 		}
 		if limit /= 8; limit < smallTable {
