@@ -128,12 +128,24 @@ func (v *validator) invocations() {
 				v.d.Report(p().Key("forbid").Index(j), CodePin, "alternative %s is both pinned and forbidden", id)
 			}
 		}
+		// The candidates and their port multiplicities are cut from one
+		// array each, sized for every alternative: a large graph's
+		// invocations allocate a few times each, not per alternative.
+		nb := 0
+		for _, a := range t.Alternatives {
+			nb += len(a.Bindings)
+		}
+		cands, mults := make([]Candidate, 0, len(t.Alternatives)), make([]int64, nb)
+		inv.Candidates = make([]*Candidate, 0, len(t.Alternatives))
 		for _, a := range t.Alternatives {
 			if len(is.Pin) > 0 && !slices.Contains(is.Pin, a.ID) || slices.Contains(is.Forbid, a.ID) {
 				continue
 			}
-			if c, ok := v.candidate(p, inv, a, globallyUnknown); ok {
-				inv.Candidates = append(inv.Candidates, c)
+			pm := mults[:len(a.Bindings):len(a.Bindings)]
+			mults = mults[len(a.Bindings):]
+			if c, ok := v.candidate(p, inv, a, globallyUnknown, pm); ok {
+				cands = append(cands, c)
+				inv.Candidates = append(inv.Candidates, &cands[len(cands)-1])
 			}
 		}
 		if len(t.Alternatives) > 0 && len(inv.Candidates) == 0 && (len(is.Pin) > 0 || len(is.Forbid) > 0) {
@@ -152,8 +164,9 @@ func (v *validator) invocations() {
 }
 
 // candidate evaluates an alternative's multiplicities under an invocation's
-// sizes. Names unknown to every invocation were reported at the alternative.
-func (v *validator) candidate(p func() jsonv.Path, inv *Invocation, a *Alternative, skip map[string]bool) (*Candidate, bool) {
+// sizes, the ports' into pm (one per binding). Names unknown to every
+// invocation were reported at the alternative.
+func (v *validator) candidate(p func() jsonv.Path, inv *Invocation, a *Alternative, skip map[string]bool, pm []int64) (Candidate, bool) {
 	lookup := func(name string) (int64, bool) { n, ok := inv.Sizes[name]; return n, ok }
 	ok := true
 	eval := func(what string, e Expr) int64 {
@@ -179,7 +192,7 @@ func (v *validator) candidate(p func() jsonv.Path, inv *Invocation, a *Alternati
 		}
 		return n
 	}
-	c := &Candidate{Invocation: inv, Alternative: a, PortMultiplicity: make([]int64, len(a.Bindings))}
+	c := Candidate{Invocation: inv, Alternative: a, PortMultiplicity: pm}
 	c.Multiplicity = eval("multiplicity", a.Multiplicity)
 	for i := range a.Bindings {
 		b := &a.Bindings[i]
