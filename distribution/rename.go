@@ -41,6 +41,9 @@ func ParseRename(s string) (Rename, error) {
 // String writes the renaming as ParseRename reads it, sorted by the source
 // name; pairs that keep a name are left out.
 func (r Rename) String() string {
+	if len(r) == 0 {
+		return "" // most edges rename nothing: no allocation
+	}
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(r)) {
 		if r[k] != k {
