@@ -1564,6 +1564,11 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	}
 	s.Objective, s.Execution, s.Conversion = ev.Cost, ev.Execution, ev.Conversion
 	s.Groups, s.BudgetUse = ev.Groups, ev.BudgetUse
+	// The bound is the contracted problem's, which adds the costs in
+	// another order than the verifier: a proven plan's bound may come out
+	// an ulp above its objective, which no lower bound may be (solve keeps
+	// it at most the objective likewise).
+	s.Bound = math.Min(s.Bound, s.Objective)
 	s.Gap = gap(s.Objective, s.Bound)
 	eliminated := 0
 	for v := range c.n {

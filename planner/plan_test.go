@@ -1139,6 +1139,32 @@ func TestEliminatedWholeHasNoGap(t *testing.T) {
 	}
 }
 
+// A plan whose fused kernel is contracted (smem_budget: the kernel folded
+// into a table over its boundary, the rest eliminated) is proven with its
+// bound at most its objective, as every other proven plan: the verifier's
+// sum, in another order than the contracted problem's, once came out one
+// ulp below the bound (1601419.9457350378 < 1601419.945735038 ns).
+func TestContractedBoundNotAboveObjective(t *testing.T) {
+	g := examples(t)["smem_budget"]
+	for _, target := range []string{"h200", "sm80"} {
+		gt, err := g.WithTarget(tasks.TargetSpec{Name: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Plan(context.Background(), gt, PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Model.ContractedKernels == 0 {
+			t.Fatalf("%s: no kernel contracted: the case tests nothing", target)
+		}
+		if r.Status != "optimal" || r.BoundNS > r.ObjectiveNS || r.Gap != 0 {
+			t.Errorf("%s: %s, bound %v, objective %v, gap %v; want optimal, the bound at most the objective, gap 0",
+				target, r.Status, r.BoundNS, r.ObjectiveNS, r.Gap)
+		}
+	}
+}
+
 // A core the branch and bound proves is reported as its work: the report
 // names it, not HiGHS, with its search nodes.
 func TestReportNamesTheSearch(t *testing.T) {
