@@ -1189,10 +1189,20 @@ func (lw *lowering) classifyAll(ctx context.Context, ports []portKey, portEdges 
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil && int(done.Load()) < len(todo) {
-		return fmt.Errorf("planner: stopped while classifying the conversions, %d of %d classified: %w", done.Load(), len(todo), err)
+		return &stoppedError{msg: fmt.Sprintf("planner: stopped while classifying the conversions, %d of %d classified: %v", done.Load(), len(todo), err), ctx: err}
 	}
 	return nil
 }
+
+// A stoppedError is an interrupt that came before any plan was found: it
+// matches ErrNoPlan, as Plan promises, and the context's error.
+type stoppedError struct {
+	msg string
+	ctx error
+}
+
+func (e *stoppedError) Error() string   { return e.msg }
+func (e *stoppedError) Unwrap() []error { return []error{ErrNoPlan, e.ctx} }
 
 // scratch is the shared memory per block the pair's conversion needs.
 func (pi *pairInfo) scratch() int {

@@ -272,7 +272,9 @@ type BudgetUse struct {
 //
 // Cancelling ctx stops the solve as a time limit does: Plan returns the
 // best plan found with Status "interrupted" and its proven gap, and no
-// error; ErrNoPlan when no plan was found yet. A plan proven before
+// error; ErrNoPlan when no plan was found yet (the error matches the
+// context's error too, errors.Is, when the interrupt came while the
+// conversions were classified). A plan proven before
 // anything looks at ctx still comes back "optimal": a graph the reduction
 // dissolves whole, or a small core the planner's own branch and bound
 // proves; its regrets may then be intervals. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan

@@ -1656,6 +1656,11 @@ func TestPlanStopsWhileClassifying(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped while classifying the conversions, 0 of ") {
 		t.Errorf("Plan after an interrupt: %v", err)
 	}
+	// Plan's contract: an interrupt before any plan is ErrNoPlan, wherever
+	// it strikes.
+	if !errors.Is(err, ErrNoPlan) {
+		t.Errorf("Plan after an interrupt: %v does not match ErrNoPlan", err)
+	}
 }
 
 // A reason names at most maxEdgesNamed edges and counts the others.

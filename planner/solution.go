@@ -225,7 +225,8 @@ var ErrUnknownInvocation = errors.New("planner: invocations to explain that the 
 
 // ErrNoPlan is matched by the error of a solve stopped (time limit, context)
 // before any plan was found: HiGHS had no incumbent and the start it was
-// given (the local choice, or the search's plan) is infeasible.
+// given (the local choice, or the search's plan) is infeasible; or Plan
+// interrupted while it classified the conversions, before any solve.
 var ErrNoPlan = errors.New("planner: stopped before a plan was found")
 
 // An InfeasibleError is the evidence that no plan exists: the nodes left
