@@ -51,9 +51,16 @@ func isLimitFlag(name string) bool {
 	return false
 }
 
-// flags declares the flags that raise the caps, with their defaults.
-func (l *limits) flags(fs *flag.FlagSet) {
+// flags declares the flags that raise the caps, with their defaults. A
+// command without --batch (batch false) does not take --max-line-bytes, which
+// bounds nothing else (docs/limits.md): its cap keeps the default, and the
+// flag given is an unknown flag, as any other the command lacks.
+func (l *limits) flags(fs *flag.FlagSet, batch bool) {
 	for _, f := range limitFlags {
+		if f.name == "max-line-bytes" && !batch {
+			l.lineBytes = f.def
+			continue
+		}
 		switch p := f.field(l).(type) {
 		case *int64:
 			fs.Int64Var(p, f.name, f.def, f.help)

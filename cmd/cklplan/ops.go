@@ -193,7 +193,7 @@ func (t *opTable[Q, P]) flagSet(q P, env *env) (*flag.FlagSet, *string, *bool) {
 	if t.batch != "" {
 		fs.BoolVar(batch, "batch", false, "read JSON Lines requests from stdin, write one JSON line per request")
 	}
-	env.lim.flags(fs)
+	env.lim.flags(fs, t.batch != "")
 	if t.flags != nil {
 		t.flags(fs, q)
 	}
@@ -431,7 +431,7 @@ func (u *reporter[Q, P]) writeFlags(w io.Writer, o *op[P]) {
 	})
 	fmt.Fprintf(w, "  -format string\n    \toutput format: %s (default %s)\n", orList(o.formatList()), o.formatList()[0])
 	u.fs.VisitAll(func(f *flag.Flag) {
-		if isLimitFlag(f.Name) && (f.Name != "max-line-bytes" || u.t.batch != "") {
+		if isLimitFlag(f.Name) {
 			writeFlag(w, f)
 		}
 	})
