@@ -94,6 +94,55 @@ func TestSchemaAcceptsOtherForms(t *testing.T) {
 	}
 }
 
+// TestSchemaMeasuredTarget: a graph's measured costs may name the target they
+// were measured on (docs/format.md, "Measured costs"): the loader takes it,
+// and so must the schema, for the file and for its Marshal form; a blank
+// target is an error of both.
+func TestSchemaMeasuredTarget(t *testing.T) {
+	s := compileSchema(t)
+	base, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(target string) []byte {
+		data := bytes.Replace(base, []byte(`"invocations": [`), []byte(`"measured": {"target": `+target+
+			`, "alternatives": [{"task": "mma", "alternative": "a_in_registers", "ns": 2.7}]},
+  "invocations": [`), 1)
+		if bytes.Equal(data, base) {
+			t.Fatal(`"invocations": [ not found in the example`)
+		}
+		return data
+	}
+	data := with(`"h200"`)
+	g, err := Load(data)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if got := g.Spec().Measured.Target; got != "h200" {
+		t.Fatalf("measured target %q, want h200", got)
+	}
+	if err := validateSchema(s, data); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	out, err := Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"target": "h200"`)) {
+		t.Errorf("the marshalled graph lost the measured target:\n%s", out)
+	}
+	if err := validateSchema(s, out); err != nil {
+		t.Errorf("schema of the marshalled graph: %v", err)
+	}
+	blank := with(`" "`)
+	if err := validateSchema(s, blank); err == nil {
+		t.Errorf("the schema accepts a blank measured target")
+	}
+	if _, err := Load(blank); err == nil {
+		t.Errorf("Load accepts a blank measured target")
+	}
+}
+
 // TestSchemaRejects checks that shape errors the loader reports are errors of
 // the schema too: the two describe one format.
 func TestSchemaRejects(t *testing.T) {
