@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/cklplan/cklplan/tasks"
@@ -99,4 +101,39 @@ func TestPlanFormatDocExample(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPlanFormatDocFields checks that docs/plan-format.md names every field
+// of the JSON plan (and of the infeasible answer) as `field`, `field[]` or
+// `parent.field`: a field the
+// Go types write that the page never names is one a reader cannot look up.
+func TestPlanFormatDocFields(t *testing.T) {
+	doc, err := os.ReadFile("../docs/plan-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type, string)
+	walk = func(ty reflect.Type, where string) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] || ty.PkgPath() != reflect.TypeFor[Result]().PkgPath() {
+			return
+		}
+		seen[ty] = true
+		for f := range ty.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !regexp.MustCompile("`([a-z_]+\\.)?" + name + "(\\[\\])?`").Match(doc) {
+				t.Errorf("docs/plan-format.md does not name %s.%s (`%s`)", where, f.Name, name)
+			}
+			walk(f.Type, where+"."+f.Name)
+		}
+	}
+	walk(reflect.TypeFor[Result](), "Result")
+	walk(reflect.TypeFor[BudgetConflict](), "BudgetConflict")
+	walk(reflect.TypeFor[InvocationConflict](), "InvocationConflict")
 }
