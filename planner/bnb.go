@@ -62,6 +62,10 @@ type coreSearch struct {
 	// costs, live terms, messages received); sent[k] the messages bucket k
 	// sent to earlier buckets, and sentConst[k] the sum of those over no
 	// node (part of h0).
+	// stop, when non-nil, is asked before each bucket of the heuristic
+	// whether to give it up (an interrupt or the plan's time limit; a
+	// query's restricted heuristic has none).
+	stop      func() bool
 	inBucket  [][]int
 	sent      [][]int
 	sentConst []float64
@@ -74,7 +78,10 @@ type coreSearch struct {
 }
 
 // errSearchTooLarge says the core does not fit the search's limits.
-var errSearchTooLarge = errors.New("planner: core too large for the search")
+var (
+	errSearchTooLarge = errors.New("planner: core too large for the search")
+	errSearchStopped  = errors.New("planner: the search's heuristic stopped (an interrupt or the time limit)")
+)
 
 // Limits of the search: cores of more nodes, terms that cannot be tabulated
 // within searchTermTable entries, or messages of more than searchBudget
@@ -114,13 +121,13 @@ const (
 )
 
 // newCoreSearch builds the heuristic for r's core, or errSearchTooLarge.
-func newCoreSearch(r *reduction, ibound, budget int) (*coreSearch, error) {
+func newCoreSearch(r *reduction, ibound, budget int, stop func() bool) (*coreSearch, error) {
 	in := r.in
 	n := len(r.core)
 	if n == 0 || n > searchMaxNodes {
 		return nil, errSearchTooLarge
 	}
-	cs := &coreSearch{r: r, at: make([]int, len(in.p.Nodes)), ibound: ibound}
+	cs := &coreSearch{r: r, at: make([]int, len(in.p.Nodes)), ibound: ibound, stop: stop}
 	for i := range cs.at {
 		cs.at[i] = -1
 	}
@@ -307,6 +314,9 @@ func (cs *coreSearch) eliminate(ident [][]int, ibound, budget int) error {
 	n := len(cs.nodes)
 	x := make([]int, n)
 	for k := n - 1; k >= 0; k-- {
+		if cs.stop != nil && cs.stop() {
+			return errSearchStopped
+		}
 		// Larger scopes first, each into the first mini-bucket it fits
 		// (by function index on ties): a fixed, greedy partition.
 		fs := slices.Clone(cs.inBucket[k])
@@ -845,9 +855,13 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 		return nil, nil
 	}
 	// A smaller i-bound when the larger one's messages outgrow the budget.
-	cs, err := newCoreSearch(r, searchIBound, searchBudget)
+	stop := opt.stopping(ctx, begun)
+	cs, err := newCoreSearch(r, searchIBound, searchBudget, stop)
 	if err != nil {
-		if cs, err = newCoreSearch(r, searchIBound/8, searchBudget); err != nil {
+		if errors.Is(err, errSearchStopped) {
+			return nil, nil
+		}
+		if cs, err = newCoreSearch(r, searchIBound/8, searchBudget, stop); err != nil {
 			return nil, nil
 		}
 	}
@@ -899,7 +913,7 @@ func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, o
 	if twoStages && !res.proven && ctx.Err() == nil && (lim.deadline.IsZero() || time.Now().Before(lim.deadline)) {
 		// Not settled quickly: a stronger heuristic, the search again
 		// from the best plan so far, for the node limit.
-		large, err := newCoreSearch(r, searchIBoundLarge, searchBudget)
+		large, err := newCoreSearch(r, searchIBoundLarge, searchBudget, stop)
 		if err != nil {
 			large = cs // its messages would outgrow the budget
 		}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -77,7 +78,12 @@ func TestSearchByDefinition(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(seed, 7))
 		for _, ibound := range []int{1, 8, 64, 1 << 16} {
-			cs, err := newCoreSearch(r, ibound, searchBudget)
+			// Told to stop before its first bucket, the heuristic gives up.
+			asked := 0
+			if _, err := newCoreSearch(r, ibound, searchBudget, func() bool { asked++; return true }); !errors.Is(err, errSearchStopped) || asked != 1 {
+				t.Fatalf("seed %d: a stopped heuristic: %v after %d questions", seed, err, asked)
+			}
+			cs, err := newCoreSearch(r, ibound, searchBudget, nil)
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}

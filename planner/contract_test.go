@@ -142,10 +142,10 @@ func TestContractedProblemEliminatesWhole(t *testing.T) {
 	in := newInstance(c.q, false)
 	// A budget that the layers outgrow: the fixed one, scaled down.
 	const small = 1 << 18
-	if _, cm := reduceAndBuild(in, DefaultMaxTable, true, true, small, func() ModelSize { return fullSize(in) }); cm == nil {
+	if _, cm := reduceAndBuild(in, DefaultMaxTable, true, true, small, func() ModelSize { return fullSize(in) }, nil); cm == nil {
 		t.Fatalf("%d entries eliminated %d layers whole: the test needs a smaller budget", small, layers)
 	}
-	r, cm := reduceAndBuild(in, DefaultMaxTable, true, true, small+layers*wholePerKernel, func() ModelSize { return fullSize(in) })
+	r, cm := reduceAndBuild(in, DefaultMaxTable, true, true, small+layers*wholePerKernel, func() ModelSize { return fullSize(in) }, nil)
 	if cm != nil || len(r.core) != 0 {
 		t.Fatalf("with %d entries a kernel more, a core of %d nodes is left", wholePerKernel, len(r.core))
 	}

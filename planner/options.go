@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -170,6 +171,19 @@ func (o *Options) regretTimeLimit(planned time.Duration) time.Duration {
 		lim = max(lim, time.Duration(o.RegretTimeFactor*float64(planned)))
 	}
 	return lim
+}
+
+// stopping is what stops the work before HiGHS (the elimination of a
+// whole problem, the search's heuristic) for a solve begun at start: ctx
+// ending, or the time limit passing.
+func (o *Options) stopping(ctx context.Context, start time.Time) func() bool {
+	var deadline time.Time
+	if o.TimeLimit > 0 {
+		deadline = start.Add(o.TimeLimit)
+	}
+	return func() bool {
+		return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline)
+	}
 }
 
 func (o *Options) workers() int {

@@ -276,8 +276,11 @@ type BudgetUse struct {
 // context's error too, errors.Is, when the interrupt came while the
 // conversions were classified). A plan proven before
 // anything looks at ctx still comes back "optimal": a graph the reduction
-// dissolves whole, or a small core the planner's own branch and bound
-// proves; its regrets may then be intervals. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
+// with the table limit dissolves whole (it does not look at ctx), or a
+// small core the planner's own branch and bound proves; its regrets may
+// then be intervals. The elimination of a whole small dense graph with
+// larger tables, and the branch and bound's heuristic, stop at an
+// interrupt or the time limit, as HiGHS does. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
 // fits; ErrUnknownInvocation for ExplainIDs the graph lacks; ErrNoSolver
 // when a MILP is needed and HiGHS is missing; an error naming the
 // invocation or boundary for a cost over MaxCostNS.

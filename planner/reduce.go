@@ -65,6 +65,11 @@ type reduction struct {
 	maxSeen  int      // the largest bucket eliminated, in entries
 
 	dry *dryRun // non-nil: size the buckets only (eliminatesWithin)
+	// stop, when non-nil, is asked before each elimination whether to
+	// stop (an interrupt or the time limit): then stopped is set and the
+	// nodes left are the core.
+	stop    func() bool
+	stopped bool
 
 	pairBuf, countBuf, clsBuf []int // scratch of refine, classCount and nodeClasses
 	zero                      []int // all zero, scratch of groupClasses
@@ -233,8 +238,14 @@ func eliminatesWithin(in *instance, limit, budget int) bool {
 }
 
 func reduceWith(in *instance, limit int, eliminate bool, dry *dryRun) *reduction {
+	return reduceStopping(in, limit, eliminate, dry, nil)
+}
+
+// reduceStopping is reduceWith that stops eliminating, leaving the rest
+// in the core, once stop (non-nil) says so.
+func reduceStopping(in *instance, limit int, eliminate bool, dry *dryRun, stop func() bool) *reduction {
 	n := len(in.p.Nodes)
-	r := &reduction{in: in, unary: make([][]float64, n), pos: make([]int, n), order: make([]bucket, 0, n), dry: dry}
+	r := &reduction{in: in, unary: make([][]float64, n), pos: make([]int, n), order: make([]bucket, 0, n), dry: dry, stop: stop}
 	adj := make([][]int, n)
 	// Every elimination adds at most one table term.
 	r.terms = make([]term, 0, len(in.groups)+n)
@@ -351,6 +362,10 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 	// heap (see below).
 	dirty := make([]bool, n)
 	for len(h) > 0 {
+		if r.stop != nil && r.stop() {
+			r.stopped = true
+			return
+		}
 		kv := h.pop()
 		v := kv.node
 		if eliminated[v] || current[v] != kv.size {

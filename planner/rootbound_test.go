@@ -20,7 +20,7 @@ import (
 func TestLagrangeBound(t *testing.T) {
 	p := &lowered(t, generatedDAG(t, 24, 1)).problem
 	in := newInstance(p, false)
-	_, cm := reduceAndBuild(in, DefaultMaxTable, false, false, 0, func() ModelSize { return fullSize(in) })
+	_, cm := reduceAndBuild(in, DefaultMaxTable, false, false, 0, func() ModelSize { return fullSize(in) }, nil)
 	if cm == nil {
 		t.Fatal("no model")
 	}

@@ -72,7 +72,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 	fullDone := make(chan ModelSize, 1)
 	go func() { fullDone <- fullSize(in) }()
 	full := sync.OnceValue(func() ModelSize { return <-fullDone })
-	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, opt.MaxTable == 0, wholeBudget+opt.wholeExtra, full)
+	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, opt.MaxTable == 0, wholeBudget+opt.wholeExtra, full, opt.stopping(ctx, start))
 	sol := &Solution{Removed: in.removed}
 	sol.Model = ModelStats{
 		Nodes:      len(p.Nodes),
@@ -120,6 +120,10 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				return nil, err
 			}
 			hopt := opt.solverOptions()
+			if opt.TimeLimit > 0 {
+				// What the reduction and the search left of the limit.
+				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+			}
 			startPlan := slices.Clone(local.Choices)
 			var root *rootLP // the root LP beside the branch and bound, when it runs
 			if sres != nil && sres.asg != nil {
@@ -337,7 +341,12 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 // whole problem's (on dense graphs, where little reduces): then the
 // reduction is redone with an 8× smaller table limit, down to smallTable,
 // and at last not at all, so that reducing never grows the MILP.
-func reduceAndBuild(in *instance, limit int, eliminate, whole bool, budget int, full func() ModelSize) (*reduction, *coreModel) {
+//
+// The elimination of the whole problem, whose tables can take seconds on
+// small dense graphs, stops once stop says so (an interrupt or the time
+// limit): the reduction with the table limit then goes to HiGHS, which
+// stops as soon (non-nil stop; nil never stops).
+func reduceAndBuild(in *instance, limit int, eliminate, whole bool, budget int, full func() ModelSize, stop func() bool) (*reduction, *coreModel) {
 	first := whole
 	for {
 		r := reduce(in, limit, eliminate)
@@ -352,7 +361,9 @@ func reduceAndBuild(in *instance, limit int, eliminate, whole bool, budget int, 
 		// the buckets first, so a graph that would not dissolve costs
 		// no table.
 		if first && eliminate && eliminatesWithin(in, wholeTable, budget) {
-			return reduce(in, wholeTable, true), nil
+			if rw := reduceStopping(in, wholeTable, true, nil, stop); !rw.stopped {
+				return rw, nil
+			}
 		}
 		first = false
 		cm := buildCore(r)
