@@ -2504,24 +2504,17 @@ func docGraph(t *testing.T, doc map[string]any) *tasks.Graph {
 // stopped at once.
 func TestPlanStopsBeforeHiGHS(t *testing.T) {
 	for _, c := range []struct {
-		n, degree int
-		seed      uint64
-	}{{35, 4, 1}, {40, 4, 2}} {
-		s, err := taskgen.DAG(c.n, c.degree, c.seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := tasks.New(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		n    int
+		seed uint64
+	}{{35, 1}, {40, 2}} {
+		g := generatedDAG(t, c.n, c.seed)
 		cache := NewCache() // classified once, so that nothing stops there
 		full, err := Plan(context.Background(), g, PlanOptions{Cache: cache, Solve: Options{NoRegrets: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if full.Status != Optimal.String() {
-			t.Fatalf("DAG(%d, %d, %d): %s without a limit", c.n, c.degree, c.seed, full.Status)
+			t.Fatalf("DAG(%d, 4, %d): %s without a limit", c.n, c.seed, full.Status)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -2538,11 +2531,11 @@ func TestPlanStopsBeforeHiGHS(t *testing.T) {
 			switch {
 			case errors.Is(err, ErrNoPlan):
 			case err != nil:
-				t.Errorf("DAG(%d, %d, %d) %s: %v", c.n, c.degree, c.seed, stop.name, err)
+				t.Errorf("DAG(%d, 4, %d) %s: %v", c.n, c.seed, stop.name, err)
 			case r.Status != stop.want.String():
-				t.Errorf("DAG(%d, %d, %d) %s: %s, want %s", c.n, c.degree, c.seed, stop.name, r.Status, stop.want)
+				t.Errorf("DAG(%d, 4, %d) %s: %s, want %s", c.n, c.seed, stop.name, r.Status, stop.want)
 			case r.ObjectiveNS < full.ObjectiveNS-objectiveTolerance(full.ObjectiveNS) || r.BoundNS > full.ObjectiveNS+objectiveTolerance(full.ObjectiveNS):
-				t.Errorf("DAG(%d, %d, %d) %s: objective %v and bound %v around the optimum %v", c.n, c.degree, c.seed, stop.name, r.ObjectiveNS, r.BoundNS, full.ObjectiveNS)
+				t.Errorf("DAG(%d, 4, %d) %s: objective %v and bound %v around the optimum %v", c.n, c.seed, stop.name, r.ObjectiveNS, r.BoundNS, full.ObjectiveNS)
 			}
 		}
 	}
