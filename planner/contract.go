@@ -1834,6 +1834,9 @@ func directRegrets(ctx context.Context, q *Problem, c *contraction, tables [][][
 		k := c.kernels[j.ki]
 		lo, hi := &out[j.ki][j.li][0][j.a], &out[j.ki][j.li][1][j.a]
 		*lo, *hi = s.Objective, math.Inf(1) // unproven
+		if opt.RegretSolves > 0 && i >= opt.RegretSolves {
+			return // past Options.RegretSolves, in the jobs' order
+		}
 		o := o
 		if !s.regretDeadline.IsZero() {
 			left := time.Until(s.regretDeadline)
@@ -1876,7 +1879,12 @@ func directRegrets(ctx context.Context, q *Problem, c *contraction, tables [][][
 			s.RegretMILPSolves++
 		}
 	}
-	s.RegretSolves += len(jobs)
+	solved := len(jobs)
+	if opt.RegretSolves > 0 && solved > opt.RegretSolves {
+		solved = opt.RegretSolves
+		s.regretsCapped += len(jobs) - solved
+	}
+	s.RegretSolves += solved
 	return out, nil
 }
 

@@ -38,7 +38,7 @@
 //     assignments whose cost is the best interior within the budget. Its
 //     budget row and inner groups leave the problem; the interior's
 //     choices and regrets come back from the same program (the regrets
-//     within Options.RegretTimeLimit: the program's min-marginals with the
+//     within Options.RegretTimeLimit and RegretSolves: the program's min-marginals with the
 //     rest of the graph as one more table over the boundary, from one
 //     junction-tree pass forward and back). Kernels of one content (a
 //     model's layers) run the program once and share its table, and many
@@ -110,7 +110,9 @@
 //     x are integral (LP ≤ MILP, and integral x fix y and z); a MILP re-solve,
 //     warm-started from the optimum with the choice put in, elsewhere. A
 //     time-limited re-solve makes its regrets intervals (Regret.Lower,
-//     Regret.Exact). certify.go: with 100 queries or more, each is first
+//     Regret.Exact), and so does Options.RegretSolves, deterministically:
+//     past that many, the queries whose plans found so far cost most are
+//     not re-solved. certify.go: with 100 queries or more, each is first
 //     tried by a certificate, a plan re-optimized on a small region whose
 //     cost meets a Lagrangian lower bound priced by the LP relaxation's
 //     interior-point duals (solved beside the plan's branch and bound, on

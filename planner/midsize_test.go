@@ -351,4 +351,31 @@ func TestMidSizeKernelRegretsDirectly(t *testing.T) {
 			t.Fatalf("node %d alternative %d: regret %+v; restricted, the optimum is %v more", r.Node, r.Alternative, r, truth)
 		}
 	}
+	// At most 3 solves of the interior's alternatives (and 3 re-solves of
+	// the core's queries): the rest are intervals that hold the exact
+	// regrets above.
+	capped, err := Solve(ctx, p, Options{RegretSolves: 3})
+	if err != nil || capped.Status != Optimal {
+		t.Fatalf("RegretSolves 3: %v, %v", capped, err)
+	}
+	if capped.RegretSolves > 6 || capped.regretsCapped == 0 || len(capped.Regrets) != len(sol.Regrets) {
+		t.Fatalf("RegretSolves 3: %d solves, %d left, %d regrets (want at most 6, some, %d)", capped.RegretSolves, capped.regretsCapped, len(capped.Regrets), len(sol.Regrets))
+	}
+	unproven := 0
+	for i, r := range capped.Regrets {
+		exact := sol.Regrets[i]
+		if r.Node != exact.Node || r.Alternative != exact.Alternative {
+			t.Fatalf("regret %d: node %d alternative %d, unlimited node %d alternative %d", i, r.Node, r.Alternative, exact.Node, exact.Alternative)
+		}
+		slack := tol + objectiveTolerance(exact.Regret)
+		if r.Exact && math.Abs(r.Regret-exact.Regret) > slack || r.Lower > exact.Regret+slack || r.Regret < exact.Regret-slack {
+			t.Fatalf("node %d alternative %d: %+v under RegretSolves 3, exactly %v", r.Node, r.Alternative, r, exact.Regret)
+		}
+		if !r.Exact {
+			unproven++
+		}
+	}
+	if unproven == 0 {
+		t.Fatal("RegretSolves 3 left no regret unproven")
+	}
 }

@@ -54,6 +54,18 @@ type Options struct {
 	// when no plan using the alternative was found).
 	RegretTimeLimit  time.Duration
 	RegretTimeFactor float64
+	// RegretSolves, when positive, bounds the core's re-solves for the
+	// regrets (each an LP re-solve of the core, then a MILP where its
+	// choices are fractional, or a search of a core the branch and bound
+	// proved; and as many solves of a contracted budget's interior
+	// alternatives): the queries that no window, certificate or
+	// min-marginal answered are re-solved, those whose plans found so far
+	// cost least first (ties in the queries' order), up to this many; the
+	// rest keep the interval proven without a re-solve (Regret.Exact
+	// false). Unlike a time limit it leaves the same regrets for the same
+	// input: every query re-solved is solved to the end, and which ones
+	// are does not depend on time or on the workers. 0 means no limit.
+	RegretSolves int
 	// Workers bounds the goroutines of the regrets (the distribute pass and
 	// the core re-solves, one HiGHS instance each); 0 means GOMAXPROCS.
 	Workers int
@@ -208,6 +220,8 @@ func (o *Options) validate(nodes int) error {
 		return fmt.Errorf("planner: Options.RegretTimeFactor %v: want a finite number ≥ 0", o.RegretTimeFactor)
 	case o.Workers < 0:
 		return fmt.Errorf("planner: Options.Workers %d is negative", o.Workers)
+	case o.RegretSolves < 0:
+		return fmt.Errorf("planner: Options.RegretSolves %d is negative", o.RegretSolves)
 	}
 	for i, v := range o.Explain {
 		if v < 0 || v >= nodes {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
@@ -109,8 +110,11 @@ type Result struct {
 	explainAll   int
 	explainAsked bool
 	// regretsInterrupted says an interrupt, not a time limit, left the
-	// regrets that are intervals.
+	// regrets that are intervals; regretsCapped says Options.RegretSolves
+	// (regretSolves) did, the time limit not having passed.
 	regretsInterrupted bool
+	regretsCapped      bool
+	regretSolves       int
 	// UnprovenRegrets counts the regrets a time limit left as intervals
 	// (Rejected.Exact false with RegretLowerNS set).
 	UnprovenRegrets int `json:"unproven_regrets,omitempty"`
@@ -353,6 +357,8 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	if res != nil {
 		res.explainAll, res.explainAsked = explainAll, opts.ExplainIDs != nil || opts.Solve.Explain != nil
 		res.regretsInterrupted = sol.regretsInterrupted
+		res.regretsCapped = sol.regretsCapped > 0 && (sol.regretDeadline.IsZero() || time.Now().Before(sol.regretDeadline))
+		res.regretSolves = opts.Solve.RegretSolves
 	}
 	if err == nil && !opts.Timing {
 		res.SolveMS = 0

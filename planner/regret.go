@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -68,6 +69,9 @@ type regrets struct {
 
 	mu                   sync.Mutex
 	lpSolves, milpSolves int
+	// capped counts the open queries left at what is proven because
+	// Options.RegretSolves allowed no more re-solves.
+	capped int
 
 	// Progress while explaining: the open queries, those answered, when
 	// the regrets began and when Options.Progress was last called.
@@ -539,6 +543,7 @@ func (rg *regrets) solveQueries() error {
 			return err
 		}
 	}
+	open = rg.solvesAllowed(open)
 	rg.solves = len(open)
 	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
 		next = rg.counting(next)
@@ -554,6 +559,32 @@ func (rg *regrets) solveQueries() error {
 			return open[i], true
 		})
 	})
+}
+
+// solvesAllowed keeps, of the open queries, the Options.RegretSolves whose
+// plans found so far (known.hi: a window's, a certificate's) cost least,
+// ties in the queries' order, and leaves every other at what is proven
+// without a re-solve: which queries are re-solved depends on neither the
+// time nor the workers, and each is re-solved to the end. The queries kept
+// stay in open's order.
+func (rg *regrets) solvesAllowed(open []int) []int {
+	k := rg.opt.RegretSolves
+	if k <= 0 || len(open) <= k {
+		return open
+	}
+	order := slices.Clone(open)
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(rg.queries[a].known.hi, rg.queries[b].known.hi)
+	})
+	for _, qi := range order[k:] {
+		q := &rg.queries[qi]
+		q.lo, q.hi = q.known.lo, q.known.hi
+		rg.answered()
+	}
+	rg.capped = len(order) - k
+	kept := order[:k]
+	slices.Sort(kept)
+	return kept
 }
 
 // certificatePasses tries a certificate for each open query, in passes of
@@ -1055,7 +1086,14 @@ var querySteps = [...]struct {
 // started from the optimum with the query's choices put in. A search the
 // regret context stops gives the interval [its bound, its best plan].
 func (rg *regrets) searchQueries(open []int) error {
-	rg.solves = len(open)
+	// Past Options.RegretSolves, a query gets the start and the
+	// heuristic's bound, as past the time limit: the queries searched are
+	// the first in the queries' order (no window has priced them).
+	allowed := len(open)
+	if k := rg.opt.RegretSolves; k > 0 && k < allowed {
+		allowed, rg.capped = k, len(open)-k
+	}
+	rg.solves = allowed
 	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
 		next = rg.counting(next)
 		s := rg.cs.newSearcher()
@@ -1073,7 +1111,7 @@ func (rg *regrets) searchQueries(open []int) error {
 				}
 			}
 			lim := searchLimits{relGap: rg.opt.relativeGap(), absGap: rg.opt.absoluteGap()}
-			if rg.ctx.Err() != nil {
+			if rg.ctx.Err() != nil || i >= allowed {
 				lim.nodes = 1 // past the limit: the start and the heuristic's bound
 			}
 			first := lim

@@ -214,3 +214,87 @@ func TestRegretsDoNotDependOnWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestRegretSolvesGiveSoundIntervals: with at most one re-solve for the
+// regrets, every regret the cap leaves is an interval that holds the
+// exhaustive regret, and every one it lets through is exact; whether the
+// branch and bound or HiGHS answers the core's queries.
+func TestRegretSolvesGiveSoundIntervals(t *testing.T) {
+	for _, mode := range []searchMode{searchAuto, searchOff} {
+		t.Run(fmt.Sprintf("search=%d", mode), func(t *testing.T) { testRegretSolvesSound(t, mode) })
+	}
+}
+
+func testRegretSolvesSound(t *testing.T, mode searchMode) {
+	highstest.Library(t)
+	ctx := context.Background()
+	capped := 0
+	for seed := range uint64(300) {
+		p := randomProblem(seed, 10)
+		ex := exhaustive(p)
+		if math.IsInf(ex.opt, 1) {
+			continue
+		}
+		name := fmt.Sprintf("seed %d", seed)
+		sol, err := Solve(ctx, p, Options{RegretSolves: 1, MaxTable: 1, search: mode})
+		checkAgainst(t, name, p, ex, sol, err, false)
+		if sol.RegretSolves > 1 {
+			t.Fatalf("%s: %d re-solves, want at most 1", name, sol.RegretSolves)
+		}
+		capped += sol.regretsCapped
+		for _, r := range sol.Regrets {
+			exact := ex.best[r.Node][r.Alternative] - ex.opt
+			tol := 1e-6 * math.Max(1, math.Abs(exact))
+			if r.Exact {
+				if !near(r.Regret, exact) {
+					t.Fatalf("%s: node %d alternative %d: exact regret %v, exhaustive %v", name, r.Node, r.Alternative, r.Regret, exact)
+				}
+				continue
+			}
+			if r.Lower > r.Regret || r.Lower > exact+tol || (!math.IsInf(exact, 1) && r.Regret < exact-tol) {
+				t.Fatalf("%s: node %d alternative %d: interval [%v, %v] misses the exhaustive regret %v",
+					name, r.Node, r.Alternative, r.Lower, r.Regret, exact)
+			}
+		}
+	}
+	if capped == 0 {
+		t.Fatal("no query was left by the cap: the test shows nothing")
+	}
+}
+
+// TestRegretSolvesAreDeterministic: the regrets that Options.RegretSolves
+// leaves unproven are the same, and the same intervals, on one worker or
+// two; a time limit's are not, since they depend on how far each re-solve
+// got. The report says what left them.
+func TestRegretSolvesAreDeterministic(t *testing.T) {
+	highstest.Library(t)
+	g := scaledDAG(t, 100, 1, 100) // 660 queries past the certificates
+	var out [2][]byte
+	for i, workers := range []int{1, 2} {
+		r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{RegretSolves: 20, Workers: workers}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.UnprovenRegrets == 0 {
+			t.Fatal("no regret left unproven: the cap was not reached")
+		}
+		var b bytes.Buffer
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = b.Bytes()
+		if i == 0 {
+			var text bytes.Buffer
+			if err := r.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("(%d regrets unproven: re-solved only the 20 queries whose plans found so far cost least (--regret-solves);", r.UnprovenRegrets)
+			if !strings.Contains(text.String(), want) {
+				t.Errorf("the report does not say %q:\n%.2000s", want, text.String())
+			}
+		}
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		t.Error("the plans on one worker and two differ")
+	}
+}

@@ -135,11 +135,14 @@ func (r *Result) WriteText(w io.Writer) error {
 		if r.UnprovenRegrets == 1 {
 			what = "regret"
 		}
-		cause := "a time limit"
-		if r.regretsInterrupted {
-			cause = "an interrupt"
+		cause := "a time limit stopped the re-solves"
+		switch {
+		case r.regretsInterrupted:
+			cause = "an interrupt stopped the re-solves"
+		case r.regretsCapped:
+			cause = fmt.Sprintf("re-solved only the %d queries whose plans found so far cost least (--regret-solves)", r.regretSolves)
 		}
-		fmt.Fprintf(bw, "  (%d %s unproven: %s stopped the re-solves; shown is what is proven: +lower…+upper, ≥+lower where no plan using the alternative was found, or unproven)\n", r.UnprovenRegrets, what, cause)
+		fmt.Fprintf(bw, "  (%d %s unproven: %s; shown is what is proven: +lower…+upper, ≥+lower where no plan using the alternative was found, or unproven)\n", r.UnprovenRegrets, what, cause)
 	}
 	// The lines of invocations and boundaries, as many as the graph has,
 	// are appended to one buffer without fmt; the padding counts runes, as

@@ -125,6 +125,10 @@ type Solution struct {
 	// regretsInterrupted says the context ended (an interrupt) while the
 	// regrets were computed, before their time limit did.
 	regretsInterrupted bool
+	// regretsCapped counts the queries (and a contracted budget's interior
+	// alternatives) left unproven because Options.RegretSolves allowed no
+	// more re-solves.
+	regretsCapped int
 	// explained says the regrets were computed (for the nodes asked).
 	explained bool
 	// dualsAhead: the regrets' certificates were priced by the root LP

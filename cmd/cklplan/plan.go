@@ -48,7 +48,8 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file of figures, with the features of the built-in target it is named after, else the graph's) instead of the graph's: its features and limits decide which alternatives run")
 		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
-		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "bound the regrets' re-solves to `limit`: a duration, auto (3× the plan's time, at least 1s) or none; regrets left unproven are shown as intervals")
+		fs.StringVar(&q.regretLimit, "regret-time-limit", "none", "bound the regrets' re-solves to `limit`: a duration, auto (3× the plan's time, at least 1s) or none; regrets left unproven are shown as intervals, which then differ from run to run")
+		fs.StringVar(&q.regretSolves, "regret-solves", strconv.Itoa(defaultRegretSolves), "re-solve at most `n` of the core's regret queries (or all), those whose plans found so far cost least; the regrets left are shown as the intervals proven without them, the same from run to run")
 		fs.Var(&q.explain, "explain", "compute regrets only for these comma-separated invocation `ids` (given again: for those too)")
 		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"; - reads stdin), overriding the graph's and the model's")
 		fs.BoolVar(&q.noReduce, "no-reduce", false, "solve the whole model in HiGHS, without the exact structural reduction")
@@ -57,8 +58,15 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.BoolVar(&q.timing, "timing", false, "report the solve time (the output then differs from run to run)")
 	},
 	ops: []*op[*planRequest]{{operands: "FILE", min: 1, max: 1, formats: []string{"text", "json", "dot"},
-		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "explain", "costs", "no-reduce", "quiet", "timing", "witnesses"}, run: runPlan}},
+		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "regret-solves", "explain", "costs", "no-reduce", "quiet", "timing", "witnesses"}, run: runPlan}},
 }
+
+// defaultRegretSolves is --regret-solves by default: on gen dag
+// --invocations 300 --exec-scale 100 (2,753 queries to re-solve, 2,730 of
+// them as MILPs, every regret in about 2 minutes) it keeps the regrets
+// within a few seconds; graphs whose certificates leave fewer, as the
+// 1,000-invocation one (39), get every regret exact.
+const defaultRegretSolves = 100
 
 // A planRequest is a task graph and how to plan it.
 type planRequest struct {
@@ -70,11 +78,13 @@ type planRequest struct {
 	gap         float64
 	explain     idList
 	regretLimit string
-	costs       string
-	noReduce    bool
-	quiet       bool
-	timing      bool
-	witnesses   string
+	// regretSolves is --regret-solves: a count, or all.
+	regretSolves string
+	costs        string
+	noReduce     bool
+	quiet        bool
+	timing       bool
+	witnesses    string
 }
 
 func (q *planRequest) setOperands(args []string, in *input) error {
@@ -139,6 +149,14 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	}
 	if q.timeLimit < 0 {
 		return nil, badRequest("--time-limit %v: want a positive duration (e.g. 10s), or 0 for none", q.timeLimit)
+	}
+	regretSolves := 0 // all
+	if q.regretSolves != "all" {
+		n, err := strconv.Atoi(q.regretSolves)
+		if err != nil || n <= 0 {
+			return nil, badRequest("--regret-solves %q: want a positive count (e.g. %d) or all", q.regretSolves, defaultRegretSolves)
+		}
+		regretSolves = n
 	}
 	regretLimit := time.Duration(-1) // auto
 	switch q.regretLimit {
@@ -217,7 +235,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 			fmt.Fprintf(env.stderr, "cklplan plan: %s: %s\n", file, problemLine(p))
 		}
 	}
-	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap},
+	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap, RegretSolves: regretSolves},
 		Timing: q.timing, Target: target, Cache: cache}
 	if regretLimit < 0 {
 		opts.Solve.RegretTimeLimit, opts.Solve.RegretTimeFactor = time.Second, 3
