@@ -571,7 +571,7 @@ func (e *PlanInfeasibleError) Error() string {
 // member of the conflict on a line.
 func (e *PlanInfeasibleError) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "no feasible plan of %s on %s\n", e.Graph, e.Target)
+	fmt.Fprintf(&b, "no feasible plan of %s on %s\n", graphTitle(e.Graph), e.Target)
 	if len(e.Conflict) == 0 {
 		fmt.Fprintf(&b, "\n%s\n", e.Err)
 	} else {

@@ -2176,6 +2176,7 @@ func TestTitleQuotesWhatDoesNotPrint(t *testing.T) {
 		"two\nlines":      "plan of \"two\\nlines\" on h200\n",
 		"tab\there":       "plan of \"tab\\there\" on h200\n",
 		"Ünïcode · names": "plan of Ünïcode · names on h200\n",
+		"":                "plan of an unnamed graph on h200\n",
 	} {
 		var b bytes.Buffer
 		if err := (&Result{Graph: name, Target: "h200", Status: "optimal"}).WriteText(&b); err != nil {
@@ -2184,6 +2185,32 @@ func TestTitleQuotesWhatDoesNotPrint(t *testing.T) {
 		if first, _, _ := strings.Cut(b.String(), "\n\n"); first+"\n" != want {
 			t.Errorf("%q: title %q, want %q", name, first, want)
 		}
+	}
+}
+
+// A graph without a name is "an unnamed graph" in the DOT picture's label
+// and the infeasibility's text, and the picture is an anonymous digraph
+// (no "" for a name); a named one keeps its name in both.
+func TestUnnamedGraphTitles(t *testing.T) {
+	for name, want := range map[string][2]string{
+		"":       {"digraph {\n", `  label="an unnamed graph on h200: 0 ns (optimal)";`},
+		"attn 1": {"digraph \"attn 1\" {\n", `  label="attn 1 on h200: 0 ns (optimal)";`},
+	} {
+		var b bytes.Buffer
+		if err := (&Result{Graph: name, Target: "h200", Status: "optimal"}).WriteDOT(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), want[0]) || !strings.Contains(b.String(), "\n"+want[1]+"\n") {
+			t.Errorf("%q: DOT\n%s\nwant it to start %q and hold %q", name, b.String(), want[0], want[1])
+		}
+	}
+	b := new(bytes.Buffer)
+	pe := &PlanInfeasibleError{Target: "h200", Err: errors.New("planner: no plan")}
+	if err := pe.WriteText(b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "no feasible plan of an unnamed graph on h200\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("text %q, want it to start %q", b.String(), want)
 	}
 }
 

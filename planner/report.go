@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -31,12 +32,22 @@ func printable(s string) string {
 	return s
 }
 
+// graphTitle is how a report names the graph: its name (quoted where it
+// holds what does not print), or "an unnamed graph" when it has none (the
+// planner does not know the file it came from).
+func graphTitle(name string) string {
+	if name == "" {
+		return "an unnamed graph"
+	}
+	return printable(name)
+}
+
 // WriteText writes the human-readable report: the summary, then every
 // invocation with its choice and each rejected alternative's regret and
 // reason, then every boundary's conversion, then the budgets.
 func (r *Result) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "plan of %s on %s\n\n", printable(r.Graph), printable(r.Target))
+	fmt.Fprintf(bw, "plan of %s on %s\n\n", graphTitle(r.Graph), printable(r.Target))
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	status := r.Status
 	switch {
@@ -449,13 +460,17 @@ var classColors = map[string]string{
 // conversion that serves several edges bold; a legend of the classes drawn.
 func (r *Result) WriteDOT(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "digraph %s {\n", dotQuote(r.Graph))
+	if r.Graph == "" {
+		bw.WriteString("digraph {\n") // an anonymous graph: "" is no name
+	} else {
+		fmt.Fprintf(bw, "digraph %s {\n", dotQuote(r.Graph))
+	}
 	fmt.Fprintf(bw, "  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
 	status := r.Status
 	if r.Status != "optimal" && !math.IsInf(r.Gap, 0) && !math.IsNaN(r.Gap) {
 		status += fmt.Sprintf(", bound %s, gap %.3g%%", fmtNS(r.BoundNS), 100*r.Gap)
 	}
-	fmt.Fprintf(bw, "  label=%s;\n", dotQuote(fmt.Sprintf("%s on %s: %s (%s)", r.Graph, r.Target, fmtNS(r.ObjectiveNS), status)))
+	fmt.Fprintf(bw, "  label=%s;\n", dotQuote(fmt.Sprintf("%s on %s: %s (%s)", cmp.Or(r.Graph, "an unnamed graph"), r.Target, fmtNS(r.ObjectiveNS), status)))
 	node := func(indent string, c *PlanChoice) {
 		fmt.Fprintf(bw, "%s%s [label=%s];\n", indent, dotQuote(c.Invocation), dotQuote(fmt.Sprintf("%s\n%s\n%s", c.Invocation, c.Alternative, fmtNS(c.CostNS))))
 	}
