@@ -28,7 +28,8 @@ type PlanOptions struct {
 	// graph of at most ExplainAll invocations, none of a larger one.
 	ExplainIDs []string
 	// ExplainAll is the largest graph whose every regret Plan computes
-	// unasked; 0 means DefaultExplainAll.
+	// unasked; 0 means DefaultExplainAll, and a negative value is an error
+	// (Solve.NoRegrets asks for no regret at all).
 	ExplainAll int
 	// Target overrides the graph's target figures; nil: the graph's target
 	// (a built-in one by name). Only the figures: which alternatives run,
@@ -285,10 +286,14 @@ type BudgetUse struct {
 // then be intervals. The elimination of a whole small dense graph with
 // larger tables, and the branch and bound's heuristic, stop at an
 // interrupt or the time limit, as HiGHS does. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
-// fits; ErrUnknownInvocation for ExplainIDs the graph lacks; ErrNoSolver
+// fits; ErrUnknownInvocation for ExplainIDs the graph lacks; an error for a
+// negative ExplainAll; ErrNoSolver
 // when a MILP is needed and HiGHS is missing; an error naming the
 // invocation or boundary for a cost over MaxCostNS.
 func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error) {
+	if opts.ExplainAll < 0 {
+		return nil, fmt.Errorf("planner: PlanOptions.ExplainAll %d is negative", opts.ExplainAll)
+	}
 	target, cache, err := opts.targetAndCache(g)
 	if err != nil {
 		return nil, err

@@ -1492,6 +1492,12 @@ func TestErrorsToMatch(t *testing.T) {
 	if !errors.Is(err, ErrUnknownInvocation) || !strings.Contains(fmt.Sprint(err), `"nosuch", "zz"`) {
 		t.Errorf("unknown invocations to explain: %v", err)
 	}
+	for _, n := range []int{-1, math.MinInt} {
+		want := fmt.Sprintf("planner: PlanOptions.ExplainAll %d is negative", n)
+		if _, err := Plan(context.Background(), examples(t)["fanout"], PlanOptions{ExplainAll: n}); err == nil || err.Error() != want {
+			t.Errorf("ExplainAll %d: %v, want %q", n, err, want)
+		}
+	}
 	if err := fmt.Errorf("planner: %w", &highs.LoadError{}); !errors.Is(err, ErrNoSolver) {
 		t.Errorf("a HiGHS that cannot be loaded: %v, want ErrNoSolver", err)
 	}
