@@ -347,6 +347,18 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 // small dense graphs, stops once stop says so (an interrupt or the time
 // limit): the reduction with the table limit then goes to HiGHS, which
 // stops as soon (non-nil stop; nil never stops).
+//
+// The reduction with the table limit does not look at stop, on purpose. It
+// is exact and its work is bounded (at most one bucket of limit entries a
+// node): 0.15 s for the 70,002 invocations of gen transformer --layers
+// 7000, two thirds of it tabulating the groups before anything is
+// eliminated, and 1.05 s (0.89 s, then 0.16 s at limit/8) for the 120,375
+// of gen dag --invocations 100000. What it leaves uneliminated HiGHS would
+// get instead, and a core that large costs far more before HiGHS stops:
+// stopped at --time-limit 1ms, the 7,000 layers, which the reduction
+// dissolves into a proven optimum in 0.19 s, took 22.5 s (16 s in
+// improve, 4.9 s passing a 2.1M-column MILP to HiGHS) for a plan 1% worse
+// and unproven.
 func reduceAndBuild(in *instance, limit int, eliminate, whole bool, budget int, full func() ModelSize, stop func() bool) (*reduction, *coreModel) {
 	first := whole
 	for {
