@@ -574,34 +574,15 @@ func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, m
 			} else {
 				c = v.Candidate(alt.ID)
 			}
-			switch {
-			case c == nil && slices.Contains(v.Forbid, alt.ID):
-				na.removed = "forbidden by the invocation"
-			case c == nil:
-				na.removed = fmt.Sprintf("not among the invocation's pins (%s)", strings.Join(v.Pin, ", "))
-			default:
-				if ok, why := tg.CanRun(alt); !ok {
-					na.removed = "the target cannot run it: " + why
-					break
-				}
-				if k != nil && k.RegistersPerThread > 0 && alt.Resources.RegistersPerThread > k.RegistersPerThread {
-					na.removed = fmt.Sprintf("needs %d registers per thread, over kernel %s's budget of %d",
-						alt.Resources.RegistersPerThread, k.ID, k.RegistersPerThread)
-					break
-				}
+			if na.removed = removal(v, alt, c, &tg, k); na.removed == "" {
 				var err error
-				if na.exec, err = lw.executionCost(c); err != nil {
-					return nil, fmt.Errorf("planner: invocation %s, alternative %s: %w", v.ID, alt.ID, err)
+				if na.exec, err = lw.candidateCost(v, c); err != nil {
+					return nil, err
 				}
-			}
-			if na.removed != "" {
+			} else {
 				c = nil
 			}
 			a := Alternative{ID: alt.ID, Cost: na.exec.total(), Removed: na.removed}
-			if na.removed == "" && !(a.Cost <= MaxCostNS) {
-				return nil, fmt.Errorf("planner: invocation %s, alternative %s: an execution cost of %.4g ns (%.4g ns a tile × multiplicity %d) is over the planner's limit of %g ns",
-					v.ID, alt.ID, a.Cost, na.exec.perTile, na.exec.multiplicity, MaxCostNS)
-			}
 			if na.removed == "" && k != nil && alt.Resources.SharedMemoryBytes > 0 {
 				if b := lw.kernelBudget[k.Index]; b >= 0 {
 					a.Uses = []Use{{Budget: b, Amount: float64(alt.Resources.SharedMemoryBytes)}}
@@ -686,6 +667,97 @@ func (lw *lowering) scratchUnderBudget(pk portKey, edges []*tasks.Edge) bool {
 }
 
 func (ec execCost) total() float64 { return ec.perTile * float64(ec.multiplicity) }
+
+// removal is why the plan leaves out alternative alt of invocation v (c
+// its candidate, nil where the pins or forbids leave it out; tg the
+// graph's target; k v's kernel, nil for none): "" when it may run.
+func removal(v *tasks.Invocation, alt *tasks.Alternative, c *tasks.Candidate, tg *tasks.Target, k *tasks.Group) string {
+	switch {
+	case c == nil && slices.Contains(v.Forbid, alt.ID):
+		return "forbidden by the invocation"
+	case c == nil:
+		return fmt.Sprintf("not among the invocation's pins (%s)", strings.Join(v.Pin, ", "))
+	}
+	if ok, why := tg.CanRun(alt); !ok {
+		return "the target cannot run it: " + why
+	}
+	if k != nil && k.RegistersPerThread > 0 && alt.Resources.RegistersPerThread > k.RegistersPerThread {
+		return fmt.Sprintf("needs %d registers per thread, over kernel %s's budget of %d",
+			alt.Resources.RegistersPerThread, k.ID, k.RegistersPerThread)
+	}
+	return ""
+}
+
+// A CostError is an alternative of an invocation whose execution cost the
+// planner refuses: one over MaxCostNS (a declared or measured time, or a
+// multiplicity, that is an error in the input), or one the target's
+// figures cannot give. Plan returns the first; CheckCosts lists them all.
+type CostError struct {
+	Invocation  string // the invocation's id
+	Index       int    // its index in the graph's invocations
+	Alternative string // the alternative's id
+	Err         error  // what is wrong with its cost
+}
+
+func (e *CostError) Error() string {
+	return fmt.Sprintf("planner: invocation %s, alternative %s: %v", e.Invocation, e.Alternative, e.Err)
+}
+
+func (e *CostError) Unwrap() error { return e.Err }
+
+// candidateCost is executionCost checked against MaxCostNS, its error a
+// *CostError naming the invocation and the alternative.
+func (lw *lowering) candidateCost(v *tasks.Invocation, c *tasks.Candidate) (execCost, error) {
+	ec, err := lw.executionCost(c)
+	if err == nil && !(ec.total() <= MaxCostNS) {
+		err = fmt.Errorf("an execution cost of %.4g ns (%.4g ns a tile × multiplicity %d) is over the planner's limit of %g ns",
+			ec.total(), ec.perTile, ec.multiplicity, MaxCostNS)
+	}
+	if err != nil {
+		return ec, &CostError{Invocation: v.ID, Index: v.Index, Alternative: c.Alternative.ID, Err: err}
+	}
+	return ec, nil
+}
+
+// CheckCosts lists the execution costs that Plan refuses on g, on its own
+// target with its own measured costs (g.LoadMeasured's), each as the
+// *CostError that Plan returns for the first, in the order of the
+// invocations and of their task's alternatives; none when Plan refuses
+// none. Like Plan, it costs no alternative that the pins or forbids, the
+// target or a kernel's register budget leave out. A conversion's cost over
+// the limit is found by Plan alone, which classifies the conversions. The
+// error is for a target Plan cannot cost at all.
+func CheckCosts(g *tasks.Graph) ([]*CostError, error) {
+	target, err := graphTarget(g)
+	if err != nil {
+		return nil, err
+	}
+	lw := &lowering{graph: g, target: target, sms: target.Get("sm_count")}
+	if lw.sms <= 0 {
+		return nil, fmt.Errorf("planner: target %s has no sm_count", target.Name)
+	}
+	invs := g.Invocations()
+	kernelOf := make([]*tasks.Group, len(invs))
+	for _, k := range g.Groups() {
+		for _, v := range k.Invocations {
+			kernelOf[v.Index] = k
+		}
+	}
+	tg := g.Target()
+	var errs []*CostError
+	for _, v := range invs {
+		for _, alt := range v.Task.Alternatives {
+			c := v.Candidate(alt.ID)
+			if removal(v, alt, c, &tg, kernelOf[v.Index]) != "" {
+				continue
+			}
+			if _, err := lw.candidateCost(v, c); err != nil {
+				errs = append(errs, err.(*CostError))
+			}
+		}
+	}
+	return errs, nil
+}
 
 // executionCost is the cost of candidate c: measured, declared or the
 // roofline of its work.

@@ -2573,3 +2573,54 @@ func TestPlanStopsBeforeHiGHS(t *testing.T) {
 		}
 	}
 }
+
+// CheckCosts lists every execution cost Plan refuses (over MaxCostNS), in
+// the order of the invocations and their alternatives, each as Plan says
+// the first; an alternative the pins leave out is not costed.
+func TestCheckCostsAgreesWithPlan(t *testing.T) {
+	graph := func(pin string) *tasks.Graph {
+		t.Helper()
+		g, err := tasks.Load([]byte(`{"version": 1, "name": "costly", "target": "h200", "sizes": {"M": 64},
+  "spaces": {"t": "(m:16, k:16)"},
+  "tasks": {
+    "p": {"ports": {"y": {"direction": "out", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "a", "ports": {"y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"},
+                           {"id": "b", "ports": {"y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1e16}, "multiplicity": "M"}]},
+    "c": {"ports": {"x": {"direction": "in", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "a", "ports": {"x": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"},
+                           {"id": "b", "ports": {"x": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1e17}, "multiplicity": "M"}]}
+  },
+  "invocations": [{"id": "p", "task": "p"}, {"id": "c", "task": "c"` + pin + `}],
+  "edges": [{"from": "p.y", "to": "c.x"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	g := graph("")
+	errs, err := CheckCosts(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, fmt.Sprintf("%d %s %s", e.Index, e.Invocation, e.Alternative))
+	}
+	if want := []string{"0 p b", "1 c b"}; !slices.Equal(got, want) {
+		t.Fatalf("CheckCosts: %q, want %q", got, want)
+	}
+	want := "planner: invocation p, alternative b: an execution cost of 4.848e+15 ns (7.576e+13 ns a tile × multiplicity 64) is over the planner's limit of 1e+15 ns"
+	if errs[0].Error() != want {
+		t.Errorf("CheckCosts' first: %v, want %s", errs[0], want)
+	}
+	if _, err := Plan(context.Background(), g, PlanOptions{}); err == nil || err.Error() != errs[0].Error() {
+		t.Errorf("Plan: %v, want %v", err, errs[0])
+	}
+	errs, err = CheckCosts(graph(`, "pin": ["a"]`))
+	if err != nil || len(errs) != 1 || errs[0].Invocation != "p" {
+		t.Errorf("with c pinned to a: %v, %v; want p's alternative b alone", errs, err)
+	}
+	if errs, err := CheckCosts(examples(t)["fanout"]); err != nil || len(errs) != 0 {
+		t.Errorf("fanout: %v, %v; want no cost refused", errs, err)
+	}
+}

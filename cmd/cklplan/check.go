@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/planner"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -21,7 +22,8 @@ var checkCommand = &opTable[checkRequest, *checkRequest]{
 costs against it. A valid graph gets a summary (tasks, alternatives,
 invocations, edges, sizes) and its warnings (an output nothing consumes),
 exit 0. Otherwise every problem is listed, sorted by JSON path, each with its
-code, and the exit status is 1:
+code, and the exit status is 1 (an execution cost over plan's limit of 1e15 ns
+is one, as plan says it):
 
   $.invocations[3].task: unknown task "mma2" [unknown_name]
 
@@ -102,6 +104,19 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 	switch {
 	case err == nil:
 		ps = g.Warnings()
+		// The execution costs plan refuses (over planner.MaxCostNS), as
+		// plan says them, at their invocations (in the graph's file, even
+		// where a measured time is the cost). A target the planner cannot
+		// cost at all is plan's to report.
+		if costs, cerr := planner.CheckCosts(g); cerr == nil && len(costs) > 0 {
+			r.File = q.name
+			for _, c := range costs {
+				ps = append(ps, &jsonv.Problem{Path: jsonv.Root.Key("invocations").Index(c.Index), Code: jsonv.Range,
+					Msg: strings.TrimPrefix(c.Error(), "planner: "), Offset: -1, Err: c})
+			}
+			ps.Sort()
+			err = ps
+		}
 	case !errors.As(err, &ps):
 		return nil, err
 	}
