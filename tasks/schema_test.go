@@ -9,6 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/cklplan/cklplan/costmodel"
 	"github.com/cklplan/cklplan/storage"
 )
 
@@ -238,5 +239,96 @@ func TestFormatDocExample(t *testing.T) {
 	block, _, _ = bytes.Cut(block, []byte("```"))
 	if !bytes.Equal(block, want) {
 		t.Errorf("the complete example of docs/format.md differs from examples/graphs/dequant_mma_n16.json")
+	}
+}
+
+// TestSchemaCustomTarget: the schema checks a custom target's figures as
+// the loader does — the cost model's figures, every one but those with a
+// default required, no other; a value and a non-empty source each; the
+// values positive (0 allowed where the figure allows it) and the counts
+// whole numbers of at most 2^53 — so the two agree on each edit below.
+func TestSchemaCustomTarget(t *testing.T) {
+	s := compileSchema(t)
+	figures := func(g map[string]any) map[string]any {
+		return at(g, "target", "figures").(map[string]any)
+	}
+	for _, tc := range []struct {
+		name  string
+		valid bool
+		edit  func(f map[string]any)
+	}{
+		{"as the cost model writes it", true, func(map[string]any) {}},
+		{"mma_sync_f16_tflops left out", true, func(f map[string]any) { delete(f, "mma_sync_f16_tflops") }},
+		{"no distributed shared memory", true, func(f map[string]any) {
+			f["dsmem_bytes_per_clock"] = map[string]any{"value": 0, "source": "sm_80 has none"}
+		}},
+		{"a figure left out", false, func(f map[string]any) { delete(f, "sm_count") }},
+		{"an unknown figure", false, func(f map[string]any) { f["tensor_cores"] = map[string]any{"value": 432, "source": "datasheet"} }},
+		{"a count not whole", false, func(f map[string]any) { f["sm_count"] = map[string]any{"value": 107.5, "source": "datasheet"} }},
+		{"a count over 2^53", false, func(f map[string]any) {
+			f["shared_bytes_per_block"] = map[string]any{"value": 1 << 54, "source": "datasheet"}
+		}},
+		{"a count of 0", false, func(f map[string]any) { f["max_cluster_blocks"] = map[string]any{"value": 0, "source": "datasheet"} }},
+		{"0 where the figure is positive", false, func(f map[string]any) { f["clock_ghz"] = map[string]any{"value": 0, "source": "datasheet"} }},
+		{"a negative figure", false, func(f map[string]any) {
+			f["cluster_barrier_cycles"] = map[string]any{"value": -1, "source": "datasheet"}
+		}},
+		{"a value as a string", false, func(f map[string]any) { f["clock_ghz"] = map[string]any{"value": "1.41", "source": "datasheet"} }},
+		{"an empty source", false, func(f map[string]any) { f["clock_ghz"] = map[string]any{"value": 1.41, "source": ""} }},
+		{"no source", false, func(f map[string]any) { f["clock_ghz"] = map[string]any{"value": 1.41} }},
+		{"a field besides value and source", false, func(f map[string]any) {
+			f["clock_ghz"] = map[string]any{"value": 1.41, "source": "datasheet", "unit": "GHz"}
+		}},
+		{"a bare number", false, func(f map[string]any) { f["clock_ghz"] = 1.41 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := edit(t, func(g map[string]any) {
+				g["target"] = customTargetJSON(t, []string{"sm_80", "cp_async"}, 100000)
+				tc.edit(figures(g))
+			})
+			if err := validateSchema(s, data); (err == nil) != tc.valid {
+				t.Errorf("schema: %v, want valid %v", err, tc.valid)
+			}
+			if _, err := Load(data); (err == nil) != tc.valid {
+				t.Errorf("Load: %v, want valid %v", err, tc.valid)
+			}
+		})
+	}
+}
+
+// TestSchemaFigureKeys checks that the schema's figures are the cost
+// model's: the same keys, required where the figure has no default, and 0
+// allowed exactly where the figure allows it.
+func TestSchemaFigureKeys(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := at(doc, "$defs", "customTarget", "properties", "figures").(map[string]any)
+	props := figs["properties"].(map[string]any)
+	var required []string
+	for _, r := range figs["required"].([]any) {
+		required = append(required, r.(string))
+	}
+	var keys, want []string
+	for _, k := range costmodel.FigureKeys {
+		keys = append(keys, k.Key)
+		if k.Default == "" {
+			want = append(want, k.Key)
+		}
+		p, ok := props[k.Key].(map[string]any)
+		if !ok {
+			t.Errorf("the schema has no figure %s", k.Key)
+			continue
+		}
+		if zero := p["$ref"] == "#/$defs/figure"; zero != k.Zero {
+			t.Errorf("figure %s: schema %s, the cost model allows 0: %v", k.Key, p["$ref"], k.Zero)
+		}
+	}
+	if len(props) != len(keys) {
+		t.Errorf("schema figures %d, the cost model's %d", len(props), len(keys))
+	}
+	if !slices.Equal(required, want) {
+		t.Errorf("schema requires %v, the cost model %v", required, want)
 	}
 }
