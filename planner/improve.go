@@ -36,8 +36,12 @@ const (
 
 // improve returns a plan no worse than start (alternative indices, one per
 // node), from windows around seeds, or start itself when p has budgets (a
-// window cannot see what the rest of the plan leaves of them).
-func improve(p *Problem, start, seeds []int, maxPasses int) []int {
+// window cannot see what the rest of the plan leaves of them). It asks stop
+// (nil: never) before each window, and returns the plan so far once stop
+// says so: an interrupt, or the time limit, whose time the search shares
+// with HiGHS. On gen dag --invocations 5000, 20,000 and 100,000 under
+// --time-limit 1ms the search took 3.1 s, 17 s and over 27 s before.
+func improve(p *Problem, start, seeds []int, maxPasses int, stop func() bool) []int {
 	if len(p.Budgets) > 0 {
 		return start
 	}
@@ -54,6 +58,9 @@ func improve(p *Problem, start, seeds []int, maxPasses int) []int {
 	for range maxPasses {
 		improved := false
 		for _, seed := range order {
+			if stop != nil && stop() {
+				return plan
+			}
 			if w.replan(seed, plan) {
 				improved = true
 			}

@@ -24,7 +24,7 @@ func TestImprove(t *testing.T) {
 		for v := range all {
 			all[v] = v
 		}
-		plan := improve(p, lc.Choices, all, 10)
+		plan := improve(p, lc.Choices, all, 10, nil)
 		ev, err := p.Evaluate(plan)
 		if err != nil {
 			if _, lerr := p.Evaluate(lc.Choices); lerr != nil {
@@ -52,6 +52,32 @@ func TestImprove(t *testing.T) {
 	if reached == 0 || better == 0 || repaired == 0 {
 		t.Fatalf("%d problems reached the optimum, %d improved, %d repaired from an infeasible local choice: the test exercises too little",
 			reached, better, repaired)
+	}
+}
+
+// TestImproveStops: the search asks before each window whether to stop,
+// and once told, re-plans no more windows and keeps what it has: a plan
+// no worse than its start.
+func TestImproveStops(t *testing.T) {
+	p := randomDAG(1, 300, 4)
+	lc := localChoice(p)
+	all := make([]int, len(p.Nodes))
+	for v := range all {
+		all[v] = v
+	}
+	for _, after := range []int{0, 1, 5} {
+		asked := 0
+		plan := improve(p, lc.Choices, all, improvePasses, func() bool {
+			asked++
+			return asked > after
+		})
+		if asked != after+1 {
+			t.Errorf("told to stop at its question %d, the search asked %d times", after+1, asked)
+		}
+		ev, err := p.Evaluate(plan)
+		if err != nil || ev.Cost > lc.Cost+1e-9*math.Abs(lc.Cost) {
+			t.Errorf("stopped after %d windows: %v, %v; the start costs %v", after, ev.Cost, err, lc.Cost)
+		}
 	}
 }
 

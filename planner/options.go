@@ -34,7 +34,8 @@ type Options struct {
 	// a time limit, a core of 100 nodes or more in a problem without budgets
 	// first gets a plan from a large-neighbourhood search (exact re-planning
 	// of windows of 10 nodes, two passes at most), HiGHS's start; the search
-	// counts against the main solve's limit.
+	// counts against the main solve's limit, and stops at it (or at an
+	// interrupt) with the plan it has.
 	TimeLimit time.Duration
 	// RelativeGap and AbsoluteGap are HiGHS's MIP gaps; 0 means 1e-9 and 1e-6.
 	RelativeGap, AbsoluteGap float64

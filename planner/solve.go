@@ -145,7 +145,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				lpOpt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
 				root = startRootLP(ctx, lib, &cm.model, lpOpt)
 				defer root.stop()
-				startPlan = improve(p, startPlan, r.core, improvePasses)
+				startPlan = improve(p, startPlan, r.core, improvePasses, opt.stopping(ctx, start))
 				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
 			}
 			if root == nil && certifiesAhead(r, &opt) {
