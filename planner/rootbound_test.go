@@ -91,8 +91,9 @@ func TestLagrangeBound(t *testing.T) {
 
 // TestLoadedLPRegrets answers every core node's other choices of small
 // random cores by a re-solve worker (worker, without certificates) that
-// takes the LP loaded ahead (loadLP) and by one that loads its own: the
-// answers must be the same, bit for bit.
+// takes the LP loaded ahead (loadLP), by one that starts its LP from the
+// optimal basis of an LP loaded ahead for another, and by one that loads
+// its own: the answers must be the same, bit for bit.
 func TestLoadedLPRegrets(t *testing.T) {
 	lib := highstest.Library(t)
 	ctx := context.Background()
@@ -103,7 +104,7 @@ func TestLoadedLPRegrets(t *testing.T) {
 			continue
 		}
 		in, r, cm, res, opt := sc.in, sc.r, sc.cm, sc.res, sc.opt
-		answers := func(ahead bool) []query {
+		answers := func(ahead, fromBasis bool) []query {
 			rg := &regrets{ctx: ctx, r: r, cm: cm, lib: lib, opt: opt, asg: res.asg, opt0: res.objective, index: map[string]int{}}
 			for _, v := range r.core {
 				for k := range in.domain[v] {
@@ -111,13 +112,22 @@ func TestLoadedLPRegrets(t *testing.T) {
 				}
 			}
 			lp := relaxation(&cm.model)
-			var pre *loadedLP
+			var pre, from *loadedLP
 			if ahead {
 				pre = rg.loadLP(&lp)
 				defer pre.close()
 			}
+			if fromBasis {
+				// Another worker's LP loaded ahead, whose optimal basis
+				// this worker's LP starts from.
+				from = rg.loadLP(&lp)
+				defer from.close()
+				if from.optimalBasis() == nil {
+					t.Fatalf("seed %d: no basis of the LP loaded ahead", seed)
+				}
+			}
 			i := 0
-			err := rg.worker(&lp, nil, pre, func() (int, bool) {
+			err := rg.worker(&lp, nil, pre, from, func() (int, bool) {
 				i++
 				return i - 1, i <= len(rg.queries)
 			})
@@ -129,12 +139,18 @@ func TestLoadedLPRegrets(t *testing.T) {
 			}
 			return rg.queries
 		}
-		want, got := answers(false), answers(true)
-		for i := range got {
-			if math.Float64bits(got[i].lo) != math.Float64bits(want[i].lo) || math.Float64bits(got[i].hi) != math.Float64bits(want[i].hi) {
-				t.Fatalf("seed %d: query %v at %v: [%v, %v] with the LP loaded ahead, [%v, %v] without", seed, got[i].nodes, got[i].sets, got[i].lo, got[i].hi, want[i].lo, want[i].hi)
+		want := answers(false, false)
+		for _, mode := range []struct {
+			name            string
+			ahead, fromBase bool
+		}{{"with the LP loaded ahead", true, false}, {"from the basis of an LP loaded ahead", false, true}} {
+			got := answers(mode.ahead, mode.fromBase)
+			for i := range got {
+				if math.Float64bits(got[i].lo) != math.Float64bits(want[i].lo) || math.Float64bits(got[i].hi) != math.Float64bits(want[i].hi) {
+					t.Fatalf("seed %d: query %v at %v: [%v, %v] %s, [%v, %v] without", seed, got[i].nodes, got[i].sets, got[i].lo, got[i].hi, mode.name, want[i].lo, want[i].hi)
+				}
+				compared++
 			}
-			compared++
 		}
 	}
 	t.Logf("%d answers compared", compared)

@@ -101,6 +101,8 @@ type cfuncs struct {
 	startCallback      func(h uintptr, callbackType highsInt) highsInt
 	zeroAllClocks      func(h uintptr) highsInt
 	changeColBounds    func(h uintptr, col highsInt, lower, upper float64) highsInt
+	getBasis           func(h uintptr, colStatus, rowStatus *highsInt) highsInt
+	setBasis           func(h uintptr, colStatus, rowStatus *highsInt) highsInt
 	getIis             func(h uintptr, numCol, numRow, colIndex, rowIndex, colBound, rowBound, colStatus, rowStatus *highsInt) highsInt
 	// resetGlobalScheduler shuts down the task scheduler of the calling
 	// thread (HiGHS keeps one per thread, sized by the first run's threads).
@@ -155,6 +157,8 @@ func (f *cfuncs) solverSymbols() []symbol {
 		{"Highs_zeroAllClocks", &f.zeroAllClocks},
 		{"Highs_resetGlobalScheduler", &f.resetGlobalScheduler},
 		{"Highs_changeColBounds", &f.changeColBounds},
+		{"Highs_getBasis", &f.getBasis},
+		{"Highs_setBasis", &f.setBasis},
 	}
 }
 

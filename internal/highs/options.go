@@ -41,6 +41,13 @@ type Options struct {
 	// stopped early returns it or something better. An infeasible Start is
 	// ignored by HiGHS.
 	Start []float64
+	// Basis, when not nil, is an LP's starting basis: one that Solver.Basis
+	// took from a solve of a model of the same shape (its columns and rows),
+	// typically the same LP on another Solver, whose optimum the simplex
+	// then starts from instead of solving from nothing. HiGHS refuses one
+	// that is not a basis of the model (Solve returns an OptionError). It
+	// is ignored for a MIP and under InteriorPoint.
+	Basis *Basis
 	// NoFeasibilityJump skips HiGHS's feasibility jump, a heuristic that
 	// looks for a feasible point before a MIP's root LP. HiGHS 1.15 runs
 	// it even when Start is one; there it is time spent finding what the

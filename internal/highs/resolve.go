@@ -98,3 +98,42 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 	})
 	return res, err
 }
+
+// A Basis is a simplex basis of an LP: each column's and each row's status
+// (at its lower bound, basic, at its upper bound, zero or nonbasic), as
+// HiGHS keeps it after a simplex solve. Solver.Basis takes one; a Solve
+// with Options.Basis starts from it.
+type Basis struct {
+	cols, rows []highsInt
+}
+
+// Basis returns the basis of the LP m that the last Solve or Resolve on s
+// solved by the simplex method (m must be the model it loaded), or an error
+// where HiGHS has none (an interior point solve without crossover, a MIP).
+func (s *Solver) Basis(m *Model) (*Basis, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst == nil {
+		return nil, ErrClosed
+	}
+	if s.loaded != m {
+		return nil, ErrNotLoaded
+	}
+	if m.IsMIP() {
+		return nil, errors.New("highs: a MIP has no basis to take")
+	}
+	b := &Basis{cols: make([]highsInt, len(m.Columns)), rows: make([]highsInt, len(m.Rows))}
+	var st highsInt
+	s.inst.do(func(h uintptr) {
+		st = s.lib.c.getBasis(h, ptr(b.cols), ptr(b.rows))
+	})
+	if st == cStatusError {
+		return nil, errors.New("highs: HiGHS has no basis of the model (Highs_getBasis failed)")
+	}
+	for _, v := range b.cols {
+		if v < 0 || v > 4 { // kHighsBasisStatusLower … Nonbasic
+			return nil, errors.New("highs: HiGHS has no valid basis of the model")
+		}
+	}
+	return b, nil
+}

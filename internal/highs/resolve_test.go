@@ -250,3 +250,62 @@ func TestDuals(t *testing.T) {
 		t.Errorf("%d of 40 solves optimal: the generator hardly tests the duals", optimal)
 	}
 }
+
+// TestBasis: the basis one Solver's simplex ends at starts another's solve
+// of the same LP at its optimum, with no iteration; a basis of another
+// shape is refused before HiGHS sees it, and a MIP or a model not loaded
+// has none to take.
+func TestBasis(t *testing.T) {
+	lib := highstest.Library(t)
+	ctx := context.Background()
+	m := randomAssignment(20, 5).model()
+	for j := range m.Columns {
+		m.Columns[j].Integer = false // its LP relaxation, integral at a vertex
+	}
+	opt := highs.Options{Presolve: highs.PresolveOff}
+	a, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	cold, err := a.Solve(ctx, m, opt)
+	if err != nil || cold.Status != highs.Optimal {
+		t.Fatalf("%v, %v", cold, err)
+	}
+	if cold.SimplexIterations == 0 {
+		t.Fatal("the cold solve took no simplex iteration: the test shows nothing")
+	}
+	basis, err := a.Basis(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	warm := opt
+	warm.Basis = basis
+	res, err := b.Solve(ctx, m, warm)
+	if err != nil || res.Status != highs.Optimal {
+		t.Fatalf("from the basis: %v, %v", res, err)
+	}
+	if res.SimplexIterations != 0 || math.Abs(res.Objective-cold.Objective) > 1e-9*math.Abs(cold.Objective) {
+		t.Errorf("from the basis: %d iterations to %v; cold: %d to %v", res.SimplexIterations, res.Objective, cold.SimplexIterations, cold.Objective)
+	}
+
+	other := randomAssignment(19, 5).model()
+	if _, err := b.Solve(ctx, other, warm); !errors.As(err, new(*highs.OptionError)) {
+		t.Errorf("a basis of 400 columns for a model of 361: %v, want an OptionError", err)
+	}
+	if _, err := b.Basis(other); !errors.Is(err, highs.ErrNotLoaded) {
+		t.Errorf("Basis of a model not loaded: %v, want ErrNotLoaded", err)
+	}
+	mip := randomAssignment(5, 5).model()
+	if _, err := b.Solve(ctx, mip, highs.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Basis(mip); err == nil {
+		t.Error("a MIP's basis taken")
+	}
+}

@@ -42,6 +42,9 @@ type Result struct {
 	Nodes int64
 	// RunTime is the wall-clock time HiGHS spent in the solve.
 	RunTime time.Duration
+	// SimplexIterations is HiGHS's simplex_iteration_count for the solve
+	// (of an LP; of a MIP, its LPs').
+	SimplexIterations int
 	// RowDuals and ReducedCosts are an LP's dual solution, one value per
 	// row and per column, when Options.Duals asked for them and the LP is
 	// Optimal (else nil): ReducedCosts = Cost − Aᵀ RowDuals, up to HiGHS's
@@ -236,6 +239,9 @@ func (s *Solver) load(h uintptr, m *Model, in *input, opt Options) error {
 	if opt.Start != nil && c.setSolution(h, ptr(opt.Start), nil, nil, nil) == cStatusError {
 		return &OptionError{"Start", "HiGHS refused the point (Highs_setSolution failed)"}
 	}
+	if b := opt.Basis; b != nil && !m.IsMIP() && !opt.InteriorPoint && c.setBasis(h, ptr(b.cols), ptr(b.rows)) == cStatusError {
+		return &OptionError{"Basis", "HiGHS refused the basis (Highs_setBasis failed): not a basis of this model"}
+	}
 	for _, t := range []highsInt{cCallbackSimplexInterrupt, cCallbackIpmInterrupt, cCallbackMipInterrupt} {
 		if c.startCallback(h, t) == cStatusError {
 			return fmt.Errorf("highs: Highs_startCallback(%d) failed", t)
@@ -275,6 +281,10 @@ func (s *Solver) execute(h uintptr, m *Model, duals bool) (*Result, error) {
 		Gap:         math.Inf(1),
 	}
 	r.Status = statusOf(ms, feasible)
+	var iterations highsInt
+	if c.getIntInfoValue(h, "simplex_iteration_count", &iterations) != cStatusError {
+		r.SimplexIterations = int(iterations)
+	}
 	if ms == cModelStatusModelEmpty {
 		// HiGHS calls a model without columns empty and optimal whatever its
 		// rows say; every row's activity is 0 then, so decide here.
@@ -358,6 +368,9 @@ func validateInput(m *Model, opt Options) error {
 	}
 	if err := opt.validate(); err != nil {
 		return err
+	}
+	if b := opt.Basis; b != nil && (len(b.cols) != len(m.Columns) || len(b.rows) != len(m.Rows)) {
+		return &OptionError{"Basis", fmt.Sprintf("a basis of %d columns and %d rows for a model of %d and %d", len(b.cols), len(b.rows), len(m.Columns), len(m.Rows))}
 	}
 	return opt.validateStart(m)
 }
