@@ -30,6 +30,8 @@
 // Solver.SetBounds changes column bounds there and Solver.Resolve solves it
 // again, an LP from its last basis (a few simplex iterations after a few
 // bound changes), until the next Solve or Conflict loads another model.
+// Solver.Basis takes an LP's basis, and Options.Basis starts another
+// Solver's solve of the same LP from it.
 //
 // # Invariants
 //
