@@ -110,15 +110,14 @@ type Result struct {
 	// text report says why others were not explained.
 	explainAll   int
 	explainAsked bool
-	// regretsInterrupted says an interrupt, not a time limit, left the
-	// regrets that are intervals; regretsCapped says Options.RegretSolves
-	// (regretSolves) did, the time limit not having passed.
-	regretsInterrupted bool
-	regretsCapped      bool
-	regretSolves       int
-	// UnprovenRegrets counts the regrets a time limit left as intervals
-	// (Rejected.Exact false with RegretLowerNS set).
-	UnprovenRegrets int `json:"unproven_regrets,omitempty"`
+	// regretSolves is Options.RegretSolves, for the text report.
+	regretSolves int
+	// UnprovenRegrets counts the regrets left as intervals (Rejected.Exact
+	// false with RegretLowerNS set), and UnprovenBy says what left them:
+	// UnprovenByRegretSolves, UnprovenByTimeLimit or UnprovenByInterrupt
+	// ("" when none is).
+	UnprovenRegrets int    `json:"unproven_regrets,omitempty"`
+	UnprovenBy      string `json:"unproven_by,omitempty"`
 	// Choices are one per invocation, in the graph's order of invocations.
 	Choices []PlanChoice `json:"choices"`
 	// Boundaries are one per edge, grouped by producer port (the edges of
@@ -361,15 +360,32 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	}
 	if res != nil {
 		res.explainAll, res.explainAsked = explainAll, opts.ExplainIDs != nil || opts.Solve.Explain != nil
-		res.regretsInterrupted = sol.regretsInterrupted
-		res.regretsCapped = sol.regretsCapped > 0 && (sol.regretDeadline.IsZero() || time.Now().Before(sol.regretDeadline))
 		res.regretSolves = opts.Solve.RegretSolves
+		if res.UnprovenRegrets > 0 {
+			switch {
+			case sol.regretsInterrupted:
+				res.UnprovenBy = UnprovenByInterrupt
+			case sol.regretsCapped > 0 && (sol.regretDeadline.IsZero() || time.Now().Before(sol.regretDeadline)):
+				res.UnprovenBy = UnprovenByRegretSolves
+			default:
+				res.UnprovenBy = UnprovenByTimeLimit
+			}
+		}
 	}
 	if err == nil && !opts.Timing {
 		res.SolveMS = 0
 	}
 	return res, err
 }
+
+// What left a plan's unproven regrets as intervals (Result.UnprovenBy):
+// Options.RegretSolves, which leaves the same ones every run; the regrets'
+// time limit; or an interrupt.
+const (
+	UnprovenByRegretSolves = "regret_solves"
+	UnprovenByTimeLimit    = "time_limit"
+	UnprovenByInterrupt    = "interrupt"
+)
 
 // plantInLowering, when set (by a test), changes the lowered Problem before it is
 // solved: a fault planted in the lowering, which the graph verifier must

@@ -129,8 +129,8 @@ func TestPlanShowsUnprovenRegrets(t *testing.T) {
 			}
 		}
 	}
-	if counted == 0 || counted != r.UnprovenRegrets {
-		t.Fatalf("%d unproven regrets listed, UnprovenRegrets %d", counted, r.UnprovenRegrets)
+	if counted == 0 || counted != r.UnprovenRegrets || r.UnprovenBy != UnprovenByTimeLimit {
+		t.Fatalf("%d unproven regrets listed, UnprovenRegrets %d, by %q", counted, r.UnprovenRegrets, r.UnprovenBy)
 	}
 	var text bytes.Buffer
 	if err := r.WriteText(&text); err != nil {
@@ -175,8 +175,8 @@ func TestPlanSaysAnInterruptStoppedTheRegrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != "optimal" || r.UnprovenRegrets == 0 {
-		t.Fatalf("status %s, %d regrets unproven: the interrupt did not strike during the regrets", r.Status, r.UnprovenRegrets)
+	if r.Status != "optimal" || r.UnprovenRegrets == 0 || r.UnprovenBy != UnprovenByInterrupt {
+		t.Fatalf("status %s, %d regrets unproven by %q: the interrupt did not strike during the regrets", r.Status, r.UnprovenRegrets, r.UnprovenBy)
 	}
 	var text bytes.Buffer
 	if err := r.WriteText(&text); err != nil {
@@ -275,8 +275,8 @@ func TestRegretSolvesAreDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.UnprovenRegrets == 0 {
-			t.Fatal("no regret left unproven: the cap was not reached")
+		if r.UnprovenRegrets == 0 || r.UnprovenBy != UnprovenByRegretSolves {
+			t.Fatalf("%d regrets left unproven by %q: the cap was not reached", r.UnprovenRegrets, r.UnprovenBy)
 		}
 		var b bytes.Buffer
 		if err := r.WriteJSON(&b); err != nil {

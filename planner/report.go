@@ -147,10 +147,10 @@ func (r *Result) WriteText(w io.Writer) error {
 			what = "regret"
 		}
 		cause := "a time limit stopped the re-solves"
-		switch {
-		case r.regretsInterrupted:
+		switch r.UnprovenBy {
+		case UnprovenByInterrupt:
 			cause = "an interrupt stopped the re-solves"
-		case r.regretsCapped:
+		case UnprovenByRegretSolves:
 			cause = fmt.Sprintf("re-solved only the %d queries whose plans found so far cost least (--regret-solves)", r.regretSolves)
 		}
 		fmt.Fprintf(bw, "  (%d %s unproven: %s; shown is what is proven: +lower…+upper, ≥+lower where no plan using the alternative was found, or unproven)\n", r.UnprovenRegrets, what, cause)
