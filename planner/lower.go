@@ -351,6 +351,20 @@ type classOf struct {
 	task    *tasks.Task
 	kernel  *tasks.Group
 	variant bool
+	// costs hashes the alternatives' costs: invocations of one task whose
+	// costs differ (a model's layers of random or measured costs) are
+	// not compared one by one with every class of the task.
+	costs uint64
+}
+
+// costsHash is an FNV-1a hash of the alternatives' costs, bit for bit.
+func costsHash(node []Alternative) uint64 {
+	h := uint64(14695981039346656037)
+	for _, a := range node {
+		h ^= math.Float64bits(a.Cost + 0) // −0 as 0, as same compares them
+		h *= 1099511628211
+	}
+	return h
 }
 
 // same reports whether a class has the alternatives alts, node and the
@@ -599,7 +613,7 @@ func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, m
 				cands = append(cands, c)
 			}
 		}
-		ck := classOf{v.Task, k, variants[vi]}
+		ck := classOf{v.Task, k, variants[vi], costsHash(node)}
 		ci := slices.IndexFunc(byClass[ck], func(ci int) bool { return lw.classes[ci].same(alts, cands, node) })
 		if ci >= 0 {
 			ci = byClass[ck][ci]
