@@ -878,15 +878,42 @@ func (lw *lowering) touchGroups() {
 	if lw.touch != nil {
 		return
 	}
-	lw.touch = make([][]int, len(lw.problem.Nodes))
-	for gi, g := range lw.problem.Groups {
-		lw.touch[g.Producer] = append(lw.touch[g.Producer], gi)
-		for _, c := range g.Consumers {
-			if n := lw.touch[c.Node]; len(n) == 0 || n[len(n)-1] != gi {
-				lw.touch[c.Node] = append(lw.touch[c.Node], gi)
+	// Counted, then cut from one array: two allocations, not one per node.
+	n := len(lw.problem.Nodes)
+	count := make([]int, n+1)
+	last := make([]int, n)
+	for v := range last {
+		last[v] = -1
+	}
+	each := func(visit func(v, gi int)) {
+		for gi, g := range lw.problem.Groups {
+			visit(g.Producer, gi)
+			for _, c := range g.Consumers {
+				visit(c.Node, gi)
 			}
 		}
 	}
+	each(func(v, gi int) {
+		if last[v] != gi {
+			last[v] = gi
+			count[v+1]++
+		}
+	})
+	for v := range n {
+		count[v+1] += count[v]
+	}
+	all := make([]int, count[n])
+	lw.touch = make([][]int, n)
+	for v := range n {
+		lw.touch[v] = all[count[v]:count[v]:count[v+1]]
+		last[v] = -1
+	}
+	each(func(v, gi int) {
+		if last[v] != gi {
+			last[v] = gi
+			lw.touch[v] = append(lw.touch[v], gi)
+		}
+	})
 }
 
 // edgePair is the conversion on edge from source label sk to target label
