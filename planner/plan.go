@@ -979,9 +979,10 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 		own := ownTrip(src, labelDst)
 		pi, dst := lw.edgePairOf(src, labelDst, gc.Source, tk, edge, choices[edge.To.Invocation.Index])
 		pi, dst = lw.withBoundary(pi, src, dst, edge)
-		to := edge.To.Invocation.ID + "." + edge.To.Port.Name
+		// One string: From and To are its ends.
+		name := from + " -> " + edge.To.Invocation.ID + "." + edge.To.Port.Name
 		b := Boundary{
-			Edge: from + " -> " + to, From: from, To: to, Crossing: pi.crossing.String(),
+			Edge: name, From: name[:len(from)], To: name[len(from)+len(" -> "):], Crossing: pi.crossing.String(),
 			CostNS: pi.total, PerTileNS: pi.perTile, Moves: src.moves, Origin: pi.origin.String(), Detail: pi.detail,
 			Source: src.name, Target: dst.name,
 		}
