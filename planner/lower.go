@@ -285,6 +285,12 @@ type lowering struct {
 
 	problem Problem
 	invs    []*tasks.Invocation
+	// loadSources are the source labels of load groups (loadGroup), by
+	// the first element of the sources they are made from.
+	loadSources map[*string][]string
+	// notExplained is each invocation's reason for the alternatives whose
+	// regrets were not computed (notExplainedReasons).
+	notExplained []string
 	// boundaryEdges are the edges of the Result's boundaries, in order.
 	boundaryEdges []*tasks.Edge
 	// alts[v] maps node v's alternatives to the task's: a task alternative
@@ -635,8 +641,25 @@ func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, m
 	}
 	lw.problem.Groups = make([]Group, 0, len(ports))
 	lw.groups = make([]groupInfo, 0, len(ports))
+	// The groups' names and consumers are cut from one string and one
+	// array: two allocations, not two per group.
+	var names strings.Builder
+	nc := 0
 	for i, pk := range ports {
-		if err := lw.addGroup(pk.v, pk.port, portEdges[i]); err != nil {
+		names.WriteString(pk.v.ID)
+		names.WriteByte('.')
+		names.WriteString(pk.port.Name)
+		nc += len(portEdges[i])
+	}
+	all, at := names.String(), 0
+	consumers := make([]Consumer, nc)
+	for i, pk := range ports {
+		n := len(pk.v.ID) + 1 + len(pk.port.Name)
+		name := all[at : at+n]
+		at += n
+		cons := consumers[:len(portEdges[i]):len(portEdges[i])]
+		consumers = consumers[len(portEdges[i]):]
+		if err := lw.addGroup(pk.v, pk.port, portEdges[i], name, cons); err != nil {
 			return nil, err
 		}
 	}
@@ -943,13 +966,16 @@ func (lw *lowering) labelSet(labels []string) *labelSet {
 // addGroup lowers the group of producer port (prod, port), its edges the
 // consumers: label slices from the classes, the pair list from an earlier
 // group with the same label sets when there is one.
-func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*tasks.Edge) error {
+//
+// name is the group's name (producer.port), and consumers its room for one
+// consumer per edge.
+func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*tasks.Edge, name string, consumers []Consumer) error {
 	gi := groupInfo{producer: prod, port: port, edges: edges}
 	pv := prod.Index
-	grp := Group{Name: prod.ID + "." + port.Name, Producer: pv}
+	grp := Group{Name: name, Producer: pv}
 	src := lw.sourceLabels(lw.class[pv], port)
 	grp.Sources = src.labels
-	grp.Consumers = make([]Consumer, len(edges))
+	grp.Consumers = consumers
 	// The group's label sets, by id: the key of its pair list when it has
 	// few enough distinct targets.
 	po := pairsOf{source: src.id}
@@ -1147,16 +1173,33 @@ func (lw *lowering) loadGroup(sources []string, cons Consumer, edge *tasks.Edge)
 	}
 	const global, elsewhere, inMemory = "global", "elsewhere", "reads a global layout"
 	var src *endpoint
-	srcLabels := make([]string, len(sources))
+	// Groups share their sources' labels (one label set's): so do their
+	// load groups, which every consumer of a group asks for.
+	var srcLabels []string
+	if len(sources) > 0 {
+		srcLabels = lw.loadSources[&sources[0]]
+	}
+	fresh := srcLabels == nil
+	if fresh {
+		srcLabels = make([]string, len(sources))
+	}
 	for i, sk := range sources {
+		label := elsewhere
 		switch e := lw.endpoints[sk]; {
 		case sk == "removed":
-			srcLabels[i] = sk
+			label = sk
 		case e.inGlobal():
-			srcLabels[i], src = global, e
-		default:
-			srcLabels[i] = elsewhere
+			label, src = global, e
 		}
+		if fresh {
+			srcLabels[i] = label
+		}
+	}
+	if fresh && len(sources) > 0 {
+		if lw.loadSources == nil {
+			lw.loadSources = map[*string][]string{}
+		}
+		lw.loadSources[&sources[0]] = srcLabels
 	}
 	if src == nil {
 		return

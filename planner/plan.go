@@ -707,6 +707,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	rejections := make([]Rejected, first[len(lw.invs)])
 	p.Choices = make([]PlanChoice, len(lw.invs))
 	lw.touchGroups() // reason reads it: built before the goroutines
+	lw.notExplainedReasons(wanted)
 	// A large graph's choices and boundaries are independent: they are
 	// written in parallel, each invocation and group into its own place.
 	var wg sync.WaitGroup
@@ -770,14 +771,14 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 	// where the regrets were computed (a removed alternative always
 	// says why).
 	notExplained := ""
+	if !explained {
+		notExplained = lw.notExplained[vi]
+	}
 	for ti, other := range v.Task.Alternatives {
 		if ti == na.task {
 			continue
 		}
 		if !explained && !lw.removedTask(vi, ti) {
-			if notExplained == "" {
-				notExplained = "not explained (ask with --explain " + v.ID + ")"
-			}
 			pc.Rejected = append(pc.Rejected, Rejected{Alternative: other.ID, Reason: notExplained})
 			continue
 		}
@@ -871,6 +872,30 @@ func better(a, b Rejected) bool {
 		return !a.Removed && b.Removed
 	}
 	return *a.RegretNS < *b.RegretNS
+}
+
+// notExplainedReasons builds lw.notExplained, the reason given for each
+// alternative of an invocation whose regrets were not computed (by
+// invocation, "" where wanted says they were), cut from one string.
+func (lw *lowering) notExplainedReasons(wanted func(v int) bool) {
+	const before, after = "not explained (ask with --explain ", ")"
+	var b strings.Builder
+	for vi, v := range lw.invs {
+		if !wanted(vi) {
+			b.WriteString(before)
+			b.WriteString(v.ID)
+			b.WriteString(after)
+		}
+	}
+	all, at := b.String(), 0
+	lw.notExplained = make([]string, len(lw.invs))
+	for vi, v := range lw.invs {
+		if !wanted(vi) {
+			n := len(before) + len(v.ID) + len(after)
+			lw.notExplained[vi] = all[at : at+n]
+			at += n
+		}
+	}
 }
 
 // touchGroups builds lw.touch, each node's groups, once.
