@@ -800,7 +800,7 @@ func (rg *regrets) fixedOut(q *query) bool {
 
 // worker answers the queries next gives on its own HiGHS instances: the
 // LP relaxation lp stays loaded on one, and each query changes a few bounds
-// and re-solves from the last basis. Where the LP's x are integral its
+// and re-solves from the LP's optimal basis. Where the LP's x are integral its
 // optimum is the MILP's (LP ≤ MILP, and an integral x determines y and z
 // exactly). Elsewhere, with a certifier, the query tries certificates of
 // larger regions (solved as MILPs); then the MILP is re-solved, started at
@@ -820,8 +820,20 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 	if err != nil {
 		return err
 	}
+	// start is the basis every query's LP re-solve starts from: the LP's
+	// optimal basis, the same on every worker. From the last query's
+	// basis instead, the vertex a query's degenerate LP ends at (among
+	// plans of one cost, whose sums differ in the last bits) would depend
+	// on which queries the worker took before, so on the workers and the
+	// timing: Options.RegretSolves promises the same regrets (cklplan gen
+	// dag --invocations 60 --exec-scale 100, TestRegretsSameOnAnyWorkers).
+	// Starting each from start costs a refactorization: on gen dag
+	// --invocations 150 --degree 8 --exec-scale 100, 0.3–0.5 s more CPU
+	// in 5.7 s, the same wall time.
+	var start *highs.Basis
 	if lpLoaded {
 		rg.lpAhead = true // worker 0's alone
+		start = pre.basis
 	}
 	if lpSolver == nil {
 		if lpSolver, err = rg.lib.NewSolver(); err != nil {
@@ -864,6 +876,9 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 				return err
 			}
 			lpLoaded = true
+			if start == nil {
+				start, _ = lpSolver.Basis(lp) // none when the context ended first
+			}
 		}
 		if err = lpSolver.SetBounds(lp, changes); errors.Is(err, highs.ErrNotLoaded) {
 			// The context ended before the LP was loaded.
@@ -874,6 +889,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		}
 		lpOpt := base
 		lpOpt.Duals = cw != nil
+		lpOpt.Basis = start
 		res, err := lpSolver.Resolve(rg.ctx, lp, lpOpt)
 		if err != nil {
 			return err

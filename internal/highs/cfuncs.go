@@ -103,6 +103,7 @@ type cfuncs struct {
 	changeColBounds    func(h uintptr, col highsInt, lower, upper float64) highsInt
 	getBasis           func(h uintptr, colStatus, rowStatus *highsInt) highsInt
 	setBasis           func(h uintptr, colStatus, rowStatus *highsInt) highsInt
+	clearSolver        func(h uintptr) highsInt
 	getIis             func(h uintptr, numCol, numRow, colIndex, rowIndex, colBound, rowBound, colStatus, rowStatus *highsInt) highsInt
 	// resetGlobalScheduler shuts down the task scheduler of the calling
 	// thread (HiGHS keeps one per thread, sized by the first run's threads).
@@ -159,6 +160,7 @@ func (f *cfuncs) solverSymbols() []symbol {
 		{"Highs_changeColBounds", &f.changeColBounds},
 		{"Highs_getBasis", &f.getBasis},
 		{"Highs_setBasis", &f.setBasis},
+		{"Highs_clearSolver", &f.clearSolver},
 	}
 }
 

@@ -64,7 +64,10 @@ func (s *Solver) SetBounds(m *Model, changes []BoundChange) error {
 // the previous solve, so a re-solve after a few bound changes takes a few
 // simplex iterations; a MIP starts its search over. opt must ask for the
 // same number of threads as that Solve; it replaces its other options (Start
-// is not used).
+// is not used). An LP re-solve with opt.Basis starts from that basis, with
+// HiGHS's other simplex state cleared (Highs_clearSolver): its result then
+// does not depend on what was solved on s before, as it does otherwise (a
+// degenerate LP's optimal vertex, among several).
 func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
@@ -76,6 +79,9 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 	}
 	if s.loaded != m {
 		return nil, ErrNotLoaded
+	}
+	if b := opt.Basis; b != nil && (len(b.cols) != len(m.Columns) || len(b.rows) != len(m.Rows)) {
+		return nil, &OptionError{"Basis", fmt.Sprintf("a basis of %d columns and %d rows for a model of %d and %d", len(b.cols), len(b.rows), len(m.Columns), len(m.Rows))}
 	}
 	if opt.threadCount() != s.inst.threads {
 		return nil, &OptionError{"Threads", fmt.Sprintf("%d, but the model was loaded with %d", opt.threadCount(), s.inst.threads)}
@@ -93,6 +99,12 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 	inst.do(func(h uintptr) {
 		if err = setOptions(&s.lib.c, h, opt); err != nil {
 			return
+		}
+		if b := opt.Basis; b != nil && !m.IsMIP() && !opt.InteriorPoint {
+			if s.lib.c.clearSolver(h) == cStatusError || s.lib.c.setBasis(h, ptr(b.cols), ptr(b.rows)) == cStatusError {
+				err = &OptionError{"Basis", "HiGHS refused the basis (Highs_setBasis failed): not a basis of this model"}
+				return
+			}
 		}
 		res, err = s.execute(h, m, opt.Duals)
 	})
