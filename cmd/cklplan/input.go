@@ -18,6 +18,21 @@ type env struct {
 	lim limits
 	// stderr is where a long operation shows its progress.
 	stderr io.Writer
+	// finally are what an operation leaves to be done once its result is
+	// written (finish), last first.
+	finally []func()
+}
+
+// atFinish has f run once the operation's result is written, or its
+// failure reported.
+func (e *env) atFinish(f func()) { e.finally = append(e.finally, f) }
+
+// finish runs what atFinish was given.
+func (e *env) finish() {
+	for i := len(e.finally) - 1; i >= 0; i-- {
+		e.finally[i]()
+	}
+	e.finally = nil
 }
 
 // An input reads the operands that stand for more text: "-" (stdin, once)

@@ -288,6 +288,7 @@ func (t *opTable[Q, P]) run(args []string, s streams) int {
 			return u.fail(err)
 		}
 	}
+	defer env.finish()
 	res, err := o.run(q, env)
 	if err != nil {
 		return u.fail(err)

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,7 +34,8 @@ conversion. --format json is the plan for programs (docs/plan-format.md);
 --format dot draws the graph for Graphviz, boundaries coloured by class.
 An interrupt (Ctrl-C) stops the solve and reports the best plan found, with
 its gap (HiGHS notices it between branch-and-bound steps; inside the first LP
-of a large core, only once that LP is solved); a second one ends the program.
+of a large core, only once that LP is solved); one that comes while the
+report is written lets it finish; a second one ends the program.
 On a terminal, a plan that takes over a second shows its progress on stderr
 (HiGHS's incumbent, bound and gap; then how many of the regrets' queries to
 the core are answered); --quiet hides it. The graph's warnings (what
@@ -60,6 +62,9 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 	ops: []*op[*planRequest]{{operands: "FILE", min: 1, max: 1, formats: []string{"text", "json", "dot"},
 		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "regret-solves", "explain", "costs", "no-reduce", "quiet", "timing", "witnesses"}, run: runPlan}},
 }
+
+// planSignals counts the plans whose interrupts are caught (for tests).
+var planSignals atomic.Int32
 
 // defaultRegretSolves is --regret-solves by default: on gen dag
 // --invocations 300 --exec-scale 100 (2,753 queries to re-solve, 2,730 of
@@ -190,9 +195,18 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		}
 	}
 	// The first interrupt (Ctrl-C) stops the solve: the report is the best
-	// plan found, with its gap; a second one ends the program.
-	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stopSignals()
+	// plan found, with its gap; a second one ends the program. The
+	// interrupts are caught until the report is written: one that comes
+	// while it is written lets it finish (a large plan's JSON takes
+	// seconds), where the default would end the program with nothing
+	// written.
+	ctx, stopNotify := signal.NotifyContext(context.Background(), os.Interrupt)
+	planSignals.Add(1)
+	stopSignals := sync.OnceFunc(func() {
+		stopNotify()
+		planSignals.Add(-1)
+	})
+	env.atFinish(stopSignals)
 	context.AfterFunc(ctx, stopSignals)
 	// The conversions between the tasks' distributions are classified on
 	// another processor while the invocations and edges load.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cklplan/cklplan/internal/highs/highstest"
 	"github.com/cklplan/cklplan/planner"
 )
 
@@ -30,6 +32,42 @@ func TestProgressLine(t *testing.T) {
 	} {
 		if got := progressLine(c.elapsed, c.p); got != c.want {
 			t.Errorf("progressLine(%v, %+v)\n got %q\nwant %q", c.elapsed, c.p, got, c.want)
+		}
+	}
+}
+
+// signalWatcher is a stdout that records whether the plan's interrupts
+// were still caught while its report was written.
+type signalWatcher struct {
+	n      int
+	caught bool
+}
+
+func (w *signalWatcher) Write(p []byte) (int, error) {
+	if w.n == 0 {
+		w.caught = planSignals.Load() > 0
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
+// TestPlanCatchesInterruptsWhileWriting: an interrupt that comes while the
+// report is written is caught, as during the solve (the report is
+// finished; a second one ends the program), not the default that ends the
+// program with nothing written; after the report, it is the default again.
+func TestPlanCatchesInterruptsWhileWriting(t *testing.T) {
+	highstest.Library(t)
+	var stderr strings.Builder
+	for _, format := range []string{"text", "json"} {
+		w := &signalWatcher{}
+		if code := run([]string{"plan", "--format", format, "../../examples/graphs/fanout.json"}, strings.NewReader(""), w, &stderr); code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr.String())
+		}
+		if w.n == 0 || !w.caught {
+			t.Errorf("%s: %d bytes written; interrupts caught while writing: %v", format, w.n, w.caught)
+		}
+		if n := planSignals.Load(); n != 0 {
+			t.Errorf("%s: after the report, %d plans still catch the interrupts", format, n)
 		}
 	}
 }
