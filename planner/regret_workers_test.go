@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"testing"
+
+	"github.com/cklplan/cklplan/internal/highs/highstest"
 )
 
 // The regrets of cklplan gen dag --invocations 60 --exec-scale 100 under
@@ -14,6 +16,7 @@ import (
 // 6212.16616980033 or 6212.166169800097 ns), depending on which queries the
 // worker had solved before.
 func TestRegretsSameOnAnyWorkers(t *testing.T) {
+	highstest.Library(t)
 	if testing.Short() {
 		t.Skip("plans a 71-invocation DAG 7 times")
 	}
