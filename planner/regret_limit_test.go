@@ -35,25 +35,35 @@ func TestRegretTimeLimitGivesSoundIntervals(t *testing.T) {
 		if sol.Model.CoreNodes > 0 {
 			cores++
 		}
-		for _, r := range sol.Regrets {
-			exact := ex.best[r.Node][r.Alternative] - ex.opt
-			if r.Exact {
-				if !near(r.Regret, exact) {
-					t.Fatalf("%s: node %d alternative %d: exact regret %v, exhaustive %v", name, r.Node, r.Alternative, r.Regret, exact)
-				}
-				continue
-			}
-			unproven++
-			if r.Lower > r.Regret || r.Lower > exact+1e-6*math.Max(1, math.Abs(exact)) ||
-				(!math.IsInf(exact, 1) && r.Regret < exact-1e-6*math.Max(1, math.Abs(exact))) {
-				t.Fatalf("%s: node %d alternative %d: interval [%v, %v] misses the exhaustive regret %v",
-					name, r.Node, r.Alternative, r.Lower, r.Regret, exact)
-			}
-		}
+		unproven += checkRegretIntervals(t, name, ex, sol.Regrets)
 	}
 	if cores == 0 || unproven == 0 {
 		t.Fatalf("%d problems with a core, %d unproven regrets: the limit was never exercised", cores, unproven)
 	}
+}
+
+// checkRegretIntervals checks each regret against exhaustive search: an
+// exact one equals it, an interval [Lower, Regret] holds it. It returns the
+// number of intervals.
+func checkRegretIntervals(t *testing.T, name string, ex exhaustiveResult, regrets []Regret) int {
+	t.Helper()
+	intervals := 0
+	for _, r := range regrets {
+		exact := ex.best[r.Node][r.Alternative] - ex.opt
+		if r.Exact {
+			if !near(r.Regret, exact) {
+				t.Fatalf("%s: node %d alternative %d: exact regret %v, exhaustive %v", name, r.Node, r.Alternative, r.Regret, exact)
+			}
+			continue
+		}
+		intervals++
+		tol := 1e-6 * math.Max(1, math.Abs(exact))
+		if r.Lower > r.Regret || r.Lower > exact+tol || (!math.IsInf(exact, 1) && r.Regret < exact-tol) {
+			t.Fatalf("%s: node %d alternative %d: interval [%v, %v] misses the exhaustive regret %v",
+				name, r.Node, r.Alternative, r.Lower, r.Regret, exact)
+		}
+	}
+	return intervals
 }
 
 // TestWindowsBoundUnprovenRegrets: a regret query that no certificate or
@@ -242,20 +252,7 @@ func testRegretSolvesSound(t *testing.T, mode searchMode) {
 			t.Fatalf("%s: %d re-solves, want at most 1", name, sol.RegretSolves)
 		}
 		capped += sol.regretsCapped
-		for _, r := range sol.Regrets {
-			exact := ex.best[r.Node][r.Alternative] - ex.opt
-			tol := 1e-6 * math.Max(1, math.Abs(exact))
-			if r.Exact {
-				if !near(r.Regret, exact) {
-					t.Fatalf("%s: node %d alternative %d: exact regret %v, exhaustive %v", name, r.Node, r.Alternative, r.Regret, exact)
-				}
-				continue
-			}
-			if r.Lower > r.Regret || r.Lower > exact+tol || (!math.IsInf(exact, 1) && r.Regret < exact-tol) {
-				t.Fatalf("%s: node %d alternative %d: interval [%v, %v] misses the exhaustive regret %v",
-					name, r.Node, r.Alternative, r.Lower, r.Regret, exact)
-			}
-		}
+		checkRegretIntervals(t, name, ex, sol.Regrets)
 	}
 	if capped == 0 {
 		t.Fatal("no query was left by the cap: the test shows nothing")

@@ -31,11 +31,8 @@ func (s *Solver) SetBounds(m *Model, changes []BoundChange) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inst == nil {
-		return ErrClosed
-	}
-	if s.loaded != m {
-		return ErrNotLoaded
+	if err := s.loadedErr(m); err != nil {
+		return err
 	}
 	inf := s.lib.infinity
 	clamp := func(v float64) float64 {
@@ -74,14 +71,11 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inst == nil {
-		return nil, ErrClosed
+	if err := s.loadedErr(m); err != nil {
+		return nil, err
 	}
-	if s.loaded != m {
-		return nil, ErrNotLoaded
-	}
-	if b := opt.Basis; b != nil && (len(b.cols) != len(m.Columns) || len(b.rows) != len(m.Rows)) {
-		return nil, &OptionError{"Basis", fmt.Sprintf("a basis of %d columns and %d rows for a model of %d and %d", len(b.cols), len(b.rows), len(m.Columns), len(m.Rows))}
+	if err := opt.Basis.fits(m); err != nil {
+		return nil, err
 	}
 	if opt.threadCount() != s.inst.threads {
 		return nil, &OptionError{"Threads", fmt.Sprintf("%d, but the model was loaded with %d", opt.threadCount(), s.inst.threads)}
@@ -125,11 +119,8 @@ type Basis struct {
 func (s *Solver) Basis(m *Model) (*Basis, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inst == nil {
-		return nil, ErrClosed
-	}
-	if s.loaded != m {
-		return nil, ErrNotLoaded
+	if err := s.loadedErr(m); err != nil {
+		return nil, err
 	}
 	if m.IsMIP() {
 		return nil, errors.New("highs: a MIP has no basis to take")
@@ -148,4 +139,25 @@ func (s *Solver) Basis(m *Model) (*Basis, error) {
 		}
 	}
 	return b, nil
+}
+
+// loadedErr says why m cannot be worked on where it is loaded: s is
+// closed, or m is not the model s's last Solve loaded (nil: it can). s.mu
+// must be held.
+func (s *Solver) loadedErr(m *Model) error {
+	if s.inst == nil {
+		return ErrClosed
+	}
+	if s.loaded != m {
+		return ErrNotLoaded
+	}
+	return nil
+}
+
+// fits checks that b (nil: none) is a basis of m's shape.
+func (b *Basis) fits(m *Model) error {
+	if b != nil && (len(b.cols) != len(m.Columns) || len(b.rows) != len(m.Rows)) {
+		return &OptionError{"Basis", fmt.Sprintf("a basis of %d columns and %d rows for a model of %d and %d", len(b.cols), len(b.rows), len(m.Columns), len(m.Rows))}
+	}
+	return nil
 }

@@ -369,8 +369,8 @@ func validateInput(m *Model, opt Options) error {
 	if err := opt.validate(); err != nil {
 		return err
 	}
-	if b := opt.Basis; b != nil && (len(b.cols) != len(m.Columns) || len(b.rows) != len(m.Rows)) {
-		return &OptionError{"Basis", fmt.Sprintf("a basis of %d columns and %d rows for a model of %d and %d", len(b.cols), len(b.rows), len(m.Columns), len(m.Rows))}
+	if err := opt.Basis.fits(m); err != nil {
+		return err
 	}
 	return opt.validateStart(m)
 }
