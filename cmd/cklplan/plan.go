@@ -255,7 +255,9 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	if env.stderr != nil {
 		for _, p := range g.Warnings() {
 			file := q.file
-			if k := firstKey(p.Path); q.costs != "" && (k == "conversions" || k == "alternatives") {
+			// The costs file's warnings are at its own paths: its
+			// entries, and $.target (the graph's is $.measured.target).
+			if k := firstKey(p.Path); q.costs != "" && (k == "conversions" || k == "alternatives" || k == "target") {
 				file = q.costs // a warning of the costs file, at its path
 			}
 			fmt.Fprintf(env.stderr, "cklplan plan: %s: %s\n", file, problemLine(p))
