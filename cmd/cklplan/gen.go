@@ -23,7 +23,7 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 		fs.IntVar(&q.n, "invocations", 1000, "`number` of invocations of a DAG or tree, before the sink invocations that read the outputs nothing else reads")
 		fs.IntVar(&q.degree, "degree", 4, "average `degree` of a DAG's invocations")
 		fs.Uint64Var(&q.seed, "seed", 1, "random `seed`")
-		fs.Float64Var(&q.execScale, "exec-scale", 1, "multiply every alternative's execution cost by `factor` (conversions keep the model's cost): the tasks execute in about 1 to 25 ns a tile against 200 to 350 ns for a conversion, so 10 to 100 makes execution matter as much as conversions")
+		fs.Float64Var(&q.execScale, "exec-scale", 1, "multiply every alternative's execution cost by `factor` (conversions keep the model's cost): the tasks execute in about 1 to 25 ns a tile, their alternatives within ±20 % of one another, against 6 to 11 ns a tile for a conversion, so 10 to 100 makes the alternatives' execution differ by as much as a conversion costs")
 		fs.Int64Var(&q.kernelSmem, "kernel-smem", 0, "fuse each transformer layer into one kernel with this shared-memory budget (`bytes`), the faster alternatives staging more in shared memory (0 to 48 KiB); 0: no kernels")
 	},
 	ops: []*op[*genRequest]{

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -78,5 +79,57 @@ func TestDAGDegreeAtLeastTwo(t *testing.T) {
 	}
 	if _, err := DAG(10, 2, 1); err != nil {
 		t.Errorf("degree 2: %v", err)
+	}
+}
+
+// The figures that "cklplan gen --exec-scale" quotes hold: the generated
+// tasks execute in about 1 to 25 ns a tile, their alternatives within ±20 %
+// of one another, and a conversion between two of the distributions costs 6
+// to 11 ns a tile on h200 (the graphs' target).
+func TestExecScaleFigures(t *testing.T) {
+	ds, err := Distributions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, a := range distNames {
+		for _, b := range distNames {
+			if a == b {
+				continue
+			}
+			r, err := conversion.Classify(ds[a], ds[b], conversion.Options{})
+			if err != nil {
+				t.Fatalf("%s -> %s: %v", a, b, err)
+			}
+			lo, hi = min(lo, r.Cost.NS), max(hi, r.Cost.NS)
+		}
+	}
+	if lo < 6 || hi > 11.5 {
+		t.Errorf("conversions cost %.3g to %.3g ns a tile, want 6 to 11", lo, hi)
+	}
+	for _, gen := range []struct {
+		name string
+		make func() (tasks.Spec, error)
+	}{
+		{"transformer", func() (tasks.Spec, error) { return Transformer(20, 1) }},
+		{"dag", func() (tasks.Spec, error) { return DAG(200, 4, 1) }},
+		{"tree", func() (tasks.Spec, error) { return Tree(200, 1) }},
+	} {
+		s, err := gen.make()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, task := range s.Tasks {
+			tlo, thi := math.Inf(1), math.Inf(-1)
+			for _, a := range task.Alternatives {
+				tlo, thi = min(tlo, a.Cost.NS), max(thi, a.Cost.NS)
+			}
+			if tlo < 0.8 || thi > 25 {
+				t.Errorf("%s: task %s executes in %.3g to %.3g ns a tile, want about 1 to 25", gen.name, name, tlo, thi)
+			}
+			if thi > 1.5*tlo { // 1.2 / 0.8
+				t.Errorf("%s: task %s's alternatives cost %.3g to %.3g ns a tile, more than ±20 %% apart", gen.name, name, tlo, thi)
+			}
+		}
 	}
 }
