@@ -28,8 +28,9 @@ var distCommand = &opTable[distRequest, *distRequest]{
 	ops: []*op[*distRequest]{
 		{name: "show", operands: "NAME|FILE|-", min: 1, max: 1, formats: []string{"picture", "text", "json", "spec"}, run: distShow,
 			doc: `draws a distribution: a built-in atom by NAME, or a JSON file (- reads
-stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …} or the
-explicit form, each with an optional "element" (when absent, an atom's
+stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …}, the
+explicit form or the tabulated one ("tile" and "entries", what --format
+json writes), each with an optional "element" (when absent, an atom's
 own type, else f32) and
 "blocks_per_cluster" (1 when absent: blocks outside a cluster exchange
 only through global memory; give the cluster's size for distributed

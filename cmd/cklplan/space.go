@@ -24,10 +24,11 @@ Points flatten row-major over the leaves, the last leaf fastest.
 its range of values, the leaves it covers and its stride in the flat
 index.`},
 		{name: "refine", operands: "A [B]", min: 1, max: 2, run: spaceRefine,
-			doc: `with A alone, A's prime-factor refinement ((6,2) -> ((2,3),2)); with
-B, the coarsest common refinement of A and B (equal sizes, flat order
-kept) as a refinement of each, and the leaves that correspond, or the
-error naming the two axes whose boundaries conflict.`},
+			doc: `with A alone, A's prime-factor refinement ((a:6, b:2) ->
+(a:(a_0:2, a_1:3), b:2)); with B, the coarsest common refinement of A
+and B (equal sizes, flat order kept) as a refinement of each, and the
+leaves that correspond, or the error naming the two axes whose
+boundaries conflict.`},
 		{name: "flat", operands: "SPACE", min: 1, max: 1, tail: "coord", tailArgs: "COORD...", tailMax: -1, run: spaceFlat,
 			doc: "the flat index of the point with the given leaf coordinates."},
 		{name: "coord", operands: "SPACE", min: 1, max: 1, tail: "index", tailArgs: "INDEX", tailMin: 1, tailMax: 1, run: spaceCoord,
