@@ -222,6 +222,8 @@ var codeCases = []codeCase{
 		obj(g, "tasks", "scale", "alternatives", 1, "ports")["y"] = "mma.m16n8k16.b.f16"
 	}), path: "$.tasks.scale.alternatives[1].ports.y", code: CodeTileMismatch,
 		msg: "distribution mma.m16n8k16.b.f16 tile (k:16, n:8) does not match port tile (m:16, k:16)"},
+	{name: "tile of no axes", data: mutate(func(g map[string]any) { obj(g, "spaces")["a"] = "()" }),
+		path: "$.tasks.scale.ports.x.tile", code: jsonv.Invalid, msg: "port x has a tile of no axes (): a tile has at least one axis"},
 	{name: "edge tile", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["rename"] = map[string]any{"k": "n"} }),
 		path: "$.edges[1]", code: CodeTileMismatch, msg: "renamed to (m:16, n:16)"},
 	{name: "edge element", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "y")["element"] = "bf16" }),

@@ -415,7 +415,14 @@ func (v *validator) task(name string, ts TaskSpec) {
 			v.d.Report(pp.Key("direction"), CodeDirection, "port %s has no direction: want in or out", ps.Name)
 		}
 		if tile, ok := v.tile(pp.Key("tile"), ps.Tile); ok {
-			port.Tile, port.axes = tile, spaceAxes(tile)
+			if len(tile.Axes()) == 0 {
+				// The checks of realizations and edges take a port
+				// without axes for one whose tile was reported: a
+				// tile of no axes would pass them unchecked.
+				v.d.Report(pp.Key("tile"), jsonv.Invalid, "port %s has a tile of no axes %s: a tile has at least one axis", ps.Name, tile)
+			} else {
+				port.Tile, port.axes = tile, spaceAxes(tile)
+			}
 		}
 		if !ps.Element.Valid() {
 			v.d.Report(pp.Key("element"), jsonv.Invalid, "port %s has no valid element type", ps.Name)
