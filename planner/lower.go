@@ -747,8 +747,13 @@ func (e *CostError) Unwrap() error { return e.Err }
 func (lw *lowering) candidateCost(v *tasks.Invocation, c *tasks.Candidate) (execCost, error) {
 	ec, err := lw.executionCost(c)
 	if err == nil && !(ec.total() <= MaxCostNS) {
-		err = fmt.Errorf("an execution cost of %.4g ns (%.4g ns a tile × multiplicity %d) is over the planner's limit of %g ns",
-			ec.total(), ec.perTile, ec.multiplicity, MaxCostNS)
+		// Say it in the figures of the input: a declared or measured
+		// time is SM time a tile, which the SMs divide (executionCost).
+		how := fmt.Sprintf("%.4g ns a tile, the whole GPU's, × multiplicity %d", ec.perTile, ec.multiplicity)
+		if ec.origin == costmodel.Declared || ec.origin == costmodel.Measured {
+			how = fmt.Sprintf("%.4g ns a tile and SM × multiplicity %d / %g SMs", ec.perTile*lw.sms, ec.multiplicity, lw.sms)
+		}
+		err = fmt.Errorf("an execution cost of %.4g ns (%s) is over the planner's limit of %g ns", ec.total(), how, MaxCostNS)
 	}
 	if err != nil {
 		return ec, &CostError{Invocation: v.ID, Index: v.Index, Alternative: c.Alternative.ID, Err: err}
@@ -1044,7 +1049,7 @@ func (lw *lowering) addGroup(prod *tasks.Invocation, port *tasks.Port, edges []*
 				// Finite measurements or figures that multiply past the
 				// limit: an error in the input, not an impossible pair.
 				return fmt.Errorf("planner: boundaries of %s.%s: converting %s to %s costs %.4g ns (%s), over the planner's limit of %g ns",
-					prod.ID, port.Name, lw.endpoints[sk].name, lw.endpoints[dk].name, pi.total, pi.costText(lw.endpoints[sk]), MaxCostNS)
+					prod.ID, port.Name, lw.endpoints[sk].name, lw.endpoints[dk].name, pi.total, pi.costText(lw.endpoints[sk], lw.sms), MaxCostNS)
 			}
 			pair := Pair{Source: sk, Target: dk, Cost: pi.total}
 			if ownTrip(lw.endpoints[sk], lw.endpoints[dk]) {
@@ -1418,12 +1423,13 @@ func (lw *lowering) measuredAccess(pi *pairInfo, src, dst *endpoint) {
 	}
 }
 
-// costText says how a pair's total comes about, for an error.
-func (pi *pairInfo) costText(src *endpoint) string {
+// costText says how a pair's total comes about, for an error (sms the
+// target's SMs, which divide SM time inside a kernel).
+func (pi *pairInfo) costText(src *endpoint, sms float64) string {
 	if pi.crossing == tasks.GlobalRoundTrip {
 		return pi.detail
 	}
-	return fmt.Sprintf("%.4g ns a tile and SM × %d tiles", pi.perTile, src.moves)
+	return fmt.Sprintf("%.4g ns a tile and SM × %d tiles / %g SMs", pi.perTile, src.moves, sms)
 }
 
 // roundTrip costs a tile through global memory across one kernel boundary.

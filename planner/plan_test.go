@@ -2609,7 +2609,7 @@ func TestCheckCostsAgreesWithPlan(t *testing.T) {
 	if want := []string{"0 p b", "1 c b"}; !slices.Equal(got, want) {
 		t.Fatalf("CheckCosts: %q, want %q", got, want)
 	}
-	want := "planner: invocation p, alternative b: an execution cost of 4.848e+15 ns (7.576e+13 ns a tile × multiplicity 64) is over the planner's limit of 1e+15 ns"
+	want := "planner: invocation p, alternative b: an execution cost of 4.848e+15 ns (1e+16 ns a tile and SM × multiplicity 64 / 132 SMs) is over the planner's limit of 1e+15 ns"
 	if errs[0].Error() != want {
 		t.Errorf("CheckCosts' first: %v, want %s", errs[0], want)
 	}
