@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -81,6 +82,50 @@ const small = `{
   "groups": [{"id": "kernel", "invocations": ["scale", "mma"], "shared_memory_bytes": 49152}],
   "measured": {"conversions": [{"source": "rows", "target": "mma.m16n8k16.a.f16", "ns": 3}]}
 }`
+
+// A time of -0 ns is 0: declared, or measured for an alternative or a
+// conversion, it is taken as 0, which reports print as 0, not -0.
+func TestNegativeZeroTime(t *testing.T) {
+	data := strings.Replace(small, `"alternatives": [{"id": "ld", "ports": {"src": {"layout": "a_global"}, "a": "rows"},
+                        "cost": {"ns": 1}`, `"alternatives": [{"id": "ld", "ports": {"src": {"layout": "a_global"}, "a": "rows"},
+                        "cost": {"ns": -0.0}`, 1)
+	data = strings.Replace(data, `"ns": 3}]}`, `"ns": -0}], "alternatives": [{"task": "scale", "alternative": "rows", "ns": -0e5}]}`, 1)
+	if data == small {
+		t.Fatal("the edit changed nothing")
+	}
+	g, err := Load([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []float64
+	for _, v := range g.Invocations() {
+		for _, c := range v.Candidates {
+			if c.Alternative.Cost.Kind == DeclaredCost {
+				ns = append(ns, c.Alternative.Cost.NS)
+			}
+			if m, ok := g.Measured().AlternativeNS(c); ok {
+				ns = append(ns, m)
+			}
+		}
+	}
+	m, ok := g.Measured().ConversionNS("rows", "mma.m16n8k16.a.f16", nil)
+	if !ok {
+		t.Fatal("the conversion's measurement is lost")
+	}
+	ns = append(ns, m)
+	zeros := 0
+	for _, x := range ns {
+		if x == 0 {
+			zeros++
+			if math.Signbit(x) {
+				t.Errorf("a time of -0 ns kept its sign: %v", ns)
+			}
+		}
+	}
+	if zeros != 3 {
+		t.Errorf("want 3 times of 0 ns (declared, measured, conversion), have %v", ns)
+	}
+}
 
 // edit decodes small into generic values, lets change modify them, and
 // encodes the result.

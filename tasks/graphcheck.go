@@ -527,7 +527,7 @@ func (v *validator) measured() {
 		if _, dup := g.measured.Alternatives[k]; dup {
 			v.d.Report(p, jsonv.DuplicateName, "measured twice")
 		}
-		g.measured.Alternatives[k] = m.NS
+		g.measured.Alternatives[k] = positiveZero(m.NS)
 	}
 	for i, m := range s.Conversions {
 		p := root.Key("measured").Key("conversions").Index(i)
@@ -545,7 +545,7 @@ func (v *validator) measured() {
 		if _, dup := g.measured.Conversions[k]; dup {
 			v.d.Report(p, jsonv.DuplicateName, "conversion %s → %s measured twice", m.Source, m.Target)
 		}
-		g.measured.Conversions[k] = m.NS
+		g.measured.Conversions[k] = positiveZero(m.NS)
 		if err == nil && v.knownRealization(m.Source) && v.knownRealization(m.Target) && !v.edgePairs()[k] {
 			how := "no renaming"
 			if k.Rename != "" {

@@ -497,6 +497,7 @@ func (v *validator) expr(p jsonv.Path, text string) Expr {
 func (v *validator) alternative(p jsonv.Path, t *Task, index int, as AlternativeSpec) *Alternative {
 	a := &Alternative{Task: t, Index: index, ID: as.ID, Implementation: as.Implementation,
 		Resources: as.Resources, Cost: as.Cost, Bindings: make([]Binding, len(t.Ports))}
+	a.Cost.NS = positiveZero(a.Cost.NS)
 	if as.ID == "" {
 		v.d.Report(p.Key("id"), jsonv.Missing, "alternative %d of %s has no id", index, t.Name)
 	} else {
@@ -717,4 +718,13 @@ func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
 		CodeFedTwice, CodeUnconsumed, CodeTileCount, CodeLoop, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
 		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize, CodeMeasuredTarget, CodeKernelPath}
+}
+
+// positiveZero is x with a negative zero made 0: a time of -0 ns passes
+// the checks (it is not below 0), and reports would print it "-0 ns".
+func positiveZero(x float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	return x
 }
