@@ -116,6 +116,34 @@ func (l Limits) Decode(data []byte) (*Spec, jsonv.Problems) {
 type decoder struct {
 	d      *jsonv.Decoder
 	layout map[string]bool
+	// points counts the points the decoded distributions tabulate
+	// (executors × values and tile elements), up to MaxDistributionPoints.
+	points int64
+}
+
+// MaxDistributionPoints bounds the points that the distributions of one
+// task-graph file tabulate together (each distribution's executors ×
+// values and tile elements; named definitions and inline ones, used or
+// not): a distribution tabulates up to 2^22 points in each of its spaces,
+// about 80 MB, and sixty such definitions, 10 KB of JSON, ran a check out
+// of memory.
+const MaxDistributionPoints = 1 << 24
+
+func (dc *decoder) distribution(v *jsonv.Value, p jsonv.Path) *distribution.Distribution {
+	if dc.points > MaxDistributionPoints {
+		dc.d.Report(p, jsonv.Limit, "not read: the distributions before it tabulate more than %d points, the limit of one graph", MaxDistributionPoints)
+		return nil
+	}
+	d, ok := distribution.DecodeValue(dc.d, v, p)
+	if !ok {
+		return nil
+	}
+	dc.points += int64(d.NumExecutors())*int64(d.NumValues()) + int64(d.NumElements())
+	if dc.points > MaxDistributionPoints {
+		dc.d.Report(p, jsonv.Limit, "the distributions up to this one tabulate more than %d points (executors × values and tile elements), the limit of one graph", MaxDistributionPoints)
+		return nil
+	}
+	return d
 }
 
 func (dc *decoder) graph(v *jsonv.Value) *Spec {
@@ -269,14 +297,6 @@ func (dc *decoder) texts(o *jsonv.ObjectReader, key string, object func(*jsonv.V
 		}
 	}
 	return out
-}
-
-func (dc *decoder) distribution(v *jsonv.Value, p jsonv.Path) *distribution.Distribution {
-	d, ok := distribution.DecodeValue(dc.d, v, p)
-	if !ok {
-		return nil
-	}
-	return d
 }
 
 func (dc *decoder) target(v *jsonv.Value, p jsonv.Path) TargetSpec {

@@ -230,6 +230,16 @@ var codeCases = []codeCase{
 	{name: "expression depth", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "scale", "alternatives", 0)["multiplicity"] = strings.Repeat("(", 40) + "M" + strings.Repeat(")", 40)
 	}), path: "$.tasks.scale.alternatives[0].multiplicity", code: jsonv.Limit, msg: "nested deeper than 32"},
+	{name: "distribution points", data: mutate(func(g map[string]any) {
+		// Three of the largest distributions: 2^22 elements, 2^12
+		// values on each of 2^10 threads, 2^23 points each; two are the
+		// limit.
+		for _, name := range []string{"big0", "big1", "big2"} {
+			obj(g, "distributions")[name] = map[string]any{"blocked": map[string]any{"axes": []any{"m", "k"},
+				"shape": []any{2048, 2048}, "size_per_thread": []any{1, 1}, "threads_per_warp": []any{1, 32},
+				"warps_per_cta": []any{32, 1}, "order": []any{1, 0}}}
+		}
+	}), path: "$.distributions.big2", code: jsonv.Limit, msg: "tabulate more than 16777216 points"},
 	{name: "file size", data: raw(small), limits: Limits{FileBytes: 100}, path: "$", code: jsonv.Limit, msg: "more than the limit of 100"},
 	{name: "invocation count", data: raw(small), limits: Limits{Invocations: 4}, path: "$.invocations", code: jsonv.Limit,
 		msg: "5 invocations, more than the limit of 4"},
