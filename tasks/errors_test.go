@@ -352,6 +352,20 @@ var codeCases = []codeCase{
 		b.Invoke("t", "t")
 		return b.Build()
 	}, path: "$.tasks.t.alternatives[0].ports.y", code: jsonv.Range, msg: "holds 256 values of f32 per thread, 256 registers: a thread has at most 255"},
+	{name: "more registers than a block has", build: func() (*Graph, error) {
+		// b1 values pack 32 to a register: 4,096 a thread are 128
+		// registers, within a thread's 255, but 1,024 threads hold
+		// 131,072.
+		d, err := distribution.NewBlocked(distribution.Blocked{Name: "wide", Axes: []string{"m", "k"}, Shape: []int{2048, 2048},
+			SizePerThread: []int{1, 1}, ThreadsPerWarp: []int{1, 32}, WarpsPerCTA: []int{32, 1}, Order: []int{1, 0}})
+		if err != nil {
+			return nil, err
+		}
+		b := NewBuilder("g", "h200")
+		b.Task("t").Out("y", "(m:2048, k:2048)", storage.B1).Alternative("a").InlineDist("y", d, "").CostNS(1)
+		b.Invoke("t", "t")
+		return b.Build()
+	}, path: "$.tasks.t.alternatives[0].ports.y", code: jsonv.Range, msg: "holds 128 registers per thread over 1024 threads of a block, 131072 in all: a block has at most 65536"},
 	{name: "unrunnable", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "mma", "alternatives", 0, "resources")["shared_memory_bytes"] = 300000
 	}), path: "$.tasks.mma.alternatives[0]", code: CodeUnrunnable, msg: "needs 300000 bytes of shared memory"},

@@ -26,10 +26,12 @@ var Features = []string{
 
 // The per-thread and per-block limits every compute capability since 5.0
 // shares (CUDA C++ Programming Guide, Technical Specifications per Compute
-// Capability): 255 registers per thread, 1024 threads per block.
+// Capability): 255 registers per thread, 1024 threads per block, 64K
+// 32-bit registers per block.
 const (
 	registersPerThread = 255
 	threadsPerBlock    = 1024
+	registersPerBlock  = 64 << 10
 )
 
 // A Target is the hardware a graph is planned for: a built-in one (sm80,
