@@ -643,23 +643,20 @@ func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, m
 	lw.groups = make([]groupInfo, 0, len(ports))
 	// The groups' names and consumers are cut from one string and one
 	// array: two allocations, not two per group.
-	var names strings.Builder
+	names := cutStrings(len(ports), func(i int, b *strings.Builder) {
+		b.WriteString(ports[i].v.ID)
+		b.WriteByte('.')
+		b.WriteString(ports[i].port.Name)
+	})
 	nc := 0
-	for i, pk := range ports {
-		names.WriteString(pk.v.ID)
-		names.WriteByte('.')
-		names.WriteString(pk.port.Name)
-		nc += len(portEdges[i])
+	for _, edges := range portEdges {
+		nc += len(edges)
 	}
-	all, at := names.String(), 0
 	consumers := make([]Consumer, nc)
 	for i, pk := range ports {
-		n := len(pk.v.ID) + 1 + len(pk.port.Name)
-		name := all[at : at+n]
-		at += n
 		cons := consumers[:len(portEdges[i]):len(portEdges[i])]
 		consumers = consumers[len(portEdges[i]):]
-		if err := lw.addGroup(pk.v, pk.port, portEdges[i], name, cons); err != nil {
+		if err := lw.addGroup(pk.v, pk.port, portEdges[i], names[i], cons); err != nil {
 			return nil, err
 		}
 	}

@@ -878,24 +878,31 @@ func better(a, b Rejected) bool {
 // alternative of an invocation whose regrets were not computed (by
 // invocation, "" where wanted says they were), cut from one string.
 func (lw *lowering) notExplainedReasons(wanted func(v int) bool) {
-	const before, after = "not explained (ask with --explain ", ")"
+	lw.notExplained = cutStrings(len(lw.invs), func(vi int, b *strings.Builder) {
+		if !wanted(vi) {
+			b.WriteString("not explained (ask with --explain ")
+			b.WriteString(lw.invs[vi].ID)
+			b.WriteString(")")
+		}
+	})
+}
+
+// cutStrings returns n strings, the i-th what write(i, b) writes, all cut
+// from one allocation: for the many short strings of a large plan (one
+// per group or invocation), which would otherwise be as many allocations.
+func cutStrings(n int, write func(i int, b *strings.Builder)) []string {
 	var b strings.Builder
-	for vi, v := range lw.invs {
-		if !wanted(vi) {
-			b.WriteString(before)
-			b.WriteString(v.ID)
-			b.WriteString(after)
-		}
+	ends := make([]int, n)
+	for i := range n {
+		write(i, &b)
+		ends[i] = b.Len()
 	}
-	all, at := b.String(), 0
-	lw.notExplained = make([]string, len(lw.invs))
-	for vi, v := range lw.invs {
-		if !wanted(vi) {
-			n := len(before) + len(v.ID) + len(after)
-			lw.notExplained[vi] = all[at : at+n]
-			at += n
-		}
+	all, out := b.String(), make([]string, n)
+	start := 0
+	for i, end := range ends {
+		out[i], start = all[start:end], end
 	}
+	return out
 }
 
 // touchGroups builds lw.touch, each node's groups, once.

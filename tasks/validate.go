@@ -690,12 +690,11 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 			// and gigabytes.
 			v.d.Report(p, jsonv.Range, "distribution %s holds %d values of %s per thread, %d registers: a thread has at most %d",
 				b.Distribution.Name(), b.Distribution.NumValues(), b.Distribution.Element(), r, registersPerThread)
-		} else if d := b.Distribution; int64(r)*int64(d.NumExecutors()/d.LevelSize(distribution.LevelBlock)) > registersPerBlock {
+		} else if d, threads := b.Distribution, b.Distribution.NumExecutors()/b.Distribution.LevelSize(distribution.LevelBlock); int64(r)*int64(threads) > registersPerBlock {
 			// Nor a block: packed 32 to a register, b1 values pass the
 			// thread's limit where a block's threads together could not
 			// hold them (a 2048×2048 b1 tile over 1,024 threads, 128
 			// registers each, ran plan out of memory).
-			threads := d.NumExecutors() / d.LevelSize(distribution.LevelBlock)
 			v.d.Report(p, jsonv.Range, "distribution %s holds %d registers per thread over %d threads of a block, %d in all: a block has at most %d",
 				d.Name(), r, threads, r*threads, registersPerBlock)
 		}
