@@ -653,15 +653,22 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 		}
 		s.Measured.Target = m.Target
 	}
+	// The entries m overrides, found by key: a graph's table and a
+	// costs file of tens of thousands of entries each meet in linear
+	// time, not in their product.
+	alts := make(map[MeasuredAlternative]bool, len(m.Alternatives))
+	for _, a := range m.Alternatives {
+		alts[MeasuredAlternative{Task: a.Task, Alternative: a.Alternative, Invocation: a.Invocation}] = true
+	}
 	s.Measured.Alternatives = slices.DeleteFunc(s.Measured.Alternatives, func(x MeasuredAlternative) bool {
-		return slices.ContainsFunc(m.Alternatives, func(a MeasuredAlternative) bool {
-			return x.Task == a.Task && x.Alternative == a.Alternative && x.Invocation == a.Invocation
-		})
+		return alts[MeasuredAlternative{Task: x.Task, Alternative: x.Alternative, Invocation: x.Invocation}]
 	})
+	convs := make(map[MeasuredConversion]bool, len(m.Conversions))
+	for _, c := range m.Conversions {
+		convs[MeasuredConversion{Source: c.Source, Target: c.Target, Rename: canonicalRename(c.Rename)}] = true
+	}
 	s.Measured.Conversions = slices.DeleteFunc(s.Measured.Conversions, func(x MeasuredConversion) bool {
-		return slices.ContainsFunc(m.Conversions, func(c MeasuredConversion) bool {
-			return x.Source == c.Source && x.Target == c.Target && sameRename(x.Rename, c.Rename)
-		})
+		return convs[MeasuredConversion{Source: x.Source, Target: x.Target, Rename: canonicalRename(x.Rename)}]
 	})
 	// The graph's entries that stay come first, then m's, every one of
 	// them: validation sees m's duplicates.
@@ -715,17 +722,16 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	return nil, out
 }
 
-// sameRename reports whether two renamings, as measured conversions write
-// them, are one key: equal once parsed (spaces, pair order and pairs that
-// keep a name do not matter, as for the graph's own keys), else equal as
-// written (a renaming that does not parse is reported where it is checked).
-func sameRename(a, b string) bool {
-	ra, errA := distribution.ParseRename(a)
-	rb, errB := distribution.ParseRename(b)
-	if errA != nil || errB != nil {
-		return a == b
+// canonicalRename is a renaming's key as measured conversions write it:
+// two renamings are one key when they are equal once parsed (spaces, pair
+// order and pairs that keep a name do not matter, as for the graph's own
+// keys), and one that does not parse (it is reported where it is checked)
+// is the key of that text alone.
+func canonicalRename(r string) string {
+	if rn, err := distribution.ParseRename(r); err == nil {
+		return rn.String()
 	}
-	return ra.String() == rb.String()
+	return "\x00" + r
 }
 
 // LoadMeasured reads a measured-costs file (DecodeMeasured) and returns g
