@@ -175,11 +175,26 @@ func (p *Problem) Validate() error {
 			continue
 		}
 		before := len(faults)
+		// A repeated id: found by a search of the alternatives before it,
+		// or where they are many, by a map of the first of each id.
+		var first map[string]int
+		if len(n.Alternatives) > 32 {
+			first = make(map[string]int, len(n.Alternatives))
+		}
 		for a, alt := range n.Alternatives {
 			ap := func() string { return fmt.Sprintf("nodes[%d].alternatives[%d]", i, a) }
+			prev, ok := -1, false
+			if first != nil {
+				if prev, ok = first[alt.ID]; !ok {
+					first[alt.ID] = a
+				}
+			} else {
+				prev = slices.IndexFunc(n.Alternatives[:a], func(x Alternative) bool { return x.ID == alt.ID })
+				ok = prev >= 0
+			}
 			if alt.ID == "" {
 				add(ap()+".id", "empty")
-			} else if prev := slices.IndexFunc(n.Alternatives[:a], func(x Alternative) bool { return x.ID == alt.ID }); prev >= 0 {
+			} else if ok {
 				add(ap()+".id", "%q repeats alternatives[%d]", alt.ID, prev)
 			}
 			if math.IsNaN(alt.Cost) || math.IsInf(alt.Cost, 0) {

@@ -774,11 +774,19 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 	if !explained {
 		notExplained = lw.notExplained[vi]
 	}
+	// The node's alternatives are the task's in its order, each task
+	// alternative's variants together: alts[start:end] are ti's.
+	alts := lw.alts[vi]
+	end := 0
 	for ti, other := range v.Task.Alternatives {
+		start := end
+		for end < len(alts) && alts[end].task == ti {
+			end++
+		}
 		if ti == na.task {
 			continue
 		}
-		if !explained && !lw.removedTask(vi, ti) {
+		if !explained && !allRemoved(alts[start:end]) {
 			pc.Rejected = append(pc.Rejected, Rejected{Alternative: other.ID, Reason: notExplained})
 			continue
 		}
@@ -787,10 +795,7 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 		// variant's is an interval, so is the alternative's, from the
 		// least lower bound.
 		unproven, lower := false, math.Inf(1)
-		for ai, oa := range lw.alts[vi] {
-			if oa.task != ti {
-				continue
-			}
+		for ai := start; ai < end; ai++ {
 			rj := lw.rejected(sol, choices, regrets, removed, vi, ai, other.ID)
 			if best == nil || better(rj, *best) {
 				best = &rj
@@ -817,11 +822,11 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 	return pc, nUnproven
 }
 
-// removedTask reports whether every variant of task alternative ti of node
-// vi was removed before solving.
-func (lw *lowering) removedTask(vi, ti int) bool {
-	for _, na := range lw.alts[vi] {
-		if na.task == ti && na.removed == "" {
+// allRemoved reports whether every variant of a task alternative (alts)
+// was removed before solving.
+func allRemoved(alts []nodeAlt) bool {
+	for _, na := range alts {
+		if na.removed == "" {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/cklplan/cklplan/distribution"
@@ -33,6 +34,10 @@ type Task struct {
 	Kind         TaskKind
 	Ports        []*Port // in declaration order
 	Alternatives []*Alternative
+
+	// byID indexes Alternatives by id, the first of an id (validation
+	// reports the others); nil in a Task not made by validation.
+	byID map[string]*Alternative
 }
 
 // Port returns the named port, or nil.
@@ -47,6 +52,9 @@ func (t *Task) Port(name string) *Port {
 
 // Alternative returns the alternative with the id, or nil.
 func (t *Task) Alternative(id string) *Alternative {
+	if t.byID != nil {
+		return t.byID[id]
+	}
 	for _, a := range t.Alternatives {
 		if a.ID == id {
 			return a
@@ -126,11 +134,27 @@ type Invocation struct {
 	Forbid     []string
 	Candidates []*Candidate
 	In, Out    []*Edge // incident edges, in edge order
+
+	group *Group // the group holding it, nil if none
 }
 
 // Candidate returns the candidate for the alternative id, or nil when the
 // alternative is not allowed.
 func (v *Invocation) Candidate(id string) *Candidate {
+	if v.Task != nil && v.Task.byID != nil {
+		// The candidates are in the task's order of alternatives.
+		a := v.Task.byID[id]
+		if a == nil {
+			return nil
+		}
+		i, ok := slices.BinarySearchFunc(v.Candidates, a.Index, func(c *Candidate, index int) int {
+			return cmp.Compare(c.Alternative.Index, index)
+		})
+		if !ok || v.Candidates[i].Alternative != a {
+			return nil
+		}
+		return v.Candidates[i]
+	}
 	for _, c := range v.Candidates {
 		if c.Alternative.ID == id {
 			return c
@@ -377,12 +401,10 @@ func (g *Graph) Groups() []*Group { return slices.Clone(g.groups) }
 
 // GroupOf returns the group holding v, or nil.
 func (g *Graph) GroupOf(v *Invocation) *Group {
-	for _, gr := range g.groups {
-		if slices.Contains(gr.Invocations, v) {
-			return gr
-		}
+	if v == nil || v.Index < 0 || v.Index >= len(g.invocations) || g.invocations[v.Index] != v {
+		return nil // not one of g's invocations
 	}
-	return nil
+	return v.group
 }
 
 // Measured returns the measured costs.

@@ -109,22 +109,33 @@ func (v *validator) invocations() {
 				v.d.Warn(p().Key("sizes").Key(name), CodeUnusedSize, "size %s is used by no multiplicity of task %s: it changes nothing for this invocation", name, t.Name)
 			}
 		}
+		// Sets of the pinned and forbidden ids: a list as long as a
+		// hostile file makes it is checked in linear time.
+		var pinned, forbidden map[string]bool
+		if len(is.Pin) > 0 {
+			pinned = make(map[string]bool, min(len(is.Pin), len(t.Alternatives)))
+		}
+		if len(is.Forbid) > 0 {
+			forbidden = make(map[string]bool, min(len(is.Forbid), len(t.Alternatives)))
+		}
 		for j, id := range is.Pin {
 			if t.Alternative(id) == nil {
 				v.d.Report(p().Key("pin").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
 			}
-			if slices.Index(is.Pin, id) < j {
+			if pinned[id] {
 				v.d.Report(p().Key("pin").Index(j), jsonv.DuplicateName, "alternative %s is pinned twice", id)
 			}
+			pinned[id] = true
 		}
 		for j, id := range is.Forbid {
 			if t.Alternative(id) == nil {
 				v.d.Report(p().Key("forbid").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
 			}
-			if slices.Index(is.Forbid, id) < j {
+			if forbidden[id] {
 				v.d.Report(p().Key("forbid").Index(j), jsonv.DuplicateName, "alternative %s is forbidden twice", id)
 			}
-			if slices.Contains(is.Pin, id) {
+			forbidden[id] = true
+			if pinned[id] {
 				v.d.Report(p().Key("forbid").Index(j), CodePin, "alternative %s is both pinned and forbidden", id)
 			}
 		}
@@ -138,7 +149,7 @@ func (v *validator) invocations() {
 		cands, mults := make([]Candidate, 0, len(t.Alternatives)), make([]int64, nb)
 		inv.Candidates = make([]*Candidate, 0, len(t.Alternatives))
 		for _, a := range t.Alternatives {
-			if len(is.Pin) > 0 && !slices.Contains(is.Pin, a.ID) || slices.Contains(is.Forbid, a.ID) {
+			if len(is.Pin) > 0 && !pinned[a.ID] || forbidden[a.ID] {
 				continue
 			}
 			pm := mults[:len(a.Bindings):len(a.Bindings)]
@@ -411,6 +422,7 @@ func (v *validator) groups() {
 				continue
 			}
 			member[inv] = gs.ID
+			inv.group = gr
 			gr.Invocations = append(gr.Invocations, inv)
 		}
 		g.groups = append(g.groups, gr)

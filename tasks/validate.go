@@ -462,9 +462,12 @@ func (v *validator) task(name string, ts TaskSpec) {
 	if len(ts.Alternatives) == 0 {
 		v.d.Report(p.Key("alternatives"), jsonv.Missing, "task %s has no alternatives", name)
 	}
+	t.byID = make(map[string]*Alternative, len(ts.Alternatives))
 	for i, as := range ts.Alternatives {
 		a := v.alternative(p.Key("alternatives").Index(i), t, i, as)
-		if prev := t.Alternative(a.ID); prev != nil && a.ID != "" {
+		if prev := t.Alternative(a.ID); prev == nil {
+			t.byID[a.ID] = a
+		} else if a.ID != "" {
 			v.d.Report(p.Key("alternatives").Index(i).Key("id"), jsonv.DuplicateName, "alternative id %q is also alternatives[%d]", a.ID, prev.Index)
 		}
 		t.Alternatives = append(t.Alternatives, a)

@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/cklplan/cklplan/internal/highs/highstest"
+	"github.com/cklplan/cklplan/tasks"
 )
 
 // zeros is an endless stream of zero bytes, like /dev/zero.
@@ -206,5 +212,71 @@ func BenchmarkFlatChainRefused(b *testing.B) {
 		if code := run([]string{"map", "show", "-"}, strings.NewReader(chain), io.Discard, io.Discard); code != exitFail {
 			b.Fatalf("exit %d", code)
 		}
+	}
+}
+
+// wideGraph is the fan-out example grown along one dimension, as a hostile
+// or generated file may: "alternatives", its first task given n copies of
+// its first alternative; "pins", its first invocation pinned n times to one
+// alternative and forbidden n unknown ones (every repeat a problem).
+func wideGraph(tb testing.TB, dim string, n int) []byte {
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "graphs", "fanout.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := g.Spec()
+	task := s.Invocations[0].Task
+	ts := s.Tasks[task]
+	a0 := ts.Alternatives[0]
+	switch dim {
+	case "alternatives":
+		ts.Alternatives = nil
+		for i := range n {
+			a := a0
+			a.ID = fmt.Sprintf("x%d", i)
+			ts.Alternatives = append(ts.Alternatives, a)
+		}
+		s.Tasks[task] = ts
+	case "pins":
+		for i := range n {
+			s.Invocations[0].Pin = append(s.Invocations[0].Pin, a0.ID)
+			s.Invocations[0].Forbid = append(s.Invocations[0].Forbid, fmt.Sprintf("y%d", i))
+		}
+	}
+	out, err := tasks.MarshalSpec(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkWideGraphs runs check and plan on wideGraph files of 50,000
+// alternatives and pins; each was quadratic somewhere (docs/benchmarks.md,
+// "cmd/cklplan: hostile input": checking the alternatives took 36 s,
+// planning them 19 s, checking the pins 18 s).
+func BenchmarkWideGraphs(b *testing.B) {
+	highstest.Library(b)
+	const n = 50000
+	for _, c := range []struct {
+		cmd, dim string
+		code     int
+	}{{"check", "alternatives", exitOK}, {"plan", "alternatives", exitOK}, {"check", "pins", exitFail}} {
+		f := filepath.Join(b.TempDir(), c.dim+".json")
+		if err := os.WriteFile(f, wideGraph(b, c.dim, n), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%s/%s=%d", c.cmd, c.dim, n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var stderr bytes.Buffer
+				if code := run([]string{c.cmd, "--max-input-bytes", "100000000", f}, nil, io.Discard, &stderr); code != c.code {
+					b.Fatalf("exit %d, want %d: %.500s", code, c.code, stderr.String())
+				}
+			}
+		})
 	}
 }
