@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -60,13 +61,17 @@ func (*checkRequest) count() int                     { return 1 }
 // A checkResult is the verdict on a graph: its problems (warnings
 // included), and its summary when it is valid.
 type checkResult struct {
-	File     string         `json:"file"`
+	File     string         `json:"file"` // the graph's
+	costs    string         // the costs file, "" without --costs
 	Valid    bool           `json:"valid"`
 	Problems []checkProblem `json:"problems"`
 	Summary  *checkSummary  `json:"summary,omitempty"`
 }
 
 type checkProblem struct {
+	// File is the file the path is in, given only with --costs: the
+	// graph's or the costs file's.
+	File    string `json:"file,omitempty"`
 	Path    string `json:"path"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
@@ -90,10 +95,9 @@ type checkSummary struct {
 }
 
 func runCheck(q *checkRequest, _ *env) (result, error) {
-	r := &checkResult{File: q.name, Problems: []checkProblem{}}
+	r := &checkResult{File: q.name, costs: q.costs, Problems: []checkProblem{}}
 	g, err := tasks.Load(q.data)
 	if err == nil && q.costs != "" {
-		r.File = q.costs + " (measured costs for " + q.name + ")" // the problems name its paths
 		var data []byte
 		if data, err = q.in.file(q.costs); err != nil {
 			return nil, err
@@ -109,7 +113,6 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 		// where a measured time is the cost). A target the planner cannot
 		// cost at all is plan's to report.
 		if costs, cerr := planner.CheckCosts(g); cerr == nil && len(costs) > 0 {
-			r.File = q.name
 			for _, c := range costs {
 				ps = append(ps, &jsonv.Problem{Path: jsonv.Root.Key("invocations").Index(c.Index), Code: jsonv.Range,
 					Msg: strings.TrimPrefix(c.Error(), "planner: "), Offset: -1, Err: c})
@@ -121,7 +124,21 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 		return nil, err
 	}
 	for _, p := range ps {
-		r.Problems = append(r.Problems, checkProblem{p.Path.String(), string(p.Code), p.Msg, p.Warning})
+		cp := checkProblem{Path: p.Path.String(), Code: string(p.Code), Message: p.Msg, Warning: p.Warning}
+		if q.costs != "" {
+			cp.File = q.name
+			if costsProblem(p) {
+				cp.File = q.costs
+			}
+		}
+		r.Problems = append(r.Problems, cp)
+	}
+	// The graph's problems first, then the costs file's, each file's in
+	// the order of their paths.
+	if q.costs != "" {
+		slices.SortStableFunc(r.Problems, func(a, b checkProblem) int {
+			return cmp.Compare(b2i(a.File == q.costs), b2i(b.File == q.costs))
+		})
 	}
 	if err != nil {
 		return r, nil
@@ -138,17 +155,24 @@ func (r *checkResult) failure() error {
 	if r.Valid {
 		return nil
 	}
-	n := 0
+	n, inCosts := 0, 0
 	for _, p := range r.Problems {
 		if !p.Warning {
 			n++
+			if r.costs != "" && p.File == r.costs {
+				inCosts++
+			}
 		}
 	}
 	noun := "problems"
 	if n == 1 {
 		noun = "problem"
 	}
-	return fmt.Errorf("%s: %d %s", r.File, n, noun)
+	file := r.File
+	if inCosts == n {
+		file = r.costs + " (measured costs for " + r.File + ")"
+	}
+	return fmt.Errorf("%s: %d %s", file, n, noun)
 }
 
 // problemLine is how check writes a problem, and plan a problem of its
@@ -208,7 +232,11 @@ func (r *checkResult) writeText(w io.Writer, _ string) error {
 		if p.Warning {
 			warn = "warning: "
 		}
-		fmt.Fprintf(w, "%s: %s%s [%s]\n", p.Path, warn, oneLine(p.Message), p.Code)
+		file := ""
+		if p.File != "" {
+			file = oneLine(p.File) + ": "
+		}
+		fmt.Fprintf(w, "%s%s: %s%s [%s]\n", file, p.Path, warn, oneLine(p.Message), p.Code)
 	}
 	s := r.Summary
 	if s == nil {
@@ -240,4 +268,11 @@ func (r *checkResult) writeText(w io.Writer, _ string) error {
 	fmt.Fprintf(w, "  sizes         %s\n", strings.Join(sizes, " "))
 	_, err := fmt.Fprintf(w, "  measured      %d\n", s.Measured)
 	return err
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -255,10 +255,8 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	if env.stderr != nil {
 		for _, p := range g.Warnings() {
 			file := q.file
-			// The costs file's warnings are at its own paths: its
-			// entries, and $.target (the graph's is $.measured.target).
-			if k := firstKey(p.Path); q.costs != "" && (k == "conversions" || k == "alternatives" || k == "target") {
-				file = q.costs // a warning of the costs file, at its path
+			if q.costs != "" && costsProblem(p) {
+				file = q.costs
 			}
 			fmt.Fprintf(env.stderr, "cklplan plan: %s: %s\n", file, problemLine(p))
 		}
@@ -401,6 +399,18 @@ func gapText(gap float64) string {
 }
 
 // firstKey is the object key of p's first step, "" for none.
+// costsProblem reports whether p, a problem of a graph with a costs file's
+// measurements (tasks.Graph.LoadMeasured), is the costs file's, at its own
+// paths: anywhere but under the keys a graph has and a costs file has not
+// (the graph's measured target is $.measured.target, the file's $.target).
+func costsProblem(p *jsonv.Problem) bool {
+	switch firstKey(p.Path) {
+	case "name", "sizes", "spaces", "index_maps", "layouts", "distributions", "tasks", "invocations", "edges", "groups", "measured":
+		return false
+	}
+	return true
+}
+
 func firstKey(p jsonv.Path) string {
 	if p.Len() == 0 {
 		return ""
