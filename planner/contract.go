@@ -1567,8 +1567,15 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	// The bound is the contracted problem's, which adds the costs in
 	// another order than the verifier: a proven plan's bound may come out
 	// an ulp above its objective, which no lower bound may be (solve keeps
-	// it at most the objective likewise).
-	s.Bound = math.Min(s.Bound, s.Objective)
+	// it at most the objective likewise), or an ulp below it. Where the
+	// reduction eliminated the contracted problem whole, the plan is
+	// exact and its bound is its objective, as solve has it: a gap of
+	// 1e-16 there would be the summation order's, not the proof's.
+	if s.Model.CoreNodes == 0 && s.Status == Optimal {
+		s.Bound, s.BoundFrom = s.Objective, ""
+	} else {
+		s.Bound = math.Min(s.Bound, s.Objective)
+	}
 	s.Gap = gap(s.Objective, s.Bound)
 	eliminated := 0
 	for v := range c.n {
