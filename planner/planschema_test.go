@@ -802,6 +802,11 @@ func TestJSONPlanSchema(t *testing.T) {
           "alternatives": [{"id": "a", "ports": {"x1": "mma.m16n8k16.a.f16", "x2": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]}},
   "invocations": [{"id": "p", "task": "p"}, {"id": "m", "task": "mid"}, {"id": "j", "task": "join"}],
   "edges": [{"from": "p.y", "to": "m.x"}, {"from": "m.y", "to": "j.x2"}, {"from": "p.y", "to": "j.x1"}]}`)
+	// A graph with nothing to plan writes its lists empty, never null.
+	empty := load(`{"version": 1, "name": "empty", "target": "h200", "sizes": {}, "spaces": {"tile": "(m:16, k:16)"},
+  "tasks": {"t": {"ports": {"x": {"direction": "in", "tile": "tile", "element": "f16"}},
+                  "alternatives": [{"id": "a", "ports": {"x": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": 1}]}},
+  "invocations": [], "edges": []}`)
 	dag30 := spec(taskgen.DAG(30, 4, 1))
 	cases = append(cases,
 		planCase{"transformer", fused(2, 1, 0, 1), PlanOptions{}},
@@ -816,6 +821,7 @@ func TestJSONPlanSchema(t *testing.T) {
 		planCase{"tree", spec(taskgen.Tree(30, 1)), PlanOptions{}},
 		planCase{"pins, forbids, ties", pinned, PlanOptions{}},
 		planCase{"kernel conflicts", conflicts, PlanOptions{}},
+		planCase{"nothing to plan", empty, PlanOptions{}},
 	)
 	seen := map[string]bool{}
 	for _, c := range cases {
