@@ -1553,6 +1553,9 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 			k := c.kernels[ki]
 			kernelRegrets[ki] = k.regrets(s, auxRegret[ki], choices, explained, func(li int) *tupleTable { return tables[tableKey{k.alike, li}] }, direct[ki])
 		})
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			s.regretsTimedOut = true // the limit struck while the kernels' regrets ran
+		}
 	}
 	var regrets []Regret
 	for _, rs := range kernelRegrets {
@@ -1878,6 +1881,9 @@ func directRegrets(ctx context.Context, q *Problem, c *contraction, tables [][][
 		}
 		milp[i] = err == nil && sol.Model.CoreNodes > 0 && (sol.Search == nil || !sol.Search.Proved)
 	})
+	if !s.regretDeadline.IsZero() && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		s.regretsTimedOut = true
+	}
 	for i, err := range errs {
 		if err != nil {
 			return nil, err

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
@@ -365,7 +364,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			switch {
 			case sol.regretsInterrupted:
 				res.UnprovenBy = UnprovenByInterrupt
-			case sol.regretsCapped > 0 && (sol.regretDeadline.IsZero() || time.Now().Before(sol.regretDeadline)):
+			case sol.regretsCapped > 0 && !sol.regretsTimedOut:
 				res.UnprovenBy = UnprovenByRegretSolves
 			default:
 				res.UnprovenBy = UnprovenByTimeLimit

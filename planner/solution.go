@@ -125,6 +125,10 @@ type Solution struct {
 	// regretsInterrupted says the context ended (an interrupt) while the
 	// regrets were computed, before their time limit did.
 	regretsInterrupted bool
+	// regretsTimedOut says the regrets' time limit had struck when they
+	// ended (checked as they end, not when the result is written: the
+	// report's unproven_by does not depend on how long writing took).
+	regretsTimedOut bool
 	// regretsCapped counts the queries (and a contracted budget's interior
 	// alternatives) left unproven because Options.RegretSolves allowed no
 	// more re-solves.

@@ -328,6 +328,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		// An interrupt, not the time limit, stopped the regrets when the
 		// caller's context ended before the limit's.
 		sol.regretsInterrupted = ctx.Err() != nil && !errors.Is(rctx.Err(), context.DeadlineExceeded)
+		sol.regretsTimedOut = !sol.regretsInterrupted && errors.Is(rctx.Err(), context.DeadlineExceeded)
 	}
 	<-localDone
 	sol.Local = local
