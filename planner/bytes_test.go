@@ -3,8 +3,10 @@ package planner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
@@ -57,37 +59,44 @@ func TestSameBytesAcrossCachesAndProcessors(t *testing.T) {
 		{"fused transformer", fusedScaled(), PlanOptions{}},
 		{"dag 40 scaled", scaledDAG(t, 40, 1, 100), PlanOptions{Solve: Options{RegretSolves: 1}}},
 	}
-	render := func(t *testing.T, c graphCase, cache *Cache) [][]byte {
-		t.Helper()
+	renderErr := func(c graphCase, cache *Cache) ([][]byte, error) {
 		opts := c.opts
 		opts.Cache = cache
 		r, err := Plan(context.Background(), c.g, opts)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if c.opts.Solve.RegretSolves == 1 && (r.Model.Core == 0 || r.UnprovenRegrets == 0) {
-			t.Fatalf("%s: a core of %d, %d regrets unproven: want HiGHS to solve a core and intervals left", c.name, r.Model.Core, r.UnprovenRegrets)
+			return nil, fmt.Errorf("%s: a core of %d, %d regrets unproven: want HiGHS to solve a core and intervals left", c.name, r.Model.Core, r.UnprovenRegrets)
 		}
 		var out [][]byte
 		for _, form := range []WitnessForm{WitnessesInline, WitnessesTable} {
 			fr, err := r.WithWitnesses(form)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			var b bytes.Buffer
 			if err := fr.WriteJSON(&b); err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			out = append(out, b.Bytes())
 		}
 		var text, dot bytes.Buffer
 		if err := r.WriteText(&text); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if err := r.WriteDOT(&dot); err != nil {
+			return nil, err
+		}
+		return append(out, text.Bytes(), dot.Bytes()), nil
+	}
+	render := func(t *testing.T, c graphCase, cache *Cache) [][]byte {
+		t.Helper()
+		out, err := renderErr(c, cache)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return append(out, text.Bytes(), dot.Bytes())
+		return out
 	}
 	names := []string{"JSON (witnesses inline)", "JSON (witness table)", "text", "DOT"}
 	same := func(t *testing.T, how string, want, got [][]byte) {
@@ -106,6 +115,25 @@ func TestSameBytesAcrossCachesAndProcessors(t *testing.T) {
 	for _, c := range slices.Backward(cases) {
 		render(t, c, shared)
 	}
+	// A compiler may plan several graphs at once with one cache (it is
+	// safe for concurrent use): every graph twice, all at once, into a
+	// cache that starts empty (under the race detector in the test suite).
+	t.Run("concurrent plans sharing one cache", func(t *testing.T) {
+		conc := NewCache()
+		got := make([][][]byte, 2*len(cases))
+		errs := make([]error, len(got))
+		var wg sync.WaitGroup
+		for k := range got {
+			wg.Go(func() { got[k], errs[k] = renderErr(cases[k%len(cases)], conc) })
+		}
+		wg.Wait()
+		for k := range got {
+			if errs[k] != nil {
+				t.Fatal(errs[k])
+			}
+			same(t, cases[k%len(cases)].name+", planned beside the others", fresh[k%len(cases)], got[k])
+		}
+	})
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			same(t, "a cache shared with the other graphs", fresh[i], render(t, c, shared))
