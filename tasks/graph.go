@@ -38,10 +38,16 @@ type Task struct {
 	// byID indexes Alternatives by id, the first of an id (validation
 	// reports the others); nil in a Task not made by validation.
 	byID map[string]*Alternative
+	// byName indexes Ports by name, the first of a name (validation reports
+	// the others); nil in a Task not made by validation.
+	byName map[string]*Port
 }
 
 // Port returns the named port, or nil.
 func (t *Task) Port(name string) *Port {
+	if t.byName != nil {
+		return t.byName[name]
+	}
 	for _, p := range t.Ports {
 		if p.Name == name {
 			return p

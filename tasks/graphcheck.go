@@ -294,18 +294,32 @@ func (v *validator) edges() {
 		from.Invocation.Out = append(from.Invocation.Out, e)
 		to.Invocation.In = append(to.Invocation.In, e)
 	}
+	// By port index: an edge of inv leaves it, enters it (one search of
+	// inv's edges per port was quadratic in a task's ports).
+	var leaves, enters []bool
 	for _, inv := range g.invocations {
 		if inv.Task == nil {
 			continue
+		}
+		n := len(inv.Task.Ports)
+		leaves = slices.Grow(leaves[:0], n)[:n]
+		enters = slices.Grow(enters[:0], n)[:n]
+		clear(leaves)
+		clear(enters)
+		for _, e := range inv.Out {
+			leaves[e.From.Port.Index] = true
+		}
+		for _, e := range inv.In {
+			enters[e.To.Port.Index] = true
 		}
 		for _, port := range inv.Task.Ports {
 			if port.IsMemory() || len(failed) > 0 && failed[inv.ID+"."+port.Name] {
 				continue // the graph's inputs and outputs in memory; ports of edges with problems
 			}
-			if port.Direction == Out && !slices.ContainsFunc(inv.Out, func(e *Edge) bool { return e.From.Port == port }) {
+			if port.Direction == Out && !leaves[port.Index] {
 				v.d.Warn(root.Key("invocations").Index(inv.Index), CodeUnconsumed, "output %s.%s is consumed by no edge", inv.ID, port.Name)
 			}
-			if port.Direction == In && !slices.ContainsFunc(inv.In, func(e *Edge) bool { return e.To.Port == port }) {
+			if port.Direction == In && !enters[port.Index] {
 				v.d.Warn(root.Key("invocations").Index(inv.Index), CodeUnfed, "input %s.%s is fed by no edge: it is taken to arrive in the chosen realization", inv.ID, port.Name)
 			}
 		}
@@ -489,12 +503,21 @@ func (v *validator) budgets(p jsonv.Path, gr *Group) {
 }
 
 // specEdgeIndex is the index of e in the Spec's edges (the graph drops edges
-// with problems, so the two may differ).
+// with problems, so the two may differ): the first with e's ends. They are
+// indexed by their ends when first asked: a search of the Spec's edges for
+// each problem was quadratic in a file of an edge problem per edge.
 func (v *validator) specEdgeIndex(e *Edge) int {
-	for i, es := range v.spec.Edges {
-		if es.From == e.From.Invocation.ID+"."+e.From.Port.Name && es.To == e.To.Invocation.ID+"."+e.To.Port.Name {
-			return i
+	if v.specEdges == nil {
+		v.specEdges = make(map[[2]string]int, len(v.spec.Edges))
+		for i, es := range v.spec.Edges {
+			k := [2]string{es.From, es.To}
+			if _, seen := v.specEdges[k]; !seen {
+				v.specEdges[k] = i
+			}
 		}
+	}
+	if i, ok := v.specEdges[[2]string{e.From.Invocation.ID + "." + e.From.Port.Name, e.To.Invocation.ID + "." + e.To.Port.Name}]; ok {
+		return i
 	}
 	return e.Index
 }

@@ -1,13 +1,16 @@
 package tasks_test
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/taskgen"
+	"github.com/cklplan/cklplan/storage"
 	"github.com/cklplan/cklplan/tasks"
 )
 
-// The indexed lookups (Task.Alternative, Invocation.Candidate,
+// The indexed lookups (Task.Port, Task.Alternative, Invocation.Candidate,
 // Graph.GroupOf) answer as a search of the lists they index: on a fused
 // transformer whose first invocations are pinned to two alternatives, in
 // the task's reverse order, and forbidden one.
@@ -32,6 +35,14 @@ func TestLookupsAgreeWithTheLists(t *testing.T) {
 	}
 	candidates, grouped := 0, 0
 	for _, v := range g.Invocations() {
+		for _, p := range v.Task.Ports {
+			if got := v.Task.Port(p.Name); got != p {
+				t.Errorf("task %s: Port(%q) = %v, want ports[%d]", v.Task.Name, p.Name, got, p.Index)
+			}
+		}
+		if v.Task.Port("no such port") != nil {
+			t.Errorf("task %s: an unknown port found", v.Task.Name)
+		}
 		for _, a := range v.Task.Alternatives {
 			if got := v.Task.Alternative(a.ID); got != a {
 				t.Errorf("task %s: Alternative(%q) = %v, want alternatives[%d]", v.Task.Name, a.ID, got, a.Index)
@@ -80,4 +91,58 @@ func TestLookupsAgreeWithTheLists(t *testing.T) {
 		t.Errorf("%d of %d invocations grouped: the test wants both kinds", grouped, len(g.Invocations()))
 	}
 	t.Logf("%d candidates, %d invocations in groups", candidates, grouped)
+}
+
+// A port declared twice in Go is reported, and the first of the name is
+// the one bound: the binding of x matches its tile, not the second's, which
+// is left unrealized.
+func TestPortDeclaredTwiceBindsTheFirst(t *testing.T) {
+	b := tasks.NewBuilder("twice", "h200")
+	b.Task("t").In("x", "(m:16, k:16)", storage.F16).In("x", "(k:16, n:8)", storage.F16).
+		Alternative("a").Dist("x", "mma.m16n8k16.a.f16", "").CostNS(1)
+	b.Invoke("t", "t")
+	_, err := b.Build()
+	var ps tasks.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("Build: %v, want problems", err)
+	}
+	var got []string
+	for _, p := range ps {
+		if !p.Warning {
+			got = append(got, p.Path.String()+" "+string(p.Code))
+		}
+	}
+	want := []string{"$.tasks.t.alternatives[0].ports missing", "$.tasks.t.ports.x duplicate_name"}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems %v, want %v (all: %v)", got, want, ps)
+	}
+}
+
+// Problems at edges name the edge's index in the file, the first with the
+// edge's ends, though the graph dropped an edge with a problem before it.
+func TestEdgeProblemsNameTheFileIndex(t *testing.T) {
+	b := tasks.NewBuilder("edges", "h200")
+	b.Task("t").In("x", "(m:16, k:16)", storage.F16).Out("y", "(m:16, k:16)", storage.F16).
+		Alternative("a").Dist("x", "mma.m16n8k16.a.f16", "").Dist("y", "mma.m16n8k16.a.f16", "").CostNS(1)
+	b.Invoke("i0", "t")
+	b.Invoke("i1", "t")
+	b.Edge("nowhere.y", "i1.x")
+	b.Edge("i1.y", "i1.x")
+	b.Edge("i0.y", "i0.x")
+	b.Edge("i1.y", "i1.x")
+	_, err := b.Build()
+	var ps tasks.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("Build: %v, want problems", err)
+	}
+	var got []string
+	for _, p := range ps {
+		if !p.Warning {
+			got = append(got, p.Path.String()+" "+string(p.Code))
+		}
+	}
+	want := []string{"$.edges[0].from unknown_name", "$.edges[1] cycle", "$.edges[2] cycle", "$.edges[3].to fed_twice"}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems %v, want %v (all: %v)", got, want, ps)
+	}
 }

@@ -108,6 +108,9 @@ type validator struct {
 	// pairs are the edges' realization pairs (edgePairs), made when a
 	// measured conversion first asks.
 	pairs map[ConversionKey]bool
+	// specEdges is the first index of each edge of the Spec by its ends
+	// (specEdgeIndex), made when a problem at an edge first asks.
+	specEdges map[[2]string]int
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -396,7 +399,7 @@ func sameAxes(a, b []axis) bool {
 func (v *validator) task(name string, ts TaskSpec) {
 	p := root.Key("tasks").Key(name)
 	v.checkName(p, name)
-	t := &Task{Name: name, Kind: ts.Kind}
+	t := &Task{Name: name, Kind: ts.Kind, byName: make(map[string]*Port, len(ts.Ports))}
 	if int(ts.Kind) >= len(taskKindNames) {
 		v.d.Report(p.Key("kind"), jsonv.Invalid, "invalid task kind %d", ts.Kind)
 	}
@@ -442,6 +445,9 @@ func (v *validator) task(name string, ts TaskSpec) {
 			}
 		default:
 			v.d.Report(pp.Key("memory"), jsonv.Invalid, "a memory port lives in global or shared memory, not %s", ps.Memory)
+		}
+		if t.byName[ps.Name] == nil {
+			t.byName[ps.Name] = port
 		}
 		t.Ports = append(t.Ports, port)
 	}
