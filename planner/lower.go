@@ -538,21 +538,30 @@ func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, m
 	// edges in edge order: an invocation's Out edges are in edge order, so
 	// an edge is its port's first when no earlier Out edge leaves the port.
 	// (About one port per invocation: sized so, the slices are not regrown.)
+	// Each invocation's Out edges are walked once, for every port's first
+	// edge and count (a walk per edge was quadratic in an invocation's
+	// edges: 32,000 ports fed by one output took seconds).
 	ports := make([]portKey, 0, len(invs))
 	portEdges := make([][]*tasks.Edge, 0, len(invs))
+	firstOut := make([][]*tasks.Edge, len(invs)) // by invocation and port index
+	countOut := make([][]int, len(invs))
 	for _, e := range edges {
 		v, port := e.From.Invocation, e.From.Port
-		first, all := -1, true
-		for i, o := range v.Out {
-			if o.From.Port != port {
-				all = false
-			} else if first < 0 {
-				first = i
+		if firstOut[v.Index] == nil {
+			firstOut[v.Index] = make([]*tasks.Edge, len(v.Task.Ports))
+			countOut[v.Index] = make([]int, len(v.Task.Ports))
+			for _, o := range v.Out {
+				i := o.From.Port.Index
+				if firstOut[v.Index][i] == nil {
+					firstOut[v.Index][i] = o
+				}
+				countOut[v.Index][i]++
 			}
 		}
-		if v.Out[first] != e {
+		if firstOut[v.Index][port.Index] != e {
 			continue
 		}
+		all := countOut[v.Index][port.Index] == len(v.Out)
 		ports = append(ports, portKey{v, port})
 		if all {
 			portEdges = append(portEdges, v.Out)
