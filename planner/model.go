@@ -231,9 +231,28 @@ func (p *Problem) Validate() error {
 			continue
 		}
 		before := len(faults)
+		// Repeats are found by a map past 32 pairs, as alternatives are
+		// above: a search of the pairs before each was quadratic (a producer
+		// and a consumer of 484 alternatives each, 234,256 pairs, spent
+		// minutes here).
+		var firstPair map[[2]string]int
+		if len(gr.Pairs) > 32 {
+			firstPair = make(map[[2]string]int, len(gr.Pairs))
+		}
 		for k, pr := range gr.Pairs {
 			pp := func() string { return fmt.Sprintf("%s.pairs[%d]", path(), k) }
-			if prev := slices.IndexFunc(gr.Pairs[:k], func(x Pair) bool { return x.Source == pr.Source && x.Target == pr.Target }); prev >= 0 {
+			prev := -1
+			if firstPair != nil {
+				key := [2]string{pr.Source, pr.Target}
+				if i, ok := firstPair[key]; ok {
+					prev = i
+				} else {
+					firstPair[key] = k
+				}
+			} else {
+				prev = slices.IndexFunc(gr.Pairs[:k], func(x Pair) bool { return x.Source == pr.Source && x.Target == pr.Target })
+			}
+			if prev >= 0 {
 				add(pp(), "pair (%q, %q) repeats pairs[%d]", pr.Source, pr.Target, prev)
 			}
 			if math.IsNaN(pr.Cost) || pr.Cost < 0 || math.IsInf(pr.Cost, -1) {

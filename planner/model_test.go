@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -321,6 +322,36 @@ func TestInfeasibleIntegersOnly(t *testing.T) {
 		var inf *InfeasibleError
 		if !errors.As(err, &inf) || len(inf.Rows) != 0 || inf.Note == "" {
 			t.Errorf("NoReduce=%v: %v, want infeasible with a note and no rows", opt.NoReduce, err)
+		}
+	}
+}
+
+// Past 32 pairs, repeats are found by a map: each is reported at its path,
+// naming the first pair it repeats, as the search of the pairs before it
+// does for fewer.
+func TestValidateRepeatedPairsPastTheMap(t *testing.T) {
+	for _, extra := range []int{3, 40} {
+		p := validProblem()
+		for i := range extra {
+			p.Groups[0].Pairs = append(p.Groups[0].Pairs, Pair{Source: "c", Target: strings.Repeat("t", i+1)})
+		}
+		n := len(p.Groups[0].Pairs)
+		p.Groups[0].Pairs = append(p.Groups[0].Pairs, Pair{Source: "c", Target: "tt"}, Pair{Source: "r", Target: "r"}, Pair{Source: "c", Target: "tt"})
+		var inv *InvalidError
+		if err := p.Validate(); !errors.As(err, &inv) {
+			t.Fatalf("%d pairs: %v, want an *InvalidError", n+3, err)
+		}
+		var got []string
+		for _, f := range inv.Faults {
+			got = append(got, f.String())
+		}
+		want := []string{
+			fmt.Sprintf(`groups[0].pairs[%d]: pair ("c", "tt") repeats pairs[3]`, n),
+			fmt.Sprintf(`groups[0].pairs[%d]: pair ("r", "r") repeats pairs[0]`, n+1),
+			fmt.Sprintf(`groups[0].pairs[%d]: pair ("c", "tt") repeats pairs[3]`, n+2),
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%d pairs: faults (-want +got):\n%s", n+3, diff)
 		}
 	}
 }
