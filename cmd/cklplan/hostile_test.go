@@ -218,7 +218,13 @@ func BenchmarkFlatChainRefused(b *testing.B) {
 // wideGraph is the fan-out example grown along one dimension, as a hostile
 // or generated file may: "alternatives", its first task given n copies of
 // its first alternative; "pins", its first invocation pinned n times to one
-// alternative and forbidden n unknown ones (every repeat a problem).
+// alternative and forbidden n unknown ones (every repeat a problem);
+// "ports", its normalization given n more inputs, each fed by the load;
+// "group", its normalization repeated n times in a chain fused into one
+// group with a shared-memory budget; "kernel_path", the same chain in no
+// group, its first edge crossing a kernel boundary and the first
+// normalization feeding every other through another input (n kernel_path
+// warnings).
 func wideGraph(tb testing.TB, dim string, n int) []byte {
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "graphs", "fanout.json"))
 	if err != nil {
@@ -246,6 +252,62 @@ func wideGraph(tb testing.TB, dim string, n int) []byte {
 			s.Invocations[0].Pin = append(s.Invocations[0].Pin, a0.ID)
 			s.Invocations[0].Forbid = append(s.Invocations[0].Forbid, fmt.Sprintf("y%d", i))
 		}
+	case "ports":
+		norm := s.Tasks["rmsnorm_scale"]
+		x := norm.Ports[0]
+		for i := range n {
+			p := x
+			p.Name = fmt.Sprintf("p%d", i)
+			norm.Ports = append(norm.Ports, p)
+			for j := range norm.Alternatives {
+				a := &norm.Alternatives[j]
+				a.Ports = append(a.Ports, tasks.BindingSpec{Port: p.Name, Distribution: a.Ports[0].Distribution})
+			}
+			s.Edges = append(s.Edges, tasks.EdgeSpec{From: "load_x.x", To: "norm." + p.Name})
+		}
+		s.Tasks["rmsnorm_scale"] = norm
+	case "group", "kernel_path":
+		// norm, norm1, …, norm{n-1}, in a chain; the last feeds the
+		// projections.
+		last := "norm"
+		for i := 1; i < n; i++ {
+			id := fmt.Sprintf("norm%d", i)
+			s.Invocations = append(s.Invocations, tasks.InvocationSpec{ID: id, Task: "rmsnorm_scale"})
+			s.Edges = append(s.Edges, tasks.EdgeSpec{From: last + ".y", To: id + ".x"})
+			last = id
+		}
+		for i := range s.Edges {
+			if s.Edges[i].From == "norm.y" && strings.HasSuffix(s.Edges[i].To, "_proj.lhs") {
+				s.Edges[i].From = last + ".y"
+			}
+		}
+		if dim == "group" {
+			g := tasks.GroupSpec{ID: "norms", SharedMemoryBytes: 1 << 16}
+			for _, v := range s.Invocations {
+				if strings.HasPrefix(v.ID, "norm") {
+					g.Invocations = append(g.Invocations, v.ID)
+				}
+			}
+			s.Groups = append(s.Groups, g)
+			break
+		}
+		norm := s.Tasks["rmsnorm_scale"]
+		z := norm.Ports[0]
+		z.Name = "z"
+		norm.Ports = append(norm.Ports, z)
+		for j := range norm.Alternatives {
+			a := &norm.Alternatives[j]
+			a.Ports = append(a.Ports, tasks.BindingSpec{Port: "z", Distribution: a.Ports[0].Distribution})
+		}
+		s.Tasks["rmsnorm_scale"] = norm
+		for i := range s.Edges {
+			if s.Edges[i].From == "norm.y" {
+				s.Edges[i].Kernel = tasks.MustCrossKernel
+			}
+		}
+		for i := 2; i < n; i++ {
+			s.Edges = append(s.Edges, tasks.EdgeSpec{From: "norm.y", To: fmt.Sprintf("norm%d.z", i)})
+		}
 	}
 	out, err := tasks.MarshalSpec(s)
 	if err != nil {
@@ -255,16 +317,22 @@ func wideGraph(tb testing.TB, dim string, n int) []byte {
 }
 
 // BenchmarkWideGraphs runs check and plan on wideGraph files of 50,000
-// alternatives and pins; each was quadratic somewhere (docs/benchmarks.md,
-// "cmd/cklplan: hostile input": checking the alternatives took 36 s,
-// planning them 19 s, checking the pins 18 s).
+// alternatives and pins, 32,000 ports, 8,000 kernel_path warnings and a
+// group of 250 invocations; each was quadratic or worse somewhere
+// (docs/benchmarks.md, "cmd/cklplan: hostile input": checking the
+// alternatives took 36 s, planning them 19 s, checking the pins 18 s,
+// checking the ports 19.5 s, planning the group 13 s).
 func BenchmarkWideGraphs(b *testing.B) {
 	highstest.Library(b)
-	const n = 50000
 	for _, c := range []struct {
 		cmd, dim string
-		code     int
-	}{{"check", "alternatives", exitOK}, {"plan", "alternatives", exitOK}, {"check", "pins", exitFail}} {
+		n, code  int
+	}{
+		{"check", "alternatives", 50000, exitOK}, {"plan", "alternatives", 50000, exitOK}, {"check", "pins", 50000, exitFail},
+		{"check", "ports", 32000, exitOK}, {"plan", "ports", 32000, exitOK},
+		{"check", "kernel_path", 8000, exitOK}, {"plan", "group", 250, exitOK},
+	} {
+		n := c.n
 		f := filepath.Join(b.TempDir(), c.dim+".json")
 		if err := os.WriteFile(f, wideGraph(b, c.dim, n), 0o644); err != nil {
 			b.Fatal(err)
