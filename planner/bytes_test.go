@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
-	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -35,28 +34,11 @@ func TestSameBytesAcrossCachesAndProcessors(t *testing.T) {
 		g    *tasks.Graph
 		opts PlanOptions
 	}
-	fusedScaled := func() *tasks.Graph {
-		s, err := taskgen.Transformer(3, 1)
-		if err == nil {
-			err = taskgen.FuseLayers(&s, 12_288)
-		}
-		if err == nil {
-			err = taskgen.ScaleExecution(&s, 30)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := tasks.New(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
 	cases := []graphCase{
 		{"transformer_layer", ex["transformer_layer"], PlanOptions{}},
 		{"smem_budget", ex["smem_budget"], PlanOptions{}},
 		{"gated_mlp no-reduce", ex["gated_mlp"], PlanOptions{Solve: Options{NoReduce: true}}},
-		{"fused transformer", fusedScaled(), PlanOptions{}},
+		{"fused transformer", fusedScaled(t, 3, 1, 12_288, 30), PlanOptions{}},
 		{"dag 40 scaled", scaledDAG(t, 40, 1, 100), PlanOptions{Solve: Options{RegretSolves: 1}}},
 	}
 	renderErr := func(c graphCase, cache *Cache) ([][]byte, error) {

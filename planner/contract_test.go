@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
-	"github.com/cklplan/cklplan/internal/taskgen"
-	"github.com/cklplan/cklplan/tasks"
 )
 
 // front is the Pareto front of es by definition: the entries within the
@@ -164,20 +162,7 @@ func TestContractedProblemEliminatesWhole(t *testing.T) {
 // objective, and the plan said "gap": 1.1e-16.
 func TestContractedWholeBoundIsObjective(t *testing.T) {
 	highstest.Library(t)
-	s, err := taskgen.Transformer(3, 1)
-	if err == nil {
-		err = taskgen.FuseLayers(&s, 12_288)
-	}
-	if err == nil {
-		err = taskgen.ScaleExecution(&s, 30)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fusedScaled(t, 3, 1, 12_288, 30)
 	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
 	if err != nil {
 		t.Fatal(err)

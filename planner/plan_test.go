@@ -545,6 +545,28 @@ func fusedTransformer(t testing.TB, layers int, seed uint64, budget int64) *task
 	return fusedStepped(t, layers, seed, budget, 0)
 }
 
+// fusedScaled is fusedTransformer with its execution costs multiplied by
+// scale (taskgen.ScaleExecution): execution then matters as much as the
+// conversions.
+func fusedScaled(t testing.TB, layers int, seed uint64, budget int64, scale float64) *tasks.Graph {
+	t.Helper()
+	s, err := taskgen.Transformer(layers, seed)
+	if err == nil {
+		err = taskgen.FuseLayers(&s, budget)
+	}
+	if err == nil {
+		err = taskgen.ScaleExecution(&s, scale)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // fusedStepped is fusedTransformer with layer i's budget budget + i·step
 // bytes: with a step, no two kernels are alike.
 func fusedStepped(t testing.TB, layers int, seed uint64, budget, step int64) *tasks.Graph {
