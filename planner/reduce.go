@@ -265,11 +265,11 @@ func reduceStopping(in *instance, limit int, eliminate bool, dry *dryRun, stop f
 			// tabulation): a transformer's ten thousand groups are a
 			// few dozen shapes.
 			ft := &r.terms[f]
-			r.terms = append(r.terms, term{scope: scope, cls: ft.cls, ncls: ft.ncls, group: g, table: ft.table})
+			r.terms = append(r.terms, term{scope: scope, cls: ft.cls, ncls: ft.ncls, group: g, table: ft.table, multi: r.multiOf(scope, ft.ncls)})
 			continue
 		}
 		cls, ncls := r.groupClasses(&in.groups[g], scope)
-		r.terms = append(r.terms, term{scope: scope, cls: cls, ncls: ncls, group: g})
+		r.terms = append(r.terms, term{scope: scope, cls: cls, ncls: ncls, group: g, multi: r.multiOf(scope, ncls)})
 		if dry == nil {
 			in.tabulate(&r.terms[g], limit, sc, &r.slab)
 		}
@@ -419,7 +419,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 				for i := range b.reps {
 					ncls[i] = len(b.reps[i])
 				}
-				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1})
+				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, multi: r.multiOf(b.sep, ncls)})
 				tables.add(t, &r.terms[t])
 				for _, u := range b.sep {
 					adj[u] = append(adj[u], t)
@@ -448,7 +448,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 				for i := range b.reps {
 					ncls[i] = len(b.reps[i])
 				}
-				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: r.copyFloats(b.msg)})
+				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: r.copyFloats(b.msg), multi: r.multiOf(b.sep, ncls)})
 				tables.add(t, &r.terms[t])
 				for _, u := range b.sep {
 					adj[u] = append(adj[u], t)
@@ -615,17 +615,47 @@ func (j *joiner) join(r *reduction, v int, terms []int) (sep []int, cls, reps []
 }
 
 // size is the number of class combinations of v's separator, or limit+1
-// when it exceeds limit.
+// when it exceeds limit. A node of one class in every term is a factor 1:
+// only the terms' multi nodes are counted, so that the key of a consumer
+// of one alternative on a fan-out of N costs no walk of the N others.
 func (j *joiner) size(r *reduction, v int, terms []int, limit int) int {
+	j.stamp++
+	j.mark[v] = j.stamp
 	size := 1
-	for _, u := range j.separator(r, v, terms) {
-		n := r.classCount(u, terms)
-		if size > limit/n {
-			return limit + 1
+	for _, t := range terms {
+		for _, u := range r.terms[t].multi {
+			if j.mark[u] == j.stamp {
+				continue
+			}
+			j.mark[u] = j.stamp
+			n := r.classCount(u, terms)
+			if size > limit/n {
+				return limit + 1
+			}
+			size *= n
 		}
-		size *= n
 	}
 	return size
+}
+
+// multiOf is a term's multi: scope's nodes of more than one class.
+func (r *reduction) multiOf(scope, ncls []int) []int {
+	k := 0
+	for _, n := range ncls {
+		if n > 1 {
+			k++
+		}
+	}
+	if k == len(scope) {
+		return scope
+	}
+	multi := r.slab.intSlice(k)[:0]
+	for i, n := range ncls {
+		if n > 1 {
+			multi = append(multi, scope[i])
+		}
+	}
+	return multi
 }
 
 // A tableIndex finds the live table term over a scope with given class

@@ -20,6 +20,10 @@ type term struct {
 	// classes (nil for a group too large to tabulate).
 	table []float64
 	dead  bool // consumed by an elimination
+	// multi is the scope's nodes of more than one class (the scope
+	// itself when every node has more): only they make a bucket over
+	// the term larger (joiner.size).
+	multi []int
 }
 
 // groupCost is a group's cost under the assignment asg (node → domain

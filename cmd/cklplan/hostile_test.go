@@ -13,6 +13,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
+	"github.com/cklplan/cklplan/storage"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -266,6 +267,31 @@ func wideGraph(tb testing.TB, dim string, n int) []byte {
 			s.Edges = append(s.Edges, tasks.EdgeSpec{From: "load_x.x", To: "norm." + p.Name})
 		}
 		s.Tasks["rmsnorm_scale"] = norm
+	case "fanout1":
+		// norm.y feeds n stores of one alternative each, alternately
+		// wanting norm's load distribution and the mma A fragment: one
+		// fan-out term over norm and every store, whose consumers each
+		// have one class.
+		for k, d := range []string{"row_blocked_f16", "mma.m16n8k16.a.f16"} {
+			s.Tasks[fmt.Sprintf("sink%d", k)] = tasks.TaskSpec{
+				Kind: tasks.StoreTask,
+				Ports: []tasks.PortSpec{
+					{Name: "x", Direction: tasks.In, Tile: "a_tile", Element: storage.F16},
+					{Name: "dst", Direction: tasks.Out, Tile: "a_tile", Element: storage.F16, Memory: storage.Global},
+				},
+				Alternatives: []tasks.AlternativeSpec{{
+					ID:           "st",
+					Ports:        []tasks.BindingSpec{{Port: "x", Distribution: d}, {Port: "dst", Layout: "x_global"}},
+					Cost:         tasks.CostSpec{Kind: tasks.DeclaredCost, NS: 0.5},
+					Multiplicity: "T/16 * D/16",
+				}},
+			}
+		}
+		for i := range n {
+			id := fmt.Sprintf("sink%d", i)
+			s.Invocations = append(s.Invocations, tasks.InvocationSpec{ID: id, Task: fmt.Sprintf("sink%d", i%2)})
+			s.Edges = append(s.Edges, tasks.EdgeSpec{From: "norm.y", To: id + ".x"})
+		}
 	case "group", "kernel_path":
 		// norm, norm1, …, norm{n-1}, in a chain; the last feeds the
 		// projections.
@@ -318,7 +344,9 @@ func wideGraph(tb testing.TB, dim string, n int) []byte {
 
 // BenchmarkWideGraphs runs check and plan on wideGraph files of 50,000
 // alternatives and pins, 32,000 ports, 8,000 kernel_path warnings and a
-// group of 250 invocations; each was quadratic or worse somewhere
+// group of 250 invocations, and a fan-out to 4,000 consumers of one
+// alternative (still quadratic in the reduction: docs/limits.md); each of
+// the others was quadratic or worse somewhere
 // (docs/benchmarks.md, "cmd/cklplan: hostile input": checking the
 // alternatives took 36 s, planning them 19 s, checking the pins 18 s,
 // checking the ports 19.5 s, planning the group 13 s).
@@ -331,6 +359,7 @@ func BenchmarkWideGraphs(b *testing.B) {
 		{"check", "alternatives", 50000, exitOK}, {"plan", "alternatives", 50000, exitOK}, {"check", "pins", 50000, exitFail},
 		{"check", "ports", 32000, exitOK}, {"plan", "ports", 32000, exitOK},
 		{"check", "kernel_path", 8000, exitOK}, {"plan", "group", 250, exitOK},
+		{"plan", "fanout1", 4000, exitOK},
 	} {
 		n := c.n
 		f := filepath.Join(b.TempDir(), c.dim+".json")
