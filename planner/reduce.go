@@ -386,7 +386,19 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		// that it costs no allocation of its own.
 		r.order = append(r.order, bucket{node: v, terms: terms, unary: r.unary[v]})
 		b := &r.order[len(r.order)-1]
-		b.sep, b.cls, b.reps = j.join(r, v, terms)
+		// A bucket of one table term whose first node is v is over the
+		// rest of its scope, in its classes: the bucket shares them,
+		// as the term that its message becomes does in turn. A fan-out
+		// of N consumers of one alternative, once its producer is gone,
+		// is such a term, and its consumers go one by one: joining each
+		// anew wrote scopes of N, N−1, … nodes, N² in all.
+		var shared []int // the new term's ncls, when shared
+		if len(terms) == 1 && r.terms[terms[0]].reps != nil && r.terms[terms[0]].scope[0] == v {
+			tm := &r.terms[terms[0]]
+			b.sep, b.cls, b.reps, shared = tm.scope[1:], tm.cls[1:], tm.reps[1:], tm.ncls[1:]
+		} else {
+			b.sep, b.cls, b.reps = j.join(r, v, terms)
+		}
 		for _, t := range terms {
 			r.terms[t].dead = true
 			if r.terms[t].group < 0 {
@@ -415,14 +427,11 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		case r.dry != nil:
 			if _, ok := tables.find(r, b.sep, b.cls); !ok {
 				t := len(r.terms)
-				ncls := r.slab.intSlice(len(b.reps))
-				for i := range b.reps {
-					ncls[i] = len(b.reps[i])
-				}
-				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, multi: r.multiOf(b.sep, ncls)})
+				ncls := r.nclsOf(b.reps, shared)
+				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, multi: r.multiOf(b.sep, ncls), reps: b.reps})
 				tables.add(t, &r.terms[t])
 				for _, u := range b.sep {
-					adj[u] = append(adj[u], t)
+					adj[u] = append(r.live(adj[u]), t)
 				}
 			}
 		case len(b.sep) == 0:
@@ -444,14 +453,14 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 				}
 			} else {
 				t := len(r.terms)
-				ncls := r.slab.intSlice(len(b.reps))
-				for i := range b.reps {
-					ncls[i] = len(b.reps[i])
-				}
-				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: r.copyFloats(b.msg), multi: r.multiOf(b.sep, ncls)})
+				ncls := r.nclsOf(b.reps, shared)
+				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: r.copyFloats(b.msg), multi: r.multiOf(b.sep, ncls), reps: b.reps})
 				tables.add(t, &r.terms[t])
+				// Its nodes' term lists drop their dead terms first
+				// (which any walk of them does), so that they do not
+				// grow by one a message on a fan-out of N.
 				for _, u := range b.sep {
-					adj[u] = append(adj[u], t)
+					adj[u] = append(r.live(adj[u]), t)
 				}
 			}
 		}
@@ -636,6 +645,19 @@ func (j *joiner) size(r *reduction, v int, terms []int, limit int) int {
 		}
 	}
 	return size
+}
+
+// nclsOf is a new table term's ncls: the number of each of reps'
+// classes, or shared, which a bucket over one table term has them in.
+func (r *reduction) nclsOf(reps [][]int, shared []int) []int {
+	if shared != nil {
+		return shared
+	}
+	ncls := r.slab.intSlice(len(reps))
+	for i := range reps {
+		ncls[i] = len(reps[i])
+	}
+	return ncls
 }
 
 // multiOf is a term's multi: scope's nodes of more than one class.

@@ -24,6 +24,10 @@ type term struct {
 	// itself when every node has more): only they make a bucket over
 	// the term larger (joiner.size).
 	multi []int
+	// reps is a table term's representatives, those of the bucket whose
+	// message it is (nil for a group), for a bucket over it alone to
+	// share (eliminate).
+	reps [][]int
 }
 
 // groupCost is a group's cost under the assignment asg (node → domain
