@@ -2,6 +2,8 @@ package planner
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -172,5 +174,128 @@ func TestContractedWholeBoundIsObjective(t *testing.T) {
 	}
 	if r.Status != "optimal" || r.BoundNS != r.ObjectiveNS || r.Gap != 0 || r.BoundFrom != "" {
 		t.Errorf("status %s, bound %v (%q), objective %v, gap %v: want the bound the objective, gap 0", r.Status, r.BoundNS, r.BoundFrom, r.ObjectiveNS, r.Gap)
+	}
+}
+
+// TestInteriorDecoded: a kernel's interior, read in one walk of its
+// program's buckets, keeps the kernel's optimum at every boundary tuple
+// with a plan; each node's choice is its first alternative that keeps it
+// with the nodes before it in the walk fixed (the program run with the
+// node kept says so); and wherever each node's first alternative by its
+// min-marginal alone keeps the optimum with the others', the interior is
+// those, as node by node in the kernel's order. Kernels of random
+// problems, of fused transformers, and chains under a budget that only a
+// third of their nodes' cheaper alternatives fit (ties that make the
+// min-marginals' choices not keep it together).
+func TestInteriorDecoded(t *testing.T) {
+	var kernels []*budgetKernel
+	for seed := range uint64(400) {
+		if c := contractKernels(context.Background(), randomProblem(seed, 10), 1); c != nil {
+			kernels = append(kernels, c.kernels...)
+		}
+	}
+	for _, n := range []int{3, 6, 10} {
+		p := &Problem{Budgets: []Budget{{Name: "smem", Capacity: float64(n / 3)}}}
+		for v := range n {
+			p.Nodes = append(p.Nodes, Node{Name: fmt.Sprintf("v%d", v), Alternatives: []Alternative{
+				{ID: "smem", Cost: 1, Uses: []Use{{Budget: 0, Amount: 1}}},
+				{ID: "regs", Cost: 2},
+			}})
+			if v > 0 {
+				p.Groups = append(p.Groups, Group{Name: fmt.Sprintf("e%d", v), Producer: v - 1, Sources: []string{"s", "r"},
+					Consumers: []Consumer{{Node: v, Targets: []string{"s", "r"}}},
+					Pairs:     []Pair{{Source: "s", Target: "s"}, {Source: "r", Target: "r"}, {Source: "s", Target: "r", Cost: 0.5}, {Source: "r", Target: "s", Cost: 0.5}}})
+			}
+		}
+		c := contractKernels(context.Background(), p, 1)
+		if c == nil {
+			t.Fatalf("a chain of %d: no kernel contracted", n)
+		}
+		kernels = append(kernels, c.kernels...)
+	}
+	for _, budget := range []int64{400_000, 250_000} {
+		c := contractKernels(context.Background(), &lowered(t, fusedTransformer(t, 2, 3, budget)).problem, 1)
+		kernels = append(kernels, c.kernels...)
+	}
+	agree, apart := 0, 0
+	for ki, k := range kernels {
+		// At most 16 tuples a kernel, spread over its table.
+		step := max(1, len(k.tuples)/16)
+		for tu := 0; tu < len(k.tuples); tu += step {
+			target := k.table[tu]
+			if math.IsInf(target, 1) {
+				continue
+			}
+			keep := target + objectiveTolerance(target)
+			at := k.tuple(tu)
+			boundary := map[int]int{}
+			for j, li := range k.boundary {
+				boundary[li] = at[j]
+			}
+			fixed := maps.Clone(boundary)
+			allowed := func(li, a int) bool {
+				b, ok := fixed[li]
+				return !ok || a == b
+			}
+			got := k.interior(tu)
+			if got == nil {
+				t.Fatalf("kernel %d, tuple %d: no interior", ki, tu)
+			}
+			if c := k.fixed(at, got); c > keep {
+				t.Fatalf("kernel %d, tuple %d: interior %v costs %v, the optimum %v", ki, tu, got, c, target)
+			}
+			pick, order := k.interiorDecoded(allowed, target)
+			if pick == nil {
+				t.Fatalf("kernel %d, tuple %d: not decoded", ki, tu)
+			}
+			for _, li := range order {
+				if _, ok := fixed[li]; ok {
+					continue
+				}
+				if pick[li] != got[li] {
+					t.Fatalf("kernel %d, tuple %d, node %d: interior %d, decoded %d", ki, tu, li, got[li], pick[li])
+				}
+				f, ok := k.solve(allowed, []int{li})
+				if !ok {
+					t.Fatalf("kernel %d: the program outgrew its limits", ki)
+				}
+				for a, alt := range k.p.Nodes[k.nodes[li]].Alternatives {
+					if alt.Removed != "" || a > got[li] {
+						continue
+					}
+					if kept := k.best(f.front(a)) <= keep; kept != (a == got[li]) {
+						t.Fatalf("kernel %d, tuple %d, node %d: alternative %d keeps the optimum: %v; chosen %d", ki, tu, li, a, kept, got[li])
+					}
+				}
+				fixed[li] = got[li]
+			}
+			// The min-marginals' first choices, where they keep it
+			// together, are the interior node by node too.
+			mm := k.marginalsAllowed(func(li, a int) bool {
+				b, ok := boundary[li]
+				return !ok || a == b
+			})
+			firsts := slices.Repeat([]int{-1}, len(k.nodes))
+			for _, li := range k.internal {
+				for a, alt := range k.p.Nodes[k.nodes[li]].Alternatives {
+					if alt.Removed == "" && mm[li][a] <= keep {
+						firsts[li] = a
+						break
+					}
+				}
+			}
+			if !slices.ContainsFunc(k.internal, func(li int) bool { return firsts[li] < 0 }) && k.fixed(at, firsts) <= keep {
+				agree++
+				if want := k.interiorNodeByNode(tu); !slices.Equal(got, want) || !slices.Equal(got, firsts) {
+					t.Fatalf("kernel %d, tuple %d: interior %v, node by node %v, the min-marginals' %v", ki, tu, got, want, firsts)
+				}
+			} else {
+				apart++
+			}
+		}
+	}
+	t.Logf("%d kernels; at %d tuples the min-marginals' first choices keep the optimum together, at %d not", len(kernels), agree, apart)
+	if agree == 0 || apart == 0 {
+		t.Errorf("%d tuples where the min-marginals' choices keep the optimum, %d where not: want both", agree, apart)
 	}
 }

@@ -144,7 +144,10 @@
 //     cancelled) stops the solvers wherever they are, so a plan, bound and
 //     node counts cut short may differ between runs. Variables are ordered by node, group and term index;
 //     HiGHS runs on one thread with seed 0; an eliminated node takes the
-//     lowest alternative index among its bucket's exact minima; the core's
+//     lowest alternative index among its bucket's exact minima, and a
+//     budget kernel's interior node the lowest that keeps the kernel's
+//     optimum, node by node in a walk of its program's buckets from the
+//     last (contract.go, interior); the core's
 //     choice is HiGHS's deterministic optimum. Ties are flagged: a rejected
 //     alternative whose regret is within 1e-6 relative of 0 has Tie set.
 //   - Failures: *InvalidError for a malformed Problem; *InfeasibleError

@@ -222,7 +222,9 @@ func BenchmarkFlatChainRefused(b *testing.B) {
 // alternative and forbidden n unknown ones (every repeat a problem);
 // "ports", its normalization given n more inputs, each fed by the load;
 // "group", its normalization repeated n times in a chain fused into one
-// group with a shared-memory budget; "kernel_path", the same chain in no
+// group with a shared-memory budget; "groupbind", the same with a budget
+// that only a third of the normalizations' cheaper alternative fits (1 KB
+// of shared memory each: ties, which of them take it); "kernel_path", the same chain in no
 // group, its first edge crossing a kernel boundary and the first
 // normalization feeding every other through another input (n kernel_path
 // warnings).
@@ -292,7 +294,7 @@ func wideGraph(tb testing.TB, dim string, n int) []byte {
 			s.Invocations = append(s.Invocations, tasks.InvocationSpec{ID: id, Task: fmt.Sprintf("sink%d", i%2)})
 			s.Edges = append(s.Edges, tasks.EdgeSpec{From: "norm.y", To: id + ".x"})
 		}
-	case "group", "kernel_path":
+	case "group", "groupbind", "kernel_path":
 		// norm, norm1, …, norm{n-1}, in a chain; the last feeds the
 		// projections.
 		last := "norm"
@@ -307,12 +309,18 @@ func wideGraph(tb testing.TB, dim string, n int) []byte {
 				s.Edges[i].From = last + ".y"
 			}
 		}
-		if dim == "group" {
+		if dim != "kernel_path" {
 			g := tasks.GroupSpec{ID: "norms", SharedMemoryBytes: 1 << 16}
 			for _, v := range s.Invocations {
 				if strings.HasPrefix(v.ID, "norm") {
 					g.Invocations = append(g.Invocations, v.ID)
 				}
+			}
+			if dim == "groupbind" {
+				norm := s.Tasks["rmsnorm_scale"]
+				norm.Alternatives[0].Resources.SharedMemoryBytes = 1024
+				s.Tasks["rmsnorm_scale"] = norm
+				g.SharedMemoryBytes = 1024 * int64(n/3)
 			}
 			s.Groups = append(s.Groups, g)
 			break
@@ -343,13 +351,14 @@ func wideGraph(tb testing.TB, dim string, n int) []byte {
 }
 
 // BenchmarkWideGraphs runs check and plan on wideGraph files of 50,000
-// alternatives and pins, 32,000 ports, 8,000 kernel_path warnings and a
-// group of 250 invocations, and a fan-out to 4,000 consumers of one
-// alternative (2.0 s and 735 MB, now 0.26 s and 41 MB); each was
-// quadratic or worse somewhere
+// alternatives and pins, 32,000 ports, 8,000 kernel_path warnings, a
+// group of 1,000 invocations and one of 640 whose budget binds, and a
+// fan-out to 4,000 consumers of one alternative (2.0 s and 735 MB, now
+// 0.26 s and 41 MB); each was quadratic or worse somewhere
 // (docs/benchmarks.md, "cmd/cklplan: hostile input": checking the
 // alternatives took 36 s, planning them 19 s, checking the pins 18 s,
-// checking the ports 19.5 s, planning the group 13 s).
+// checking the ports 19.5 s, planning a group of 250 13 s, of 1,000
+// 5.8 s and the binding 640 11.8 s).
 func BenchmarkWideGraphs(b *testing.B) {
 	highstest.Library(b)
 	for _, c := range []struct {
@@ -358,7 +367,7 @@ func BenchmarkWideGraphs(b *testing.B) {
 	}{
 		{"check", "alternatives", 50000, exitOK}, {"plan", "alternatives", 50000, exitOK}, {"check", "pins", 50000, exitFail},
 		{"check", "ports", 32000, exitOK}, {"plan", "ports", 32000, exitOK},
-		{"check", "kernel_path", 8000, exitOK}, {"plan", "group", 250, exitOK},
+		{"check", "kernel_path", 8000, exitOK}, {"plan", "group", 1000, exitOK}, {"plan", "groupbind", 640, exitOK},
 		{"plan", "fanout1", 4000, exitOK},
 	} {
 		n := c.n
