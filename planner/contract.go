@@ -145,6 +145,9 @@ type budgetKernel struct {
 	// alike is the kernel whose table this one shares (itself, if it
 	// tabulated its own): kernels alike have the same content key.
 	alike *budgetKernel
+	// workers is how many goroutines one run of its program may take
+	// (unionJoin): the contraction's, shared among its distinct kernels.
+	workers int
 }
 
 // A contraction is a problem with some kernels contracted: q has p's nodes
@@ -291,6 +294,11 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 		}
 		rep[i] = i
 		distinct = append(distinct, i)
+	}
+	for _, k := range built {
+		if k != nil {
+			k.workers = max(1, workers/max(1, len(distinct)))
+		}
 	}
 	tabulated := make([]bool, len(candidates))
 	forEach(len(distinct), workers, func(j int) {
@@ -1023,13 +1031,14 @@ func (k *budgetKernel) marginalsAllowed(allowed func(li, a int) bool, extra ...p
 type program struct {
 	factors []pfactor
 	limit   float64
+	workers int // unionJoin's goroutines
 	dims    []int
 	dom     [][]int // per node, its allowed alternatives
 	posOf   [][]int // per node and alternative, its position in dom (-1: not allowed)
 }
 
 func (k *budgetKernel) prepare(allowed func(li, a int) bool, extra []pfactor) program {
-	pr := program{factors: make([]pfactor, 0, len(k.nodes)+len(k.gfactors)+len(extra)), limit: k.capacity + budgetTolerance(k.capacity)}
+	pr := program{factors: make([]pfactor, 0, len(k.nodes)+len(k.gfactors)+len(extra)), limit: k.capacity + budgetTolerance(k.capacity), workers: max(1, k.workers)}
 	for i, u := range k.unary {
 		f := newSingle([]int{i}, []int{len(u)}, len(u))
 		for a, e := range u {
@@ -1105,6 +1114,43 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 		size *= d
 	}
 	out.lists = make([][]paretoEntry, size)
+	nElim := 1
+	for _, x := range elim {
+		nElim *= len(pr.dom[x])
+	}
+	chunks := 1
+	if size*nElim*max(1, len(with)) >= unionParallelWork {
+		chunks = min(pr.workers, size)
+	}
+	if chunks <= 1 {
+		entries := sc.unionChunk(pr, with, out, elim, 0, size, maxEntries, asg, pasg)
+		return maxEntries <= 0 || entries <= maxEntries
+	}
+	// The entries in chunks, each on a goroutine with scratch of its own:
+	// each entry's fronts are the same as on one.
+	counts := make([]int, chunks)
+	var wg sync.WaitGroup
+	for c := range chunks {
+		from, to := c*size/chunks, (c+1)*size/chunks
+		sc := sc
+		if c > 0 {
+			sc = &frontScratch{}
+		}
+		wg.Go(func() {
+			counts[c] = sc.unionChunk(pr, with, out, elim, from, to, maxEntries, slices.Clone(asg), slices.Clone(pasg))
+		})
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	return maxEntries <= 0 || total <= maxEntries
+}
+
+// unionChunk fills out's entries from to to (unionJoin) and returns how
+// many front entries they hold; it stops past maxEntries (0: no limit).
+func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, elim []int, from, to, maxEntries int, asg, pasg []int) int {
 	ix := pfactor{vars: elim}
 	nElim := 1
 	for _, x := range elim {
@@ -1143,15 +1189,15 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 	sc.last = slices.Grow(sc.last[:0], len(out.vars))[:len(out.vars)]
 	var backing []paretoEntry
 	entries := 0
-	for idx := range out.lists {
+	for idx := from; idx < to; idx++ {
 		out.assign(idx, pasg)
-		from := 0 // the first factor whose front moved since the last entry
-		if idx > 0 && cached {
+		moved := 0 // the first factor whose front moved since the last entry
+		if idx > from && cached {
 			j := 0
 			for j < len(out.vars) && pasg[out.vars[j]] == sc.last[j] {
 				j++
 			}
-			from = first[j]
+			moved = first[j]
 		}
 		for j, x := range out.vars {
 			asg[x] = pr.dom[x][pasg[x]]
@@ -1167,7 +1213,7 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 			if cached {
 				pre = sc.prefix[e]
 			}
-			for k := from; k < len(with); k++ {
+			for k := moved; k < len(with); k++ {
 				if len(pre[k]) == 0 {
 					pre[k+1] = pre[k+1][:0]
 					continue
@@ -1194,15 +1240,19 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 		backing = append(backing, sc.merged...)
 		out.lists[idx] = backing[start:len(backing):len(backing)]
 		if entries += len(sc.merged); maxEntries > 0 && entries > maxEntries {
-			return false
+			return entries
 		}
 	}
-	return true
+	return entries
 }
 
 // unionPrefixes bounds the assignments of the nodes a unionJoin eliminates
 // whose joins' prefixes it keeps.
 const unionPrefixes = 256
+
+// unionParallelWork is the least work (entries × assignments eliminated ×
+// factors) a unionJoin splits among goroutines (a variable for tests).
+var unionParallelWork = 4096
 
 // frontScratch is the program's scratch: the running product of a bucket's
 // fronts (two buffers, in turn), the running union over the eliminated

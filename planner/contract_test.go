@@ -299,3 +299,59 @@ func TestInteriorDecoded(t *testing.T) {
 		t.Errorf("%d tuples where the min-marginals' choices keep the optimum, %d where not: want both", agree, apart)
 	}
 }
+
+// TestUnionJoinOnAnyWorkers: a kernel's program gives the same tables,
+// min-marginals and interior, bit for bit, on one goroutine and with its
+// joins' entries split among three (unionJoin, every join split here).
+func TestUnionJoinOnAnyWorkers(t *testing.T) {
+	var kernels []*budgetKernel
+	for seed := range uint64(100) {
+		if c := contractKernels(context.Background(), randomProblem(seed, 10), 1); c != nil {
+			kernels = append(kernels, c.kernels...)
+		}
+	}
+	for _, budget := range []int64{400_000, 250_000} {
+		c := contractKernels(context.Background(), &lowered(t, fusedTransformer(t, 2, 3, budget)).problem, 1)
+		kernels = append(kernels, c.kernels...)
+	}
+	defer func(w int) { unionParallelWork = w }(unionParallelWork)
+	unionParallelWork = 1
+	same := func(a, b []float64) bool {
+		return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+	}
+	fronts := func(f pfactor) []paretoEntry {
+		var out []paretoEntry
+		for i := range max(len(f.lists), len(f.single)) {
+			out = append(out, f.front(i)...)
+			out = append(out, paretoEntry{-1, -1})
+		}
+		return out
+	}
+	for ki, k := range kernels {
+		type run struct {
+			table     []paretoEntry
+			marginals [][]float64
+			interior  []int
+		}
+		var runs []run
+		for _, w := range []int{1, 3} {
+			k.workers = w
+			f, ok := k.solve(nil, k.boundary)
+			if !ok {
+				t.Fatalf("kernel %d: the program outgrew its limits", ki)
+			}
+			r := run{table: fronts(f), marginals: k.marginals()}
+			for tu := range k.tuples {
+				if !math.IsInf(k.table[tu], 1) {
+					r.interior = k.interior(tu)
+					break
+				}
+			}
+			runs = append(runs, r)
+		}
+		a, b := runs[0], runs[1]
+		if !slices.Equal(a.table, b.table) || !slices.EqualFunc(a.marginals, b.marginals, same) || !slices.Equal(a.interior, b.interior) {
+			t.Fatalf("kernel %d (%d nodes): on 1 and 3 goroutines the program differs", ki, len(k.nodes))
+		}
+	}
+}

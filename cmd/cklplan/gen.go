@@ -25,10 +25,11 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 		fs.Uint64Var(&q.seed, "seed", 1, "random `seed`")
 		fs.Float64Var(&q.execScale, "exec-scale", 1, "multiply every alternative's execution cost by `factor` (conversions keep the model's cost): the tasks execute in about 1 to 25 ns a tile, their alternatives within ±20 % of one another, against 6 to 11 ns a tile for a conversion, so 10 to 100 makes the alternatives' execution differ by as much as a conversion costs")
 		fs.Int64Var(&q.kernelSmem, "kernel-smem", 0, "fuse each transformer layer into one kernel with this shared-memory budget (`bytes`), the faster alternatives staging more in shared memory (0 to 48 KiB); 0: no kernels")
+		fs.IntVar(&q.kernelLayers, "kernel-layers", 1, "with --kernel-smem, fuse this many consecutive `layers` into each kernel (at least --layers: the whole model in one kernel, a persistent megakernel)")
 	},
 	ops: []*op[*genRequest]{
-		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem"}, formats: []string{"json"}, run: genFamily("transformer"),
-			doc: "a stack of --layers transformer-like layers, ten invocations each with two\nresidual edges: x → norm1 → qkv → attn → proj → add1(x) → norm2 → up → act\n→ down → add2(add1), the first x an embedding; --kernel-smem fuses each layer\ninto one kernel with that shared-memory budget"},
+		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem", "kernel-layers"}, formats: []string{"json"}, run: genFamily("transformer"),
+			doc: "a stack of --layers transformer-like layers, ten invocations each with two\nresidual edges: x → norm1 → qkv → attn → proj → add1(x) → norm2 → up → act\n→ down → add2(add1), the first x an embedding; --kernel-smem fuses each layer\n(each --kernel-layers layers) into one kernel with that shared-memory budget"},
 		{name: "dag", flags: []string{"invocations", "degree", "seed", "exec-scale"}, formats: []string{"json"}, run: genFamily("dag"),
 			doc: "a random DAG of --invocations invocations, each but the first taking 1 to\ndegree−1 inputs from earlier ones (mostly recent), so of average degree about\n--degree; a final chain of sinks reads the outputs nothing else reads"},
 		{name: "tree", flags: []string{"invocations", "seed", "exec-scale"}, formats: []string{"json"}, run: genFamily("tree"),
@@ -45,6 +46,8 @@ type genRequest struct {
 	// kernelSmem fuses a transformer's layers into kernels with this
 	// shared-memory budget; 0: none.
 	kernelSmem int64
+	// kernelLayers is how many consecutive layers each kernel holds.
+	kernelLayers int
 	// execScale multiplies the alternatives' execution costs.
 	execScale float64
 }
@@ -92,12 +95,16 @@ func runGen(q *genRequest) (result, error) {
 		return nil, badRequest("--exec-scale %v: want a positive factor", q.execScale)
 	case q.kernelSmem < 0:
 		return nil, badRequest("--kernel-smem %d: want a number of bytes, or 0 for no kernels", q.kernelSmem)
+	case q.kernelLayers < 1:
+		return nil, badRequest("--kernel-layers %d: want 1 or more layers a kernel", q.kernelLayers)
+	case q.kernelLayers > 1 && q.kernelSmem == 0:
+		return nil, badRequest("--kernel-layers %d: kernels need a budget: give --kernel-smem too", q.kernelLayers)
 	}
 	switch q.family {
 	case "transformer":
 		s, err = taskgen.Transformer(q.layers, q.seed)
 		if err == nil && q.kernelSmem > 0 {
-			err = taskgen.FuseLayers(&s, q.kernelSmem)
+			err = taskgen.FuseLayersBy(&s, q.kernelSmem, q.kernelLayers)
 		}
 	case "dag":
 		s, err = taskgen.DAG(q.n, q.degree, q.seed)

@@ -17,6 +17,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cklplan/cklplan/distribution"
@@ -326,8 +327,26 @@ var smemStages = [Alternatives]int64{48 << 10, 32 << 10, 32 << 10, 16 << 10, 16 
 // memory, whose scratch counts against it too. It draws no random number:
 // the graph is otherwise Transformer's.
 func FuseLayers(s *tasks.Spec, smemBytes int64) error {
+	return FuseLayersBy(s, smemBytes, 1)
+}
+
+// FuseLayersBy is FuseLayers with perKernel consecutive layers in each
+// kernel (the last may have fewer), each kernel's budget smemBytes and
+// its name "layers<first>_<last>" where it holds more than one layer. A
+// whole model in one kernel (perKernel at least its layers) is what a
+// persistent megakernel plans.
+func FuseLayersBy(s *tasks.Spec, smemBytes int64, perKernel int) error {
 	if smemBytes < 1 {
 		return fmt.Errorf("taskgen: a kernel's shared-memory budget must be positive, got %d", smemBytes)
+	}
+	if perKernel < 1 {
+		return fmt.Errorf("taskgen: a kernel must hold at least one layer, got %d", perKernel)
+	}
+	layers := 0
+	for _, inv := range s.Invocations {
+		if k, ok := layerOf(inv.ID); ok {
+			layers = max(layers, k+1)
+		}
 	}
 	for name, t := range s.Tasks {
 		order := make([]int, len(t.Alternatives))
@@ -344,17 +363,22 @@ func FuseLayers(s *tasks.Spec, smemBytes int64) error {
 		}
 		s.Tasks[name] = t
 	}
-	byLayer := map[string]int{}
+	byKernel := map[int]int{}
 	for _, inv := range s.Invocations {
-		layer, _, ok := strings.Cut(inv.ID, "_")
-		if !ok || !strings.HasPrefix(layer, "l") {
+		layer, ok := layerOf(inv.ID)
+		if !ok {
 			continue
 		}
-		gi, seen := byLayer[layer]
+		kernel := layer / perKernel
+		gi, seen := byKernel[kernel]
 		if !seen {
 			gi = len(s.Groups)
-			byLayer[layer] = gi
-			s.Groups = append(s.Groups, tasks.GroupSpec{ID: "layer" + layer[1:], SharedMemoryBytes: smemBytes})
+			byKernel[kernel] = gi
+			id := fmt.Sprintf("layer%d", layer)
+			if perKernel > 1 {
+				id = fmt.Sprintf("layers%d_%d", kernel*perKernel, min(layers, (kernel+1)*perKernel)-1)
+			}
+			s.Groups = append(s.Groups, tasks.GroupSpec{ID: id, SharedMemoryBytes: smemBytes})
 		}
 		s.Groups[gi].Invocations = append(s.Groups[gi].Invocations, inv.ID)
 	}
@@ -362,7 +386,20 @@ func FuseLayers(s *tasks.Spec, smemBytes int64) error {
 		return errors.New("taskgen: no layers to fuse (invocations named l<k>_…)")
 	}
 	s.Name += fmt.Sprintf("-smem%d", smemBytes)
+	if perKernel > 1 {
+		s.Name += fmt.Sprintf("-by%d", perKernel)
+	}
 	return nil
+}
+
+// layerOf is the layer k of a Transformer invocation named l<k>_….
+func layerOf(id string) (int, bool) {
+	layer, _, ok := strings.Cut(id, "_")
+	if !ok || !strings.HasPrefix(layer, "l") {
+		return 0, false
+	}
+	k, err := strconv.Atoi(layer[1:])
+	return k, err == nil && k >= 0
 }
 
 // ScaleExecution multiplies every alternative's declared execution cost by

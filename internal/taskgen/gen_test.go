@@ -1,6 +1,7 @@
 package taskgen
 
 import (
+	"maps"
 	"math"
 	"reflect"
 	"strings"
@@ -131,5 +132,50 @@ func TestExecScaleFigures(t *testing.T) {
 				t.Errorf("%s: task %s's alternatives cost %.3g to %.3g ns a tile, more than ±20 %% apart", gen.name, name, tlo, thi)
 			}
 		}
+	}
+}
+
+// TestFuseLayersBy: kernels of perKernel consecutive layers, the last of
+// what is left, each with the budget, named by their layers; the
+// embedding in none; one layer a kernel is FuseLayers.
+func TestFuseLayersBy(t *testing.T) {
+	for _, c := range []struct {
+		layers, per int
+		want        map[string]int // kernel → invocations
+	}{
+		{5, 2, map[string]int{"layers0_1": 20, "layers2_3": 20, "layers4_4": 10}},
+		{3, 3, map[string]int{"layers0_2": 30}},
+		{3, 8, map[string]int{"layers0_2": 30}},
+		{2, 1, map[string]int{"layer0": 10, "layer1": 10}},
+	} {
+		s, err := Transformer(c.layers, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := FuseLayersBy(&s, 4096, c.per); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, g := range s.Groups {
+			if g.SharedMemoryBytes != 4096 {
+				t.Errorf("%d layers by %d: kernel %s has a budget of %d", c.layers, c.per, g.ID, g.SharedMemoryBytes)
+			}
+			for _, id := range g.Invocations {
+				if !strings.HasPrefix(id, "l") {
+					t.Errorf("%d layers by %d: kernel %s holds %s", c.layers, c.per, g.ID, id)
+				}
+			}
+			got[g.ID] = len(g.Invocations)
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("%d layers by %d: kernels %v, want %v", c.layers, c.per, got, c.want)
+		}
+		if _, err := tasks.New(s); err != nil {
+			t.Errorf("%d layers by %d: %v", c.layers, c.per, err)
+		}
+	}
+	s, _ := Transformer(2, 1)
+	if err := FuseLayersBy(&s, 4096, 0); err == nil {
+		t.Error("no layer a kernel: no error")
 	}
 }
