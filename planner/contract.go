@@ -870,12 +870,20 @@ next:
 // within the capacity; marginalize: of the union), so the junction tree is
 // exact. nil where a table would outgrow the limits.
 func (k *budgetKernel) marginals(extra ...pfactor) [][]float64 {
-	return k.marginalsAllowed(nil, extra...)
+	return k.marginalsOf(nil, nil, extra...)
 }
 
 // marginalsAllowed is marginals with only the alternatives allowed (nil:
 // all); a node's alternative not allowed has +Inf.
 func (k *budgetKernel) marginalsAllowed(allowed func(li, a int) bool, extra ...pfactor) [][]float64 {
+	return k.marginalsOf(allowed, nil, extra...)
+}
+
+// marginalsOf is marginalsAllowed for the nodes need asks for (nil: all),
+// the others' left +Inf: the backward pass goes only down to their
+// buckets (a fused transformer's 1,000 invocations in one kernel, two of
+// them explained: 6 s of it for every bucket).
+func (k *budgetKernel) marginalsOf(allowed func(li, a int) bool, need func(li int) bool, extra ...pfactor) [][]float64 {
 	pr := k.prepare(allowed, extra)
 	n := len(k.nodes)
 	out := make([][]float64, n)
@@ -910,22 +918,6 @@ func (k *budgetKernel) marginalsAllowed(allowed func(li, a int) bool, extra ...p
 	sc := &frontScratch{}
 	asg := make([]int, n)
 	pasg := make([]int, n)
-	// each calls f at every assignment of vars (by position, and by
-	// alternative in asg).
-	each := func(vars []int, f func()) {
-		ix := pfactor{vars: vars, dims: posDims(vars)}
-		size := 1
-		for _, d := range ix.dims {
-			size *= d
-		}
-		for idx := range size {
-			ix.assign(idx, pasg)
-			for _, x := range vars {
-				asg[x] = pr.dom[x][pasg[x]]
-			}
-			f()
-		}
-	}
 	factorsOf := func(is []int) []pfactor {
 		fs := make([]pfactor, len(is))
 		for j, i := range is {
@@ -974,11 +966,27 @@ func (k *budgetKernel) marginalsAllowed(allowed func(li, a int) bool, extra ...p
 	for j := range buckets {
 		buckets[j].parent = consumer[buckets[j].msg]
 	}
+	// The buckets whose outside a node needed needs: its own and every
+	// one its message goes through (a parent comes after its children).
+	needed := make([]bool, len(buckets))
+	for j := range buckets {
+		if need == nil || need(buckets[j].v) {
+			needed[j] = true
+		}
+	}
+	for j := range buckets {
+		if p := buckets[j].parent; needed[j] && p >= 0 {
+			needed[p] = true
+		}
+	}
 	// Backward: each bucket's outside, over its message's nodes: what the
 	// rest of the kernel adds at each of their assignments.
 	outside := make([]pfactor, len(buckets))
 	for j := len(buckets) - 1; j >= 0; j-- {
 		b := &buckets[j]
+		if !needed[j] {
+			continue
+		}
 		m := &pool[b.msg]
 		o := pfactor{vars: m.vars, dims: m.dims, pos: true, lists: make([][]paretoEntry, len(m.lists))}
 		if b.parent < 0 {
@@ -1006,15 +1014,35 @@ func (k *budgetKernel) marginalsAllowed(allowed func(li, a int) bool, extra ...p
 	}
 	// Each node's marginal, from its bucket joined with its outside (the
 	// last join only for its best sum within the capacity).
+	// Each bucket's on its own scratch, among the program's goroutines
+	// (each writes its node's row alone).
+	var todo []int
 	for j, b := range buckets {
+		if need == nil || need(b.v) {
+			todo = append(todo, j)
+		}
+	}
+	forEach(len(todo), pr.workers, func(i int) {
+		b := &buckets[todo[i]]
 		fs := factorsOf(b.inputs)
-		o := &outside[j]
-		each(b.scope, func() {
+		o := &outside[todo[i]]
+		sc := &frontScratch{}
+		asg, pasg := make([]int, n), make([]int, n)
+		ix := pfactor{vars: b.scope, dims: posDims(b.scope)}
+		size := 1
+		for _, d := range ix.dims {
+			size *= d
+		}
+		for idx := range size {
+			ix.assign(idx, pasg)
+			for _, x := range b.scope {
+				asg[x] = pr.dom[x][pasg[x]]
+			}
 			if c := bestSum(sc.product(fs, asg, pasg, pr.limit), o.front(o.index(pasg)), pr.limit); c < out[b.v][asg[b.v]] {
 				out[b.v][asg[b.v]] = c
 			}
-		})
-	}
+		}
+	})
 	return out
 }
 
@@ -2136,9 +2164,10 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 	withW := func() bool {
 		if !tried {
 			tried = true
-			if mlo = k.marginals(k.wFactor(wlo)); mlo != nil {
+			need := func(li int) bool { return explained(k.nodes[li]) }
+			if mlo = k.marginalsOf(nil, need, k.wFactor(wlo)); mlo != nil {
 				if mhi = mlo; !exact {
-					mhi = k.marginals(k.wFactor(whi))
+					mhi = k.marginalsOf(nil, need, k.wFactor(whi))
 				}
 			}
 		}
