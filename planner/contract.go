@@ -1284,10 +1284,10 @@ var unionParallelWork = 4096
 
 // frontScratch is the program's scratch: the running product of a bucket's
 // fronts (two buffers, in turn), the running union over the eliminated
-// node's alternatives (two more), and convolve's (three more).
+// node's alternatives (two more), and convolve's (two more).
 type frontScratch struct {
 	acc, next, merged, spare []paretoEntry
-	shifted, cur, union      []paretoEntry
+	cur, union               []paretoEntry
 	// unionJoin's: the joins' prefixes by assignment of the nodes
 	// eliminated, the last entry's positions, and message's node.
 	prefix [][][]paretoEntry
@@ -1449,7 +1449,8 @@ func scopeOf(factors []pfactor, v int) []int {
 
 // convolve appends to dst the front of every sum of an entry of a and one
 // of b. Each entry x of the shorter front shifts the longer one, which
-// stays a front, and the shifted fronts are merged one by one: no sort.
+// stays a front, and the shifted fronts are merged one by one, as they
+// are shifted (mergeShifted): no sort.
 // The sums are the same numbers in any order, so the front is too.
 func (sc *frontScratch) convolve(dst, a, b []paretoEntry, limit float64) []paretoEntry {
 	if len(a) == 0 || len(b) == 0 {
@@ -1463,8 +1464,7 @@ func (sc *frontScratch) convolve(dst, a, b []paretoEntry, limit float64) []paret
 	}
 	sc.cur = sc.cur[:0]
 	for _, x := range a {
-		sc.shifted = shift(sc.shifted[:0], x, b, limit)
-		sc.union = mergeFronts(sc.union[:0], sc.cur, sc.shifted)
+		sc.union = mergeShifted(sc.union[:0], sc.cur, x, b, limit)
 		sc.cur, sc.union = sc.union, sc.cur
 	}
 	return append(dst, sc.cur...)
@@ -1505,6 +1505,51 @@ func bestSum(a, b []paretoEntry, limit float64) float64 {
 
 // mergeFronts appends to out the front of the union of two fronts, in one
 // pass.
+// mergeShifted is mergeFronts(out, a, shift(nil, d, b, limit)) without
+// the shifted copy, the same entries: convolve's inner step, where a
+// plan's program spends most of its time. Past the end of either side,
+// the other's entries cheaper than the last kept are a suffix of it, and
+// go in at once.
+func mergeShifted(out, a []paretoEntry, d paretoEntry, b []paretoEntry, limit float64) []paretoEntry {
+	// b's entries within the limit once shifted.
+	nb := 0
+	for nb < len(b) && b[nb].use+d.use <= limit {
+		nb++
+	}
+	i, j := 0, 0
+	last := math.Inf(1)
+	if len(out) > 0 {
+		last = out[len(out)-1].cost
+	}
+	for i < len(a) && j < nb {
+		y := paretoEntry{b[j].use + d.use, b[j].cost + d.cost}
+		var e paretoEntry
+		if x := a[i]; x.use < y.use || x.use == y.use && x.cost <= y.cost {
+			e, i = x, i+1
+		} else {
+			e, j = y, j+1
+		}
+		if e.cost < last {
+			out = append(out, e)
+			last = e.cost
+		}
+	}
+	for ; i < len(a); i++ {
+		if a[i].cost < last {
+			return append(out, a[i:]...)
+		}
+	}
+	for ; j < nb; j++ {
+		if c := b[j].cost + d.cost; c < last {
+			for ; j < nb; j++ {
+				out = append(out, paretoEntry{b[j].use + d.use, b[j].cost + d.cost})
+			}
+			return out
+		}
+	}
+	return out
+}
+
 func mergeFronts(out, a, b []paretoEntry) []paretoEntry {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {

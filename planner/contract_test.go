@@ -365,3 +365,25 @@ func TestUnionJoinOnAnyWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeShifted: merging a front with another shifted by an entry, up
+// to a limit, is merging it with the shifted copy (mergeFronts, shift),
+// the same entries in the same order: fronts of few uses and costs, so
+// that ties of use, of cost and of both are common, and entries kept
+// before.
+func TestMergeShifted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 20000 {
+		a, b := randomFront(rng, 6), randomFront(rng, 6)
+		d := paretoEntry{float64(rng.IntN(4)), float64(rng.IntN(4))}
+		limit := float64(rng.IntN(12))
+		var before []paretoEntry
+		if rng.IntN(3) == 0 {
+			before = []paretoEntry{{-1, float64(rng.IntN(12))}}
+		}
+		want := mergeFronts(slices.Clone(before), a, shift(nil, d, b, limit))
+		if got := mergeShifted(slices.Clone(before), a, d, b, limit); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: %v merged after %v with %v shifted by %v within %v: %v, want %v", trial, a, before, b, d, limit, got, want)
+		}
+	}
+}
