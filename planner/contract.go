@@ -9,6 +9,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -1520,6 +1521,15 @@ func mergeShifted(out, a []paretoEntry, d paretoEntry, b []paretoEntry, limit fl
 	last := math.Inf(1)
 	if len(out) > 0 {
 		last = out[len(out)-1].cost
+	} else if nb > 0 {
+		// a's entries of less use than b's first shifted come first,
+		// each cheaper than the one before: in at once.
+		first := b[0].use + d.use
+		i = sort.Search(len(a), func(k int) bool { return a[k].use >= first })
+		if i > 0 {
+			out = append(out, a[:i]...)
+			last = a[i-1].cost
+		}
 	}
 	for i < len(a) && j < nb {
 		y := paretoEntry{b[j].use + d.use, b[j].cost + d.cost}
