@@ -609,8 +609,9 @@ func newKernel(p *Problem, b int, nodes, groups []int, owner, groupBudget []int)
 			k.unary[i] = append(k.unary[i], e)
 		}
 	}
+	asg := make([]int, len(k.nodes)) // groupFactor's scratch
 	for _, gi := range k.groups {
-		f, ok := k.groupFactor(gi, local)
+		f, ok := k.groupFactor(gi, local, asg)
 		if !ok {
 			return nil
 		}
@@ -700,8 +701,9 @@ func (k *budgetKernel) best(front []paretoEntry) float64 {
 }
 
 // groupFactor tabulates group gi over its members: its conversions' cost
-// and their scratch in the kernel's budget.
-func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
+// and their scratch in the kernel's budget. asg is scratch of a slot per
+// kernel node (one per group made kernels of 50,000 nodes allocate 20 GB).
+func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfactor, bool) {
 	g := &k.p.Groups[gi]
 	members := slices.Compact(slices.Sorted(slices.Values(groupNodes(g))))
 	f := pfactor{}
@@ -746,7 +748,6 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (pfactor, bool) {
 	}
 	producer := local[g.Producer]
 	f = newSingle(f.vars, f.dims, size)
-	asg := make([]int, len(k.nodes))
 	var seen []int
 	for idx := range f.single {
 		f.assign(idx, asg)
@@ -1263,7 +1264,10 @@ func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, el
 			continue
 		}
 		if len(backing)+len(sc.merged) > cap(backing) {
-			backing = make([]paretoEntry, 0, max(1024, 2*cap(backing), len(sc.merged)))
+			// At first a few entries for each of the chunk's (a chain's
+			// tables are of a few entries: 1,024 each took 16 KB for
+			// each of a 50,000-node kernel's messages), then doubling.
+			backing = make([]paretoEntry, 0, max(min(1024, 4*(to-from)), 2*cap(backing), len(sc.merged)))
 		}
 		start := len(backing)
 		backing = append(backing, sc.merged...)
