@@ -898,18 +898,6 @@ func (k *budgetKernel) marginalsOf(allowed func(li, a int) bool, need func(li in
 	if slices.ContainsFunc(pr.dom, func(d []int) bool { return len(d) == 0 }) {
 		return out // no plan at all
 	}
-	type jbucket struct {
-		v      int
-		scope  []int // ascending, v among them
-		inputs []int // the pool's factors it joined
-		msg    int   // the pool's factor it sent, over scope less v
-		parent int   // the bucket that joined msg; -1: none (msg is over no node)
-	}
-	pool := slices.Clone(pr.factors)
-	consumer := make([]int, len(pool))
-	for i := range consumer {
-		consumer[i] = -1
-	}
 	posDims := func(vars []int) []int {
 		d := make([]int, len(vars))
 		for i, x := range vars {
@@ -920,53 +908,18 @@ func (k *budgetKernel) marginalsOf(allowed func(li, a int) bool, need func(li in
 	sc := &frontScratch{}
 	asg := make([]int, n)
 	pasg := make([]int, n)
+	// Forward: the elimination, recording each bucket.
+	run, ok := sc.record(&pr, asg, pasg)
+	if !ok {
+		return nil
+	}
+	pool, buckets, constants := run.pool, run.buckets, run.constants
 	factorsOf := func(is []int) []pfactor {
 		fs := make([]pfactor, len(is))
 		for j, i := range is {
 			fs[j] = pool[i]
 		}
 		return fs
-	}
-	// Forward: the elimination, recording each bucket.
-	var buckets []jbucket
-	domDims := make([]int, n)
-	for i := range n {
-		domDims[i] = len(pr.dom[i])
-	}
-	ord := newElimOrder(pool, domDims, nil)
-	for len(buckets) < n {
-		v, vsize := ord.next()
-		if vsize > contractMaxEntries {
-			return nil
-		}
-		with := slices.Clone(ord.over(v))
-		withFactors := factorsOf(with)
-		scope := scopeOf(withFactors, v)
-		msg, ok := sc.message(&pr, withFactors, v, scope, asg, pasg)
-		if !ok {
-			return nil
-		}
-		j := len(buckets)
-		for _, i := range with {
-			consumer[i] = j
-		}
-		ord.eliminate(v, with, msg.vars)
-		pool = append(pool, msg)
-		consumer = append(consumer, -1)
-		buckets = append(buckets, jbucket{v: v, scope: scope, inputs: with, msg: len(pool) - 1, parent: -1})
-	}
-	// The factors over no node that nothing joined (the messages of the
-	// last buckets, one per connected part, and any extra constant): each
-	// part's outside is the join of the others', as the budget binds them
-	// together.
-	var constants []int
-	for i, f := range pool {
-		if consumer[i] < 0 && len(f.vars) == 0 {
-			constants = append(constants, i)
-		}
-	}
-	for j := range buckets {
-		buckets[j].parent = consumer[buckets[j].msg]
 	}
 	// The buckets whose outside a node needed needs: its own and every
 	// one its message goes through (a parent comes after its children).
@@ -1046,6 +999,83 @@ func (k *budgetKernel) marginalsOf(allowed func(li, a int) bool, need func(li in
 		}
 	})
 	return out
+}
+
+// A recorded run of a kernel's program over every node (record): the
+// pool (the program's factors, then each bucket's message), the buckets
+// in the order of elimination, and the pool's factors over no node that
+// no bucket joined (the messages of the last buckets, one per connected
+// part, and any extra constant).
+type recordedRun struct {
+	pool      []pfactor
+	buckets   []recordedBucket
+	constants []int
+}
+
+// A recordedBucket is one node's elimination in a recorded run.
+type recordedBucket struct {
+	v        int
+	scope    []int // ascending, v among them
+	inputs   []int // the pool's factors it joined
+	msg      int   // the pool's factor it sent, over scope less v
+	parent   int   // the bucket that joined msg; -1: none (msg is over no node)
+	children []int // the buckets whose messages it joined, in order
+}
+
+// record runs the program pr over every node, recording its buckets;
+// false where a table outgrows the limits.
+func (sc *frontScratch) record(pr *program, asg, pasg []int) (recordedRun, bool) {
+	n := len(pr.dom)
+	pool := slices.Clone(pr.factors)
+	consumer := make([]int, len(pool)) // the bucket that joined each; -1: none
+	for i := range consumer {
+		consumer[i] = -1
+	}
+	domDims := make([]int, n)
+	for i := range n {
+		domDims[i] = len(pr.dom[i])
+	}
+	var buckets []recordedBucket
+	var with []pfactor
+	ord := newElimOrder(pool, domDims, nil)
+	for len(buckets) < n {
+		v, vsize := ord.next()
+		if v < 0 || vsize > contractMaxEntries {
+			return recordedRun{}, false
+		}
+		joined := slices.Clone(ord.over(v))
+		with = with[:0]
+		for _, i := range joined {
+			with = append(with, pool[i])
+		}
+		scope := scopeOf(with, v)
+		msg, ok := sc.message(pr, with, v, scope, asg, pasg)
+		if !ok {
+			return recordedRun{}, false
+		}
+		j := len(buckets)
+		for _, i := range joined {
+			consumer[i] = j
+		}
+		ord.eliminate(v, joined, msg.vars)
+		pool = append(pool, msg)
+		consumer = append(consumer, -1)
+		buckets = append(buckets, recordedBucket{v: v, scope: scope, inputs: joined, msg: len(pool) - 1})
+	}
+	run := recordedRun{pool: pool, buckets: buckets}
+	for j := range buckets {
+		p := consumer[buckets[j].msg]
+		buckets[j].parent = p
+		if p >= 0 {
+			buckets[p].children = append(buckets[p].children, j)
+		}
+	}
+	for i, f := range pool {
+		if consumer[i] < 0 && len(f.vars) == 0 {
+			run.constants = append(run.constants, i)
+		}
+	}
+	return run, true
 }
 
 // A program is what a run of the kernel's program starts from: the factors
@@ -2003,55 +2033,14 @@ func (k *budgetKernel) interiorDecoded(allowed func(li, a int) bool, target floa
 	if slices.ContainsFunc(pr.dom, func(d []int) bool { return len(d) == 0 }) {
 		return nil, nil
 	}
-	type dbucket struct {
-		v        int
-		inputs   []int // the pool's factors it joined
-		msg      int   // the pool's factor it sent
-		children []int // the buckets whose messages it joined, in order
-	}
-	pool := slices.Clone(pr.factors)
-	consumer := make([]int, len(pool))
-	for i := range consumer {
-		consumer[i] = -1
-	}
 	sc := &frontScratch{}
 	asg := make([]int, n)
 	pasg := make([]int, n)
-	domDims := make([]int, n)
-	for i := range n {
-		domDims[i] = len(pr.dom[i])
+	run, ok := sc.record(&pr, asg, pasg)
+	if !ok {
+		return nil, nil
 	}
-	var buckets []dbucket
-	ord := newElimOrder(pool, domDims, nil)
-	with := []pfactor{}
-	for len(buckets) < n {
-		v, vsize := ord.next()
-		if v < 0 || vsize > contractMaxEntries {
-			return nil, nil
-		}
-		joined := slices.Clone(ord.over(v))
-		with = with[:0]
-		for _, i := range joined {
-			with = append(with, pool[i])
-		}
-		msg, ok := sc.message(&pr, with, v, scopeOf(with, v), asg, pasg)
-		if !ok {
-			return nil, nil
-		}
-		j := len(buckets)
-		for _, i := range joined {
-			consumer[i] = j
-		}
-		ord.eliminate(v, joined, msg.vars)
-		pool = append(pool, msg)
-		consumer = append(consumer, -1)
-		buckets = append(buckets, dbucket{v: v, inputs: joined, msg: len(pool) - 1})
-	}
-	for j := range buckets {
-		if p := consumer[buckets[j].msg]; p >= 0 {
-			buckets[p].children = append(buckets[p].children, j)
-		}
-	}
+	pool, buckets, constants := run.pool, run.buckets, run.constants
 	// The walk. A factor's front at the nodes chosen: a message whose
 	// bucket's subtree is chosen, its front at those choices (one entry).
 	chosen := make([][]paretoEntry, len(pool))
@@ -2119,14 +2108,8 @@ func (k *budgetKernel) interiorDecoded(allowed func(li, a int) bool, target floa
 	// The parts of the kernel (the buckets whose message nothing joined,
 	// the last first): each one's outside is the others' fronts, the
 	// parts walked before at their choices.
-	var constants []int
-	for i, f := range pool {
-		if consumer[i] < 0 && len(f.vars) == 0 {
-			constants = append(constants, i)
-		}
-	}
 	for j := len(buckets) - 1; j >= 0; j-- {
-		if consumer[buckets[j].msg] >= 0 {
+		if buckets[j].parent >= 0 {
 			continue
 		}
 		if !walk(j, slices.Clone(join(constants, buckets[j].msg, nil))) {
