@@ -80,16 +80,7 @@ func TestConvolveIsTheFrontOfAllSums(t *testing.T) {
 // program run with each node kept, on the kernels of random problems and
 // of fused transformers; asked for some nodes, the same for those.
 func TestMarginalsAreTheProgramsPerNode(t *testing.T) {
-	var kernels []*budgetKernel
-	for seed := range uint64(400) {
-		if c := contractKernels(context.Background(), randomProblem(seed, 10), 1); c != nil {
-			kernels = append(kernels, c.kernels...)
-		}
-	}
-	for _, budget := range []int64{400_000, 250_000} {
-		c := contractKernels(context.Background(), &lowered(t, fusedTransformer(t, 2, 3, budget)).problem, 1)
-		kernels = append(kernels, c.kernels...)
-	}
+	kernels := testKernels(t, 400)
 	if len(kernels) < 30 {
 		t.Fatalf("%d kernels", len(kernels))
 	}
@@ -198,12 +189,7 @@ func TestContractedWholeBoundIsObjective(t *testing.T) {
 // third of their nodes' cheaper alternatives fit (ties that make the
 // min-marginals' choices not keep it together).
 func TestInteriorDecoded(t *testing.T) {
-	var kernels []*budgetKernel
-	for seed := range uint64(400) {
-		if c := contractKernels(context.Background(), randomProblem(seed, 10), 1); c != nil {
-			kernels = append(kernels, c.kernels...)
-		}
-	}
+	kernels := testKernels(t, 400)
 	for _, n := range []int{3, 6, 10} {
 		p := &Problem{Budgets: []Budget{{Name: "smem", Capacity: float64(n / 3)}}}
 		for v := range n {
@@ -221,10 +207,6 @@ func TestInteriorDecoded(t *testing.T) {
 		if c == nil {
 			t.Fatalf("a chain of %d: no kernel contracted", n)
 		}
-		kernels = append(kernels, c.kernels...)
-	}
-	for _, budget := range []int64{400_000, 250_000} {
-		c := contractKernels(context.Background(), &lowered(t, fusedTransformer(t, 2, 3, budget)).problem, 1)
 		kernels = append(kernels, c.kernels...)
 	}
 	agree, apart := 0, 0
@@ -314,16 +296,7 @@ func TestInteriorDecoded(t *testing.T) {
 // min-marginals and interior, bit for bit, on one goroutine and with its
 // joins' entries split among three (unionJoin, every join split here).
 func TestUnionJoinOnAnyWorkers(t *testing.T) {
-	var kernels []*budgetKernel
-	for seed := range uint64(100) {
-		if c := contractKernels(context.Background(), randomProblem(seed, 10), 1); c != nil {
-			kernels = append(kernels, c.kernels...)
-		}
-	}
-	for _, budget := range []int64{400_000, 250_000} {
-		c := contractKernels(context.Background(), &lowered(t, fusedTransformer(t, 2, 3, budget)).problem, 1)
-		kernels = append(kernels, c.kernels...)
-	}
+	kernels := testKernels(t, 100)
 	defer func(w int) { unionParallelWork = w }(unionParallelWork)
 	unionParallelWork = 1
 	same := func(a, b []float64) bool {
@@ -386,4 +359,22 @@ func TestMergeShifted(t *testing.T) {
 			t.Fatalf("trial %d: %v merged after %v with %v shifted by %v within %v: %v, want %v", trial, a, before, b, d, limit, got, want)
 		}
 	}
+}
+
+// testKernels are the kernels that contracting randomProblem(0 … seeds−1,
+// 10) makes, and those of two-layer fused transformers whose budgets bind
+// (250,000) and do not quite (400,000).
+func testKernels(t *testing.T, seeds uint64) []*budgetKernel {
+	t.Helper()
+	var kernels []*budgetKernel
+	for seed := range seeds {
+		if c := contractKernels(context.Background(), randomProblem(seed, 10), 1); c != nil {
+			kernels = append(kernels, c.kernels...)
+		}
+	}
+	for _, budget := range []int64{400_000, 250_000} {
+		c := contractKernels(context.Background(), &lowered(t, fusedTransformer(t, 2, 3, budget)).problem, 1)
+		kernels = append(kernels, c.kernels...)
+	}
+	return kernels
 }
