@@ -2,9 +2,13 @@ package planner
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cklplan/cklplan/internal/highs"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -76,14 +80,9 @@ func TestKernelOrderFromMustCross(t *testing.T) {
 	}
 }
 
-// A plan whose kernels have no order says so. Where m's cheaper
-// alternative writes its tile to global memory, m → j crosses a kernel
-// boundary by the plan's choice while p → m and p → j stay in one kernel:
-// p, m and j are one kernel, which would run both sides of its own
-// boundary. The planner decides each edge's crossing on its own
-// (docs/format.md), so it warns.
-func TestKernelConflicts(t *testing.T) {
-	g, err := tasks.Load([]byte(`{"version": 1, "name": "kernel-order", "target": "h200", "sizes": {"M": 64},
+// kernelConflictsJSON is p → m → j beside p → j, m with an alternative in
+// registers and a cheaper one that writes its tile to global memory.
+const kernelConflictsJSON = `{"version": 1, "name": "kernel-order", "target": "h200", "sizes": {"M": 64},
   "spaces": {"t": "(m:16, k:16)"},
   "layouts": {"g": "global f16 elements align 16: logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)"},
   "tasks": {
@@ -95,11 +94,44 @@ func TestKernelConflicts(t *testing.T) {
     "join": {"ports": {"x1": {"direction": "in", "tile": "t", "element": "f16"}, "x2": {"direction": "in", "tile": "t", "element": "f16"}},
           "alternatives": [{"id": "a", "ports": {"x1": "mma.m16n8k16.a.f16", "x2": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]}},
   "invocations": [{"id": "p", "task": "p"}, {"id": "m", "task": "mid"}, {"id": "j", "task": "join"}],
-  "edges": [{"from": "p.y", "to": "m.x"}, {"from": "m.y", "to": "j.x2"}, {"from": "p.y", "to": "j.x1"}]}`))
+  "edges": [{"from": "p.y", "to": "m.x"}, {"from": "m.y", "to": "j.x2"}, {"from": "p.y", "to": "j.x1"}]}`
+
+// A plan whose kernels would have no order is ruled out. Where m's cheaper
+// alternative writes its tile to global memory, m → j crosses a kernel
+// boundary by the plan's choice while p → m and p → j stay in one kernel:
+// p, m and j would be one kernel, running both sides of its own boundary.
+// The planner adds a row against it and takes m's costlier alternative,
+// saying why the cheaper one lost; without those rounds it warns.
+func TestKernelConflicts(t *testing.T) {
+	g, err := tasks.Load([]byte(kernelConflictsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Kept in an order: m's global alternative is ruled out, and its
+	// rejection says why.
 	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const what = "m.y -> j.x2 crosses a kernel boundary while p.y -> m.x, p.y -> j.x1 stay inside one kernel"
+	if len(r.KernelConflicts) > 0 || !slices.Equal(r.KernelOrder, []string{what}) {
+		t.Errorf("conflicts %q, kernel order %q; want none and [%q]", r.KernelConflicts, r.KernelOrder, what)
+	}
+	if m := r.Choices[1]; m.Alternative != "regs" || len(m.Rejected) != 1 || !m.Rejected[0].Infeasible ||
+		!strings.Contains(m.Rejected[0].Reason, "no order of kernels runs it: "+what) {
+		t.Errorf("m: %+v, want regs with global rejected for the kernel order", m)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "\nkernels       kept in an order: the cheaper plan where "+what+" has no order of kernels\n") {
+		t.Errorf("the text report does not say the kernels were kept in an order:\n%s", text.String())
+	}
+	// Without the rounds that rule conflicts out, the plan warns.
+	defer func(n int) { orderRounds = n }(orderRounds)
+	orderRounds = 0
+	r, err = Plan(context.Background(), g, PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +139,38 @@ func TestKernelConflicts(t *testing.T) {
 	if len(r.KernelConflicts) == 0 || !strings.Contains(r.KernelConflicts[0], want) {
 		t.Errorf("conflicts %q, want one saying %q", r.KernelConflicts, want)
 	}
-	var text strings.Builder
+	text.Reset()
 	if err := r.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "\nkernels       warning: ") {
 		t.Errorf("the text report does not warn of the kernels:\n%s", text.String())
+	}
+	orderRounds = 32
+	load := loadHiGHS
+	defer func() { loadHiGHS = load }()
+
+	// Without HiGHS, which the row's core needs, the plan found first
+	// stands, warned of.
+	loadHiGHS = func() (*highs.Library, error) { return nil, fmt.Errorf("planner: %w", &highs.LoadError{}) }
+	r, err = Plan(context.Background(), g, PlanOptions{})
+	loadHiGHS = load
+	if err != nil || r.Choices[1].Alternative != "global" || len(r.KernelOrder) > 0 || len(r.KernelConflicts) == 0 || !strings.Contains(r.KernelConflicts[0], want) {
+		t.Errorf("without HiGHS: %v, want the plan of global with its conflict warned of", err)
+	}
+
+	// m's alternative in registers over its kernel's budget: no plan has
+	// an order of kernels, and the conflict says so.
+	tight := strings.Replace(kernelConflictsJSON, `"cost": {"ns": 100000}`, `"cost": {"ns": 100000}, "resources": {"shared_memory_bytes": 8192}`, 1)
+	tight = strings.Replace(tight, `"edges":`, `"groups": [{"id": "k", "invocations": ["p", "m", "j"], "shared_memory_bytes": 4096}], "edges":`, 1)
+	g, err = tasks.Load([]byte(tight))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Plan(context.Background(), g, PlanOptions{})
+	var pe *PlanInfeasibleError
+	if !errors.As(err, &pe) || !slices.Contains(pe.Conflict, "the kernel order: no kernel schedule runs a plan where "+what) {
+		t.Errorf("m's registers over budget: %v, want no feasible plan for the kernel order", err)
 	}
 	for name, g := range examples(t) {
 		r, err := Plan(context.Background(), g, PlanOptions{})

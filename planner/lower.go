@@ -299,6 +299,12 @@ type lowering struct {
 	// second variant converts it without: a costlier mechanism that may be
 	// what fits). Invocations of one class share the slice.
 	alts [][]nodeAlt
+	// orderCuts are the kernel-order rows Plan added (kernelorder.go);
+	// ownAlts marks the nodes whose alternatives they made their own.
+	orderCuts []orderCut
+	ownAlts   map[int]bool
+	// orderForRegrets says the rows being added are a regret's.
+	orderForRegrets bool
 	// class[v] is node v's index in classes.
 	class   []int
 	classes []*nodeClass

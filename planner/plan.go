@@ -97,7 +97,13 @@ type Result struct {
 	// edge's crossing on its own: docs/format.md, "What the rule does not
 	// model"); empty when the plan's kernels have an order.
 	KernelConflicts []string `json:"kernel_conflicts,omitempty"`
-	SavingNS        *float64 `json:"saving_ns"`
+	// KernelOrder lists the kernel-order conflicts the plan was kept from,
+	// in words: a plan that took the alternatives that make one would
+	// cross a kernel boundary on an edge whose ends other edges keep
+	// inside one kernel, or close a cycle of kernels (docs/format.md,
+	// "Kernels"). Empty when the cheapest plan had an order of kernels.
+	KernelOrder []string `json:"kernel_order,omitempty"`
+	SavingNS    *float64 `json:"saving_ns"`
 	// Explained is how many invocations' regrets were computed (all of a
 	// graph of at most PlanOptions.ExplainAll invocations, else those named;
 	// none when the plan is not proven optimal at the default gaps, since
@@ -345,6 +351,12 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		sol = &Solution{Status: Optimal, explained: !so.NoRegrets}
 	} else if sol, err = Solve(ctx, &lw.problem, so); err != nil {
 		return nil, lw.namedError(err)
+	} else if sol, err = lw.keepKernelOrder(ctx, sol, so); err != nil {
+		return nil, lw.namedError(err)
+	} else if sol.explained && len(sol.Regrets) > 0 && lw.choosesCrossings() {
+		if err := lw.orderRegrets(ctx, sol, so); err != nil {
+			return nil, lw.namedError(err)
+		}
 	}
 	wanted := func(v int) bool { return !so.NoRegrets && (so.Explain == nil || slices.Contains(so.Explain, v)) }
 	// The plan, recomputed from the graph rather than from the Problem
@@ -439,6 +451,10 @@ func (lw *lowering) namedError(err error) error {
 			bc.LeastUse = ie.Least[k]
 		}
 		pe.Budgets = append(pe.Budgets, bc)
+		if what, _, ok := lw.isOrderBudget(b); ok {
+			pe.Conflict = append(pe.Conflict, "the kernel order: no kernel schedule runs a plan where "+what)
+			continue
+		}
 		pe.Conflict = append(pe.Conflict, bc.Name+budgetNeed(bc.Capacity, bc.LeastUse))
 	}
 	for i, v := range ie.Nodes {
@@ -670,7 +686,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
 		BoundNS: sol.Bound, Gap: sol.Gap, BoundFrom: sol.BoundFrom, SolveMS: float64(sol.SolveTime.Microseconds()) / 1000,
 		MILPNodes: sol.MILPNodes, CoreSearch: sol.Search, Model: modelSizes(sol.Model),
-		LocalChoiceViolations: sol.Local.Violations,
+		LocalChoiceViolations: lw.orderViolations(sol.Local.Violations),
 	}
 	if !math.IsInf(sol.Local.Cost, 0) && sol.Local.Feasible() {
 		local, saving := sol.Local.Cost, sol.Local.Cost-sol.Objective
@@ -740,6 +756,12 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		p.UnprovenRegrets += u
 	}
 	for b, used := range sol.BudgetUse {
+		if what, regret, ok := lw.isOrderBudget(b); ok {
+			if !regret {
+				p.KernelOrder = append(p.KernelOrder, what)
+			}
+			continue
+		}
 		p.Budgets = append(p.Budgets, BudgetUse{Name: lw.problem.Budgets[b].Name, Used: used, Capacity: lw.problem.Budgets[b].Capacity})
 	}
 	return p, nil
@@ -1252,6 +1274,10 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		bu := lw.problem.Budgets[d.budget]
 		if used := budgetUse[d.budget] + d.delta; used > bu.Capacity+budgetTolerance(bu.Capacity) {
 			feasible = false
+			if what, _, ok := lw.isOrderBudget(d.budget); ok {
+				parts = append(parts, "no order of kernels runs it: "+what)
+				continue
+			}
 			parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
 		}
 	}

@@ -2411,8 +2411,7 @@ func TestMeasuredSharedStore(t *testing.T) {
 // TestExampleKernelsAreConsistent: an edge a plan keeps inside one kernel
 // joins a producer and a consumer that no other path of the graph separates
 // by a kernel boundary (an edge that must cross): a tile held in registers
-// cannot outlive its kernel. The planner decides each edge's crossing on
-// its own, so the examples must declare such edges themselves (the
+// cannot outlive its kernel. The examples declare such edges themselves (the
 // transformer layer's residual is read again from global memory after the
 // attention's boundary, not kept in the registers of the kernel before it).
 func TestExampleKernelsAreConsistent(t *testing.T) {

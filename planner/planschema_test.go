@@ -139,6 +139,7 @@ func planSchema() map[string]objectSpec {
 			"local_choice_ns":  req(kNullable), "saving_ns": req(kNullable),
 			"local_choice_violations": opt(kStrings),
 			"kernel_conflicts":        opt(kStrings),
+			"kernel_order":            opt(kStrings),
 			"choices":                 obj(req(kObjects), "choice"),
 			"boundaries":              obj(req(kObjects), "boundary"),
 			"witnesses":               opt(kOpaques),
@@ -820,12 +821,18 @@ func TestJSONPlanSchema(t *testing.T) {
 		planCase{"dag 250 scaled, 1ms", scaledDAG(t, 250, 1, 100), PlanOptions{Solve: Options{TimeLimit: time.Millisecond}}},
 		planCase{"tree", spec(taskgen.Tree(30, 1)), PlanOptions{}},
 		planCase{"pins, forbids, ties", pinned, PlanOptions{}},
+		planCase{"kernel order", conflicts, PlanOptions{}},
+		// Without the rounds that rule them out, a warning (below).
 		planCase{"kernel conflicts", conflicts, PlanOptions{}},
 		planCase{"nothing to plan", empty, PlanOptions{}},
 	)
 	seen := map[string]bool{}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "kernel conflicts" {
+				defer func(n int) { orderRounds = n }(orderRounds)
+				orderRounds = 0
+			}
 			r, err := Plan(context.Background(), c.g, c.opts)
 			if err != nil {
 				t.Fatal(err)
@@ -905,7 +912,7 @@ func TestJSONPlanSchema(t *testing.T) {
 	// an interrupt and the cases named here, so that a check above is
 	// never vacuous.
 	for _, k := range []string{"bound_from", "solve_ms", "core_search", "unproven_regrets", "unproven_by", "local_choice_violations",
-		"kernel_conflicts", "witnesses", "budgets", "contracted_kernels", "status optimal", "status time limit", "unproven_by regret_solves",
+		"kernel_conflicts", "kernel_order", "witnesses", "budgets", "contracted_kernels", "status optimal", "status time limit", "unproven_by regret_solves",
 		"choice.implementation", "choice.tie", "choice.group", "choice.eliminated", "choice.no_shared_memory_conversions", "choice.not_explained",
 		"rejected.regret_lower_ns", "rejected.infeasible", "rejected.tie", "rejected.removed",
 		"boundary.per_tile_ns", "boundary.shared_with", "boundary.witness", "boundary.rejected_mechanisms",

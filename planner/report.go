@@ -84,6 +84,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, c := range r.KernelConflicts {
 		fmt.Fprintf(tw, "kernels	warning: %s\n", c)
 	}
+	for _, c := range r.KernelOrder {
+		fmt.Fprintf(tw, "kernels	kept in an order: the cheaper plan where %s has no order of kernels\n", c)
+	}
 	m := r.Model
 	left := "to HiGHS (MILP of"
 	if cs := r.CoreSearch; cs != nil && cs.Proved {

@@ -1,0 +1,246 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// orderGraph is a random DAG of n invocations whose ports hold the tile in
+// registers (the mma A fragment, "r") or in a global layout ("g"): each
+// invocation but the first reads one or two earlier ones, and each is its
+// own task with up to four of the ways to bind its ports, at random costs.
+// An alternative that writes or reads the global layout is a kernel
+// boundary on its edges, chosen by the plan, so the plan decides which
+// paths cross: the graphs kernelOrderGraph's must_cross cannot make.
+func orderGraph(t *testing.T, rng *rand.Rand, n int) *tasks.Graph {
+	t.Helper()
+	var tasksJSON, invs, edges []string
+	for i := range n {
+		var ins []int
+		if i > 0 {
+			ins = append(ins, rng.IntN(i))
+			if i > 1 && rng.IntN(2) == 0 {
+				if j := rng.IntN(i); j != ins[0] {
+					ins = append(ins, j)
+				}
+			}
+		}
+		ports := []string{`"y": {"direction": "out", "tile": "t", "element": "f16"}`}
+		for k := range ins {
+			ports = append(ports, fmt.Sprintf(`"x%d": {"direction": "in", "tile": "t", "element": "f16"}`, k))
+			edges = append(edges, fmt.Sprintf(`{"from": "v%d.y", "to": "v%d.x%d"}`, ins[k], i, k))
+		}
+		// Every binding of the ports, a random four of them.
+		nPorts := 1 + len(ins)
+		binds := rng.Perm(1 << nPorts)[:min(4, 1<<nPorts)]
+		slices.Sort(binds)
+		var alts []string
+		for _, b := range binds {
+			var ps []string
+			name := ""
+			for k := range nPorts {
+				port := "y"
+				if k > 0 {
+					port = fmt.Sprintf("x%d", k-1)
+				}
+				if b&(1<<k) != 0 {
+					ps = append(ps, fmt.Sprintf(`"%s": {"layout": "g"}`, port))
+					name += "g"
+				} else {
+					ps = append(ps, fmt.Sprintf(`"%s": "mma.m16n8k16.a.f16"`, port))
+					name += "r"
+				}
+			}
+			alts = append(alts, fmt.Sprintf(`{"id": "%s", "ports": {%s}, "cost": {"ns": %d}, "multiplicity": "M"}`,
+				name, strings.Join(ps, ", "), 1+rng.IntN(4000)))
+		}
+		tasksJSON = append(tasksJSON, fmt.Sprintf(`"t%d": {"ports": {%s}, "alternatives": [%s]}`, i, strings.Join(ports, ", "), strings.Join(alts, ", ")))
+		invs = append(invs, fmt.Sprintf(`{"id": "v%d", "task": "t%d"}`, i, i))
+	}
+	src := fmt.Sprintf(`{"version": 1, "name": "order", "target": "h200", "sizes": {"M": 64},
+  "spaces": {"t": "(m:16, k:16)"},
+  "layouts": {"g": "global f16 elements align 16: logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)"},
+  "tasks": {%s},
+  "invocations": [%s],
+  "edges": [%s]}`, strings.Join(tasksJSON, ",\n"), strings.Join(invs, ", "), strings.Join(edges, ", "))
+	g, err := tasks.Load([]byte(src))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	return g
+}
+
+// hasKernelOrder reports whether the edges' crossings leave the kernels an
+// order: the invocations joined by edges inside one kernel are one kernel,
+// no crossing edge has both ends in one, and the crossing edges between
+// kernels make no cycle.
+func hasKernelOrder(edges []EdgeCost) bool {
+	parent := map[string]string{}
+	var find func(string) string
+	find = func(v string) string {
+		if p, ok := parent[v]; ok && p != v {
+			r := find(p)
+			parent[v] = r
+			return r
+		}
+		return v
+	}
+	ends := func(e string) (string, string) {
+		from, to, _ := strings.Cut(e, " -> ")
+		return from[:strings.IndexByte(from, '.')], to[:strings.IndexByte(to, '.')]
+	}
+	for _, e := range edges {
+		if e.Crossing == tasks.InKernel {
+			u, w := ends(e.Edge)
+			if ru, rw := find(u), find(w); ru != rw {
+				parent[ru] = rw
+			}
+		}
+	}
+	succ := map[string][]string{}
+	indeg := map[string]int{}
+	nodes := map[string]bool{}
+	for _, e := range edges {
+		if e.Crossing == tasks.InKernel {
+			continue
+		}
+		u, w := ends(e.Edge)
+		ku, kw := find(u), find(w)
+		if ku == kw {
+			return false
+		}
+		succ[ku] = append(succ[ku], kw)
+		indeg[kw]++
+		nodes[ku], nodes[kw] = true, true
+	}
+	var ready []string
+	for k := range nodes {
+		if indeg[k] == 0 {
+			ready = append(ready, k)
+		}
+	}
+	seen := 0
+	for len(ready) > 0 {
+		k := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		seen++
+		for _, s := range succ[k] {
+			if indeg[s]--; indeg[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+	return seen == len(nodes)
+}
+
+// The plan is the cheapest of the plans whose kernels have an order, on
+// random DAGs whose alternatives choose which edges cross: every plan
+// enumerated and recomputed from the graph (EvaluateGraph), the planner's
+// rows against kernel-order conflicts checked against it.
+func TestKernelOrderExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	cache := NewCache()
+	cut, graphs := 0, 120
+	inside, cycles := 0, 0
+	rounds := orderRounds
+	defer func() { orderRounds = rounds }()
+	if testing.Short() {
+		graphs = 30
+	}
+	for gi := range graphs {
+		g := orderGraph(t, rng, 3+rng.IntN(3))
+		invs := g.Invocations()
+		best, bestAny := math.Inf(1), math.Inf(1)
+		using := map[[2]string]float64{} // the cheapest plan with an order using an alternative
+		choice := make([]GraphChoice, len(invs))
+		var walk func(i int)
+		walk = func(i int) {
+			if i == len(invs) {
+				ev, err := EvaluateGraph(g, choice, PlanOptions{Cache: cache})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ev.Feasible() {
+					bestAny = math.Min(bestAny, ev.Cost)
+					if hasKernelOrder(ev.Edges) {
+						best = math.Min(best, ev.Cost)
+						for v, c := range choice {
+							k := [2]string{invs[v].ID, c.Alternative}
+							if old, ok := using[k]; !ok || ev.Cost < old {
+								using[k] = ev.Cost
+							}
+						}
+					}
+				}
+				return
+			}
+			for _, a := range invs[i].Task.Alternatives {
+				choice[i] = GraphChoice{Alternative: a.ID}
+				walk(i + 1)
+			}
+		}
+		walk(0)
+		r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+		if math.IsInf(best, 1) {
+			if !errors.Is(err, ErrInfeasible) {
+				t.Errorf("graph %d: no plan has an order of kernels, but Plan gives %v", gi, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("graph %d: %v", gi, err)
+		}
+		if math.Abs(r.ObjectiveNS-best) > 1e-6*best {
+			t.Errorf("graph %d: plan %v ns, the cheapest with an order of kernels %v ns (of any plan %v ns); rows %q",
+				gi, r.ObjectiveNS, best, bestAny, r.KernelOrder)
+		}
+		if len(r.KernelConflicts) > 0 {
+			t.Errorf("graph %d: conflicts %q", gi, r.KernelConflicts)
+		}
+		for _, c := range r.Choices {
+			for _, rj := range c.Rejected {
+				want, ok := using[[2]string{c.Invocation, rj.Alternative}]
+				switch {
+				case !ok && rj.Infeasible:
+				case !ok || rj.Infeasible || rj.RegretNS == nil:
+					t.Errorf("graph %d: %s's %s: regret %v (infeasible %v), want %v", gi, c.Invocation, rj.Alternative, rj.RegretNS, rj.Infeasible, want-best)
+				case math.Abs(*rj.RegretNS-(want-best)) > 1e-6*best || !rj.Exact:
+					t.Errorf("graph %d: %s's %s: regret %v (exact %v), want %v: the cheapest plan with an order using it", gi, c.Invocation, rj.Alternative, *rj.RegretNS, rj.Exact, want-best)
+				}
+			}
+		}
+		ev, err := EvaluateGraph(g, ChoicesOf(r), PlanOptions{Cache: cache})
+		if err != nil || !hasKernelOrder(ev.Edges) {
+			t.Errorf("graph %d: the plan's kernels have no order (%v)", gi, err)
+		}
+		for _, k := range r.KernelOrder {
+			if strings.Contains(k, " crosses a kernel boundary") {
+				inside++
+			} else {
+				cycles++
+			}
+		}
+		if best > bestAny {
+			cut++
+			// Without the rows, the plan is one that has no order.
+			orderRounds = 0
+			r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+			orderRounds = rounds
+			if err != nil || !(r.ObjectiveNS < best) || len(r.KernelConflicts) == 0 {
+				t.Errorf("graph %d: without the rows, %v (%v), want a cheaper plan with a conflict", gi, r, err)
+			}
+		}
+	}
+	t.Logf("%d of %d graphs needed rows against kernel-order conflicts: %d edges crossing inside one kernel, %d cycles of kernels", cut, graphs, inside, cycles)
+	if cut == 0 || inside == 0 || cycles == 0 {
+		t.Error("the graphs did not need both kinds of rows: the test tests too little")
+	}
+}
