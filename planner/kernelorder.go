@@ -61,6 +61,22 @@ type orderCut struct {
 	// regret says a regret's pinned solve found it (orderRegrets), not
 	// the plan's rounds.
 	regret bool
+	// inside are the conflict's edges that stay inside one kernel.
+	inside []string
+}
+
+// hint says how the graph could let a plan that the row rules out split
+// its kernels instead: the planner never splits a kernel at an edge that
+// its pair keeps inside one.
+func (c orderCut) hint() string {
+	if len(c.inside) == 0 {
+		return ""
+	}
+	one := "mark "
+	if len(c.inside) > 1 {
+		one = "mark one of "
+	}
+	return " (to split the kernel there instead, " + one + edgeList(c.inside) + " must_cross)"
 }
 
 // edgeCrosses is the state of group gi's consumer ci when its producer
@@ -368,7 +384,13 @@ func (lw *lowering) addOrderCuts(choices []int) int {
 		b := len(lw.problem.Budgets)
 		lw.problem.Budgets = append(lw.problem.Budgets, Budget{
 			Name: "kernel order: " + lw.describeConflict(edges, c), Capacity: float64(len(nodes) - 1)})
-		lw.orderCuts = append(lw.orderCuts, orderCut{budget: b, what: lw.describeConflict(edges, c), regret: lw.orderForRegrets})
+		var inside []string
+		for _, i := range c {
+			if !edges[i].cross {
+				inside = append(inside, edgeName(lw.groups[edges[i].gi].edges[edges[i].ci]))
+			}
+		}
+		lw.orderCuts = append(lw.orderCuts, orderCut{budget: b, what: lw.describeConflict(edges, c), regret: lw.orderForRegrets, inside: inside})
 		for k, v := range nodes {
 			node := &lw.problem.Nodes[v]
 			if lw.ownAlts == nil {
@@ -393,12 +415,20 @@ func (lw *lowering) addOrderCuts(choices []int) int {
 // isOrderBudget reports whether budget b is a kernel-order row, its
 // conflict in words, and whether a regret's solve found it.
 func (lw *lowering) isOrderBudget(b int) (what string, regret, ok bool) {
-	for _, c := range lw.orderCuts {
-		if c.budget == b {
-			return c.what, c.regret, true
-		}
+	if c := lw.orderCutOf(b); c != nil {
+		return c.what, c.regret, true
 	}
 	return "", false, false
+}
+
+// orderCutOf is budget b's kernel-order row, or nil.
+func (lw *lowering) orderCutOf(b int) *orderCut {
+	for i := range lw.orderCuts {
+		if lw.orderCuts[i].budget == b {
+			return &lw.orderCuts[i]
+		}
+	}
+	return nil
 }
 
 // keepKernelOrder rules out the kernel-order conflicts of sol, the plan

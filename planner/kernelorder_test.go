@@ -20,7 +20,7 @@ import (
 // An alternative that writes or reads the global layout is a kernel
 // boundary on its edges, chosen by the plan, so the plan decides which
 // paths cross: the graphs kernelOrderGraph's must_cross cannot make.
-func orderGraph(t *testing.T, rng *rand.Rand, n int) *tasks.Graph {
+func orderGraph(t testing.TB, rng *rand.Rand, n int) *tasks.Graph {
 	t.Helper()
 	var tasksJSON, invs, edges []string
 	for i := range n {
@@ -242,5 +242,29 @@ func TestKernelOrderExhaustive(t *testing.T) {
 	t.Logf("%d of %d graphs needed rows against kernel-order conflicts: %d edges crossing inside one kernel, %d cycles of kernels", cut, graphs, inside, cycles)
 	if cut == 0 || inside == 0 || cycles == 0 {
 		t.Error("the graphs did not need both kinds of rows: the test tests too little")
+	}
+}
+
+// BenchmarkKernelOrder plans random DAGs whose alternatives choose which
+// edges cross a kernel boundary (orderGraph), with every regret: the
+// rounds that rule kernel-order conflicts out, and a pinned solve per
+// regret (at most orderRegretSolves).
+//
+//	go test ./planner -run '^$' -bench KernelOrder -benchtime 3x
+func BenchmarkKernelOrder(b *testing.B) {
+	for _, n := range []int{20, 50, 100} {
+		g := orderGraph(b, rand.New(rand.NewPCG(uint64(n), 3)), n)
+		b.Run(fmt.Sprintf("invocations=%d", n), func(b *testing.B) {
+			cache := NewCache()
+			var r *Result
+			for b.Loop() {
+				var err error
+				if r, err = Plan(context.Background(), g, PlanOptions{Cache: cache}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(r.KernelOrder)), "rows")
+			b.ReportMetric(float64(r.UnprovenRegrets), "unproven")
+		})
 	}
 }

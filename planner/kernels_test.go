@@ -118,7 +118,7 @@ func TestKernelConflicts(t *testing.T) {
 		t.Errorf("conflicts %q, kernel order %q; want none and [%q]", r.KernelConflicts, r.KernelOrder, what)
 	}
 	if m := r.Choices[1]; m.Alternative != "regs" || len(m.Rejected) != 1 || !m.Rejected[0].Infeasible ||
-		!strings.Contains(m.Rejected[0].Reason, "no order of kernels runs it: "+what) {
+		!strings.HasSuffix(m.Rejected[0].Reason, "no order of kernels runs it: "+what+" (to split the kernel there instead, mark one of p.y -> m.x, p.y -> j.x1 must_cross)") {
 		t.Errorf("m: %+v, want regs with global rejected for the kernel order", m)
 	}
 	var text strings.Builder

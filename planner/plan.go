@@ -1274,8 +1274,8 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		bu := lw.problem.Budgets[d.budget]
 		if used := budgetUse[d.budget] + d.delta; used > bu.Capacity+budgetTolerance(bu.Capacity) {
 			feasible = false
-			if what, _, ok := lw.isOrderBudget(d.budget); ok {
-				parts = append(parts, "no order of kernels runs it: "+what)
+			if c := lw.orderCutOf(d.budget); c != nil {
+				parts = append(parts, "no order of kernels runs it: "+c.what+c.hint())
 				continue
 			}
 			parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
