@@ -47,6 +47,25 @@ var orderRounds = 32
 
 const orderCutsPerRound = 64
 
+// The rows' cores go to HiGHS, where each solve takes tens to hundreds of
+// milliseconds even on a few hundred columns (their relaxation is weak): on
+// graphs whose every invocation may cross, the rounds could take minutes
+// where the plan took milliseconds. So the rounds, and the regrets' pinned
+// solves, get orderTimeFactor times the first plan's solve, at least
+// orderMinTime; past it the rounds give the first plan back with its
+// conflicts warned of, and the regrets left are intervals. Variables:
+// tests change them.
+var (
+	orderTimeFactor = 3.0
+	orderMinTime    = 500 * time.Millisecond
+)
+
+// orderTime is the time the rounds (or the pinned solves) get after a
+// plan solved in t.
+func orderTime(t time.Duration) time.Duration {
+	return max(orderMinTime, time.Duration(orderTimeFactor*float64(t)))
+}
+
 // An orderEdge is a main group's consumer: an edge with a crossing state.
 type orderEdge struct {
 	gi, ci int
@@ -207,7 +226,9 @@ func orderConflicts(n int, edges []orderEdge, limit int) [][]int {
 		}
 		ku, kw := find(e.u), find(e.w)
 		if ku == kw {
-			add(append(path(e.u, e.w), i))
+			if len(out) < limit {
+				add(append(path(e.u, e.w), i))
+			}
 			continue
 		}
 		arcs = append(arcs, arc{ku, kw, i})
@@ -448,34 +469,47 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 		}
 		return out
 	}
-	// Without HiGHS, which the rows' cores may need, the plan found
-	// stands, with its conflicts warned of: the Problem is put back.
+	// Without HiGHS, which the rows' cores may need, or past the rounds'
+	// time (orderTime), the plan found first stands, with its conflicts
+	// warned of: the Problem is put back.
 	nodes, budgets := slices.Clone(lw.problem.Nodes), len(lw.problem.Budgets)
 	first := sol
 	quiet := so
 	quiet.NoRegrets = true
 	cut := false
-	noSolver := func(err error) (*Solution, error) {
-		if !errors.Is(err, ErrNoSolver) {
-			return nil, err
-		}
+	giveBack := func() (*Solution, error) {
 		lw.problem.Nodes, lw.problem.Budgets = nodes, lw.problem.Budgets[:budgets]
 		lw.orderCuts, lw.ownAlts = nil, nil
 		return first, nil
 	}
+	noSolver := func(err error) (*Solution, error) {
+		if !errors.Is(err, ErrNoSolver) {
+			return nil, err
+		}
+		return giveBack()
+	}
+	lw.orderPlanTime = first.SolveTime
+	roundsEnd := time.Now().Add(orderTime(first.SolveTime))
 	for range orderRounds {
 		if len(sol.Choices) != len(lw.invs) || ctx.Err() != nil || lw.addOrderCuts(choices(sol)) == 0 {
 			break
 		}
 		cut = true
+		quiet.TimeLimit = time.Until(roundsEnd)
 		if so.TimeLimit > 0 {
-			if quiet.TimeLimit = so.TimeLimit - time.Since(begun); quiet.TimeLimit <= 0 {
-				break
-			}
+			quiet.TimeLimit = min(quiet.TimeLimit, so.TimeLimit-time.Since(begun))
+		}
+		if quiet.TimeLimit <= 0 {
+			return giveBack()
 		}
 		s, err := Solve(ctx, &lw.problem, quiet)
 		if err != nil {
 			return noSolver(err)
+		}
+		if s.Status != Optimal {
+			// The rounds' time is up before a plan with an order was
+			// proven.
+			return giveBack()
 		}
 		sol = s
 	}
@@ -550,6 +584,15 @@ var orderRegretSolves = 256
 // bound, with no plan known. It returns the rows' budgets' uses under the
 // plan, for the rows added.
 func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options) error {
+	choices := make([]int, len(sol.Choices))
+	for i, c := range sol.Choices {
+		choices[i] = c.Alternative
+	}
+	if lw.hasOrderConflict(choices) {
+		// The rounds gave the first plan back, conflicts and all: its
+		// regrets stay those of plans that may have conflicts too.
+		return nil
+	}
 	begun := time.Now()
 	lw.orderForRegrets = true
 	defer func() {
@@ -560,12 +603,12 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 	quiet.NoRegrets = true
 	tol := 1e-6 * math.Max(1, math.Abs(sol.Objective))
 	// The regrets' time limit bounds these solves too.
-	rctx := ctx
-	if !sol.regretDeadline.IsZero() {
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithDeadline(ctx, sol.regretDeadline)
-		defer cancel()
+	deadline := time.Now().Add(orderTime(lw.orderPlanTime))
+	if !sol.regretDeadline.IsZero() && sol.regretDeadline.Before(deadline) {
+		deadline = sol.regretDeadline
 	}
+	rctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	solves := 0
 	for i := range sol.Regrets {
 		r := &sol.Regrets[i]

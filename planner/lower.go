@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cklplan/cklplan/conversion"
 	"github.com/cklplan/cklplan/costmodel"
@@ -303,8 +304,11 @@ type lowering struct {
 	// ownAlts marks the nodes whose alternatives they made their own.
 	orderCuts []orderCut
 	ownAlts   map[int]bool
-	// orderForRegrets says the rows being added are a regret's.
+	// orderForRegrets says the rows being added are a regret's;
+	// orderPlanTime is the first plan's solve, which bounds the rounds'
+	// time and the pinned solves' (orderTime).
 	orderForRegrets bool
+	orderPlanTime   time.Duration
 	// class[v] is node v's index in classes.
 	class   []int
 	classes []*nodeClass
