@@ -143,17 +143,8 @@ func (lw *lowering) orderEdges(choices []int) []orderEdge {
 // cycle of kernels, if any, with the paths inside each of its kernels. At
 // most limit conflicts.
 func orderConflicts(n int, edges []orderEdge, limit int) [][]int {
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(v int) int {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
+	kernels := newUnionFind(n)
+	find := kernels.find
 	adj := map[int][]int{} // node → its edges inside kernels
 	for i, e := range edges {
 		if e.cross {
@@ -161,9 +152,7 @@ func orderConflicts(n int, edges []orderEdge, limit int) [][]int {
 		}
 		adj[e.u] = append(adj[e.u], i)
 		adj[e.w] = append(adj[e.w], i)
-		if ru, rw := find(e.u), find(e.w); ru != rw {
-			parent[max(ru, rw)] = min(ru, rw)
-		}
+		kernels.union(e.u, e.w)
 	}
 	// path is the shortest chain of edges inside kernels from a to b
 	// (in either direction), by breadth-first search.
@@ -251,17 +240,7 @@ func orderConflicts(n int, edges []orderEdge, limit int) [][]int {
 			ready = append(ready, a.from)
 		}
 	}
-	done := map[int]bool{}
-	for len(ready) > 0 {
-		k := ready[len(ready)-1]
-		ready = ready[:len(ready)-1]
-		done[k] = true
-		for _, s := range succ[k] {
-			if indeg[s]--; indeg[s] == 0 {
-				ready = append(ready, s)
-			}
-		}
-	}
+	done := ordered(ready, succ, indeg)
 	into := map[int]int{} // a kernel left → an arc into it from another left
 	start := -1
 	for ai, a := range arcs {

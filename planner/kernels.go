@@ -20,23 +20,8 @@ const maxKernelConflicts = 8
 // returns, for the boundaries in such a conflict (at most
 // maxKernelConflicts, then a count), what is wrong, in words.
 func (lw *lowering) kernelConflicts(bs []Boundary) []string {
-	n := len(lw.invs)
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(v int) int {
-		for parent[v] != v {
-			parent[v] = parent[parent[v]]
-			v = parent[v]
-		}
-		return v
-	}
-	union := func(a, b int) {
-		if ra, rb := find(a), find(b); ra != rb {
-			parent[max(ra, rb)] = min(ra, rb)
-		}
-	}
+	kernels := newUnionFind(len(lw.invs))
+	find, union := kernels.find, kernels.union
 	inKernel := tasks.InKernel.String()
 	for i, b := range bs {
 		if b.Crossing == inKernel {
@@ -72,17 +57,7 @@ func (lw *lowering) kernelConflicts(bs []Boundary) []string {
 			ready = append(ready, ku)
 		}
 	}
-	done := map[int]bool{}
-	for len(ready) > 0 {
-		k := ready[len(ready)-1]
-		ready = ready[:len(ready)-1]
-		done[k] = true
-		for _, s := range succ[k] {
-			if indeg[s]--; indeg[s] == 0 {
-				ready = append(ready, s)
-			}
-		}
-	}
+	done := ordered(ready, succ, indeg)
 	for _, i := range crossing {
 		e := lw.boundaryEdges[i]
 		if ku := find(e.From.Invocation.Index); !done[ku] && indeg[find(e.To.Invocation.Index)] > 0 {
@@ -155,4 +130,50 @@ func (lw *lowering) joinedBy(bs []Boundary, u, v *tasks.Invocation) string {
 	}
 	slices.Reverse(path)
 	return "joined by " + edgeList(path) + ", planned inside one kernel"
+}
+
+// A unionFind is a partition of 0…n−1 (the invocations joined into
+// kernels), each class named by its least member.
+type unionFind []int
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}
+
+// find is v's class.
+func (u unionFind) find(v int) int {
+	for u[v] != v {
+		u[v] = u[u[v]]
+		v = u[v]
+	}
+	return v
+}
+
+// union joins a's class and b's.
+func (u unionFind) union(a, b int) {
+	if ra, rb := u.find(a), u.find(b); ra != rb {
+		u[max(ra, rb)] = min(ra, rb)
+	}
+}
+
+// ordered runs Kahn's algorithm over the kernels from ready (those no arc
+// enters), taking indeg down as it goes: the kernels it orders. Those left
+// are on or after a cycle.
+func ordered(ready []int, succ map[int][]int, indeg map[int]int) map[int]bool {
+	done := map[int]bool{}
+	for len(ready) > 0 {
+		k := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		done[k] = true
+		for _, s := range succ[k] {
+			if indeg[s]--; indeg[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+	return done
 }
