@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,38 @@ import (
 // paths cross: the graphs kernelOrderGraph's must_cross cannot make.
 func orderGraph(t testing.TB, rng *rand.Rand, n int) *tasks.Graph {
 	t.Helper()
+	return orderGraphOf(t, rng, n, false)
+}
+
+// orderGraphOf is orderGraph's DAG, and with pairs, one with a third
+// binding: the tile in registers split over two blocks, "r" with block b
+// holding row b and "s" with the rows swapped. Between "r" and "s" the data
+// crosses blocks, which no kernel without a cluster can do: the edge splits
+// the kernel there (TestCrossBlockConversionSplitsTheKernel). So whether
+// such an edge crosses depends on both of its ends' choices, not on one
+// alone.
+func orderGraphOf(t testing.TB, rng *rand.Rand, n int, pairs bool) *tasks.Graph {
+	t.Helper()
+	kinds := []string{"r", "g"}
+	bind := map[string]string{"r": `"mma.m16n8k16.a.f16"`, "g": `{"layout": "g"}`}
+	// M tiles: 64, one wave on the H200's 132 SMs; with pairs 4,096, 31
+	// waves, over which a conversion across blocks inside the kernel costs
+	// more than splitting the kernel once (the costs scaled to keep the
+	// same ratio to a tile's round trip).
+	tiles := 64.0
+	space, element, layout, dists := "(m:16, k:16)", "f16", "global f16 elements align 16: logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)", ""
+	if pairs {
+		kinds, tiles = []string{"r", "s", "g"}, 4096
+		bind = map[string]string{"r": `"rows"`, "s": `"swapped"`, "g": `{"layout": "g"}`}
+		space, element, layout = "(b:2, x:32)", "f32", "global f32 elements align 16: logical(b:2, x:32) -> physical(addr:64) = (b * 32 + x)"
+		dists = `
+  "distributions": {
+    "rows": {"name": "rows", "executors": [{"name": "block", "size": 2, "level": "block"}, {"name": "lane", "size": 32, "level": "lane"}],
+             "tile": [{"name": "b", "size": 2}, {"name": "x", "size": 32}], "ownership": {"b": "block", "x": "lane"}},
+    "swapped": {"name": "swapped", "executors": [{"name": "block", "size": 2, "level": "block"}, {"name": "lane", "size": 32, "level": "lane"}],
+             "tile": [{"name": "b", "size": 2}, {"name": "x", "size": 32}], "ownership": {"b": "1 - block", "x": "lane"}}
+  },`
+	}
 	var tasksJSON, invs, edges []string
 	for i := range n {
 		var ins []int
@@ -34,14 +67,18 @@ func orderGraph(t testing.TB, rng *rand.Rand, n int) *tasks.Graph {
 				}
 			}
 		}
-		ports := []string{`"y": {"direction": "out", "tile": "t", "element": "f16"}`}
+		ports := []string{fmt.Sprintf(`"y": {"direction": "out", "tile": "t", "element": %q}`, element)}
 		for k := range ins {
-			ports = append(ports, fmt.Sprintf(`"x%d": {"direction": "in", "tile": "t", "element": "f16"}`, k))
+			ports = append(ports, fmt.Sprintf(`"x%d": {"direction": "in", "tile": "t", "element": %q}`, k, element))
 			edges = append(edges, fmt.Sprintf(`{"from": "v%d.y", "to": "v%d.x%d"}`, ins[k], i, k))
 		}
 		// Every binding of the ports, a random four of them.
 		nPorts := 1 + len(ins)
-		binds := rng.Perm(1 << nPorts)[:min(4, 1<<nPorts)]
+		all := 1
+		for range nPorts {
+			all *= len(kinds)
+		}
+		binds := rng.Perm(all)[:min(4, all)]
 		slices.Sort(binds)
 		var alts []string
 		for _, b := range binds {
@@ -52,26 +89,23 @@ func orderGraph(t testing.TB, rng *rand.Rand, n int) *tasks.Graph {
 				if k > 0 {
 					port = fmt.Sprintf("x%d", k-1)
 				}
-				if b&(1<<k) != 0 {
-					ps = append(ps, fmt.Sprintf(`"%s": {"layout": "g"}`, port))
-					name += "g"
-				} else {
-					ps = append(ps, fmt.Sprintf(`"%s": "mma.m16n8k16.a.f16"`, port))
-					name += "r"
-				}
+				kind := kinds[b%len(kinds)]
+				b /= len(kinds)
+				ps = append(ps, fmt.Sprintf(`"%s": %s`, port, bind[kind]))
+				name += kind
 			}
-			alts = append(alts, fmt.Sprintf(`{"id": "%s", "ports": {%s}, "cost": {"ns": %d}, "multiplicity": "M"}`,
-				name, strings.Join(ps, ", "), 1+rng.IntN(4000)))
+			alts = append(alts, fmt.Sprintf(`{"id": "%s", "ports": {%s}, "cost": {"ns": %g}, "multiplicity": "M"}`,
+				name, strings.Join(ps, ", "), float64(1+rng.IntN(4000))*64/tiles))
 		}
 		tasksJSON = append(tasksJSON, fmt.Sprintf(`"t%d": {"ports": {%s}, "alternatives": [%s]}`, i, strings.Join(ports, ", "), strings.Join(alts, ", ")))
 		invs = append(invs, fmt.Sprintf(`{"id": "v%d", "task": "t%d"}`, i, i))
 	}
-	src := fmt.Sprintf(`{"version": 1, "name": "order", "target": "h200", "sizes": {"M": 64},
-  "spaces": {"t": "(m:16, k:16)"},
-  "layouts": {"g": "global f16 elements align 16: logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)"},
+	src := fmt.Sprintf(`{"version": 1, "name": "order", "target": "h200", "sizes": {"M": %d},
+  "spaces": {"t": %q},%s
+  "layouts": {"g": %q},
   "tasks": {%s},
   "invocations": [%s],
-  "edges": [%s]}`, strings.Join(tasksJSON, ",\n"), strings.Join(invs, ", "), strings.Join(edges, ", "))
+  "edges": [%s]}`, int(tiles), space, dists, layout, strings.Join(tasksJSON, ",\n"), strings.Join(invs, ", "), strings.Join(edges, ", "))
 	g, err := tasks.Load([]byte(src))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
@@ -145,11 +179,24 @@ func hasKernelOrder(edges []EdgeCost) bool {
 // The plan is the cheapest of the plans whose kernels have an order, on
 // random DAGs whose alternatives choose which edges cross: every plan
 // enumerated and recomputed from the graph (EvaluateGraph), the planner's
-// rows against kernel-order conflicts checked against it.
+// rows against kernel-order conflicts checked against it. On orderGraph's
+// DAGs an edge crosses where one of its ends binds the global layout; on
+// orderGraphOf's with pairs also where its ends bind the two register
+// distributions that split the tile over blocks differently, so that a
+// row's alternative sets must keep the pair's state against the other
+// end's set.
 func TestKernelOrderExhaustive(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 11))
+	t.Run("one end", func(t *testing.T) {
+		kernelOrderExhaustive(t, rand.New(rand.NewPCG(7, 11)), false)
+	})
+	t.Run("both ends", func(t *testing.T) {
+		kernelOrderExhaustive(t, rand.New(rand.NewPCG(13, 17)), true)
+	})
+}
+
+func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 	cache := NewCache()
-	cut, graphs := 0, 120
+	cut, pairCut, graphs := 0, 0, 120
 	inside, cycles := 0, 0
 	rounds, minTime := orderRounds, orderMinTime
 	defer func() { orderRounds, orderMinTime = rounds, minTime }()
@@ -158,9 +205,12 @@ func TestKernelOrderExhaustive(t *testing.T) {
 		graphs = 30
 	}
 	for gi := range graphs {
-		g := orderGraph(t, rng, 3+rng.IntN(3))
+		g := orderGraphOf(t, rng, 3+rng.IntN(3), pairs)
 		invs := g.Invocations()
 		best, bestAny := math.Inf(1), math.Inf(1)
+		// anyPairs: the edges crossing between register bindings in the
+		// plan of cost bestAny.
+		anyPairs := 0
 		using := map[[2]string]float64{} // the cheapest plan with an order using an alternative
 		choice := make([]GraphChoice, len(invs))
 		var walk func(i int)
@@ -171,7 +221,9 @@ func TestKernelOrderExhaustive(t *testing.T) {
 					t.Fatal(err)
 				}
 				if ev.Feasible() {
-					bestAny = math.Min(bestAny, ev.Cost)
+					if ev.Cost < bestAny {
+						bestAny, anyPairs = ev.Cost, registerCrossings(ev.Edges, choice)
+					}
 					if hasKernelOrder(ev.Edges) {
 						best = math.Min(best, ev.Cost)
 						for v, c := range choice {
@@ -232,6 +284,9 @@ func TestKernelOrderExhaustive(t *testing.T) {
 		}
 		if best > bestAny {
 			cut++
+			if anyPairs > 0 {
+				pairCut++
+			}
 			// Without the rows, the plan is one that has no order.
 			orderRounds = 0
 			r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
@@ -241,10 +296,38 @@ func TestKernelOrderExhaustive(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d graphs needed rows against kernel-order conflicts: %d edges crossing inside one kernel, %d cycles of kernels", cut, graphs, inside, cycles)
+	t.Logf("%d of %d graphs needed rows against kernel-order conflicts (%d where the cheapest plan without an order splits a kernel between register bindings): %d edges crossing inside one kernel, %d cycles of kernels",
+		cut, graphs, pairCut, inside, cycles)
 	if cut == 0 || inside == 0 || cycles == 0 {
 		t.Error("the graphs did not need both kinds of rows: the test tests too little")
 	}
+	if pairs && pairCut == 0 {
+		t.Error("no row was against a conflict through an edge whose crossing depends on both ends: the test tests too little")
+	}
+}
+
+// registerCrossings counts the edges that cross a kernel boundary under
+// choice although neither end binds the global layout (orderGraphOf's
+// alternative names give each port's binding, "y" first, then x0, x1).
+func registerCrossings(edges []EdgeCost, choice []GraphChoice) int {
+	binding := func(end string) byte {
+		inv, port, _ := strings.Cut(end, ".")
+		v, _ := strconv.Atoi(strings.TrimPrefix(inv, "v"))
+		k := 0
+		if port != "y" {
+			k, _ = strconv.Atoi(strings.TrimPrefix(port, "x"))
+			k++
+		}
+		return choice[v].Alternative[k]
+	}
+	n := 0
+	for _, e := range edges {
+		from, to, _ := strings.Cut(e.Edge, " -> ")
+		if e.Crossing != tasks.InKernel && binding(from) != 'g' && binding(to) != 'g' {
+			n++
+		}
+	}
+	return n
 }
 
 // BenchmarkKernelOrder plans random DAGs whose alternatives choose which
