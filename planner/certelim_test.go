@@ -313,3 +313,119 @@ func TestCertifyRoundBatched(t *testing.T) {
 		t.Errorf("no group of several queries (%d) or of one (%d), none certified (%d) or none refused (%d)", shared, single, certified, refused)
 	}
 }
+
+// delta counts a term's columns at 1 instead of summing its rows: on
+// random cores (pairs with no conversion, fan-out groups, tables, budgets)
+// and random plans that move one to three core nodes, it answers as
+// deltaByRows, which sums every row, bit for bit; and both kinds of
+// answer come up.
+func TestDeltaCountsColumns(t *testing.T) {
+	lib := highstest.Library(t)
+	ctx := context.Background()
+	s, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	plans, notPlans := 0, 0
+	for seed := range uint64(300) {
+		sc, ok := solveCore(t, ctx, lib, seed, 1)
+		if !ok {
+			continue
+		}
+		c, _, ok := sc.certifier(t, ctx, lib)
+		if !ok {
+			continue
+		}
+		w := c.newWorker(s)
+		rng := rand.New(rand.NewPCG(seed, 3))
+		core := sc.r.core
+		for range 40 {
+			copy(w.asg, sc.res.asg)
+			w.changed = w.changed[:0]
+			for range 1 + rng.IntN(min(3, len(core))) {
+				v := core[rng.IntN(len(core))]
+				if !slices.Contains(w.changed, v) {
+					w.changed = append(w.changed, v)
+				}
+				w.asg[v] = rng.IntN(len(sc.in.domain[v]))
+			}
+			got, gotOK := c.delta(w)
+			want, wantOK := deltaByRows(c, w)
+			if gotOK != wantOK || math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("seed %d: plan moving %v: delta %v (a plan: %v), by the rows %v (%v)", seed, w.changed, got, gotOK, want, wantOK)
+			}
+			if gotOK {
+				plans++
+			} else {
+				notPlans++
+			}
+		}
+	}
+	t.Logf("%d plans and %d assignments that are none compared", plans, notPlans)
+	if plans == 0 || notPlans == 0 {
+		t.Error("the test compared one kind of answer only")
+	}
+}
+
+// deltaByRows is delta summing each row of every term it touches.
+func deltaByRows(c *certifier, w *certWorker) (float64, bool) {
+	cm := c.rg.cm
+	m := &cm.model
+	delta := 0.0
+	budgets := map[int]float64{}
+	col := func(j int) bool {
+		x := cm.colValue(c.rg.r, j, w.asg)
+		if x > m.Columns[j].Upper {
+			return false
+		}
+		if dx := x - c.star[j]; dx != 0 {
+			delta += m.Columns[j].Cost * dx
+			for _, t := range c.colRows[j] {
+				if cm.rows[t.Col].kind == rowBudget {
+					budgets[t.Col] += t.Coef * dx
+				}
+			}
+		}
+		return true
+	}
+	holds := func(i int) bool {
+		row := m.Rows[i]
+		a := 0.0
+		for _, t := range row.Terms {
+			a += t.Coef * cm.colValue(c.rg.r, t.Col, w.asg)
+		}
+		return a >= row.Lower-1e-9 && a <= row.Upper+1e-9
+	}
+	seen := map[int]bool{}
+	for _, v := range w.changed {
+		for k := range c.rg.r.in.domain[v] {
+			if !col(cm.xcol[v] + k) {
+				return 0, false
+			}
+		}
+		for _, t := range c.termsOf[v] {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			ct := &cm.terms[t]
+			for j := ct.colStart; j < ct.colEnd; j++ {
+				if !col(j) {
+					return 0, false
+				}
+			}
+			for i := ct.rowStart; i < ct.rowEnd; i++ {
+				if !holds(i) {
+					return 0, false
+				}
+			}
+		}
+	}
+	for i, da := range budgets {
+		if a := c.act[i] + da; a > m.Rows[i].Upper+budgetTolerance(m.Rows[i].Upper) || a < m.Rows[i].Lower-budgetTolerance(m.Rows[i].Lower) {
+			return 0, false
+		}
+	}
+	return delta, true
+}

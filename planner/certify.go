@@ -88,6 +88,7 @@ type certifier struct {
 	act     []float64 // row activities at star
 	cost    float64   // c·star + offset
 	termsOf [][]int   // core node → the core terms over it
+	ones    []int     // core term → its y columns at 1 in a plan: its edges (delta)
 	colTerm []int     // column → its core term (x columns: -1)
 	tol     float64
 	// tables are the core terms' cost functions over their classes, for
@@ -141,9 +142,14 @@ func newCertifier(rg *regrets, rowDuals []float64) *certifier {
 	for j := range c.colTerm {
 		c.colTerm[j] = -1
 	}
+	c.ones = make([]int, len(cm.terms))
 	for t, ct := range cm.terms {
 		for _, v := range ct.scope {
 			c.termsOf[v] = append(c.termsOf[v], t)
+		}
+		c.ones[t] = 1
+		if g := rg.r.terms[ct.term].group; g >= 0 {
+			c.ones[t] = len(rg.r.in.groups[g].consumers)
 		}
 		for j := ct.colStart; j < ct.colEnd; j++ {
 			c.colTerm[j] = t
@@ -821,15 +827,23 @@ func (c *certifier) choose(region []int, values []float64, w *certWorker) bool {
 // nodes w.changed) minus the optimum's, over the columns that change with
 // them (their x, their terms'), and whether w.asg is a plan: their boxes,
 // their terms' rows and the budgets hold.
+//
+// A term's rows hold exactly where each of its edges' y (each consumer's,
+// a fan-out group's) or its table's has a column at 1: an edge's source
+// and target rows put the pair of classes its ends take on its y, and fail
+// only where that pair has no column (no conversion between them); a fan-
+// out group's z is 1 wherever a consumer's y is; a table's rows put the
+// entry of its scope's classes on its y. So the rows are not summed, but
+// the columns at 1 counted (c.ones; deltaByRows in the tests sums them).
 func (c *certifier) delta(w *certWorker) (float64, bool) {
 	cm := c.rg.cm
 	m := &cm.model
 	delta := 0.0
 	var budgets map[int]float64
-	col := func(j int) bool {
+	col := func(j int) (float64, bool) {
 		x := cm.colValue(c.rg.r, j, w.asg)
 		if x > m.Columns[j].Upper {
-			return false
+			return x, false
 		}
 		if dx := x - c.star[j]; dx != 0 {
 			delta += m.Columns[j].Cost * dx
@@ -842,20 +856,12 @@ func (c *certifier) delta(w *certWorker) (float64, bool) {
 				}
 			}
 		}
-		return true
-	}
-	holds := func(i int) bool {
-		row := m.Rows[i]
-		a := 0.0
-		for _, t := range row.Terms {
-			a += t.Coef * cm.colValue(c.rg.r, t.Col, w.asg)
-		}
-		return a >= row.Lower-1e-9 && a <= row.Upper+1e-9
+		return x, true
 	}
 	w.termStamp++
 	for _, v := range w.changed {
 		for k := range c.rg.r.in.domain[v] {
-			if !col(cm.xcol[v] + k) {
+			if _, ok := col(cm.xcol[v] + k); !ok {
 				return 0, false
 			}
 		}
@@ -865,15 +871,18 @@ func (c *certifier) delta(w *certWorker) (float64, bool) {
 			}
 			w.termMark[t] = w.termStamp
 			ct := &cm.terms[t]
+			ones := 0
 			for j := ct.colStart; j < ct.colEnd; j++ {
-				if !col(j) {
+				x, ok := col(j)
+				if !ok {
 					return 0, false
+				}
+				if x == 1 && cm.cols[j].kind != colShare {
+					ones++
 				}
 			}
-			for i := ct.rowStart; i < ct.rowEnd; i++ {
-				if !holds(i) {
-					return 0, false
-				}
+			if ones != c.ones[t] {
+				return 0, false
 			}
 		}
 	}

@@ -545,20 +545,65 @@ func (rg *regrets) solveQueries() error {
 	}
 	open = rg.solvesAllowed(open)
 	rg.solves = len(open)
-	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
-		next = rg.counting(next)
+	chains := chains(open)
+	return rg.parallel(len(chains), func(w int, next func() (int, bool)) error {
 		pre, from := ahead, (*loadedLP)(nil)
 		if w > 0 {
 			pre, from = nil, ahead
 		}
-		return rg.worker(&lp, cert, pre, from, func() (int, bool) {
-			i, ok := next()
-			if !ok {
-				return 0, false
+		var chain []int
+		first := true
+		return rg.worker(&lp, cert, pre, from, func() (int, bool, bool) {
+			if !first {
+				rg.answered()
 			}
-			return open[i], true
+			first = false
+			fresh := len(chain) == 0
+			if fresh {
+				c, ok := next()
+				if !ok {
+					return 0, false, false
+				}
+				chain = chains[c]
+			}
+			qi := chain[0]
+			chain = chain[1:]
+			return qi, fresh, true
 		})
 	})
+}
+
+// The re-solves go in chains (chains) of resolveChainMin to
+// resolveChainMax queries, so that there are resolveChains of them where
+// the queries are enough (about that many): on the engine's dense 1,000-node DAG (1,279
+// re-solves) chains of 32 took the re-solves of every regret to 67 s from
+// 83 s with chains of at most 8 queries on one node, and 104 s with none;
+// on cklplan gen dag --invocations 1000 --exec-scale 100 --seed 1 (39
+// re-solves) chains of 4 or 5 took them to 1.4–1.7 s from 2.2–2.8 s.
+const (
+	resolveChains   = 16
+	resolveChainMin = 4
+	resolveChainMax = 32
+)
+
+// chains cuts the queries to re-solve, open, into chains of consecutive
+// queries (resolveChains). A worker re-solves a chain's first query from
+// the LP's optimal basis with HiGHS's simplex state cleared, and each next
+// one from where the last ended: each answer depends on its chain alone,
+// which depends on open alone, not on the workers or the timing, and a
+// query warm from the last one's vertex skips the refactorization of the
+// fixed start. The longest chains come first, for the workers to end
+// together.
+func chains(open []int) [][]int {
+	n := min(max((len(open)+resolveChains-1)/resolveChains, resolveChainMin), resolveChainMax)
+	var out [][]int
+	for len(open) > 0 {
+		k := min(n, len(open))
+		out = append(out, open[:k:k])
+		open = open[k:]
+	}
+	slices.SortStableFunc(out, func(a, b []int) int { return len(b) - len(a) })
+	return out
 }
 
 // solvesAllowed keeps, of the open queries, the Options.RegretSolves whose
@@ -800,13 +845,14 @@ func (rg *regrets) fixedOut(q *query) bool {
 
 // worker answers the queries next gives on its own HiGHS instances: the
 // LP relaxation lp stays loaded on one, and each query changes a few bounds
-// and re-solves from the LP's optimal basis. Where the LP's x are integral its
+// and re-solves, from the LP's optimal basis where next says the query
+// begins a chain (chains), else from the last re-solve's. Where the LP's x are integral its
 // optimum is the MILP's (LP ≤ MILP, and an integral x determines y and z
 // exactly). Elsewhere, with a certifier, the query tries certificates of
 // larger regions (solved as MILPs); then the MILP is re-solved, started at
 // the best plan they found and with every column fixed to 0 that the LP's
 // reduced costs show no plan at most as costly uses.
-func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP, next func() (int, bool)) error {
+func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP, next func() (qi int, fresh, ok bool)) error {
 	s, err := rg.lib.NewSolver()
 	if err != nil {
 		return err
@@ -820,16 +866,17 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 	if err != nil {
 		return err
 	}
-	// start is the basis every query's LP re-solve starts from: the LP's
-	// optimal basis, the same on every worker. From the last query's
-	// basis instead, the vertex a query's degenerate LP ends at (among
-	// plans of one cost, whose sums differ in the last bits) would depend
-	// on which queries the worker took before, so on the workers and the
-	// timing: Options.RegretSolves promises the same regrets (cklplan gen
-	// dag --invocations 60 --exec-scale 100, TestRegretsSameOnAnyWorkers).
-	// Starting each from start costs a refactorization: on gen dag
-	// --invocations 150 --degree 8 --exec-scale 100, 0.3–0.5 s more CPU
-	// in 5.7 s, the same wall time.
+	// start is the basis every chain's first LP re-solve starts from: the
+	// LP's optimal basis, the same on every worker. From the last query's
+	// basis whatever it was, the vertex a query's degenerate LP ends at
+	// (among plans of one cost, whose sums differ in the last bits) would
+	// depend on which queries the worker took before, so on the workers
+	// and the timing: Options.RegretSolves promises the same regrets
+	// (cklplan gen dag --invocations 60 --exec-scale 100,
+	// TestRegretsSameOnAnyWorkers). Within a chain, fixed by the queries
+	// alone, each goes on from the last: a start costs a refactorization
+	// (on gen dag --invocations 150 --degree 8 --exec-scale 100, 0.3–0.5 s
+	// more CPU in 5.7 s).
 	var start *highs.Basis
 	if lpLoaded {
 		rg.lpAhead = true // worker 0's alone
@@ -846,10 +893,14 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 	point := make([]int, len(rg.asg))
 	base := rg.opt.solverOptions()
 	var changes, restore []highs.BoundChange
+	warm := false // the LP holds the basis of this chain's last re-solve
 	for {
-		qi, ok := next()
+		qi, fresh, ok := next()
 		if !ok {
 			return nil
+		}
+		if fresh {
+			warm = false
 		}
 		q := &rg.queries[qi]
 		if rg.fixedOut(q) {
@@ -889,11 +940,14 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		}
 		lpOpt := base
 		lpOpt.Duals = cw != nil
-		lpOpt.Basis = start
+		if fresh || !warm {
+			lpOpt.Basis = start
+		}
 		res, err := lpSolver.Resolve(rg.ctx, lp, lpOpt)
 		if err != nil {
 			return err
 		}
+		warm = true
 		if err = lpSolver.SetBounds(lp, restore); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package planner
 import (
 	"bytes"
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/highs/highstest"
@@ -42,6 +43,49 @@ func TestRegretsSameOnAnyWorkers(t *testing.T) {
 			if got := plan(w); !bytes.Equal(got, want) {
 				t.Fatalf("run %d, %d workers: the JSON plan differs from 1 worker's", run, w)
 			}
+		}
+	}
+}
+
+// The re-solves' chains hold every query once, in order within a chain, as
+// many as resolveChains of resolveChainMin to resolveChainMax queries where
+// the queries are enough, the longest first; and they depend on the
+// queries alone.
+func TestChains(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 4, 5, 39, 64, 65, 100, 511, 512, 513, 1279, 5000} {
+		open := make([]int, n)
+		for i := range open {
+			open[i] = 3*i + 1
+		}
+		cs := chains(open)
+		var all []int
+		for i, c := range cs {
+			if len(c) == 0 || len(c) > resolveChainMax || i > 0 && len(c) > len(cs[i-1]) {
+				t.Fatalf("%d queries: chain %d of %d queries (%v)", n, i, len(c), cs)
+			}
+			if !slices.IsSorted(c) {
+				t.Fatalf("%d queries: chain %d out of order: %v", n, i, c)
+			}
+			all = append(all, c...)
+		}
+		slices.Sort(all)
+		if !slices.Equal(all, open) {
+			t.Fatalf("%d queries: the chains hold %v", n, all)
+		}
+		short := 0
+		for _, c := range cs {
+			if len(c) < resolveChainMin {
+				short++
+			}
+		}
+		if short > 1 {
+			t.Errorf("%d queries: %d chains shorter than %d", n, short, resolveChainMin)
+		}
+		if want := min(n/resolveChainMax, resolveChains); n >= resolveChains*resolveChainMin && len(cs) < want {
+			t.Errorf("%d queries: %d chains, want at least %d", n, len(cs), want)
+		}
+		if again := chains(slices.Clone(open)); !slices.EqualFunc(again, cs, slices.Equal) {
+			t.Errorf("%d queries: the chains differ from one call to the next", n)
 		}
 	}
 }

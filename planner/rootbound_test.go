@@ -93,7 +93,9 @@ func TestLagrangeBound(t *testing.T) {
 // random cores by a re-solve worker (worker, without certificates) that
 // takes the LP loaded ahead (loadLP), by one that starts its LP from the
 // optimal basis of an LP loaded ahead for another, and by one that loads
-// its own: the answers must be the same, bit for bit.
+// its own: the answers must be the same, bit for bit. The queries go in
+// chains of three (chains); each answer must also equal, within rounding,
+// the one of a re-solve of its own from the LP's optimal basis.
 func TestLoadedLPRegrets(t *testing.T) {
 	lib := highstest.Library(t)
 	ctx := context.Background()
@@ -104,7 +106,7 @@ func TestLoadedLPRegrets(t *testing.T) {
 			continue
 		}
 		in, r, cm, res, opt := sc.in, sc.r, sc.cm, sc.res, sc.opt
-		answers := func(ahead, fromBasis bool) []query {
+		answers := func(ahead, fromBasis bool, chain int) []query {
 			rg := &regrets{ctx: ctx, r: r, cm: cm, lib: lib, opt: opt, asg: res.asg, opt0: res.objective, index: map[string]int{}}
 			for _, v := range r.core {
 				for k := range in.domain[v] {
@@ -127,9 +129,9 @@ func TestLoadedLPRegrets(t *testing.T) {
 				}
 			}
 			i := 0
-			err := rg.worker(&lp, nil, pre, from, func() (int, bool) {
+			err := rg.worker(&lp, nil, pre, from, func() (int, bool, bool) {
 				i++
-				return i - 1, i <= len(rg.queries)
+				return i - 1, (i-1)%chain == 0, i <= len(rg.queries)
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -139,12 +141,17 @@ func TestLoadedLPRegrets(t *testing.T) {
 			}
 			return rg.queries
 		}
-		want := answers(false, false)
+		want := answers(false, false, 3)
+		for i, alone := range answers(false, false, 1) {
+			if tol := objectiveTolerance(res.objective); math.Abs(alone.lo-want[i].lo) > tol || math.Abs(alone.hi-want[i].hi) > tol {
+				t.Fatalf("seed %d: query %v at %v: [%v, %v] in a chain, [%v, %v] alone", seed, alone.nodes, alone.sets, want[i].lo, want[i].hi, alone.lo, alone.hi)
+			}
+		}
 		for _, mode := range []struct {
 			name            string
 			ahead, fromBase bool
 		}{{"with the LP loaded ahead", true, false}, {"from the basis of an LP loaded ahead", false, true}} {
-			got := answers(mode.ahead, mode.fromBase)
+			got := answers(mode.ahead, mode.fromBase, 3)
 			for i := range got {
 				if math.Float64bits(got[i].lo) != math.Float64bits(want[i].lo) || math.Float64bits(got[i].hi) != math.Float64bits(want[i].hi) {
 					t.Fatalf("seed %d: query %v at %v: [%v, %v] %s, [%v, %v] without", seed, got[i].nodes, got[i].sets, got[i].lo, got[i].hi, mode.name, want[i].lo, want[i].hi)
