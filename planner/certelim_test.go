@@ -47,6 +47,35 @@ func solveCore(t *testing.T, ctx context.Context, lib *highs.Library, seed uint6
 	return solvedCore{in: in, r: r, cm: cm, res: res, opt: opt}, true
 }
 
+// certSolver is the HiGHS library, a context and a solver for the
+// certificates' small LPs, closed when t ends.
+func certSolver(t *testing.T) (*highs.Library, context.Context, *highs.Solver) {
+	t.Helper()
+	lib := highstest.Library(t)
+	s, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return lib, context.Background(), s
+}
+
+// certifiedCores calls f with each of the first n seeds' cores of at
+// least minCore nodes (solveCore) whose LP relaxation has an optimum, and
+// its certifier.
+func certifiedCores(t *testing.T, ctx context.Context, lib *highs.Library, n uint64, minCore int, f func(seed uint64, sc solvedCore, c *certifier, rg *regrets)) {
+	t.Helper()
+	for seed := range n {
+		sc, ok := solveCore(t, ctx, lib, seed, minCore)
+		if !ok {
+			continue
+		}
+		if c, rg, ok := sc.certifier(t, ctx, lib); ok {
+			f(seed, sc, c, rg)
+		}
+	}
+}
+
 // certifier prices sc's certificates by its LP relaxation's interior point
 // duals, as the regrets do; ok is false where that LP has no optimum.
 func (sc solvedCore) certifier(t *testing.T, ctx context.Context, lib *highs.Library) (c *certifier, rg *regrets, ok bool) {
@@ -73,13 +102,7 @@ func (sc solvedCore) certifier(t *testing.T, ctx context.Context, lib *highs.Lib
 // optimum elsewhere, is a plan costing at least that optimum. The bound
 // must be stronger than the LP's somewhere, or the test compares nothing.
 func TestEliminatedBound(t *testing.T) {
-	lib := highstest.Library(t)
-	ctx := context.Background()
-	s, err := lib.NewSolver()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	lib, ctx, s := certSolver(t)
 	compared, stronger, plans := 0, 0, 0
 	for seed := range uint64(400) {
 		sc, ok := solveCore(t, ctx, lib, seed, 1)
@@ -168,25 +191,11 @@ func TestEliminatedBound(t *testing.T) {
 // lowered, so that a group's shared elimination, or the queries' own, is
 // refused and the queries go on alone or to their small LPs.
 func TestCertifyRoundBatched(t *testing.T) {
-	lib := highstest.Library(t)
-	ctx := context.Background()
-	s, err := lib.NewSolver()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	lib, ctx, s := certSolver(t)
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
 	groups, shared, certified, single := 0, 0, 0, 0
 	refused := 0 // rounds whose shared elimination could not take the region
-	for seed := range uint64(300) {
-		sc, ok := solveCore(t, ctx, lib, seed, 2)
-		if !ok {
-			continue
-		}
-		c, rg, ok := sc.certifier(t, ctx, lib)
-		if !ok {
-			continue
-		}
+	certifiedCores(t, ctx, lib, 300, 2, func(seed uint64, sc solvedCore, c *certifier, rg *regrets) {
 		in, r, res := sc.in, sc.r, sc.res
 		w := c.newWorker(s)
 		rng := rand.New(rand.NewPCG(seed, 11))
@@ -222,6 +231,7 @@ func TestCertifyRoundBatched(t *testing.T) {
 				var ok bool
 				if len(alone) == 1 {
 					// A query alone: as certify takes it.
+					var err error
 					if ok, err = c.certify(ctx, q, w, 1, maxColumns, false); err != nil {
 						t.Fatal(err)
 					}
@@ -307,7 +317,7 @@ func TestCertifyRoundBatched(t *testing.T) {
 			}
 			check(nodes, sets, grow(slices.Clone(nodes)))
 		}
-	}
+	})
 	t.Logf("%d groups compared, %d of several queries, %d of one; %d queries certified; %d rounds without the shared elimination", groups, shared, single, certified, refused)
 	if shared == 0 || single == 0 || certified == 0 || refused == 0 {
 		t.Errorf("no group of several queries (%d) or of one (%d), none certified (%d) or none refused (%d)", shared, single, certified, refused)
@@ -320,23 +330,9 @@ func TestCertifyRoundBatched(t *testing.T) {
 // deltaByRows, which sums every row, bit for bit; and both kinds of
 // answer come up.
 func TestDeltaCountsColumns(t *testing.T) {
-	lib := highstest.Library(t)
-	ctx := context.Background()
-	s, err := lib.NewSolver()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	lib, ctx, s := certSolver(t)
 	plans, notPlans := 0, 0
-	for seed := range uint64(300) {
-		sc, ok := solveCore(t, ctx, lib, seed, 1)
-		if !ok {
-			continue
-		}
-		c, _, ok := sc.certifier(t, ctx, lib)
-		if !ok {
-			continue
-		}
+	certifiedCores(t, ctx, lib, 300, 1, func(seed uint64, sc solvedCore, c *certifier, _ *regrets) {
 		w := c.newWorker(s)
 		rng := rand.New(rand.NewPCG(seed, 3))
 		core := sc.r.core
@@ -361,7 +357,7 @@ func TestDeltaCountsColumns(t *testing.T) {
 				notPlans++
 			}
 		}
-	}
+	})
 	t.Logf("%d plans and %d assignments that are none compared", plans, notPlans)
 	if plans == 0 || notPlans == 0 {
 		t.Error("the test compared one kind of answer only")
