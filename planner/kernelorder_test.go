@@ -298,6 +298,9 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 	}
 	t.Logf("%d of %d graphs needed rows against kernel-order conflicts (%d where the cheapest plan without an order splits a kernel between register bindings): %d edges crossing inside one kernel, %d cycles of kernels",
 		cut, graphs, pairCut, inside, cycles)
+	if testing.Short() {
+		return // too few graphs to need every kind of row
+	}
 	if cut == 0 || inside == 0 || cycles == 0 {
 		t.Error("the graphs did not need both kinds of rows: the test tests too little")
 	}
