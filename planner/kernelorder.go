@@ -441,13 +441,6 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 		return sol, nil
 	}
 	begun := time.Now().Add(-sol.SolveTime)
-	choices := func(s *Solution) []int {
-		out := make([]int, len(s.Choices))
-		for i, c := range s.Choices {
-			out[i] = c.Alternative
-		}
-		return out
-	}
 	// Without HiGHS, which the rows' cores may need, or past the rounds'
 	// time (orderTime), the plan found first stands, with its conflicts
 	// warned of: the Problem is put back.
@@ -470,7 +463,7 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 	lw.orderPlanTime = first.SolveTime
 	roundsEnd := time.Now().Add(orderTime(first.SolveTime))
 	for range orderRounds {
-		if len(sol.Choices) != len(lw.invs) || ctx.Err() != nil || lw.addOrderCuts(choices(sol)) == 0 {
+		if len(sol.Choices) != len(lw.invs) || ctx.Err() != nil || lw.addOrderCuts(sol.alternatives()) == 0 {
 			break
 		}
 		cut = true
@@ -563,11 +556,7 @@ var orderRegretSolves = 256
 // bound, with no plan known. It returns the rows' budgets' uses under the
 // plan, for the rows added.
 func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options) error {
-	choices := make([]int, len(sol.Choices))
-	for i, c := range sol.Choices {
-		choices[i] = c.Alternative
-	}
-	if lw.hasOrderConflict(choices) {
+	if lw.hasOrderConflict(sol.alternatives()) {
 		// The rounds gave the first plan back, conflicts and all: its
 		// regrets stay those of plans that may have conflicts too.
 		return nil
@@ -689,10 +678,7 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (
 		case err != nil:
 			return 0, false, err
 		}
-		choices := make([]int, len(s.Choices))
-		for i, c := range s.Choices {
-			choices[i] = c.Alternative
-		}
+		choices := s.alternatives()
 		if lw.addOrderCuts(choices) == 0 {
 			return s.Objective, s.Status == Optimal && !lw.hasOrderConflict(choices), nil
 		}
@@ -703,4 +689,13 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (
 // hasOrderConflict reports whether choices leave a kernel-order conflict.
 func (lw *lowering) hasOrderConflict(choices []int) bool {
 	return len(orderConflicts(len(lw.invs), lw.orderEdges(choices), 1)) > 0
+}
+
+// alternatives is the plan's alternative of each node, by node.
+func (s *Solution) alternatives() []int {
+	out := make([]int, len(s.Choices))
+	for i, c := range s.Choices {
+		out[i] = c.Alternative
+	}
+	return out
 }

@@ -552,34 +552,35 @@ func (rg *regrets) solveQueries() error {
 			pre, from = nil, ahead
 		}
 		var chain []int
-		first := true
-		return rg.worker(&lp, cert, pre, from, func() (int, bool, bool) {
-			if !first {
-				rg.answered()
-			}
-			first = false
-			fresh := len(chain) == 0
-			if fresh {
+		fresh := false // the query next takes begins a chain
+		query := rg.counting(func() (int, bool) {
+			if fresh = len(chain) == 0; fresh {
 				c, ok := next()
 				if !ok {
-					return 0, false, false
+					return 0, false
 				}
 				chain = chains[c]
 			}
 			qi := chain[0]
 			chain = chain[1:]
-			return qi, fresh, true
+			return qi, true
+		})
+		return rg.worker(&lp, cert, pre, from, func() (int, bool, bool) {
+			qi, ok := query()
+			return qi, fresh, ok
 		})
 	})
 }
 
 // The re-solves go in chains (chains) of resolveChainMin to
-// resolveChainMax queries, so that there are resolveChains of them where
-// the queries are enough (about that many): on the engine's dense 1,000-node DAG (1,279
-// re-solves) chains of 32 took the re-solves of every regret to 67 s from
-// 83 s with chains of at most 8 queries on one node, and 104 s with none;
-// on cklplan gen dag --invocations 1000 --exec-scale 100 --seed 1 (39
-// re-solves) chains of 4 or 5 took them to 1.4–1.7 s from 2.2–2.8 s.
+// resolveChainMax queries, about resolveChains of them where the queries
+// are enough. On the engine's dense 1,000-node DAG (1,279 re-solves) every
+// regret took 66.6 s with chains of 32, 74.4 s with chains of 8 and 82.7 s
+// with chains of at most 8 queries of one node, one run each; 131.9 s
+// without chains against 101.0 s with these in another hour. On cklplan
+// gen dag --invocations 1000 --exec-scale 100 --seed 1 (39 re-solves)
+// chains of 4 or 5 took them to 1.4–1.7 s from 2.2–2.9 s
+// (docs/benchmarks.md, "The re-solves in chains").
 const (
 	resolveChains   = 16
 	resolveChainMin = 4
