@@ -358,6 +358,9 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			return nil, lw.namedError(err)
 		}
 	}
+	if err := lw.plainOnTies(sol); err != nil {
+		return nil, lw.namedError(err)
+	}
 	wanted := func(v int) bool { return !so.NoRegrets && (so.Explain == nil || slices.Contains(so.Explain, v)) }
 	// The plan, recomputed from the graph rather than from the Problem
 	// it was lowered to, must cost what the solver says: recomputed
@@ -677,6 +680,66 @@ func asInfeasible(err error, target **InfeasibleError) bool {
 		err = u.Unwrap()
 	}
 	return false
+}
+
+// plainOnTies breaks a tie between a task alternative's two variants
+// toward the plain one. HiGHS may return the variant whose conversions in
+// its kernel avoid shared memory where the plain variant costs no more and
+// fits the budget (every conversion in the kernel an identity, say; seen
+// with --no-reduce), and the report would then say the kernel had no room
+// for their scratch. Each invocation in order whose choice is such a
+// variant takes its plain twin when that costs nothing more and breaks no
+// budget (swap), and the plan is evaluated again after each move.
+func (lw *lowering) plainOnTies(sol *Solution) error {
+	if len(sol.Choices) != len(lw.invs) {
+		return nil
+	}
+	removed := map[[2]int]bool{}
+	for _, r := range sol.Removed {
+		removed[[2]int{r.Node, r.Alternative}] = true
+	}
+	choices := make([]int, len(sol.Choices))
+	for vi, c := range sol.Choices {
+		choices[vi] = c.Alternative
+	}
+	budgetUse := sol.BudgetUse
+	var last *Evaluation
+	for vi, a := range choices {
+		na := lw.alts[vi][a]
+		if !na.noSmem {
+			continue
+		}
+		twin := slices.IndexFunc(lw.alts[vi], func(o nodeAlt) bool { return o.task == na.task && !o.noSmem && o.removed == "" })
+		if twin < 0 || removed[[2]int{vi, twin}] {
+			continue
+		}
+		lw.touchGroups() // swap reads it
+		if _, d, ok := lw.swap(choices, budgetUse, map[int]int{vi: twin}, vi); !ok || d > 0 {
+			continue
+		}
+		choices[vi] = twin
+		ev, err := lw.problem.Evaluate(choices)
+		if err != nil {
+			return err
+		}
+		if !ev.Feasible() || ev.Cost-sol.Objective > objectiveTolerance(sol.Objective) {
+			choices[vi] = a
+			continue
+		}
+		last, budgetUse = ev, ev.BudgetUse
+	}
+	if last == nil {
+		return nil
+	}
+	for vi, a := range choices {
+		if c := &sol.Choices[vi]; c.Alternative != a {
+			alt := lw.problem.Nodes[vi].Alternatives[a]
+			c.Alternative, c.ID, c.Cost = a, alt.ID, alt.Cost
+		}
+	}
+	sol.Objective, sol.Execution, sol.Conversion = last.Cost, last.Execution, last.Conversion
+	sol.Groups, sol.BudgetUse = last.Groups, last.BudgetUse
+	return nil
 }
 
 // plan reads a Solution back in the graph's terms.

@@ -2645,3 +2645,51 @@ func TestCheckCostsAgreesWithPlan(t *testing.T) {
 		t.Errorf("fanout: %v, %v; want no cost refused", errs, err)
 	}
 }
+
+// TestNoReduceBreaksVariantTiesTowardPlain: in testdata/graphs/mlp_ties.json
+// every conversion inside the kernel is an identity, so each alternative's
+// variant whose conversions avoid shared memory costs what the plain one
+// does. The whole MILP (--no-reduce) returned such variants, and the report
+// said the kernel's budget had no room for their scratch (2,560 of its
+// 4,096 bytes used). Ties between the two variants go to the plain one:
+// both paths report the same plan, every line but the model's and the
+// solve's the same.
+func TestNoReduceBreaksVariantTiesTowardPlain(t *testing.T) {
+	highstest.Library(t)
+	data, err := os.ReadFile("testdata/graphs/mlp_ties.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := func(opts PlanOptions) (*Result, []string) {
+		t.Helper()
+		r, err := Plan(context.Background(), g, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range strings.Split(b.String(), "\n") {
+			if !strings.HasPrefix(l, "model ") && !strings.HasPrefix(l, "solve ") {
+				lines = append(lines, l)
+			}
+		}
+		return r, lines
+	}
+	red, redLines := report(PlanOptions{})
+	whole, wholeLines := report(PlanOptions{Solve: Options{NoReduce: true}})
+	for i, c := range whole.Choices {
+		if c.NoSharedMemoryConversions || red.Choices[i].NoSharedMemoryConversions {
+			t.Errorf("%s: without shared memory (reduced %v, whole %v), where the kernel's budget has room", c.Invocation, red.Choices[i].NoSharedMemoryConversions, c.NoSharedMemoryConversions)
+		}
+	}
+	if diff := cmp.Diff(redLines, wholeLines); diff != "" {
+		t.Errorf("the reports differ (-reduced +whole):\n%s", diff)
+	}
+}
