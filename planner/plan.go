@@ -742,6 +742,28 @@ func (lw *lowering) plainOnTies(sol *Solution) error {
 	return nil
 }
 
+// alternativesLeft counts the task alternatives of the invocations that
+// removals and pruning left (a variant of one of them is left): the
+// variant of an alternative whose conversions avoid shared memory is the
+// same alternative, not another.
+func (lw *lowering) alternativesLeft(sol *Solution) int {
+	gone := map[[2]int]bool{}
+	for _, r := range sol.Removed {
+		gone[[2]int{r.Node, r.Alternative}] = true
+	}
+	n := 0
+	for vi, alts := range lw.alts {
+		last := -1 // a task alternative's variants are together
+		for ai, na := range alts {
+			if na.removed == "" && !gone[[2]int{vi, ai}] && na.task != last {
+				last = na.task
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // plan reads a Solution back in the graph's terms.
 func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(v int) bool) (*Result, error) {
 	p := &Result{
@@ -751,6 +773,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		MILPNodes: sol.MILPNodes, CoreSearch: sol.Search, Model: modelSizes(sol.Model),
 		LocalChoiceViolations: lw.orderViolations(sol.Local.Violations),
 	}
+	p.Model.Alternatives = lw.alternativesLeft(sol)
 	if !math.IsInf(sol.Local.Cost, 0) && sol.Local.Feasible() {
 		local, saving := sol.Local.Cost, sol.Local.Cost-sol.Objective
 		p.LocalChoiceNS, p.SavingNS = &local, &saving

@@ -2692,4 +2692,9 @@ func TestNoReduceBreaksVariantTiesTowardPlain(t *testing.T) {
 	if diff := cmp.Diff(redLines, wholeLines); diff != "" {
 		t.Errorf("the reports differ (-reduced +whole):\n%s", diff)
 	}
+	// Its 9 tasks have 16 alternatives, none removed; each in the kernel
+	// also has a variant without shared memory, which is not another.
+	if red.Model.Alternatives != 16 || whole.Model.Alternatives != 16 {
+		t.Errorf("alternatives left: reduced %d, whole %d; want the 16 the tasks declare", red.Model.Alternatives, whole.Model.Alternatives)
+	}
 }
