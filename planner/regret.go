@@ -69,6 +69,9 @@ type regrets struct {
 
 	mu                   sync.Mutex
 	lpSolves, milpSolves int
+	// fixedEarlier counts the MILP re-solves whose columns were fixed by
+	// a plan found before the re-solve, lower than certify's.
+	fixedEarlier int
 	// capped counts the open queries left at what is proven because
 	// Options.RegretSolves allowed no more re-solves.
 	capped int
@@ -990,22 +993,25 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		for _, ch := range changes {
 			m.Columns[ch.Col].Upper = 0
 		}
-		// The best plan certify found, when it found one, starts the MILP
-		// and bounds it: no better plan uses the columns it rules out.
-		ub := inf
-		var fixed []int
+		// The best plan certify found, when it found one, starts the MILP.
+		// It and the best plan found before (a window's, an earlier
+		// certificate's) bound it: no better plan uses the columns that
+		// bound rules out. The bound before is often the lower (on the
+		// engine's dense DAG, 428 against 1,719 above the optimum), and
+		// fixes thousands of columns where certify's fixed none.
+		ub, earlier := q.known.hi, true
 		if cw != nil && !math.IsInf(cw.bestDelta, 1) {
-			ub = rg.opt0 + cw.bestDelta
+			earlier = q.known.hi < rg.opt0+cw.bestDelta
+			ub = math.Min(ub, rg.opt0+cw.bestDelta)
 			copy(point, cw.best)
-			if res.RowDuals != nil {
-				fixed = cert.fixings(res.RowDuals, q, cw.bestDelta)
-			}
+		}
+		var fixed []int
+		if res.RowDuals != nil && !math.IsInf(ub, 1) {
+			fixed = cert.fixings(res.RowDuals, q, ub-rg.opt0)
 			for _, j := range fixed {
 				m.Columns[j].Upper = 0
 			}
 		}
-		// A plan found before (a window, a certificate) bounds it too.
-		ub = math.Min(ub, q.known.hi)
 		opt := base
 		opt.Start = rg.cm.point(rg.r, point)
 		opt.NoFeasibilityJump = feasibleStart(&m, opt.Start)
@@ -1021,6 +1027,9 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		}
 		rg.mu.Lock()
 		rg.milpSolves++
+		if earlier && len(fixed) > 0 {
+			rg.fixedEarlier++
+		}
 		rg.mu.Unlock()
 		switch {
 		case res.Status == highs.Optimal:

@@ -147,6 +147,9 @@ type Solution struct {
 	// certifiedEliminated counts the regrets' queries certified by an
 	// eliminated region rather than a small LP.
 	certifiedEliminated int
+	// milpFixedEarlier counts the regrets' MILP re-solves whose columns a
+	// plan found before the re-solve fixed.
+	milpFixedEarlier int
 }
 
 // A Choice is one node's chosen alternative.
