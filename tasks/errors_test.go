@@ -255,9 +255,12 @@ var codeCases = []codeCase{
 	{name: "unknown feature", data: mutate(func(g map[string]any) { obj(g, "tasks", "mma", "alternatives", 0)["requires"] = []any{"tensor_cores"} }),
 		path: "$.tasks.mma.alternatives[0].requires[0]", code: jsonv.UnknownName},
 	{name: "unknown pin", data: mutate(func(g map[string]any) { obj(g, "invocations", 1)["pin"] = []any{"fragg"} }),
-		path: "$.invocations[1].pin[0]", code: jsonv.UnknownName},
+		path: "$.invocations[1].pin[0]", code: jsonv.UnknownName, msg: `task scale has no alternative "fragg" (it has rows, frag)`},
 	{name: "unknown port on edge", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["to"] = "mma.lhz" }),
-		path: "$.edges[1].to", code: jsonv.UnknownName},
+		path: "$.edges[1].to", code: jsonv.UnknownName, msg: `task mma (invocation mma) has no port "lhz" (it has lhs, out, rhs)`},
+	{name: "edge tile, the axes' names alone", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "x")["tile"] = "(m:16, j:16)" }),
+		path: "$.edges[0]", code: CodeTileMismatch,
+		msg: `producer tile (m:16, k:16) does not match consumer tile (m:16, j:16) (load_a.a → scale.x); the edge's "rename" maps the producer's axes to the consumer's: "rename": {"k": "j"}`},
 	{name: "unknown measured", data: mutate(func(g map[string]any) { obj(g, "measured", "conversions", 0)["source"] = "colz" }),
 		path: "$.measured.conversions[0].source", code: jsonv.UnknownName},
 	{name: "unknown target", data: mutate(func(g map[string]any) { g["target"] = "h100" }),
@@ -284,7 +287,9 @@ var codeCases = []codeCase{
 	{name: "edge element", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "y")["element"] = "bf16" }),
 		path: "$.edges[1]", code: CodeElementMismatch, msg: "producer element bf16 does not match consumer element f16"},
 	{name: "layout element", data: mutate(func(g map[string]any) { obj(g, "tasks", "load_a", "ports", "src")["element"] = "f32" }),
-		path: "$.tasks.load_a.alternatives[0].ports.src", code: CodeElementMismatch},
+		path: "$.tasks.load_a.alternatives[0].ports.src", code: CodeElementMismatch, msg: "layout a_global element f16 does not match port element f32"},
+	{name: "layout tile", data: mutate(func(g map[string]any) { obj(g, "tasks", "load_a", "ports", "src")["tile"] = "(m:16, k:8)" }),
+		path: "$.tasks.load_a.alternatives[0].ports.src", code: CodeTileMismatch, msg: "layout a_global tile (m:16, k:16) does not match port tile (m:16, k:8)"},
 	{name: "memory port with a distribution", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "load_a", "alternatives", 0, "ports")["src"] = "rows"
 	}), path: "$.tasks.load_a.alternatives[0].ports.src", code: CodeBinding, msg: "needs a global layout"},
@@ -368,7 +373,8 @@ var codeCases = []codeCase{
 	}, path: "$.tasks.t.alternatives[0].ports.y", code: jsonv.Range, msg: "holds 128 registers per thread over 1024 threads of a block, 131072 in all: a block has at most 65536"},
 	{name: "unrunnable", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "mma", "alternatives", 0, "resources")["shared_memory_bytes"] = 300000
-	}), path: "$.tasks.mma.alternatives[0]", code: CodeUnrunnable, msg: "needs 300000 bytes of shared memory"},
+	}), path: "$.tasks.mma.alternatives[0]", code: CodeUnrunnable,
+		msg: "no target can run alternative sync: needs 300000 bytes of shared memory, h200 allows 232448 per block, sm80 allows 166912 per block, sm90 allows 232448 per block"},
 	{name: "unrunnable on the graph's target", data: mutate(func(g map[string]any) {
 		g["target"] = "sm80"
 		obj(g, "tasks", "mma", "alternatives", 0)["requires"] = []any{"wgmma"}
@@ -412,6 +418,9 @@ var codeCases = []codeCase{
 		path: "$.measured.target", code: CodeMeasuredTarget, warning: true, msg: "the costs were measured on sm80, the graph's target is h200"},
 	{name: "parallel path crosses a kernel", data: mutate(diamond(func(g map[string]any) { obj(g, "edges", 0)["kernel"] = "must_cross" })),
 		path: "$.edges[5]", code: CodeKernelPath, warning: true, msg: "the path through load_a.a -> scale.x crosses one, so load_a's kernel runs before join's"},
+	{name: "shared memory over the target's", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["shared_memory_bytes"] = 300000 }),
+		path: "$.groups[0].shared_memory_bytes", code: CodeBudget, warning: true,
+		msg: "group kernel's budget of 300000 bytes of shared memory is more than a block has on h200 (232448 bytes)"},
 	{name: "registers no alternative fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["registers_per_thread"] = 32 }),
 		path: "$.groups[0].registers_per_thread", code: CodeBudget, warning: true,
 		msg: "invocation mma needs at least 64 registers per thread whichever alternative runs, over group kernel's budget of 32"},

@@ -172,7 +172,7 @@ func ExampleLoad_problems() {
 		}
 	}
 	// Output:
-	// $.edges[4]: producer tile (m:16, k:16) does not match consumer tile (k:16, n:8) [tile_mismatch]
+	// $.edges[4]: producer tile (m:16, k:16) does not match consumer tile (k:16, n:8) (dequantize.a → mma.rhs) [tile_mismatch]
 	// $.edges[4].to: input mma.rhs is already fed by edges[2] [fed_twice]
 	// $.invocations[5].task: unknown task "mma2" [unknown_name]
 }

@@ -120,7 +120,7 @@ func (v *validator) invocations() {
 		}
 		for j, id := range is.Pin {
 			if t.Alternative(id) == nil {
-				v.d.Report(p().Key("pin").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
+				v.d.Report(p().Key("pin").Index(j), jsonv.UnknownName, "task %s has no alternative %q (it has %s)", t.Name, id, t.alternativeNames())
 			}
 			if pinned[id] {
 				v.d.Report(p().Key("pin").Index(j), jsonv.DuplicateName, "alternative %s is pinned twice", id)
@@ -129,7 +129,7 @@ func (v *validator) invocations() {
 		}
 		for j, id := range is.Forbid {
 			if t.Alternative(id) == nil {
-				v.d.Report(p().Key("forbid").Index(j), jsonv.UnknownName, "task %s has no alternative %q", t.Name, id)
+				v.d.Report(p().Key("forbid").Index(j), jsonv.UnknownName, "task %s has no alternative %q (it has %s)", t.Name, id, t.alternativeNames())
 			}
 			if forbidden[id] {
 				v.d.Report(p().Key("forbid").Index(j), jsonv.DuplicateName, "alternative %s is forbidden twice", id)
@@ -232,7 +232,7 @@ func (v *validator) endpoint(path func() jsonv.Path, ref string) (Endpoint, bool
 	}
 	pt := inv.Task.Port(port)
 	if pt == nil {
-		v.d.Report(path(), jsonv.UnknownName, "task %s (invocation %s) has no port %q", inv.Task.Name, id, port)
+		v.d.Report(path(), jsonv.UnknownName, "task %s (invocation %s) has no port %q (it has %s)", inv.Task.Name, id, port, inv.Task.portNames())
 		return Endpoint{}, false
 	}
 	return Endpoint{inv, pt}, true
@@ -355,9 +355,10 @@ func (v *validator) rename(path func() jsonv.Path, e *Edge, rename map[string]st
 	if len(src) == 0 || len(dst) == 0 {
 		return nil, false // the port's tile was reported
 	}
+	ends := fmt.Sprintf("%s.%s → %s.%s", e.From.Invocation.ID, e.From.Port.Name, e.To.Invocation.ID, e.To.Port.Name)
 	if len(rename) == 0 {
 		if !sameAxes(src, dst) {
-			v.d.Report(path(), CodeTileMismatch, "producer tile %s does not match consumer tile %s", axesText(src), axesText(dst))
+			v.d.Report(path(), CodeTileMismatch, "producer tile %s does not match consumer tile %s (%s)%s", axesText(src), axesText(dst), ends, renameHint(src, dst))
 			return nil, false
 		}
 		return nil, true
@@ -394,7 +395,7 @@ func (v *validator) rename(path func() jsonv.Path, e *Edge, rename map[string]st
 		if len(rename) > 0 {
 			how = " renamed to " + axesText(renamed)
 		}
-		v.d.Report(path(), CodeTileMismatch, "producer tile %s%s does not match consumer tile %s", axesText(src), how, axesText(dst))
+		v.d.Report(path(), CodeTileMismatch, "producer tile %s%s does not match consumer tile %s (%s)", axesText(src), how, axesText(dst), ends)
 		return nil, false
 	}
 	return distribution.Rename(maps.Clone(rename)), true
@@ -421,6 +422,16 @@ func (v *validator) groups() {
 		}
 		if gs.RegistersPerThread < 0 {
 			v.d.Report(p.Key("registers_per_thread"), jsonv.Range, "budget must not be negative, have %d", gs.RegistersPerThread)
+		}
+		if t := g.target; t.SharedMemoryPerBlock > 0 && gs.SharedMemoryBytes > t.SharedMemoryPerBlock {
+			v.d.Warn(p.Key("shared_memory_bytes"), CodeBudget,
+				"group %s's budget of %d bytes of shared memory is more than a block has on %s (%d bytes): the plan holds the kernel to the budget, which the hardware does not give it",
+				gs.ID, gs.SharedMemoryBytes, t.Name, t.SharedMemoryPerBlock)
+		}
+		if t := g.target; t.RegistersPerThread > 0 && gs.RegistersPerThread > t.RegistersPerThread {
+			v.d.Warn(p.Key("registers_per_thread"), CodeBudget,
+				"group %s's budget of %d registers per thread is more than a thread has on %s (%d)",
+				gs.ID, gs.RegistersPerThread, t.Name, t.RegistersPerThread)
 		}
 		if len(gs.Invocations) == 0 {
 			v.d.Report(p.Key("invocations"), jsonv.Missing, "group %s has no invocations", gs.ID)
@@ -544,7 +555,7 @@ func (v *validator) measured() {
 			continue
 		}
 		if t.Alternative(m.Alternative) == nil {
-			v.d.Report(p.Key("alternative"), jsonv.UnknownName, "task %s has no alternative %q", m.Task, m.Alternative)
+			v.d.Report(p.Key("alternative"), jsonv.UnknownName, "task %s has no alternative %q (it has %s)", m.Task, m.Alternative, t.alternativeNames())
 			continue
 		}
 		if m.Invocation != "" {
@@ -823,4 +834,56 @@ func (v *validator) kernelPaths() {
 // edgeText names an edge as reports do: "u.port -> w.port".
 func edgeText(e *Edge) string {
 	return e.From.Invocation.ID + "." + e.From.Port.Name + " -> " + e.To.Invocation.ID + "." + e.To.Port.Name
+}
+
+// renameHint suggests the edge's "rename" where the two tiles differ only
+// in their axes' names, position by position: "" otherwise.
+func renameHint(src, dst []axis) string {
+	if len(src) != len(dst) {
+		return ""
+	}
+	var pairs []string
+	for i, a := range src {
+		if a.size != dst[i].size {
+			return ""
+		}
+		if a.name != dst[i].name {
+			pairs = append(pairs, fmt.Sprintf("%q: %q", a.name, dst[i].name))
+		}
+	}
+	if len(pairs) == 0 {
+		return ""
+	}
+	return `; the edge's "rename" maps the producer's axes to the consumer's: "rename": {` + strings.Join(pairs, ", ") + "}"
+}
+
+// namesCap is how many names a message lists before it counts the rest.
+const namesCap = 12
+
+// listNames is names joined with commas, the first namesCap of them and
+// a count of all past that.
+func listNames(names []string) string {
+	if len(names) > namesCap {
+		return strings.Join(names[:namesCap], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
+	}
+	return strings.Join(names, ", ")
+}
+
+// portNames lists t's ports, for a message naming one it lacks.
+func (t *Task) portNames() string {
+	names := make([]string, len(t.Ports))
+	for i, p := range t.Ports {
+		names[i] = p.Name
+	}
+	return listNames(names)
+}
+
+// alternativeNames lists t's alternatives, for a message naming one it
+// lacks.
+func (t *Task) alternativeNames() string {
+	names := make([]string, len(t.Alternatives))
+	for i, a := range t.Alternatives {
+		names[i] = a.ID
+	}
+	return listNames(names)
 }

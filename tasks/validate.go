@@ -518,7 +518,7 @@ func (v *validator) alternative(p jsonv.Path, t *Task, index int, as Alternative
 		bp := p.Key("ports").Key(bs.Port)
 		port := t.Port(bs.Port)
 		if port == nil {
-			v.d.Report(bp, jsonv.UnknownName, "task %s has no port %q", t.Name, bs.Port)
+			v.d.Report(bp, jsonv.UnknownName, "task %s has no port %q (it has %s)", t.Name, bs.Port, t.portNames())
 			continue
 		}
 		if bound[port.Index] {
@@ -611,13 +611,26 @@ func (v *validator) runnable(p jsonv.Path, a *Alternative) {
 	if v.g.target.Custom {
 		targets = append(targets, v.g.target)
 	}
-	var why []string
+	// The reasons, each need once: "needs 300000 bytes of shared memory,
+	// h200 allows 232448 per block, sm80 allows 166912 per block".
+	var needs []string
+	allows := map[string][]string{}
 	for _, t := range targets {
 		ok, reason := t.CanRun(a)
 		if ok {
 			return
 		}
-		why = append(why, reason)
+		need, allow, _ := strings.Cut(reason, ", ")
+		if _, seen := allows[need]; !seen {
+			needs = append(needs, need)
+		}
+		if allow != "" {
+			allows[need] = append(allows[need], allow)
+		}
+	}
+	why := make([]string, len(needs))
+	for i, need := range needs {
+		why[i] = strings.Join(append([]string{need}, allows[need]...), ", ")
 	}
 	v.d.Report(p, CodeUnrunnable, "no target can run alternative %s: %s", a.ID, strings.Join(why, "; "))
 }
@@ -711,6 +724,9 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 		what = "distribution " + b.Distribution.Name()
 	} else {
 		what = "layout"
+		if bs.Layout != "" {
+			what = "layout " + bs.Layout
+		}
 		if port.IsMemory() && b.Layout.Memory() != port.Memory {
 			v.d.Report(p, CodeBinding, "memory port %s is in %s memory, the layout in %s", port.Name, port.Memory, b.Layout.Memory())
 		}
@@ -718,7 +734,7 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 			v.d.Report(p, CodeBinding, "register port %s takes a distribution, or a global or shared layout; a register layout says nothing of who owns what", port.Name)
 		}
 		if b.Layout.Element() != port.Element && port.Element.Valid() {
-			v.d.Report(p, CodeElementMismatch, "layout element %s does not match port element %s", b.Layout.Element(), port.Element)
+			v.d.Report(p, CodeElementMismatch, "%s element %s does not match port element %s", what, b.Layout.Element(), port.Element)
 		}
 		got = spaceAxes(b.Layout.Tile())
 	}
