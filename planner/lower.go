@@ -51,8 +51,8 @@ import (
 // the two distributions, the renaming, the target's figures and the
 // measurements, by content: plans for one target share entries whichever
 // copy of the target they are given. Entries are never evicted; a Cache
-// grows with the distinct conversions it has seen. The zero value is not
-// ready: use NewCache. It is safe for concurrent use.
+// grows with the distinct conversions it has seen. The zero value is an
+// empty cache, as NewCache's. It is safe for concurrent use.
 type Cache struct {
 	mu   sync.Mutex
 	conv map[convKey]*convEntry
@@ -147,11 +147,15 @@ func (c *Cache) has(k convKey) bool {
 func (c *Cache) classify(src, dst *distribution.Distribution, rename distribution.Rename, p *prints, noSmem bool) (*conversion.Result, error) {
 	k := c.key(src, dst, rename, p, noSmem)
 	c.mu.Lock()
+	if c.conv == nil { // the zero Cache
+		c.conv, c.memo = map[convKey]*convEntry{}, conversion.NewMemo()
+	}
 	e, ok := c.conv[k]
 	if !ok {
 		e = &convEntry{done: make(chan struct{})}
 		c.conv[k] = e
 	}
+	memo := c.memo
 	c.mu.Unlock()
 	if ok {
 		// Done, or under way on another goroutine: one classification
@@ -159,7 +163,7 @@ func (c *Cache) classify(src, dst *distribution.Distribution, rename distributio
 		<-e.done
 		return e.res, e.err
 	}
-	opts := conversion.Options{Rename: rename, Target: p.target, Measured: p.measured, Memo: c.memo}
+	opts := conversion.Options{Rename: rename, Target: p.target, Measured: p.measured, Memo: memo}
 	if noSmem {
 		opts.Exclude = []conversion.Class{conversion.SharedMemory, conversion.ClusterSharedMemory}
 	}

@@ -11,7 +11,9 @@ import (
 
 // Options control Solve. The zero value reduces the problem, solves the core
 // to proven optimality (gaps 1e-9 relative, 1e-6 ns absolute) with no time
-// limit, prunes dominated alternatives and computes every node's regrets.
+// limit, prunes dominated alternatives and computes every node's regrets,
+// exactly, with no limit: on a dense core of hundreds of nodes that can take
+// minutes. CommandLineOptions are what cklplan plan bounds them by.
 type Options struct {
 	// NoReduce hands the whole problem to HiGHS, without the structural
 	// reduction. Regrets then all come from re-solves.
@@ -251,3 +253,29 @@ const (
 	searchForce                   // with no time of its own, even under NoReduce
 	searchStop                    // searchForce, stopped after one node: HiGHS finishes
 )
+
+// The limits cklplan plan puts on the regrets by default (--regret-solves,
+// --regret-time-limit auto). DefaultRegretSolves: on gen dag --invocations
+// 300 --exec-scale 100 (2,753 queries to re-solve, 2,730 of them as MILPs,
+// every regret in about 2 minutes) it keeps the regrets within a few
+// seconds; graphs whose certificates leave fewer, as the 1,000-invocation
+// one (39), get every regret exact. DefaultRegretTimeLimit and
+// DefaultRegretTimeFactor are a backstop: the regrets stop at the factor
+// times the plan's time, at least the limit, since a re-solve that is a
+// MILP can take as long as the plan (on gen dag --invocations 700
+// --exec-scale 30 --seed 1, one invocation's regrets took 82 s with no
+// time limit: 8 MILP re-solves of about 10 s each).
+const (
+	DefaultRegretSolves     = 100
+	DefaultRegretTimeLimit  = 10 * time.Second
+	DefaultRegretTimeFactor = 5
+)
+
+// CommandLineOptions are the Options cklplan plan solves with when given
+// no flag: the zero Options with the regrets bounded by
+// DefaultRegretSolves re-solves and DefaultRegretTimeFactor times the
+// plan's time (at least DefaultRegretTimeLimit). A compiler that plans
+// graphs of any density should start from these.
+func CommandLineOptions() Options {
+	return Options{RegretSolves: DefaultRegretSolves, RegretTimeLimit: DefaultRegretTimeLimit, RegretTimeFactor: DefaultRegretTimeFactor}
+}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,7 +19,9 @@ import (
 )
 
 // PlanOptions control Plan. The zero value plans on the graph's target with
-// the default solver options and a cache of its own.
+// the default solver options and a cache of its own: every regret of a graph
+// of at most ExplainAll invocations exact, with no limit on their time.
+// cklplan plan bounds them (Solve: CommandLineOptions()).
 type PlanOptions struct {
 	// Solve passes on to Solve: NoReduce, time limit, gaps, regrets. Its
 	// Explain is replaced by ExplainIDs when those are given.
@@ -282,12 +285,13 @@ type BudgetUse struct {
 // Cancelling ctx stops the solve as a time limit does: Plan returns the
 // best plan found with Status "interrupted" and its proven gap, and no
 // error; ErrNoPlan when no plan was found yet (the error matches the
-// context's error too, errors.Is, when the interrupt came while the
-// conversions were classified). A plan proven before
-// anything looks at ctx still comes back "optimal": a graph the reduction
-// with the table limit dissolves whole (it does not look at ctx), or a
-// small core the planner's own branch and bound proves; its regrets may
-// then be intervals. The elimination of a whole small dense graph with
+// context's error too, errors.Is). A plan proven before
+// anything looks at ctx still comes back "optimal": a graph without
+// budgets that the reduction with the table limit dissolves whole (it does
+// not look at ctx), or a small core the planner's own branch and bound
+// proves; its regrets may then be intervals. A fused kernel's budget is
+// contracted into tables only while ctx is live: cancelled before, its
+// budget goes to HiGHS as rows, which stops at once. The elimination of a whole small dense graph with
 // larger tables, and the branch and bound's heuristic, stop at an
 // interrupt or the time limit, as HiGHS does. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
 // fits; ErrUnknownInvocation for ExplainIDs the graph lacks; an error for a
@@ -1431,14 +1435,15 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 				}
 			}
 		}
-		if what == was {
-			if len(kept) == 0 && len(still) == 0 && after != nil && before != nil && after.total == before.total {
+		if what == was || withoutCost(what) == withoutCost(was) {
+			if what == was && len(kept) == 0 && len(still) == 0 && after != nil && before != nil && after.total == before.total {
 				// Another conversion of the same kind and cost: it
 				// changes nothing the regret counts.
 				continue
 			}
-			// The same words for two different conversions: name
-			// the distributions, which is what differs.
+			// The same words for two different conversions (but for
+			// their costs): name the distributions, which is what
+			// differs.
 			what += " from " + lw.endpointName(ag.source) + " to " + lw.endpointName(ag.targets[ci])
 			was += " from " + lw.endpointName(bg.source) + " to " + lw.endpointName(bg.targets[ci])
 		}
@@ -1581,6 +1586,15 @@ func pairWords(pi *pairInfo) string {
 	return fmt.Sprintf("a %s conversion via %s (%s)", pi.result.Class, pi.result.Mechanism, fmtNS(pi.total))
 }
 
+// withoutCost is pairWords' phrase without the cost it ends with, in
+// parentheses.
+func withoutCost(words string) string {
+	if i := strings.LastIndex(words, " ("); i >= 0 && strings.HasSuffix(words, ")") {
+		return words[:i]
+	}
+	return words
+}
+
 // fmtBytes writes a byte count with a binary unit.
 func fmtBytes(b float64) string {
 	switch {
@@ -1630,6 +1644,9 @@ func (lw *lowering) endpointName(key string) string {
 // targetAndCache are the options' target (the graph's when none) and
 // cache (a new one when none).
 func (opts *PlanOptions) targetAndCache(g *tasks.Graph) (*costmodel.Target, *Cache, error) {
+	if g == nil {
+		return nil, nil, errors.New("planner: no task graph (nil)")
+	}
 	target := opts.Target
 	if target == nil {
 		var err error

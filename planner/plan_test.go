@@ -1691,6 +1691,51 @@ func TestPlanStopsWhileClassifying(t *testing.T) {
 	}
 }
 
+// An interrupt after the conversions are classified (the cache warm), on
+// graphs whose fused kernels' budgets would be contracted into tables:
+// cancelled, the budgets go to HiGHS as rows, which stops at once. Plan
+// returns the plan found (interrupted) or an error that matches both
+// ErrNoPlan and the context's error.
+func TestPlanInterruptedAfterClassifying(t *testing.T) {
+	highstest.Library(t)
+	for name, g := range examples(t) {
+		cache := NewCache()
+		if _, err := Plan(context.Background(), g, PlanOptions{Cache: cache}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r, err := Plan(ctx, g, PlanOptions{Cache: cache})
+		switch {
+		case err != nil && (!errors.Is(err, context.Canceled) || !errors.Is(err, ErrNoPlan)):
+			t.Errorf("%s: %v matches ErrNoPlan %v, context.Canceled %v; want both", name, err, errors.Is(err, ErrNoPlan), errors.Is(err, context.Canceled))
+		case err == nil && r.Status != "optimal" && r.Status != "interrupted":
+			t.Errorf("%s: status %s", name, r.Status)
+		}
+	}
+}
+
+// The zero Cache is an empty cache, and a nil graph is an error, not a
+// panic.
+func TestZeroCacheAndNilGraph(t *testing.T) {
+	g := examples(t)["fanout"]
+	var cache Cache
+	r, err := Plan(context.Background(), g, PlanOptions{Cache: &cache})
+	if err != nil || cache.Len() == 0 {
+		t.Fatalf("with a zero Cache: %v, %d conversions cached", err, cache.Len())
+	}
+	want, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil || want.ObjectiveNS != r.ObjectiveNS {
+		t.Errorf("with a zero Cache the plan costs %v; with none, %v (%v)", r.ObjectiveNS, want.ObjectiveNS, err)
+	}
+	if _, err := Plan(context.Background(), nil, PlanOptions{}); err == nil {
+		t.Error("Plan of a nil graph: no error")
+	}
+	if _, err := EvaluateGraph(nil, nil, PlanOptions{}); err == nil {
+		t.Error("EvaluateGraph of a nil graph: no error")
+	}
+}
+
 // A reason names at most maxEdgesNamed edges and counts the others.
 func TestEdgeListCountsTheRest(t *testing.T) {
 	edges := []string{"p.y -> c1.x", "p.y -> c2.x", "p.y -> c3.x", "p.y -> c4.x", "p.y -> c5.x", "p.y -> c6.x"}
@@ -2697,4 +2742,39 @@ func TestNoReduceBreaksVariantTiesTowardPlain(t *testing.T) {
 	if red.Model.Alternatives != 16 || whole.Model.Alternatives != 16 {
 		t.Errorf("alternatives left: reduced %d, whole %d; want the 16 the tasks declare", red.Model.Alternatives, whole.Model.Alternatives)
 	}
+}
+
+// Two conversions of one kind that differ in cost alone (two loads from
+// shared memory into different distributions) read alike: the reason names
+// the distributions too. testdata/graphs/mlp_ties.json on sm80.
+func TestReasonNamesDistributionsOfLikeConversions(t *testing.T) {
+	highstest.Library(t)
+	data, err := os.ReadFile("testdata/graphs/mlp_ties.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm80, err := costmodel.BuiltinTarget("sm80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{Target: sm80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Choices {
+		for _, rj := range c.Rejected {
+			if c.Invocation == "store_h" && rj.Alternative == "st_frag" {
+				want := "a load of the tile from shared memory (860.7 ns) from a2_smem_mn to acc16 instead of a load of the tile from shared memory (753.1 ns) from a2_smem_mn to blk_mn"
+				if !strings.Contains(rj.Reason, want) {
+					t.Errorf("store_h's st_frag: %q\nwant it to say %q", rj.Reason, want)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("store_h did not reject st_frag")
 }

@@ -168,33 +168,51 @@ func TestPlanShowsUnprovenRegrets(t *testing.T) {
 }
 
 // TestPlanSaysAnInterruptStoppedTheRegrets: an interrupt (the context
-// cancelled) while the regrets are computed leaves them as intervals too,
-// and the report names the interrupt, not a time limit the plan did not
-// have.
+// cancelled, or past its own deadline) while the regrets are computed
+// leaves them as intervals too, and the report names the interrupt, not a
+// time limit the plan did not have.
 func TestPlanSaysAnInterruptStoppedTheRegrets(t *testing.T) {
 	highstest.Library(t)
 	g := generatedDAG(t, 40, 1) // hundreds of queries to its core: minutes of regrets
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	opts := PlanOptions{Solve: Options{Progress: func(p Progress) {
-		if p.Explaining {
-			cancel() // at the first query answered
+	for _, deadline := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var c context.Context = ctx
+		if deadline {
+			c = deadlineContext{ctx}
 		}
-	}}}
-	r, err := Plan(ctx, g, opts)
-	if err != nil {
-		t.Fatal(err)
+		opts := PlanOptions{Solve: Options{Progress: func(p Progress) {
+			if p.Explaining {
+				cancel() // at the first query answered
+			}
+		}}}
+		r, err := Plan(c, g, opts)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != "optimal" || r.UnprovenRegrets == 0 || r.UnprovenBy != UnprovenByInterrupt {
+			t.Fatalf("deadline %v: status %s, %d regrets unproven by %q: the interrupt did not strike during the regrets", deadline, r.Status, r.UnprovenRegrets, r.UnprovenBy)
+		}
+		var text bytes.Buffer
+		if err := r.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if want := "unproven: an interrupt stopped the re-solves"; !strings.Contains(text.String(), want) || strings.Contains(text.String(), "a time limit") {
+			t.Errorf("deadline %v: the report does not say %q alone:\n%s", deadline, want, text.String())
+		}
 	}
-	if r.Status != "optimal" || r.UnprovenRegrets == 0 || r.UnprovenBy != UnprovenByInterrupt {
-		t.Fatalf("status %s, %d regrets unproven by %q: the interrupt did not strike during the regrets", r.Status, r.UnprovenRegrets, r.UnprovenBy)
+}
+
+// deadlineContext is a context that ends as its deadline had passed when
+// the context it wraps is cancelled: a caller's context.WithTimeout, at the
+// moment the test chooses.
+type deadlineContext struct{ context.Context }
+
+func (c deadlineContext) Err() error {
+	if c.Context.Err() != nil {
+		return context.DeadlineExceeded
 	}
-	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if want := "unproven: an interrupt stopped the re-solves"; !strings.Contains(text.String(), want) || strings.Contains(text.String(), "a time limit") {
-		t.Errorf("the report does not say %q alone:\n%s", want, text.String())
-	}
+	return nil
 }
 
 // TestRegretsDoNotDependOnWorkers: the core's regrets are re-solved on as

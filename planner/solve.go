@@ -226,6 +226,10 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				// one.
 				ev, err := p.Evaluate(startPlan)
 				if startAsg == nil || err != nil || !ev.Feasible() {
+					if cerr := ctx.Err(); cerr != nil && main.status == highs.InterruptedNoSolution {
+						// The caller's context: the error matches it too.
+						return nil, fmt.Errorf("%w (HiGHS: %v): %w", ErrNoPlan, main.status, cerr)
+					}
 					return nil, fmt.Errorf("%w (HiGHS: %v)", ErrNoPlan, main.status)
 				}
 				sol.Status = Interrupted
@@ -327,8 +331,8 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		sol.regretsCapped = rg.capped
 		sol.lpAhead = rg.lpAhead
 		// An interrupt, not the time limit, stopped the regrets when the
-		// caller's context ended before the limit's.
-		sol.regretsInterrupted = ctx.Err() != nil && !errors.Is(rctx.Err(), context.DeadlineExceeded)
+		// caller's context ended (cancelled, or at its own deadline).
+		sol.regretsInterrupted = ctx.Err() != nil
 		sol.regretsTimedOut = !sol.regretsInterrupted && errors.Is(rctx.Err(), context.DeadlineExceeded)
 	}
 	<-localDone

@@ -66,23 +66,11 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 // planSignals counts the plans whose interrupts are caught (for tests).
 var planSignals atomic.Int32
 
-// defaultRegretSolves is --regret-solves by default: on gen dag
-// --invocations 300 --exec-scale 100 (2,753 queries to re-solve, 2,730 of
-// them as MILPs, every regret in about 2 minutes) it keeps the regrets
-// within a few seconds; graphs whose certificates leave fewer, as the
-// 1,000-invocation one (39), get every regret exact.
-const defaultRegretSolves = 100
-
-// autoRegretTime and autoRegretFactor are --regret-time-limit auto: at
-// least autoRegretTime, or autoRegretFactor times the plan's time. The
-// limit is a backstop: --regret-solves decides what the regrets of most
-// graphs leave unproven, the same from run to run, but a re-solve that is
-// a MILP can take as long as the plan. On gen dag --invocations 700
-// --exec-scale 30 --seed 1, --explain v0 took 82 s with no time limit (8
-// MILP re-solves of about 10 s each), every regret 30 s.
+// The regrets' limits by default: planner.CommandLineOptions.
 const (
-	autoRegretTime   = 10 * time.Second
-	autoRegretFactor = 5
+	defaultRegretSolves = planner.DefaultRegretSolves
+	autoRegretTime      = planner.DefaultRegretTimeLimit
+	autoRegretFactor    = planner.DefaultRegretTimeFactor
 )
 
 // A planRequest is a task graph and how to plan it.
