@@ -184,8 +184,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		b = append(b, c.Origin...)
 		b = append(b, ": "...)
 		b = strconv.AppendInt(b, c.Multiplicity, 10)
-		if c.Origin == "formula" || r.SMCount <= 0 {
-			// The cost model's roofline is a figure of the whole GPU.
+		if r.SMCount <= 0 {
+			// The cost model's roofline is a figure of the whole GPU;
+			// with the SMs known it reads as a declared cost does, a
+			// tile on one SM, so the two compare.
 			b = append(b, " tiles × "...)
 			b = appendNS(b, c.CostNS/float64(max(c.Multiplicity, 1)))
 			b = append(b, " (the whole GPU's)"...)
