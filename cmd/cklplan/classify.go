@@ -26,8 +26,9 @@ var classifyCommand = &opTable[classifyRequest, *classifyRequest]{
 		fs.BoolVar(&q.kernelBoundary, "kernel-boundary", false, "the source and destination run in different kernels")
 		fs.StringVar(&q.element, "element", "", "type both distributions' elements as `T` (f16, f32, …), in the same register slots, as a plan types them by their ports' element (default: each its own)")
 	},
-	about: `SRC and DST are built-in atoms (cklplan dist list) or distribution JSON
-files in any form (- reads stdin). The class is the lowest level the
+	about: `SRC and DST are built-in atoms (cklplan dist list), distributions a task
+graph defines (GRAPH#NAME: the file GRAPH's "distributions"), or
+distribution JSON files in any form (- reads stdin). The class is the lowest level the
 movement must cross: identity, register_permute, warp_shuffle,
 shared_memory, cluster_shared_memory, global_memory. The mechanism is the
 cheapest at or above it on the target; the others costed are listed as

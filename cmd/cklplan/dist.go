@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/hardware"
 	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/tasks"
 )
 
 var distCommand = &opTable[distRequest, *distRequest]{
@@ -26,9 +29,10 @@ var distCommand = &opTable[distRequest, *distRequest]{
 		fs.StringVar(&q.out, "o", "", "write to `file` instead of stdout")
 	},
 	ops: []*op[*distRequest]{
-		{name: "show", operands: "NAME|FILE|-", min: 1, max: 1, formats: []string{"picture", "text", "json", "spec"}, run: distShow,
-			doc: `draws a distribution: a built-in atom by NAME, or a JSON file (- reads
-stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …}, the
+		{name: "show", operands: "NAME|FILE|GRAPH#NAME|-", min: 1, max: 1, formats: []string{"picture", "text", "json", "spec"}, run: distShow,
+			doc: `draws a distribution: a built-in atom by NAME, one a task graph defines
+(GRAPH#NAME: the file GRAPH's "distributions", as cklplan check validates
+them), or a JSON file (- reads stdin) holding {"builtin": …}, {"tiled": …}, {"blocked": …}, the
 explicit form or the tabulated one ("tile" and "entries", what --format
 json writes), each with an optional "element" (when absent, an atom's
 own type, else f32) and
@@ -52,7 +56,8 @@ definition.`},
 // from a file or stdin; out is the file "dist cuda" writes.
 type distRequest struct {
 	name string
-	data []byte // the JSON form, when name is no built-in atom
+	data []byte                     // the JSON form, when name is no built-in atom
+	dist *distribution.Distribution // one a task graph defines (GRAPH#NAME)
 	out  string
 }
 
@@ -73,6 +78,10 @@ func (q *distRequest) setOperands(args []string, in *input) error {
 		q.data, err = in.lim.readAll(in.stdin, "stdin")
 		return err
 	}
+	if file, name, ok := strings.Cut(arg, "#"); ok {
+		q.dist, err = graphDistribution(file, name, in)
+		return err
+	}
 	f, err := os.Open(arg)
 	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\`) && !strings.HasSuffix(arg, ".json") {
 		return fmt.Errorf("%q is neither a built-in atom (cklplan dist list) nor a file", arg)
@@ -88,8 +97,39 @@ func (q *distRequest) setOperands(args []string, in *input) error {
 func (*distRequest) setTail(string, []string) error { return nil }
 func (q *distRequest) count() int                   { return 1 }
 
+// graphDistribution is the distribution named name in the task graph file
+// (its "distributions"), read under the input cap and validated as check
+// validates it.
+func graphDistribution(file, name string, in *input) (*distribution.Distribution, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := in.lim.readAll(f, file)
+	if err != nil {
+		return nil, err
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	dists := g.Spec().Distributions
+	if d := dists[name]; d != nil {
+		return d, nil
+	}
+	names := slices.Sorted(maps.Keys(dists))
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s defines no distribution (its \"distributions\"); %q is not one", file, name)
+	}
+	return nil, fmt.Errorf("%s defines no distribution %q (it defines %s)", file, name, strings.Join(names, ", "))
+}
+
 // distribution returns the distribution the request names.
 func (q *distRequest) distribution() (*distribution.Distribution, error) {
+	if q.dist != nil {
+		return q.dist, nil
+	}
 	if q.data == nil {
 		return distribution.Builtin(q.name)
 	}
