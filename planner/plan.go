@@ -333,10 +333,14 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			so.Explain = append(so.Explain, i)
 		}
 		if len(unknown) > 0 {
-			// Name what the graph has, so that a typo is plain.
-			const shown = 8
+			// Name what the graph has, so that a typo is plain: all of
+			// them, or the first 12 of more than 16 and their count.
+			shown := len(lw.invs)
+			if shown > 16 {
+				shown = 12
+			}
 			ids := make([]string, 0, shown+1)
-			for _, v := range lw.invs[:min(shown, len(lw.invs))] {
+			for _, v := range lw.invs[:shown] {
 				ids = append(ids, v.ID)
 			}
 			if len(lw.invs) > shown {

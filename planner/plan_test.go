@@ -1514,6 +1514,16 @@ func TestErrorsToMatch(t *testing.T) {
 	if !errors.Is(err, ErrUnknownInvocation) || !strings.Contains(fmt.Sprint(err), `"nosuch", "zz"`) {
 		t.Errorf("unknown invocations to explain: %v", err)
 	}
+	// The error names what the graph has: every invocation of a graph of
+	// at most 16, the first 12 of a larger one.
+	_, err = Plan(context.Background(), examples(t)["transformer_layer"], PlanOptions{ExplainIDs: []string{"gelu2"}})
+	if want := `"gelu2" (it has load_h, norm1, load_wqkv, qkv_proj, attention, load_wo, o_proj, load_r, add1, norm2, load_wup, up_proj, … (17 in all))`; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("an unknown invocation of the transformer layer: %v\nwant it to end %s", err, want)
+	}
+	_, err = Plan(context.Background(), examples(t)["gated_mlp"], PlanOptions{ExplainIDs: []string{"gate2"}})
+	if err == nil || strings.Contains(err.Error(), "in all") {
+		t.Errorf("an unknown invocation of the gated MLP: %v; want every invocation named", err)
+	}
 	for _, n := range []int{-1, math.MinInt} {
 		want := fmt.Sprintf("planner: PlanOptions.ExplainAll %d is negative", n)
 		if _, err := Plan(context.Background(), examples(t)["fanout"], PlanOptions{ExplainAll: n}); err == nil || err.Error() != want {
