@@ -227,10 +227,13 @@ type Rejected struct {
 
 // A Boundary is the conversion on one edge under the plan.
 type Boundary struct {
-	Edge     string `json:"edge"` // "producer.port -> consumer.port"
-	From     string `json:"from"`
-	To       string `json:"to"`
-	Crossing string `json:"crossing"` // in_kernel or global_round_trip
+	Edge string `json:"edge"` // "producer.port -> consumer.port"
+	// EdgeIndex is the edge's position in the graph's edges (Graph.Edges,
+	// the file's "edges"): the boundaries are in another order.
+	EdgeIndex int    `json:"edge_index"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Crossing  string `json:"crossing"` // in_kernel or global_round_trip
 	// Class and Mechanism of the conversion ("identity" when nothing moves):
 	// Class is a conversion.Class's name (identity, register_permute,
 	// warp_shuffle, shared_memory, cluster_shared_memory, global_memory),
@@ -1134,7 +1137,7 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 		// One string: From and To are its ends.
 		name := from + " -> " + edge.To.Invocation.ID + "." + edge.To.Port.Name
 		b := Boundary{
-			Edge: name, From: name[:len(from)], To: name[len(from)+len(" -> "):], Crossing: pi.crossing.String(),
+			Edge: name, EdgeIndex: edge.Index, From: name[:len(from)], To: name[len(from)+len(" -> "):], Crossing: pi.crossing.String(),
 			CostNS: pi.total, PerTileNS: pi.perTile, Moves: src.moves, Origin: pi.origin.String(), Detail: pi.detail,
 			Source: src.name, Target: dst.name,
 		}

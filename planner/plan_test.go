@@ -2788,3 +2788,30 @@ func TestReasonNamesDistributionsOfLikeConversions(t *testing.T) {
 	}
 	t.Fatal("store_h did not reject st_frag")
 }
+
+// Each boundary names its edge's position in the graph's edges: every
+// edge once, the boundary's ends its edge's.
+func TestBoundaryEdgeIndex(t *testing.T) {
+	highstest.Library(t)
+	for name, g := range examples(t) {
+		r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges := g.Edges()
+		seen := make([]bool, len(edges))
+		for _, b := range r.Boundaries {
+			if b.EdgeIndex < 0 || b.EdgeIndex >= len(edges) || seen[b.EdgeIndex] {
+				t.Fatalf("%s: %s: edge index %d out of range or seen before", name, b.Edge, b.EdgeIndex)
+			}
+			seen[b.EdgeIndex] = true
+			e := edges[b.EdgeIndex]
+			if want := e.From.Invocation.ID + "." + e.From.Port.Name + " -> " + e.To.Invocation.ID + "." + e.To.Port.Name; b.Edge != want {
+				t.Errorf("%s: boundary %s has edge index %d, edge %s", name, b.Edge, b.EdgeIndex, want)
+			}
+		}
+		if len(r.Boundaries) != len(edges) {
+			t.Errorf("%s: %d boundaries for %d edges", name, len(r.Boundaries), len(edges))
+		}
+	}
+}

@@ -166,7 +166,7 @@ func planSchema() map[string]objectSpec {
 			"reason": req(kString),
 		}, docRow: []string{"rejected[]"}},
 		"boundary": {fields: map[string]fieldSpec{
-			"edge": req(kString), "from": req(kString), "to": req(kString),
+			"edge": req(kString), "edge_index": req(kInt), "from": req(kString), "to": req(kString),
 			"crossing":  enum(req(kString), []string{tasks.InKernel.String(), tasks.GlobalRoundTrip.String()}),
 			"class":     table(enum(req(kString), classValues())),
 			"mechanism": table(enum(req(kString), mechanismValues())),
