@@ -93,7 +93,10 @@ func (b *Builder) task(name string, kind TaskKind) *TaskBuilder {
 	return t
 }
 
-// Invoke adds an invocation of a task.
+// Invoke adds an invocation of a task. Its id is an identifier, as every
+// name of a graph is ([A-Za-z_][A-Za-z0-9_]*: "layer0_gemm", not
+// "layer0.gemm", whose dot separates an invocation from its port in an
+// edge's ends); Build reports one that is not.
 func (b *Builder) Invoke(id, task string) *InvocationBuilder {
 	b.spec.Invocations = append(b.spec.Invocations, InvocationSpec{ID: id, Task: task})
 	return &InvocationBuilder{b, len(b.spec.Invocations) - 1}

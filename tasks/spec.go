@@ -198,7 +198,7 @@ type Work struct {
 // sizes for this invocation's multiplicities (its iteration space); Pin
 // restricts it to the listed alternatives, Forbid removes alternatives.
 type InvocationSpec struct {
-	ID     string
+	ID     string // an identifier, [A-Za-z_][A-Za-z0-9_]*
 	Task   string
 	Sizes  map[string]int64
 	Pin    []string
