@@ -146,7 +146,7 @@ func TestPlanShowsUnprovenRegrets(t *testing.T) {
 	if err := r.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("(%d regret", counted); !strings.Contains(text.String(), want) || !strings.Contains(text.String(), "unproven: a time limit stopped the re-solves") {
+	if want := fmt.Sprintf("(%d regret", counted); !strings.Contains(text.String(), want) || !strings.Contains(text.String(), "unproven: the regrets' time limit stopped the re-solves (--regret-time-limit)") {
 		t.Errorf("the report lacks %q:\n%s", want, text.String())
 	}
 	if !strings.Contains(text.String(), "≥+") && !strings.Contains(text.String(), "…+") && !strings.Contains(text.String(), "  unproven  ") {
@@ -197,7 +197,7 @@ func TestPlanSaysAnInterruptStoppedTheRegrets(t *testing.T) {
 		if err := r.WriteText(&text); err != nil {
 			t.Fatal(err)
 		}
-		if want := "unproven: an interrupt stopped the re-solves"; !strings.Contains(text.String(), want) || strings.Contains(text.String(), "a time limit") {
+		if want := "unproven: an interrupt stopped the re-solves"; !strings.Contains(text.String(), want) || strings.Contains(text.String(), "time limit") {
 			t.Errorf("deadline %v: the report does not say %q alone:\n%s", deadline, want, text.String())
 		}
 	}

@@ -149,7 +149,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		if r.UnprovenRegrets == 1 {
 			what = "regret"
 		}
-		cause := "a time limit stopped the re-solves"
+		cause := "the regrets' time limit stopped the re-solves (--regret-time-limit)"
 		switch r.UnprovenBy {
 		case UnprovenByInterrupt:
 			cause = "an interrupt stopped the re-solves"
