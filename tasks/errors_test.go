@@ -288,6 +288,10 @@ var codeCases = []codeCase{
 		path: "$.edges[1]", code: CodeElementMismatch, msg: "producer element bf16 does not match consumer element f16"},
 	{name: "layout element", data: mutate(func(g map[string]any) { obj(g, "tasks", "load_a", "ports", "src")["element"] = "f32" }),
 		path: "$.tasks.load_a.alternatives[0].ports.src", code: CodeElementMismatch, msg: "layout a_global element f16 does not match port element f32"},
+	{name: "layout over an invalid index map", data: mutate(func(g map[string]any) {
+		g["index_maps"] = map[string]any{"a_rows": "logical(m:16, k:16) -> physical(addr:4096) = (m * 8 + k)"}
+		obj(g, "layouts")["a_global"] = "global f16 elements align 16: a_rows"
+	}), path: "$.layouts.a_global", code: jsonv.Invalid, msg: "invalid storage layout: its index map a_rows is invalid (at $.index_maps.a_rows)"},
 	{name: "layout tile", data: mutate(func(g map[string]any) { obj(g, "tasks", "load_a", "ports", "src")["tile"] = "(m:16, k:8)" }),
 		path: "$.tasks.load_a.alternatives[0].ports.src", code: CodeTileMismatch, msg: "layout a_global tile (m:16, k:16) does not match port tile (m:16, k:8)"},
 	{name: "memory port with a distribution", data: mutate(func(g map[string]any) {

@@ -103,6 +103,7 @@ type validator struct {
 	g        *Graph
 	spaces   map[string]indexspace.Space
 	layout   map[string]*storage.Layout
+	badMaps  map[string]bool // index maps reported invalid
 	// loops are the ports naming each loop, by path, in the order seen.
 	loops map[string][]jsonv.Path
 	// pairs are the edges' realization pairs (edgePairs), made when a
@@ -282,6 +283,10 @@ func (v *validator) definitions() {
 		v.checkName(p, name)
 		if _, err := indexmap.Parse(s.IndexMaps[name]); err != nil {
 			v.d.Wrap(p, jsonv.Invalid, fmt.Errorf("invalid index map: %w", err))
+			if v.badMaps == nil {
+				v.badMaps = map[string]bool{}
+			}
+			v.badMaps[name] = true
 		}
 	}
 	v.layout = map[string]*storage.Layout{}
@@ -313,7 +318,13 @@ func (v *validator) definitions() {
 // of the graph ("global u4 elements align 16: w_tile") is substituted first.
 func (v *validator) parseLayout(p jsonv.Path, text string) (*storage.Layout, bool) {
 	if i := strings.LastIndexByte(text, ':'); i >= 0 {
-		if m, ok := v.spec.IndexMaps[strings.TrimSpace(text[i+1:])]; ok {
+		name := strings.TrimSpace(text[i+1:])
+		if v.badMaps[name] {
+			// Its error is the index map's, said there.
+			v.d.Report(p, jsonv.Invalid, "invalid storage layout: its index map %s is invalid (at $.index_maps.%s)", name, name)
+			return nil, false
+		}
+		if m, ok := v.spec.IndexMaps[name]; ok {
 			text = text[:i+1] + " " + m
 		}
 	}
