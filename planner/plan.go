@@ -288,19 +288,21 @@ type BudgetUse struct {
 // Cancelling ctx stops the solve as a time limit does: Plan returns the
 // best plan found with Status "interrupted" and its proven gap, and no
 // error; ErrNoPlan when no plan was found yet (the error matches the
-// context's error too, errors.Is). A plan proven before
-// anything looks at ctx still comes back "optimal": a graph without
-// budgets that the reduction with the table limit dissolves whole (it does
-// not look at ctx), or a small core the planner's own branch and bound
-// proves; its regrets may then be intervals. A fused kernel's budget is
-// contracted into tables only while ctx is live: cancelled before, its
-// budget goes to HiGHS as rows, which stops at once. The elimination of a whole small dense graph with
-// larger tables, and the branch and bound's heuristic, stop at an
-// interrupt or the time limit, as HiGHS does. Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
+// context's error too, errors.Is). A plan proven before anything looks at
+// ctx still comes back "optimal": a graph without budgets that the
+// reduction with the table limit dissolves whole (it does not look at
+// ctx), or a small core the planner's own branch and bound proves; its
+// regrets may then be intervals. A fused kernel's budget is contracted into
+// tables only while ctx is live: cancelled before, its budget goes to
+// HiGHS as rows, which stops at once. The elimination of a whole small
+// dense graph with larger tables, and the branch and bound's heuristic,
+// stop at an interrupt or the time limit, as HiGHS does.
+//
+// Errors: *PlanInfeasibleError (errors.Is ErrInfeasible) when no plan
 // fits; ErrUnknownInvocation for ExplainIDs the graph lacks; an error for a
-// negative ExplainAll; ErrNoSolver
-// when a MILP is needed and HiGHS is missing; an error naming the
-// invocation or boundary for a cost over MaxCostNS.
+// nil graph or a negative ExplainAll; ErrNoSolver when a MILP is needed and
+// HiGHS is missing; an error naming the invocation or boundary for a cost
+// over MaxCostNS.
 func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error) {
 	if opts.ExplainAll < 0 {
 		return nil, fmt.Errorf("planner: PlanOptions.ExplainAll %d is negative", opts.ExplainAll)
@@ -705,10 +707,7 @@ func (lw *lowering) plainOnTies(sol *Solution) error {
 	if len(sol.Choices) != len(lw.invs) {
 		return nil
 	}
-	removed := map[[2]int]bool{}
-	for _, r := range sol.Removed {
-		removed[[2]int{r.Node, r.Alternative}] = true
-	}
+	removed := sol.removedSet()
 	choices := make([]int, len(sol.Choices))
 	for vi, c := range sol.Choices {
 		choices[vi] = c.Alternative
@@ -758,10 +757,7 @@ func (lw *lowering) plainOnTies(sol *Solution) error {
 // variant of an alternative whose conversions avoid shared memory is the
 // same alternative, not another.
 func (lw *lowering) alternativesLeft(sol *Solution) int {
-	gone := map[[2]int]bool{}
-	for _, r := range sol.Removed {
-		gone[[2]int{r.Node, r.Alternative}] = true
-	}
+	gone := sol.removedSet()
 	n := 0
 	for vi, alts := range lw.alts {
 		last := -1 // a task alternative's variants are together
@@ -1442,7 +1438,7 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 				}
 			}
 		}
-		if what == was || withoutCost(what) == withoutCost(was) {
+		if withoutCost(what) == withoutCost(was) {
 			if what == was && len(kept) == 0 && len(still) == 0 && after != nil && before != nil && after.total == before.total {
 				// Another conversion of the same kind and cost: it
 				// changes nothing the regret counts.

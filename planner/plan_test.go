@@ -2711,14 +2711,7 @@ func TestCheckCostsAgreesWithPlan(t *testing.T) {
 // solve's the same.
 func TestNoReduceBreaksVariantTiesTowardPlain(t *testing.T) {
 	highstest.Library(t)
-	data, err := os.ReadFile("testdata/graphs/mlp_ties.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mlpTies(t)
 	report := func(opts PlanOptions) (*Result, []string) {
 		t.Helper()
 		r, err := Plan(context.Background(), g, opts)
@@ -2759,14 +2752,7 @@ func TestNoReduceBreaksVariantTiesTowardPlain(t *testing.T) {
 // the distributions too. testdata/graphs/mlp_ties.json on sm80.
 func TestReasonNamesDistributionsOfLikeConversions(t *testing.T) {
 	highstest.Library(t)
-	data, err := os.ReadFile("testdata/graphs/mlp_ties.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mlpTies(t)
 	sm80, err := costmodel.BuiltinTarget("sm80")
 	if err != nil {
 		t.Fatal(err)
@@ -2814,4 +2800,19 @@ func TestBoundaryEdgeIndex(t *testing.T) {
 			t.Errorf("%s: %d boundaries for %d edges", name, len(r.Boundaries), len(edges))
 		}
 	}
+}
+
+// mlpTies is testdata/graphs/mlp_ties.json: GEMM → bias and GELU → GEMM,
+// one kernel with a shared-memory budget, a fan-out.
+func mlpTies(t *testing.T) *tasks.Graph {
+	t.Helper()
+	data, err := os.ReadFile("testdata/graphs/mlp_ties.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -297,3 +297,12 @@ const (
 	BoundSearch = "search"          // the planner's own branch and bound (bnb.go)
 	BoundFloor  = "execution_floor" // every node's cheapest alternative, conversions never negative
 )
+
+// removedSet is the (node, alternative) pairs of s.Removed.
+func (s *Solution) removedSet() map[[2]int]bool {
+	set := make(map[[2]int]bool, len(s.Removed))
+	for _, r := range s.Removed {
+		set[[2]int{r.Node, r.Alternative}] = true
+	}
+	return set
+}
