@@ -857,14 +857,11 @@ func renameHint(src, dst []axis) string {
 	return `; the edge's "rename" maps the producer's axes to the consumer's: "rename": {` + strings.Join(pairs, ", ") + "}"
 }
 
-// namesCap is how many names a message lists before it counts the rest.
-const namesCap = 12
-
-// listNames is names joined with commas, the first namesCap of them and
-// a count of all past that.
+// listNames is names joined with commas: all of up to 16, or the first 12
+// of more and their count (as the planner names a graph's invocations).
 func listNames(names []string) string {
-	if len(names) > namesCap {
-		return strings.Join(names[:namesCap], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
+	if len(names) > 16 {
+		return strings.Join(names[:12], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
 	}
 	return strings.Join(names, ", ")
 }
