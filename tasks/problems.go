@@ -17,7 +17,8 @@ import "github.com/cklplan/cklplan/internal/jsonv"
 // These are aliases of an internal package's types, so go doc does not
 // list their methods here. A Problems has Errors() and Warnings() (the
 // problems of each kind, in order), Where() (each problem as "PATH CODE")
-// and Sort(); its Error() is every problem, one per line. A Path has
+// and Sort(); its Error() is every problem, one per line, the errors first
+// and then the warnings (ErrorsFirst), each kind in path order. A Path has
 // String() (the JSON path, "$.edges[4].to"), Len() and At(i) (step i: an
 // object key, index -1, or an array index, key ""), Key(k) and Index(i)
 // (a step further), Equal and Compare.

@@ -22,9 +22,10 @@ var checkCommand = &opTable[checkRequest, *checkRequest]{
 	about: `Validates a task graph (docs/format.md) and, with --costs, a file of measured
 costs against it. A valid graph gets a summary (tasks, alternatives,
 invocations, edges, sizes) and its warnings (an output nothing consumes),
-exit 0. Otherwise every problem is listed, sorted by JSON path, each with its
-code, and the exit status is 1 (an execution cost over plan's limit of 1e15 ns
-is one, as plan says it):
+exit 0. Otherwise every problem is listed, each with its code (the errors,
+sorted by JSON path, then the warnings, sorted alike), and the exit status
+is 1 (an execution cost over plan's limit of 1e15 ns is one, as plan says
+it):
 
   $.invocations[3].task: unknown task "mma2" [unknown_name]
 
@@ -133,13 +134,13 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 		}
 		r.Problems = append(r.Problems, cp)
 	}
-	// The graph's problems first, then the costs file's, each file's in
-	// the order of their paths.
-	if q.costs != "" {
-		slices.SortStableFunc(r.Problems, func(a, b checkProblem) int {
-			return cmp.Compare(b2i(a.File == q.costs), b2i(b.File == q.costs))
-		})
-	}
+	// The errors first, then the warnings (what made the check fail
+	// leads); in each, the graph's problems, then the costs file's, each
+	// file's in the order of their paths.
+	slices.SortStableFunc(r.Problems, func(a, b checkProblem) int {
+		return cmp.Or(cmp.Compare(b2i(a.Warning), b2i(b.Warning)),
+			cmp.Compare(b2i(q.costs != "" && a.File == q.costs), b2i(q.costs != "" && b.File == q.costs)))
+	})
 	if err != nil {
 		return r, nil
 	}
@@ -204,12 +205,13 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// problemsError is a list of input problems written as check writes them.
+// problemsError is a list of input problems written as check writes them:
+// the errors first, then the warnings.
 type problemsError struct{ ps jsonv.Problems }
 
 func (e problemsError) Error() string {
 	lines := make([]string, len(e.ps))
-	for i, p := range e.ps {
+	for i, p := range e.ps.ErrorsFirst() {
 		lines[i] = problemLine(p)
 	}
 	return strings.Join(lines, "\n")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -260,7 +261,7 @@ func TestWrapKeepsTheCause(t *testing.T) {
 	if !errors.As(err, &ce) || ce.at != 3 {
 		t.Errorf("errors.As did not find the cause in %v", err)
 	}
-	want := "$.maps.f: bad term\n$.outputs: warning: nothing reads output \"o\"\n$.spaces.tile.axes[0]: want an object, have null"
+	want := "$.maps.f: bad term\n$.spaces.tile.axes[0]: want an object, have null\n$.outputs: warning: nothing reads output \"o\""
 	if err.Error() != want {
 		t.Errorf("Err():\n%s\nwant\n%s", err, want)
 	}
@@ -268,6 +269,62 @@ func TestWrapKeepsTheCause(t *testing.T) {
 	only.Warn(Root, "w", "just a warning")
 	if only.Err() != nil || len(only.Problems()) != 1 {
 		t.Errorf("a warning alone: Err() = %v, Problems() = %v", only.Err(), only.Problems())
+	}
+}
+
+// TestProblemsErrorListsErrorsFirst checks that Error writes the errors,
+// then the warnings, each kind in path order, whatever paths the warnings
+// have: a failed load's text leads with what made it fail.
+func TestProblemsErrorListsErrorsFirst(t *testing.T) {
+	tests := []struct {
+		name string
+		add  func(d *Decoder)
+		want string
+	}{{
+		name: "a warning before an error in path order comes after it",
+		add: func(d *Decoder) {
+			d.Warn(Root.Key("invocations").Index(1), "unconsumed", "output scale.y is consumed by no edge")
+			d.Report(Root.Key("invocations").Index(2).Key("task"), UnknownName, "unknown task %q", "scale2")
+		},
+		want: "$.invocations[2].task: unknown task \"scale2\"\n" +
+			"$.invocations[1]: warning: output scale.y is consumed by no edge",
+	}, {
+		name: "each kind keeps its path order",
+		add: func(d *Decoder) {
+			d.Report(Root.Key("sizes").Key("M"), Range, "size M must be positive, have 0")
+			d.Warn(Root.Key("edges").Index(0), "tile_count", "p.y emits 4 tiles and c.x reads 1")
+			d.Report(Root.Key("edges").Index(1).Key("to"), UnknownName, "unknown invocation %q", "c2")
+			d.Warn(Root.Key("invocations").Index(0), "unfed", "input p.x is fed by no edge")
+		},
+		want: "$.edges[1].to: unknown invocation \"c2\"\n" +
+			"$.sizes.M: size M must be positive, have 0\n" +
+			"$.edges[0]: warning: p.y emits 4 tiles and c.x reads 1\n" +
+			"$.invocations[0]: warning: input p.x is fed by no edge",
+	}, {
+		name: "an error and a warning at one path",
+		add: func(d *Decoder) {
+			d.Warn(Root.Key("edges").Index(0), "tile_count", "p.y emits 4 tiles and c.x reads 1")
+			d.Report(Root.Key("edges").Index(0), Invalid, "bad endpoint")
+		},
+		want: "$.edges[0]: bad endpoint\n$.edges[0]: warning: p.y emits 4 tiles and c.x reads 1",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d Decoder
+			tt.add(&d)
+			err := d.Err()
+			if err == nil {
+				t.Fatal("Err() = nil, want the problems")
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("Error():\n%s\nwant\n%s", got, tt.want)
+			}
+			// The list itself stays in path order: only its text leads
+			// with the errors.
+			if ps := d.Problems(); !slices.IsSortedFunc(ps, compareProblems) {
+				t.Errorf("Problems() = %v, not in path order", ps.Where())
+			}
+		})
 	}
 }
 

@@ -83,16 +83,24 @@ func compareProblems(a, b *Problem) int {
 // that is not a warning. Lists built by this package are sorted.
 type Problems []*Problem
 
-// Error writes one problem per line.
+// Error writes one problem per line: the errors first, then the warnings
+// (each marked "warning: "), each kind in ps's order. A reader of a failed
+// load meets what made it fail before what only might be a mistake.
 func (ps Problems) Error() string {
 	var b strings.Builder
-	for i, p := range ps {
+	for i, p := range ps.ErrorsFirst() {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(p.Error())
 	}
 	return b.String()
+}
+
+// ErrorsFirst returns the errors, then the warnings, each kind in ps's
+// order: the order in which Error writes them.
+func (ps Problems) ErrorsFirst() Problems {
+	return append(ps.Errors(), ps.Warnings()...)
 }
 
 // Unwrap returns the problems as errors, so errors.As and errors.Is look
