@@ -25,9 +25,10 @@ invocations, edges, sizes) and its warnings (an output nothing consumes),
 exit 0. Otherwise every problem is listed, each with its code (the errors,
 sorted by JSON path, then the warnings, sorted alike), and the exit status
 is 1 (an execution cost over plan's limit of 1e15 ns is one, as plan says
-it):
+it). Each line is whole, as a compiler writes an error: the file, the JSON
+path, the message and the code.
 
-  $.invocations[3].task: unknown task "mma2" [unknown_name]
+  graph.json: $.invocations[3].task: unknown task "mma2" [unknown_name]
 
 FILE "-" reads the graph from stdin. 'cklplan schema' prints the JSON Schema.
 `,
@@ -177,13 +178,14 @@ func (r *checkResult) failure() error {
 }
 
 // problemLine is how check writes a problem, and plan a problem of its
-// input: "PATH: [warning: ]MESSAGE [CODE]".
-func problemLine(p *jsonv.Problem) string {
+// input: one line, whole, as a compiler writes an error ("FILE: PATH:
+// [warning: ]MESSAGE [CODE]"), so that an editor or grep takes it alone.
+func problemLine(file, path, msg, code string, warning bool) string {
 	warn := ""
-	if p.Warning {
+	if warning {
 		warn = "warning: "
 	}
-	return fmt.Sprintf("%s: %s%s [%s]", p.Path, warn, oneLine(p.Msg), p.Code)
+	return fmt.Sprintf("%s: %s: %s%s [%s]", oneLine(file), path, warn, oneLine(msg), code)
 }
 
 // oneLine escapes the control characters of s (a newline, a terminal
@@ -205,40 +207,61 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// problemsError is a list of input problems written as check writes them:
-// the errors first, then the warnings.
-type problemsError struct{ ps jsonv.Problems }
+// inputFiles names the files of a graph's problems: the graph's, and the
+// measured-costs file's ("" without one), whose problems are at its own
+// paths (costsProblem).
+type inputFiles struct{ graph, costs string }
 
-func (e problemsError) Error() string {
+// of is the file p's path is in.
+func (f inputFiles) of(p *jsonv.Problem) string {
+	if f.costs != "" && costsProblem(p) {
+		return f.costs
+	}
+	return f.graph
+}
+
+// line is p written as check writes it, naming its file.
+func (f inputFiles) line(p *jsonv.Problem) string {
+	return problemLine(f.of(p), p.Path.String(), p.Msg, string(p.Code), p.Warning)
+}
+
+// problemsError is a list of input problems written as check writes them,
+// one a line, the errors first, then the warnings. fail writes each line
+// after the command's name, so that every line stays whole.
+type problemsError struct {
+	ps    jsonv.Problems
+	files inputFiles
+}
+
+func (e problemsError) lines() []string {
 	lines := make([]string, len(e.ps))
 	for i, p := range e.ps.ErrorsFirst() {
-		lines[i] = problemLine(p)
+		lines[i] = e.files.line(p)
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
+
+func (e problemsError) Error() string { return strings.Join(e.lines(), "\n") }
 
 func (e problemsError) Unwrap() error { return e.ps }
 
-// withCodes is err with its input problems written as check writes them.
-func withCodes(err error) error {
+// inFiles is err, from loading the files f, with its input problems written
+// as check writes them; another error is said after the graph's name.
+func inFiles(err error, f inputFiles) error {
 	var ps jsonv.Problems
 	if errors.As(err, &ps) {
-		return problemsError{ps}
+		return problemsError{ps, f}
 	}
-	return err
+	return fmt.Errorf("%s: %w", f.graph, err)
 }
 
 func (r *checkResult) writeText(w io.Writer, _ string) error {
 	for _, p := range r.Problems {
-		warn := ""
-		if p.Warning {
-			warn = "warning: "
+		file := p.File
+		if file == "" {
+			file = r.File
 		}
-		file := ""
-		if p.File != "" {
-			file = oneLine(p.File) + ": "
-		}
-		fmt.Fprintf(w, "%s%s: %s%s [%s]\n", file, p.Path, warn, oneLine(p.Message), p.Code)
+		fmt.Fprintln(w, problemLine(file, p.Path, p.Message, p.Code, p.Warning))
 	}
 	s := r.Summary
 	if s == nil {

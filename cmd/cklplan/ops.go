@@ -485,7 +485,16 @@ func (u *reporter[Q, P]) fail(err error) int {
 	if code := cuteCode(err); code != "" {
 		msg += " [" + code + "]"
 	}
-	fmt.Fprintf(u.s.stderr, "cklplan %s: %s\n", u.t.opTitle(u.o), msg)
+	// A list of input problems is said one a line, the command's name
+	// before each, so that every line is whole ("cklplan plan: FILE: PATH:
+	// MESSAGE [CODE]"), as plan says its warnings.
+	lines := []string{msg}
+	if pe := (problemsError{}); errors.As(err, &pe) {
+		lines = strings.Split(msg, "\n")
+	}
+	for _, line := range lines {
+		fmt.Fprintf(u.s.stderr, "cklplan %s: %s\n", u.t.opTitle(u.o), line)
+	}
 	if text, offset, ok := errorExcerpt(err); ok {
 		line, column := excerpt(text, offset)
 		fmt.Fprintf(u.s.stderr, "  %s\n  %s^\n", line, strings.Repeat(" ", column))

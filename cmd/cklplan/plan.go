@@ -201,7 +201,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	cache := planner.NewCache()
 	g, err := tasks.Limits{}.LoadWith(q.data, func(pre *tasks.Prelude) { cache.Prefetch(ctx, pre, target) })
 	if err != nil {
-		return nil, fmt.Errorf("%s:\n%w", q.file, withCodes(err))
+		return nil, inFiles(err, inputFiles{graph: q.file})
 	}
 	if q.costs != "" {
 		data, err := q.in.file(q.costs)
@@ -209,8 +209,9 @@ func runPlan(q *planRequest, env *env) (result, error) {
 			return nil, err
 		}
 		if g, err = g.LoadMeasured(data); err != nil {
-			// The problems name paths in the costs file.
-			return nil, fmt.Errorf("%s (measured costs for %s):\n%w", q.costs, q.file, withCodes(err))
+			// The problems name paths in the costs file, but for the
+			// graph's own (an error a measurement makes in the graph).
+			return nil, inFiles(err, inputFiles{graph: q.file, costs: q.costs})
 		}
 	}
 	// --target replaces the graph's target whole: its features and limits
@@ -230,7 +231,9 @@ func runPlan(q *planRequest, env *env) (result, error) {
 			spec = tasks.TargetSpec{Name: name, Custom: &t}
 		}
 		if g, err = g.WithTarget(spec); err != nil {
-			return nil, fmt.Errorf("%s (for --target %s):\n%w", q.file, q.target, withCodes(err))
+			// The graph's problems under another target: each line says
+			// so before the file ("--target sm80: FILE: PATH: …").
+			return nil, inFiles(err, inputFiles{graph: "--target " + q.target + ": " + q.file})
 		}
 		// The figures under the target's name ("sm80 (FILE)" for a file
 		// named like a built-in): the report names the target whose
@@ -241,12 +244,9 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	// reads, …) do not stop the plan, but they are said, as check says
 	// them: a plan of a graph missing an edge is no surprise later.
 	if env.stderr != nil {
+		files := inputFiles{graph: q.file, costs: q.costs}
 		for _, p := range g.Warnings() {
-			file := q.file
-			if q.costs != "" && costsProblem(p) {
-				file = q.costs
-			}
-			fmt.Fprintf(env.stderr, "cklplan plan: %s: %s\n", file, problemLine(p))
+			fmt.Fprintf(env.stderr, "cklplan plan: %s\n", files.line(p))
 		}
 	}
 	opts := planner.PlanOptions{Solve: planner.Options{NoReduce: q.noReduce, TimeLimit: q.timeLimit, RelativeGap: q.gap, RegretSolves: regretSolves},
