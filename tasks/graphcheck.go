@@ -592,44 +592,57 @@ func (v *validator) measured() {
 			v.d.Report(p, jsonv.DuplicateName, "conversion %s → %s measured twice", m.Source, m.Target)
 		}
 		g.measured.Conversions[k] = positiveZero(m.NS)
-		if err == nil && v.knownRealization(m.Source) && v.knownRealization(m.Target) && !v.edgePairs()[k] {
-			how := "no renaming"
-			if k.Rename != "" {
-				how = "the renaming " + k.Rename
-			}
+		if err != nil || !v.knownRealization(m.Source) || !v.knownRealization(m.Target) {
+			continue
+		}
+		how := "no renaming"
+		if k.Rename != "" {
+			how = "the renaming " + k.Rename
+		}
+		// Said apart: no edge forms the pair at all (a misspelt renaming,
+		// a pair no edge has), or only edges that are a round trip do.
+		switch inside, joined := v.edgePairs()[k]; {
+		case !joined:
+			v.d.Warn(p, CodeUnusedMeasured, "no edge joins a producer realized as %s to a consumer realized as %s with %s: the measurement is never used", m.Source, m.Target, how)
+		case !inside:
 			v.d.Warn(p, CodeUnusedMeasured, "no edge that may stay inside one kernel joins a producer realized as %s to a consumer realized as %s with %s: the measurement is never used (a round trip through global memory is costed by its bytes and its boundary)", m.Source, m.Target, how)
 		}
 	}
 }
 
 // edgePairs is the set of (producer realization, consumer realization,
-// renaming) of the graph's edges over their candidates: the keys a measured
-// conversion may have to be used. Made once, when first asked.
+// renaming) of the graph's edges over their candidates, each true when an
+// edge that may stay inside one kernel forms it, with neither side in
+// global memory: the keys a measured conversion must have to be used.
+// False is a pair only round trips form, which are costed by their bytes
+// and their boundary. Made once, when first asked.
 func (v *validator) edgePairs() map[ConversionKey]bool {
 	if v.pairs != nil {
 		return v.pairs
 	}
 	v.pairs = map[ConversionKey]bool{}
+	type end struct {
+		name     string
+		inMemory bool
+	}
 	for _, e := range v.g.edges {
-		if e.MustCross() {
-			// A round trip is costed by its bytes and its boundary.
-			continue
-		}
+		crosses := e.MustCross()
 		rename := distribution.Rename(e.Rename).String()
-		var srcs, dsts []string
+		var srcs, dsts []end
 		for _, a := range e.From.Invocation.Candidates {
-			if b := e.SourceBinding(a); b.Name != "" && !b.InMemory() && !slices.Contains(srcs, b.Name) {
-				srcs = append(srcs, b.Name)
+			if b := e.SourceBinding(a); b.Name != "" && !slices.Contains(srcs, end{b.Name, b.InMemory()}) {
+				srcs = append(srcs, end{b.Name, b.InMemory()})
 			}
 		}
 		for _, c := range e.To.Invocation.Candidates {
-			if b := e.TargetBinding(c); b.Name != "" && !b.InMemory() && !slices.Contains(dsts, b.Name) {
-				dsts = append(dsts, b.Name)
+			if b := e.TargetBinding(c); b.Name != "" && !slices.Contains(dsts, end{b.Name, b.InMemory()}) {
+				dsts = append(dsts, end{b.Name, b.InMemory()})
 			}
 		}
 		for _, s := range srcs {
 			for _, d := range dsts {
-				v.pairs[ConversionKey{s, d, rename}] = true
+				k := ConversionKey{s.name, d.name, rename}
+				v.pairs[k] = v.pairs[k] || !(crosses || s.inMemory || d.inMemory)
 			}
 		}
 	}

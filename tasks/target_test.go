@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -433,8 +434,8 @@ func TestUnusedMeasuredConversion(t *testing.T) {
 		got = append(got, p.Path.String()+" "+string(p.Code)+": "+p.Msg)
 	}
 	want := []string{
-		"$.conversions[1] unused_measurement: no edge that may stay inside one kernel joins a producer realized as row_blocked_f16 to a consumer realized as mma.m16n8k16.a.f16 with the renaming n=k: the measurement is never used (a round trip through global memory is costed by its bytes and its boundary)",
-		"$.conversions[2] unused_measurement: no edge that may stay inside one kernel joins a producer realized as mma.m16n8k16.c.f32 to a consumer realized as mma.m16n8k16.a.f16 with no renaming: the measurement is never used (a round trip through global memory is costed by its bytes and its boundary)",
+		"$.conversions[1] unused_measurement: no edge joins a producer realized as row_blocked_f16 to a consumer realized as mma.m16n8k16.a.f16 with the renaming n=k: the measurement is never used",
+		"$.conversions[2] unused_measurement: no edge joins a producer realized as mma.m16n8k16.c.f32 to a consumer realized as mma.m16n8k16.a.f16 with no renaming: the measurement is never used",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -443,34 +444,67 @@ func TestUnusedMeasuredConversion(t *testing.T) {
 
 // A measured conversion only an edge that must cross a kernel, or one whose
 // side is a global layout, could use is never used either: a round trip is
-// costed by its bytes and its boundary.
+// costed by its bytes and its boundary, and the warning says so. One that
+// no edge forms at all is warned of plainly: no edge joins the pair.
 func TestMeasuredRoundTripIsUnused(t *testing.T) {
-	b := NewBuilder("round-trips", "h200").Size("M", 64).
-		Space("a_tile", "(m:16, k:16)").
-		IndexMap("rows", "logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)").
-		Layout("G", "global f16 elements align 16: rows")
-	p := b.Task("p").Out("y", "a_tile", storage.F16)
-	p.Alternative("regs").Dist("y", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
-	p.Alternative("global").Layout("y", "G").CostNS(1).Multiplicity("M")
-	c := b.Task("c").In("x", "a_tile", storage.F16)
-	c.Alternative("regs").Dist("x", "mma.m16n8k16.a.f16", "").CostNS(1).Multiplicity("M")
-	b.Invoke("p", "p")
-	b.Invoke("c", "c")
-	b.Edge("p.y", "c.x").MustCrossKernel()
-	b.MeasuredConversion("mma.m16n8k16.a.f16", "mma.m16n8k16.a.f16", 1)
-	b.MeasuredConversion("G", "mma.m16n8k16.a.f16", 1)
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, w := range g.Warnings() {
-		if w.Code == CodeUnusedMeasured {
-			got = append(got, w.Path.String())
-		}
-	}
-	if want := []string{"$.measured.conversions[0]", "$.measured.conversions[1]"}; !slices.Equal(got, want) {
-		t.Errorf("unused measurements at %v, want %v", got, want)
+	const (
+		roundTrip = "no edge that may stay inside one kernel joins a producer realized as %s to a consumer realized as %s with no renaming: the measurement is never used (a round trip through global memory is costed by its bytes and its boundary)"
+		noEdge    = "no edge joins a producer realized as %s to a consumer realized as %s with no renaming: the measurement is never used"
+		mma       = "mma.m16n8k16.a.f16"
+	)
+	tests := []struct {
+		name      string
+		mustCross bool
+		want      []string // "PATH: MESSAGE" of each unused_measurement
+	}{{
+		name:      "the edge must cross",
+		mustCross: true,
+		want: []string{
+			"$.measured.conversions[0]: " + fmt.Sprintf(roundTrip, mma, mma),
+			"$.measured.conversions[1]: " + fmt.Sprintf(roundTrip, "G", mma),
+			"$.measured.conversions[2]: " + fmt.Sprintf(noEdge, "G", "G"),
+		},
+	}, {
+		name: "the edge may stay inside, the producer's global side may not",
+		want: []string{
+			"$.measured.conversions[1]: " + fmt.Sprintf(roundTrip, "G", mma),
+			"$.measured.conversions[2]: " + fmt.Sprintf(noEdge, "G", "G"),
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder("round-trips", "h200").Size("M", 64).
+				Space("a_tile", "(m:16, k:16)").
+				IndexMap("rows", "logical(m:16, k:16) -> physical(addr:256) = (m * 16 + k)").
+				Layout("G", "global f16 elements align 16: rows")
+			p := b.Task("p").Out("y", "a_tile", storage.F16)
+			p.Alternative("regs").Dist("y", mma, "").CostNS(1).Multiplicity("M")
+			p.Alternative("global").Layout("y", "G").CostNS(1).Multiplicity("M")
+			c := b.Task("c").In("x", "a_tile", storage.F16)
+			c.Alternative("regs").Dist("x", mma, "").CostNS(1).Multiplicity("M")
+			b.Invoke("p", "p")
+			b.Invoke("c", "c")
+			e := b.Edge("p.y", "c.x")
+			if tt.mustCross {
+				e.MustCrossKernel()
+			}
+			b.MeasuredConversion(mma, mma, 1)
+			b.MeasuredConversion("G", mma, 1)
+			b.MeasuredConversion("G", "G", 1)
+			g, err := b.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range g.Warnings() {
+				if w.Code == CodeUnusedMeasured {
+					got = append(got, w.Path.String()+": "+w.Msg)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("unused measurements\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
 	}
 }
 

@@ -106,7 +106,8 @@ type validator struct {
 	badMaps  map[string]bool // index maps reported invalid
 	// loops are the ports naming each loop, by path, in the order seen.
 	loops map[string][]jsonv.Path
-	// pairs are the edges' realization pairs (edgePairs), made when a
+	// pairs are the edges' realization pairs (edgePairs), each true when
+	// an edge that may stay inside one kernel forms it, made when a
 	// measured conversion first asks.
 	pairs map[ConversionKey]bool
 	// specEdges is the first index of each edge of the Spec by its ends
