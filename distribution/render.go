@@ -73,6 +73,47 @@ func (d *Distribution) EntriesJSON() []byte {
 	return []byte(b.String())
 }
 
+// Heading is the line that heads d's renderings (Diagram, cklplan's text
+// form): its name and axes, "mma.m16n8k16.c.f32: tile (m:16, n:8),
+// executors (lane:32@lane), values (v:4)", replicated executor axes marked
+// with *. Where the axes do not show what a thread holds, the line says it:
+// "every thread holds the whole tile" (", one value" when that is one
+// element) when every executor owns every element, however the
+// distribution was written (a tabulated one marks no axis replicated); "each
+// thread holds one value" when there are no value axes, which "values ()"
+// alone does not say.
+func (d *Distribution) Heading() string {
+	h := fmt.Sprintf("%s: tile %s, executors %s, values %s", d.spec.Name, axesString(d.spec.Tile), axesString(d.spec.Executors), axesString(d.spec.Locals))
+	whole := d.everyExecutorHoldsTile()
+	switch {
+	case whole && d.nLocal == 1:
+		h += ": every thread holds the whole tile, one value"
+	case whole:
+		h += ": every thread holds the whole tile"
+	case len(d.spec.Locals) == 0:
+		h += ": each thread holds one value"
+	}
+	return h
+}
+
+// everyExecutorHoldsTile reports whether each executor's values are the
+// whole tile: every element, each once.
+func (d *Distribution) everyExecutorHoldsTile() bool {
+	if d.nLocal != d.nTile {
+		return false
+	}
+	seenBy := make([]int, d.nTile) // the executor that last held the element, plus 1
+	for e := 0; e < d.nExec; e++ {
+		for _, t := range d.owned[e*d.nLocal : (e+1)*d.nLocal] {
+			if seenBy[t] == e+1 {
+				return false
+			}
+			seenBy[t] = e + 1
+		}
+	}
+	return true
+}
+
 func (d *Distribution) hasLevel(l Level) bool {
 	for _, a := range d.spec.Executors {
 		if a.Level == l {
@@ -82,13 +123,13 @@ func (d *Distribution) hasLevel(l Level) bool {
 	return false
 }
 
-// Diagram draws the tile the way the PTX ISA's fragment figures do: one cell
-// per element holding its owner and value, "T5:a3" for value 3 of thread 5.
-// Threads are numbered within a block (warp*lanes + lane); a block level adds
-// "B1." in front. An element with several owners (replicated axes) shows the
-// first and how many more ("T0:a0+3"). The last tile axis runs across, the one
-// before it down; a tile of more axes is drawn as one slice per point of the
-// leading axes.
+// Diagram draws the tile, under its Heading, the way the PTX ISA's fragment
+// figures do: one cell per element holding its owner and value, "T5:a3" for
+// value 3 of thread 5. Threads are numbered within a block (warp*lanes +
+// lane); a block level adds "B1." in front. An element with several owners
+// (replicated axes) shows the first and how many more ("T0:a0+3"). The last
+// tile axis runs across, the one before it down; a tile of more axes is
+// drawn as one slice per point of the leading axes.
 func (d *Distribution) Diagram() string {
 	label := make([]string, d.nTile)
 	width := 0
@@ -120,7 +161,8 @@ func (d *Distribution) Diagram() string {
 	rowW := max(len(corner), len(strconv.Itoa(rows-1)))
 	width = max(width, len(strconv.Itoa(cols-1)))
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: tile %s, executors %s, values %s\n", d.spec.Name, axesString(d.spec.Tile), axesString(d.spec.Executors), axesString(d.spec.Locals))
+	b.WriteString(d.Heading())
+	b.WriteByte('\n')
 	line := func(head string, cells func(c int) string) {
 		var l strings.Builder
 		fmt.Fprintf(&l, "%*s", rowW, head)

@@ -42,8 +42,11 @@ shared memory), as distribution/json.go states. --format picture (the default) d
 owning thread and value in each cell: T5:a3 is value 3 of thread 5,
 threads numbered warp * lanes + lane within a block; B1. in front names
 the block; T5:a3+1 has 1 more owner along the replicated executor axes,
-which the header marks with *. --format text writes the axes and the
-ownership and storage maps as index maps; json lists every (executor,
+which the header marks with *. The header says what each thread holds
+where the axes do not: "every thread holds the whole tile" (each thread a
+copy of all of it), "each thread holds one value" (no value axes, values
+()). --format text writes the same header, and the ownership and storage
+maps as index maps; json lists every (executor,
 value) and its tile coordinates; spec writes the explicit JSON
 definition.`},
 		{name: "list", run: distList, doc: "lists the built-in atoms."},
@@ -188,7 +191,7 @@ func (r distShowResult) writeText(w io.Writer, format string) error {
 		_, err = fmt.Fprintf(w, "%s\n", data)
 		return err
 	}
-	fmt.Fprintf(w, "%s: tile %s, executors %s, values %s\n", d.Name(), axesText(d.Tile()), axesText(d.Executors()), axesText(d.Locals()))
+	fmt.Fprintln(w, d.Heading())
 	if d.Tabulated() {
 		_, err := fmt.Fprintf(w, "ownership: tabulated, %d entries (no index maps)\n", d.NumExecutors()*d.NumValues())
 		return err
