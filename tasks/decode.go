@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -675,7 +676,7 @@ func (g *Graph) WithMeasured(m MeasuredSpec) (*Graph, error) {
 	keep := map[string]int{"alternatives": len(s.Measured.Alternatives), "conversions": len(s.Measured.Conversions)}
 	s.Measured.Alternatives = append(s.Measured.Alternatives, m.Alternatives...)
 	s.Measured.Conversions = append(s.Measured.Conversions, m.Conversions...)
-	gm, err := Limits{}.build(s, nil)
+	gm, err := g.limits.build(s, nil)
 	// m's entries are named at m's own paths: $.conversions[i].
 	ours := func(p *jsonv.Problem) (*jsonv.Problem, bool) {
 		q := *p
@@ -776,7 +777,8 @@ func (g *Graph) LoadMeasured(data []byte) (*Graph, error) {
 }
 
 // WithTarget returns g planned for another target (a built-in name, or a
-// custom target), validated again: the alternatives must still be runnable
+// custom target), validated again (under the Limits g was loaded with):
+// the alternatives must still be runnable
 // on some target, and the warnings are the new target's.
 func (g *Graph) WithTarget(t TargetSpec) (*Graph, error) {
 	s := cloneSpec(g.spec)
@@ -786,7 +788,43 @@ func (g *Graph) WithTarget(t TargetSpec) (*Graph, error) {
 		c.Features = slices.Clone(c.Features)
 		s.Target.Custom = &c
 	}
-	return Limits{}.build(s, nil)
+	return g.limits.build(s, nil)
+}
+
+// WithPins returns g with the pins of the invocations that pins names
+// replaced, validated again as New validates a Spec (under the Limits g
+// was loaded with, as WithTarget and WithMeasured are): pins[id] lists the
+// alternatives invocation id may take, as its "pin" does in the JSON, and
+// an empty list removes its pin. The other invocations keep their pins,
+// every invocation its forbids, and g is not changed. A compiler that fixes
+// some choices and plans the rest (planner.Plan) pins them so.
+//
+// Errors: an id that names no invocation (the message lists the graph's),
+// and the Problems a pin can have in the JSON, at the invocation's path in
+// the Spec: an alternative its task does not have, or a pin that its
+// forbids or the target leave nothing of.
+func (g *Graph) WithPins(pins map[string][]string) (*Graph, error) {
+	s := cloneSpec(g.spec)
+	index := make(map[string]int, len(s.Invocations))
+	for i, inv := range s.Invocations {
+		index[inv.ID] = i
+	}
+	ids := slices.Sorted(maps.Keys(pins))
+	for _, id := range ids {
+		i, ok := index[id]
+		if !ok {
+			names := make([]string, len(s.Invocations))
+			for k, inv := range s.Invocations {
+				names[k] = inv.ID
+			}
+			return nil, fmt.Errorf("tasks: WithPins: no invocation %q (the graph's invocations: %s)", id, listNames(names))
+		}
+		s.Invocations[i].Pin = nil
+		if len(pins[id]) > 0 {
+			s.Invocations[i].Pin = slices.Clone(pins[id])
+		}
+	}
+	return g.limits.build(s, nil)
 }
 
 // encodeObject writes an object of the given members.

@@ -68,6 +68,7 @@
 //	e.Moves(a, b), e.Reads(b)      tiles the producer emits, tiles the consumer reads
 //	g.Measured().AlternativeNS(c), g.Measured().ConversionNS(src, dst, rename)
 //	g.WithTarget(t), g.WithMeasured(m)   the graph re-validated for another target or costs
+//	g.WithPins(pins)               … with some invocations' pins replaced (a compiler's fixed choices)
 //
 // Costs follow the rule of docs/format.md: execution ns × multiplicity,
 // over sm_count for a declared or measured ns (SM time per tile); a

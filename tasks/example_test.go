@@ -108,6 +108,43 @@ func ExampleBuilder() {
 	// standalone     runs  262144 times, a = a_global_f16
 }
 
+// A compiler that has fixed how the dequantization runs pins it, and the
+// planner then chooses the rest around it; an empty list unpins it again.
+func ExampleGraph_WithPins() {
+	g, err := dequantizeMMA(16).Build()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	candidates := func(g *tasks.Graph) []string {
+		var ids []string
+		for _, c := range g.Invocation("dequantize").Candidates {
+			ids = append(ids, c.Alternative.ID)
+		}
+		return ids
+	}
+	pinned, err := g.WithPins(map[string][]string{"dequantize": {"standalone"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	unpinned, err := pinned.WithPins(map[string][]string{"dequantize": nil})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("built:   ", candidates(g))
+	fmt.Println("pinned:  ", candidates(pinned))
+	fmt.Println("unpinned:", candidates(unpinned))
+	_, err = g.WithPins(map[string][]string{"dequant": {"standalone"}})
+	fmt.Println(err)
+	// Output:
+	// built:    [fused_native fused_blocked standalone]
+	// pinned:   [standalone]
+	// unpinned: [fused_native fused_blocked standalone]
+	// tasks: WithPins: no invocation "dequant" (the graph's invocations: load_w, dequantize, load_x, mma, store_y)
+}
+
 // At N = 4096 the fused dequantization runs cdiv(N, 64) = 64 times more often
 // than the standalone kernel; the edge to mma is a global round trip when
 // either side holds the tile in global memory.

@@ -26,6 +26,9 @@ type Graph struct {
 	topo        []*Invocation
 	components  [][]*Invocation
 	warnings    jsonv.Problems
+	// limits are the limits g was validated under, which WithTarget,
+	// WithMeasured and WithPins validate again under.
+	limits Limits
 }
 
 // A Task is a logical computation with named ports and its alternatives.

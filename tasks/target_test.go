@@ -614,3 +614,67 @@ func TestMeasuredTarget(t *testing.T) {
 		t.Errorf("marshalled and loaded again: target %q, want sm80", again.Measured().Target)
 	}
 }
+
+// TestWithPins: pinning an invocation leaves it the pinned alternatives
+// alone, an empty list gives it back every one, the other invocations and
+// the original graph are untouched, and what a pin in the JSON can get
+// wrong is reported at the invocation's path.
+func TestWithPins(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/fanout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Limits{Invocations: 8}.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(g *Graph, inv string) string {
+		var out []string
+		for _, c := range g.Invocation(inv).Candidates {
+			out = append(out, c.Alternative.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := ids(g, "norm"); got != "in_load_order,into_mma_a" {
+		t.Fatalf("norm's candidates: %s", got)
+	}
+	pinned, err := g.WithPins(map[string][]string{"norm": {"into_mma_a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(pinned, "norm"); got != "into_mma_a" || !slices.Equal(pinned.Invocation("norm").Pin, []string{"into_mma_a"}) {
+		t.Errorf("pinned norm's candidates %s, pin %v", got, pinned.Invocation("norm").Pin)
+	}
+	if got := ids(g, "norm"); got != "in_load_order,into_mma_a" || g.Invocation("norm").Pin != nil {
+		t.Errorf("WithPins changed the original graph: %s, pin %v", got, g.Invocation("norm").Pin)
+	}
+	if pinned.limits != g.limits || g.limits.Invocations != 8 {
+		t.Errorf("limits %+v after WithPins, %+v before", pinned.limits, g.limits)
+	}
+	unpinned, err := pinned.WithPins(map[string][]string{"norm": nil, "q_proj": {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(unpinned, "norm"); got != "in_load_order,into_mma_a" || unpinned.Invocation("norm").Pin != nil {
+		t.Errorf("an empty pin list left norm %s, pin %v", got, unpinned.Invocation("norm").Pin)
+	}
+	if _, err := g.WithPins(map[string][]string{"nrom": {"into_mma_a"}}); err == nil ||
+		!strings.Contains(err.Error(), `no invocation "nrom"`) || !strings.Contains(err.Error(), "load_x, norm, load_wq") {
+		t.Errorf("an unknown invocation: %v", err)
+	}
+	_, err = g.WithPins(map[string][]string{"norm": {"into_mma_b"}})
+	if got := problemKeys(t, err); !strings.Contains(got, "$.invocations[1].pin[0] unknown_name") {
+		t.Errorf("an unknown alternative: %s (%v)", got, err)
+	}
+	// The small graph's scale forbids frag: pinned to it, nothing is left.
+	forbidding, err := Load(edit(t, func(g map[string]any) {
+		obj(g, "invocations", 1)["forbid"] = []any{"frag"}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = forbidding.WithPins(map[string][]string{"scale": {"frag"}})
+	if got := problemKeys(t, err); !strings.Contains(got, "$.invocations[1] pin") {
+		t.Errorf("a pin its forbid leaves nothing of: %s (%v)", got, err)
+	}
+}

@@ -92,6 +92,7 @@ func (l Limits) build(spec Spec, prelude func(*Prelude)) (*Graph, error) {
 		return nil, err
 	}
 	g.warnings = v.d.Problems()
+	g.limits = l
 	return g, nil
 }
 
