@@ -224,7 +224,7 @@ func TestTightCoreSkipsTheSearch(t *testing.T) {
 func TestSearchMessagesOverClasses(t *testing.T) {
 	highstest.Library(t)
 	r := planDAG(t, 40, 1)
-	if r.CoreSearch == nil || !r.CoreSearch.Proved || r.Status != "optimal" {
+	if r.CoreSearch == nil || !r.CoreSearch.Proved || r.Status != Optimal {
 		t.Fatalf("%s, search %+v: want the search to prove the core", r.Status, r.CoreSearch)
 	}
 	if r.CoreSearch.Nodes > 100_000 {
@@ -255,7 +255,7 @@ func TestSearchReportsProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.CoreSearch == nil || !r.CoreSearch.Proved || r.Status != "optimal" {
+		if r.CoreSearch == nil || !r.CoreSearch.Proved || r.Status != Optimal {
 			t.Fatalf("%s, search %+v: want the search to prove the core", r.Status, r.CoreSearch)
 		}
 		optimum := r.ObjectiveNS

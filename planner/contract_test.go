@@ -173,7 +173,7 @@ func TestContractedWholeBoundIsObjective(t *testing.T) {
 	if r.Model.ContractedKernels == 0 || r.Model.Core != 0 {
 		t.Fatalf("%d kernels contracted, a core of %d: the case tests nothing", r.Model.ContractedKernels, r.Model.Core)
 	}
-	if r.Status != "optimal" || r.BoundNS != r.ObjectiveNS || r.Gap != 0 || r.BoundFrom != "" {
+	if r.Status != Optimal || r.BoundNS != r.ObjectiveNS || r.Gap != 0 || r.BoundFrom != "" {
 		t.Errorf("status %s, bound %v (%q), objective %v, gap %v: want the bound the objective, gap 0", r.Status, r.BoundNS, r.BoundFrom, r.ObjectiveNS, r.Gap)
 	}
 }

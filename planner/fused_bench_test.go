@@ -32,7 +32,7 @@ func BenchmarkFused(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if r.Status != "optimal" {
+				if r.Status != Optimal {
 					b.Fatalf("status %s", r.Status)
 				}
 			}
@@ -71,7 +71,7 @@ func BenchmarkMegakernel(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if r.Status != "optimal" || r.Model.ContractedKernels != 1 {
+				if r.Status != Optimal || r.Model.ContractedKernels != 1 {
 					b.Fatalf("status %s, %d kernels contracted", r.Status, r.Model.ContractedKernels)
 				}
 			}

@@ -88,7 +88,7 @@ func FuzzPlanMutated(f *testing.F) {
 			}
 			return
 		}
-		if reduced.Status != "optimal" || whole.Status != "optimal" {
+		if reduced.Status != Optimal || whole.Status != Optimal {
 			t.Fatalf("status %s and %s without limits\n%s", reduced.Status, whole.Status, data)
 		}
 		if !closeNS(reduced.ObjectiveNS, whole.ObjectiveNS) {

@@ -231,7 +231,7 @@ func checkPinnedRegrets(t *testing.T, g *tasks.Graph, opts PlanOptions) pinCount
 	if err != nil {
 		t.Fatal(err)
 	}
-	if base.Status != "optimal" || base.Explained != len(base.Choices) {
+	if base.Status != Optimal || base.Explained != len(base.Choices) {
 		t.Fatalf("status %s, %d of %d invocations explained: want every regret of a proven plan", base.Status, base.Explained, len(base.Choices))
 	}
 	// A regret within 1e-6 relative of 0 is reported as a tie, regret 0
@@ -265,7 +265,7 @@ func checkPinnedRegrets(t *testing.T, g *tasks.Graph, opts PlanOptions) pinCount
 				}
 				continue
 			}
-			if pr.Status != "optimal" {
+			if pr.Status != Optimal {
 				t.Errorf("%s: the pinned plan is %s", what, pr.Status)
 				continue
 			}

@@ -63,8 +63,10 @@ type Result struct {
 	Target string `json:"target"`
 	// SMCount is the target's SMs: a declared or measured cost is SM time
 	// per tile, and the SMs divide it over the whole GPU.
-	SMCount int    `json:"sm_count"`
-	Status  string `json:"status"`
+	SMCount int `json:"sm_count"`
+	// Status is how far the plan is proven: Optimal, TimeLimit or
+	// Interrupted ("optimal", "time limit", "interrupted" in JSON).
+	Status Status `json:"status"`
 	// ObjectiveNS is the plan's total cost, ExecutionNS + ConversionNS.
 	ObjectiveNS  float64 `json:"objective_ns"`
 	ExecutionNS  float64 `json:"execution_ns"`
@@ -774,7 +776,7 @@ func (lw *lowering) alternativesLeft(sol *Solution) int {
 // plan reads a Solution back in the graph's terms.
 func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(v int) bool) (*Result, error) {
 	p := &Result{
-		Graph: lw.graph.Name(), Target: target.Name, SMCount: int(lw.sms), Status: sol.Status.String(),
+		Graph: lw.graph.Name(), Target: target.Name, SMCount: int(lw.sms), Status: sol.Status,
 		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
 		BoundNS: sol.Bound, Gap: sol.Gap, BoundFrom: sol.BoundFrom, SolveMS: float64(sol.SolveTime.Microseconds()) / 1000,
 		MILPNodes: sol.MILPNodes, CoreSearch: sol.Search, Model: modelSizes(sol.Model),

@@ -482,7 +482,7 @@ func TestGapOfAPlanOfNoCost(t *testing.T) {
 			t.Errorf("gap(%v, %v) = %v, want %v", c.obj, c.bound, got, c.want)
 		}
 	}
-	r := &Result{Status: "time limit", Gap: gap(0, -1e-13), Choices: []PlanChoice{}, Boundaries: []Boundary{}}
+	r := &Result{Status: TimeLimit, Gap: gap(0, -1e-13), Choices: []PlanChoice{}, Boundaries: []Boundary{}}
 	if err := r.WriteJSON(new(strings.Builder)); err != nil {
 		t.Errorf("the JSON plan of a free plan under a bound below 0: %v", err)
 	}
@@ -501,7 +501,7 @@ func TestPlanEmptyGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != "optimal" || r.ObjectiveNS != 0 || r.BoundNS != 0 || r.Gap != 0 || len(r.Choices) != 0 || len(r.Boundaries) != 0 ||
+	if r.Status != Optimal || r.ObjectiveNS != 0 || r.BoundNS != 0 || r.Gap != 0 || len(r.Choices) != 0 || len(r.Boundaries) != 0 ||
 		r.LocalChoiceNS == nil || *r.LocalChoiceNS != 0 || r.SavingNS == nil || *r.SavingNS != 0 {
 		t.Errorf("the empty graph's plan: %+v", r)
 	}
@@ -629,7 +629,7 @@ func TestFusedLayersMeetTheirBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != "optimal" || math.Abs(r.ObjectiveNS-whole.ObjectiveNS) > 1e-6*whole.ObjectiveNS {
+	if r.Status != Optimal || math.Abs(r.ObjectiveNS-whole.ObjectiveNS) > 1e-6*whole.ObjectiveNS {
 		t.Errorf("%s at %v; the whole model's optimum is %v", r.Status, r.ObjectiveNS, whole.ObjectiveNS)
 	}
 }
@@ -665,7 +665,7 @@ func planContractedAndRows(t *testing.T, g *tasks.Graph, explain []string, name 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !closeNS(contracted.ObjectiveNS, rows.ObjectiveNS) || contracted.Status != "optimal" {
+	if !closeNS(contracted.ObjectiveNS, rows.ObjectiveNS) || contracted.Status != Optimal {
 		t.Fatalf("%s: %s %v contracted, %s %v with the rows", name, contracted.Status, contracted.ObjectiveNS, rows.Status, rows.ObjectiveNS)
 	}
 	regret := func(pc PlanChoice, alt string) *float64 {
@@ -772,7 +772,7 @@ func TestAlikeKernelsShareTheirProgram(t *testing.T) {
 		plans[i] = r
 	}
 	alike, apart := plans[0], plans[1]
-	if alike.Status != "optimal" || alike.ObjectiveNS != apart.ObjectiveNS {
+	if alike.Status != Optimal || alike.ObjectiveNS != apart.ObjectiveNS {
 		t.Fatalf("alike %s %v, apart %s %v", alike.Status, alike.ObjectiveNS, apart.Status, apart.ObjectiveNS)
 	}
 	for i, c := range alike.Choices {
@@ -1044,7 +1044,7 @@ func TestSmallDenseGraphsDissolve(t *testing.T) {
 		t.Fatalf("%d of %d invocations eliminated, core %d; want all eliminated",
 			whole.Model.Eliminated, whole.Model.Invocations, whole.Model.Core)
 	}
-	if whole.Status != "optimal" || core.Status != "optimal" || !near(whole.ObjectiveNS, core.ObjectiveNS) {
+	if whole.Status != Optimal || core.Status != Optimal || !near(whole.ObjectiveNS, core.ObjectiveNS) {
 		t.Fatalf("whole elimination %s %v, HiGHS on the core %s %v", whole.Status, whole.ObjectiveNS, core.Status, core.ObjectiveNS)
 	}
 	compared := 0
@@ -1156,7 +1156,7 @@ func TestEliminatedWholeHasNoGap(t *testing.T) {
 	if r.Model.Core != 0 {
 		t.Fatalf("core of %d invocations: the case tests nothing", r.Model.Core)
 	}
-	if r.Status != "optimal" || r.BoundNS != r.ObjectiveNS || r.Gap != 0 {
+	if r.Status != Optimal || r.BoundNS != r.ObjectiveNS || r.Gap != 0 {
 		t.Errorf("%s, bound %v, objective %v, gap %v; want optimal, the bound the objective, gap 0", r.Status, r.BoundNS, r.ObjectiveNS, r.Gap)
 	}
 }
@@ -1180,7 +1180,7 @@ func TestContractedBoundNotAboveObjective(t *testing.T) {
 		if r.Model.ContractedKernels == 0 {
 			t.Fatalf("%s: no kernel contracted: the case tests nothing", target)
 		}
-		if r.Status != "optimal" || r.BoundNS > r.ObjectiveNS || r.Gap != 0 {
+		if r.Status != Optimal || r.BoundNS > r.ObjectiveNS || r.Gap != 0 {
 			t.Errorf("%s: %s, bound %v, objective %v, gap %v; want optimal, the bound at most the objective, gap 0",
 				target, r.Status, r.BoundNS, r.ObjectiveNS, r.Gap)
 		}
@@ -1221,7 +1221,7 @@ func TestNearlyTightCoreSkipsTheSearch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != "optimal" {
+		if r.Status != Optimal {
 			t.Fatalf("status %q, want optimal", r.Status)
 		}
 		return r
@@ -1719,7 +1719,7 @@ func TestPlanInterruptedAfterClassifying(t *testing.T) {
 		switch {
 		case err != nil && (!errors.Is(err, context.Canceled) || !errors.Is(err, ErrNoPlan)):
 			t.Errorf("%s: %v matches ErrNoPlan %v, context.Canceled %v; want both", name, err, errors.Is(err, ErrNoPlan), errors.Is(err, context.Canceled))
-		case err == nil && r.Status != "optimal" && r.Status != "interrupted":
+		case err == nil && r.Status != Optimal && r.Status != Interrupted:
 			t.Errorf("%s: status %s", name, r.Status)
 		}
 	}
@@ -1970,7 +1970,7 @@ func TestReasonInfeasibleAloneIsSo(t *testing.T) {
 // The legend's node cannot be an invocation's: an invocation may be called
 // legend, and DOT's legend and "legend" are one node.
 func TestDOTLegendIsNoInvocation(t *testing.T) {
-	r := &Result{Graph: "g", Target: "h200", Status: "optimal",
+	r := &Result{Graph: "g", Target: "h200", Status: Optimal,
 		Choices:    []PlanChoice{{Invocation: "a", Alternative: "x"}, {Invocation: "legend", Alternative: "y"}},
 		Boundaries: []Boundary{{From: "a.out", To: "legend.in", Class: "identity", Mechanism: "identity"}}}
 	var b bytes.Buffer
@@ -2262,7 +2262,7 @@ func TestTitleQuotesWhatDoesNotPrint(t *testing.T) {
 		"":                "plan of an unnamed graph on h200\n",
 	} {
 		var b bytes.Buffer
-		if err := (&Result{Graph: name, Target: "h200", Status: "optimal"}).WriteText(&b); err != nil {
+		if err := (&Result{Graph: name, Target: "h200", Status: Optimal}).WriteText(&b); err != nil {
 			t.Fatal(err)
 		}
 		if first, _, _ := strings.Cut(b.String(), "\n\n"); first+"\n" != want {
@@ -2280,7 +2280,7 @@ func TestUnnamedGraphTitles(t *testing.T) {
 		"attn 1": {"digraph \"attn 1\" {\n", `  label="attn 1 on h200: 0 ns (optimal)";`},
 	} {
 		var b bytes.Buffer
-		if err := (&Result{Graph: name, Target: "h200", Status: "optimal"}).WriteDOT(&b); err != nil {
+		if err := (&Result{Graph: name, Target: "h200", Status: Optimal}).WriteDOT(&b); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasPrefix(b.String(), want[0]) || !strings.Contains(b.String(), "\n"+want[1]+"\n") {
@@ -2622,7 +2622,7 @@ func TestPlanStopsBeforeHiGHS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if full.Status != Optimal.String() {
+		if full.Status != Optimal {
 			t.Fatalf("DAG(%d, 4, %d): %s without a limit", c.n, c.seed, full.Status)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -2641,7 +2641,7 @@ func TestPlanStopsBeforeHiGHS(t *testing.T) {
 			case errors.Is(err, ErrNoPlan):
 			case err != nil:
 				t.Errorf("DAG(%d, 4, %d) %s: %v", c.n, c.seed, stop.name, err)
-			case r.Status != stop.want.String():
+			case r.Status != stop.want:
 				t.Errorf("DAG(%d, 4, %d) %s: %s, want %s", c.n, c.seed, stop.name, r.Status, stop.want)
 			case r.ObjectiveNS < full.ObjectiveNS-objectiveTolerance(full.ObjectiveNS) || r.BoundNS > full.ObjectiveNS+objectiveTolerance(full.ObjectiveNS):
 				t.Errorf("DAG(%d, 4, %d) %s: objective %v and bound %v around the optimum %v", c.n, c.seed, stop.name, r.ObjectiveNS, r.BoundNS, full.ObjectiveNS)

@@ -190,7 +190,7 @@ func TestPlanSaysAnInterruptStoppedTheRegrets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != "optimal" || r.UnprovenRegrets == 0 || r.UnprovenBy != UnprovenByInterrupt {
+		if r.Status != Optimal || r.UnprovenRegrets == 0 || r.UnprovenBy != UnprovenByInterrupt {
 			t.Fatalf("deadline %v: status %s, %d regrets unproven by %q: the interrupt did not strike during the regrets", deadline, r.Status, r.UnprovenRegrets, r.UnprovenBy)
 		}
 		var text bytes.Buffer

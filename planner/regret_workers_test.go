@@ -28,7 +28,7 @@ func TestRegretsSameOnAnyWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != "optimal" || r.Explained != len(r.Choices) {
+		if r.Status != Optimal || r.Explained != len(r.Choices) {
 			t.Fatalf("status %s, %d of %d explained: want optimal, all", r.Status, r.Explained, len(r.Choices))
 		}
 		var b bytes.Buffer

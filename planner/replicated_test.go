@@ -140,7 +140,7 @@ func BenchmarkFusedLayers(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if r.Status != "optimal" {
+				if r.Status != Optimal {
 					b.Fatalf("status %s", r.Status)
 				}
 			}

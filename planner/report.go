@@ -49,11 +49,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "plan of %s on %s\n\n", graphTitle(r.Graph), printable(r.Target))
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	status := r.Status
+	status := r.Status.String()
 	switch {
-	case r.Status == "optimal" && r.BoundFrom != "":
+	case r.Status == Optimal && r.BoundFrom != "":
 		status += " within the gap allowed"
-	case r.Status == "optimal":
+	case r.Status == Optimal:
 		status += " (proven)"
 	}
 	gap := r.Gap
@@ -122,7 +122,7 @@ func (r *Result) WriteText(w io.Writer) error {
 
 	fmt.Fprintf(bw, "\ninvocations (chosen alternative, cost, origin; then each rejected one: regret, why)\n")
 	switch {
-	case r.Status != "optimal":
+	case r.Status != Optimal:
 		fmt.Fprintf(bw, "  (no regrets: they are measured from the proven optimum, and the solve stopped before proving it)\n")
 	case r.Explained == 0 && r.Gap > 0 && r.BoundFrom != "":
 		fmt.Fprintf(bw, "  (no regrets: they are measured from the proven optimum, and the plan is proven only within the gap allowed, %.3g%%)\n", 100*r.Gap)
@@ -471,8 +471,8 @@ func (r *Result) WriteDOT(w io.Writer) error {
 		fmt.Fprintf(bw, "digraph %s {\n", dotQuote(r.Graph))
 	}
 	fmt.Fprintf(bw, "  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
-	status := r.Status
-	if r.Status != "optimal" && !math.IsInf(r.Gap, 0) && !math.IsNaN(r.Gap) {
+	status := r.Status.String()
+	if r.Status != Optimal && !math.IsInf(r.Gap, 0) && !math.IsNaN(r.Gap) {
 		status += fmt.Sprintf(", bound %s, gap %.3g%%", fmtNS(r.BoundNS), 100*r.Gap)
 	}
 	fmt.Fprintf(bw, "  label=%s;\n", dotQuote(fmt.Sprintf("%s on %s: %s (%s)", cmp.Or(r.Graph, "an unnamed graph"), r.Target, fmtNS(r.ObjectiveNS), status)))
