@@ -13,7 +13,14 @@ type KindError struct {
 	Domain, Codomain Kind
 	Rule             string
 	Witness          string
+	// Err is what stopped the check, where the map could not be checked
+	// (ErrTooLarge: a domain past the enumeration limit); nil otherwise.
+	Err error
 }
+
+// Unwrap returns the error that stopped the check, if any: errors.Is(err,
+// ErrTooLarge) holds for a map too large to check.
+func (e *KindError) Unwrap() error { return e.Err }
 
 func (e *KindError) Error() string {
 	msg := fmt.Sprintf("indexmap: %v -> %v map: %s", e.Domain, e.Codomain, e.Rule)
@@ -75,7 +82,9 @@ func (m Map) checkKinds() error {
 	case Logical, ThreadValue, Physical:
 		p, err = m.Decide()
 		if errors.Is(err, ErrTooLarge) {
-			return kerr("cannot be checked", err.Error())
+			ke := kerr("cannot be checked", err.Error()).(*KindError)
+			ke.Err = err
+			return ke
 		}
 		if err != nil {
 			return err

@@ -85,6 +85,24 @@ func TestMaxPoints(t *testing.T) {
 	}
 }
 
+// TestMaxPointsTypedMap checks that a typed map whose kind rule needs an
+// enumeration past the cap is refused with a KindError that says it cannot
+// be checked and unwraps to ErrTooLarge (so that a caller can say which
+// cap to raise), and is accepted under a cap that takes its domain.
+func TestMaxPointsTypedMap(t *testing.T) {
+	defer SetLimits(SetLimits(Limits{MaxPoints: 64}))
+	const text = "logical(a:8, b:16) -> physical(x:128) = (a * 16 + b) if a < 7"
+	_, err := Parse(text)
+	var ke *KindError
+	if !errors.As(err, &ke) || ke.Rule != "cannot be checked" || !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("128 points over a cap of 64: error %v, want a KindError that cannot be checked, unwrapping to ErrTooLarge", err)
+	}
+	SetLimits(Limits{MaxPoints: 128})
+	if _, err := Parse(text); err != nil {
+		t.Fatalf("under a cap of 128: %v", err)
+	}
+}
+
 // FuzzMaxTerms parses arbitrary text under a cap of 16 terms: a map that
 // parses has at most 16 terms in its results and guard, and a LimitError
 // points inside the text.
