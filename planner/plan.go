@@ -1453,18 +1453,29 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 			was += " from " + lw.endpointName(bg.source) + " to " + lw.endpointName(bg.targets[ci])
 		}
 		shared := lw.shareable(after, ag.source, ag.targets[ci])
+		// How many conversions the plan pays for the edges is said as
+		// for the swap's: one for all of them, or one each.
+		wasCounted := len(edges) > 1 && len(still) == 0 && before != nil && before.total > 0
+		wasShared := wasCounted && lw.shareable(before, bg.source, bg.targets[ci])
 		switch {
 		case len(kept) > 0 && shared:
 			what += ", shared with " + edgeList(kept) + " at no extra cost,"
 		case len(kept) > 0:
 			what += " (like " + edgeList(kept) + ")"
+		case len(edges) > 1 && shared && wasShared:
+			// Said once, after the plan's conversion.
 		case len(edges) > 1 && shared:
 			what += ", one conversion for all of them,"
 		case len(edges) > 1 && after != nil && after.total > 0:
 			// Round trips of their own: every edge pays one.
 			what += " each"
 		}
-		if len(edges) > 1 && len(still) == 0 && before != nil && before.total > 0 && !lw.shareable(before, bg.source, bg.targets[ci]) {
+		switch {
+		case wasShared && len(kept) == 0 && shared:
+			was += ", one conversion for all of them either way"
+		case wasShared:
+			was += ", one conversion for all of them"
+		case wasCounted:
 			was += " each"
 		}
 		if len(still) > 0 {
