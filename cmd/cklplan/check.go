@@ -97,7 +97,8 @@ type checkSummary struct {
 }
 
 func runCheck(q *checkRequest, _ *env) (result, error) {
-	r := &checkResult{File: q.name, costs: q.costs, Problems: []checkProblem{}}
+	name, costs := shownName(q.name), shownName(q.costs)
+	r := &checkResult{File: name, costs: costs, Problems: []checkProblem{}}
 	g, err := tasks.Load(q.data)
 	if err == nil && q.costs != "" {
 		var data []byte
@@ -127,10 +128,10 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 	}
 	for _, p := range ps {
 		cp := checkProblem{Path: p.Path.String(), Code: string(p.Code), Message: p.Msg, Warning: p.Warning}
-		if q.costs != "" {
-			cp.File = q.name
+		if costs != "" {
+			cp.File = name
 			if costsProblem(p) {
-				cp.File = q.costs
+				cp.File = costs
 			}
 		}
 		r.Problems = append(r.Problems, cp)
@@ -140,7 +141,7 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 	// file's in the order of their paths.
 	slices.SortStableFunc(r.Problems, func(a, b checkProblem) int {
 		return cmp.Or(cmp.Compare(b2i(a.Warning), b2i(b.Warning)),
-			cmp.Compare(b2i(q.costs != "" && a.File == q.costs), b2i(q.costs != "" && b.File == q.costs)))
+			cmp.Compare(b2i(costs != "" && a.File == costs), b2i(costs != "" && b.File == costs)))
 	})
 	if err != nil {
 		return r, nil
@@ -211,6 +212,15 @@ func oneLine(s string) string {
 // measured-costs file's ("" without one), whose problems are at its own
 // paths (costsProblem).
 type inputFiles struct{ graph, costs string }
+
+// shownName is how a message names the input argument arg: "-" is
+// "stdin", as every command says it.
+func shownName(arg string) string {
+	if arg == "-" {
+		return "stdin"
+	}
+	return arg
+}
 
 // of is the file p's path is in.
 func (f inputFiles) of(p *jsonv.Problem) string {

@@ -201,7 +201,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	cache := planner.NewCache()
 	g, err := tasks.Limits{}.LoadWith(q.data, func(pre *tasks.Prelude) { cache.Prefetch(ctx, pre, target) })
 	if err != nil {
-		return nil, inFiles(err, inputFiles{graph: q.file})
+		return nil, inFiles(err, inputFiles{graph: shownName(q.file)})
 	}
 	if q.costs != "" {
 		data, err := q.in.file(q.costs)
@@ -211,7 +211,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		if g, err = g.LoadMeasured(data); err != nil {
 			// The problems name paths in the costs file, but for the
 			// graph's own (an error a measurement makes in the graph).
-			return nil, inFiles(err, inputFiles{graph: q.file, costs: q.costs})
+			return nil, inFiles(err, inputFiles{graph: shownName(q.file), costs: shownName(q.costs)})
 		}
 	}
 	// --target replaces the graph's target whole: its features and limits
@@ -233,7 +233,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		if g, err = g.WithTarget(spec); err != nil {
 			// The graph's problems under another target: each line says
 			// so before the file ("--target sm80: FILE: PATH: …").
-			return nil, inFiles(err, inputFiles{graph: "--target " + q.target + ": " + q.file})
+			return nil, inFiles(err, inputFiles{graph: "--target " + q.target + ": " + shownName(q.file)})
 		}
 		// The figures under the target's name ("sm80 (FILE)" for a file
 		// named like a built-in): the report names the target whose
@@ -244,7 +244,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	// reads, …) do not stop the plan, but they are said, as check says
 	// them: a plan of a graph missing an edge is no surprise later.
 	if env.stderr != nil {
-		files := inputFiles{graph: q.file, costs: q.costs}
+		files := inputFiles{graph: shownName(q.file), costs: shownName(q.costs)}
 		for _, p := range g.Warnings() {
 			fmt.Fprintf(env.stderr, "cklplan plan: %s\n", files.line(p))
 		}
@@ -273,14 +273,14 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		return infeasibleResult{pe}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", q.file, err)
+		return nil, fmt.Errorf("%s: %w", shownName(q.file), err)
 	}
 	// A plan whose kernels have no order is said beside the graph's
 	// warnings, whatever the format (JSON carries it in kernel_conflicts,
 	// the text report in its summary).
 	if env.stderr != nil {
 		for _, c := range res.KernelConflicts {
-			fmt.Fprintf(env.stderr, "cklplan plan: %s: warning: %s [kernel_conflict]\n", q.file, c)
+			fmt.Fprintf(env.stderr, "cklplan plan: %s: warning: %s [kernel_conflict]\n", shownName(q.file), c)
 		}
 	}
 	return planResult{res}, nil
