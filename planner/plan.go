@@ -290,7 +290,12 @@ type BudgetUse struct {
 // Cancelling ctx stops the solve as a time limit does: Plan returns the
 // best plan found with Status "interrupted" and its proven gap, and no
 // error; ErrNoPlan when no plan was found yet (the error matches the
-// context's error too, errors.Is). A plan proven before anything looks at
+// context's error too, errors.Is). HiGHS takes an interrupt only at its
+// checks, and none inside a MILP's LP relaxations: where it has not
+// stopped 0.2 s after the cancel, Plan goes on without it (the best plan
+// is then the one HiGHS started from) and HiGHS stops at its next check,
+// in the background. A deadline of ctx is HiGHS's time limit too, where it
+// is sooner than Options.TimeLimit. A plan proven before anything looks at
 // ctx still comes back "optimal": a graph without budgets that the
 // reduction with the table limit dissolves whole (it does not look at
 // ctx), or a small core the planner's own branch and bound proves; its

@@ -500,6 +500,10 @@ func infeasible(ctx context.Context, in *instance, opt Options) error {
 		e.Note = "the LP relaxation is feasible: no choice of one alternative per node avoids every forbidden conversion"
 		return e
 	}
+	if err != nil && ctx.Err() != nil {
+		e.Note = "interrupted before the conflicting constraints were found"
+		return e
+	}
 	if err != nil {
 		return fmt.Errorf("planner: explaining infeasibility: %w", err)
 	}

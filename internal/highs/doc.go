@@ -42,8 +42,15 @@
 //     model at a time.
 //   - Cancelling the context of a Solve interrupts HiGHS at its next check
 //     (simplex, IPM and MIP interrupt callbacks) and returns the incumbent, if
-//     any. One purego callback serves the whole process; it finds the instance
-//     by an integer id passed as HiGHS's callback user data.
+//     any. HiGHS solves a MIP's LP relaxations on an inner instance without
+//     the callback: where it has not stopped 0.2 s after the cancel, Solve
+//     returns InterruptedNoSolution without it, and the run ends at its next
+//     check on the instance's thread; the Solver's next call waits for it,
+//     and Close returns at once. A context's deadline is also HiGHS's time
+//     limit (where sooner than Options.TimeLimit), which the inner instance
+//     keeps; a solve it stops is interrupted, not timed out. One purego
+//     callback serves the whole process; it finds the instance by an integer
+//     id passed as HiGHS's callback user data.
 //   - A Solver's options are reset to HiGHS's defaults before every solve, so
 //     nothing carries over between solves.
 //

@@ -84,6 +84,7 @@ func (s *Solver) Conflict(ctx context.Context, m *Model, opt Options) (*Conflict
 	if s.inst == nil {
 		return nil, ErrClosed
 	}
+	s.settle()
 	in := newInput(m, s.lib.infinity)
 	for j := range in.integrality {
 		in.integrality[j] = cVarTypeContinuous
@@ -95,7 +96,9 @@ func (s *Solver) Conflict(ctx context.Context, m *Model, opt Options) (*Conflict
 	var conf *Conflict
 	var err error
 	s.loaded = nil // conflict loads a continuous copy
-	inst.do(func(h uintptr) { conf, err = s.conflict(h, m, in, opt) })
+	if !s.await(ctx, func(h uintptr) { conf, err = s.conflict(h, m, in, opt) }) {
+		return nil, fmt.Errorf("highs: %w before the conflict was found", context.Cause(ctx))
+	}
 	return conf, err
 }
 

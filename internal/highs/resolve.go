@@ -31,6 +31,7 @@ func (s *Solver) SetBounds(m *Model, changes []BoundChange) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settle()
 	if err := s.loadedErr(m); err != nil {
 		return err
 	}
@@ -71,6 +72,7 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settle()
 	if err := s.loadedErr(m); err != nil {
 		return nil, err
 	}
@@ -81,16 +83,16 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 		return nil, &OptionError{"Threads", fmt.Sprintf("%d, but the model was loaded with %d", opt.threadCount(), s.inst.threads)}
 	}
 	if ctx.Err() != nil {
-		return &Result{Status: InterruptedNoSolution, HighsStatus: cModelStatusInterrupt,
-			Objective: math.NaN(), DualBound: math.NaN(), Gap: math.Inf(1)}, nil
+		return interrupted(), nil
 	}
+	opt, fromCtx := withDeadline(ctx, opt)
 	inst := s.inst
 	inst.interrupt.Store(false)
 	stop := context.AfterFunc(ctx, func() { inst.interrupt.Store(true) })
 	defer stop()
 	var res *Result
 	var err error
-	inst.do(func(h uintptr) {
+	if !s.await(ctx, func(h uintptr) {
 		if err = setOptions(&s.lib.c, h, opt); err != nil {
 			return
 		}
@@ -101,7 +103,10 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 			}
 		}
 		res, err = s.execute(h, m, opt.Duals)
-	})
+	}) {
+		return interrupted(), nil
+	}
+	byContext(res, fromCtx)
 	return res, err
 }
 
@@ -119,6 +124,7 @@ type Basis struct {
 func (s *Solver) Basis(m *Model) (*Basis, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settle()
 	if err := s.loadedErr(m); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package highs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -591,6 +592,76 @@ func TestCancel(t *testing.T) {
 		}
 		if r.Status != highs.InterruptedNoSolution || r.Values != nil {
 			t.Fatalf("status %v values %v, want %v and no values", r.Status, r.Values, highs.InterruptedNoSolution)
+		}
+	})
+	// HiGHS solves a MIP's LP relaxations on an inner instance that takes
+	// no interrupt: a Solve cancelled there returns without HiGHS
+	// (abandonAfter), and the run ends on its own. (The planner's
+	// TestPlanInterruptedInTheRootLP meets a root LP that HiGHS would
+	// otherwise finish, with a cancel that waited for all of it.)
+	big := randomAssignment(200, 1).model()
+	best, err := lib.Solve(context.Background(), big, highs.Options{})
+	if err != nil || best.Status != highs.Optimal {
+		t.Fatalf("the assignment solved to the end: %v, %v", best, err)
+	}
+	fromBest := highs.Options{Start: best.Values, Presolve: highs.PresolveOff}
+	t.Run("inside a MIP's root LP", func(t *testing.T) {
+		// Solve returns without HiGHS, interrupted; the solver waits for
+		// the run left behind before it solves again.
+		s, err := lib.NewSolver()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		r, err := s.Solve(ctx, big, fromBest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != highs.InterruptedNoSolution && r.Status != highs.InterruptedFeasible {
+			t.Fatalf("status %v (HiGHS: %s), want interrupted", r.Status, highs.HighsModelStatusName(r.HighsStatus))
+		}
+		if r.Status == highs.InterruptedFeasible {
+			checkSolution(t, big, r)
+		}
+		k := randomKnapsack(12, 7)
+		r, err = s.Solve(context.Background(), k.model(), exact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != highs.Optimal || !near(r.Objective, k.bruteForce()) {
+			t.Fatalf("the solve after it: %v objective %v, want optimal %v", r.Status, r.Objective, k.bruteForce())
+		}
+	})
+	t.Run("inside a MIP's root LP, by a deadline", func(t *testing.T) {
+		// The deadline is HiGHS's time limit too, which the inner
+		// instance keeps: it stops there, interrupted.
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		r, err := lib.Solve(ctx, big, fromBest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != highs.InterruptedNoSolution && r.Status != highs.InterruptedFeasible {
+			t.Fatalf("status %v (HiGHS: %s), want interrupted", r.Status, highs.HighsModelStatusName(r.HighsStatus))
+		}
+	})
+	t.Run("closing a solver whose run is left behind", func(t *testing.T) {
+		s, err := lib.NewSolver()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		if _, err := s.Solve(ctx, big, fromBest); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Solve(context.Background(), m, highs.Options{}); !errors.Is(err, highs.ErrClosed) {
+			t.Fatalf("solve on the closed solver: %v, want ErrClosed", err)
 		}
 	})
 	t.Run("a solver is reusable after an interrupt", func(t *testing.T) {

@@ -76,6 +76,90 @@ type Solver struct {
 	// loaded is the model the last Solve passed to HiGHS, still loaded
 	// there (with any bound changes since); nil when none is.
 	loaded *Model
+	// busy, when not nil, is closed once a run that a call left behind
+	// (await) ends: every later call waits for it (settle).
+	busy chan struct{}
+}
+
+// abandonAfter is how long a run may go on once its context is done
+// before the call returns without it. HiGHS takes the interrupt only at
+// its checks, and a MIP's LP relaxations run on an inner instance that
+// has no callback: HiGHS 1.15 solves the root LP of a dense core (2.8 s of
+// dual simplex on a 700-invocation DAG) without a check, and an interrupt
+// then waited for all of it. The run left behind stops at its next check
+// (the interrupt stays set), on its own thread, and the Solver's next call
+// waits for it.
+const abandonAfter = 200 * time.Millisecond
+
+// settle waits for a run an earlier call left behind; s.mu is held.
+func (s *Solver) settle() {
+	if s.busy != nil {
+		<-s.busy
+		s.busy = nil
+	}
+}
+
+// await runs f on the instance's thread and waits for it, or, once ctx is
+// done, for at most abandonAfter more: then it returns false and leaves f
+// running (settle). s.mu is held and s settled.
+func (s *Solver) await(ctx context.Context, f func(h uintptr)) bool {
+	fin := make(chan struct{})
+	s.inst.calls <- func(h uintptr) {
+		defer close(fin)
+		f(h)
+	}
+	select {
+	case <-fin:
+		return true
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(abandonAfter)
+	defer t.Stop()
+	select {
+	case <-fin:
+		return true
+	case <-t.C:
+		s.busy = fin
+		return false
+	}
+}
+
+// interrupted is the result of a run stopped by its context before it had
+// a solution to give.
+func interrupted() *Result {
+	return &Result{Status: InterruptedNoSolution, HighsStatus: cModelStatusInterrupt,
+		Objective: math.NaN(), DualBound: math.NaN(), Gap: math.Inf(1)}
+}
+
+// withDeadline gives opt the time limit that ctx's deadline leaves, where
+// that is sooner than opt's own: HiGHS stops by its clock even inside the
+// phases where it takes no interrupt. fromCtx says the limit is ctx's.
+func withDeadline(ctx context.Context, opt Options) (_ Options, fromCtx bool) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return opt, false
+	}
+	left := max(time.Until(d), time.Millisecond)
+	if opt.TimeLimit == 0 || left < opt.TimeLimit {
+		opt.TimeLimit = left
+		return opt, true
+	}
+	return opt, false
+}
+
+// byContext reports a run that ctx's deadline stopped (fromCtx: the time
+// limit was its, whether or not ctx has noticed its deadline yet) as
+// interrupted, as a cancel would be.
+func byContext(res *Result, fromCtx bool) {
+	if res == nil || !fromCtx {
+		return
+	}
+	switch res.Status {
+	case TimeLimitFeasible:
+		res.Status = InterruptedFeasible
+	case TimeLimitNoSolution:
+		res.Status = InterruptedNoSolution
+	}
 }
 
 // NewSolver starts a HiGHS instance.
@@ -93,10 +177,21 @@ func (l *Library) NewSolver() (*Solver, error) {
 func (s *Solver) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inst != nil {
-		s.inst.close()
-		s.inst = nil
+	if s.inst == nil {
+		return nil
 	}
+	if busy, inst := s.busy, s.inst; busy != nil {
+		// A run left behind (await) ends at its next check: the instance
+		// is destroyed then, without keeping the caller.
+		go func() {
+			<-busy
+			inst.close()
+		}()
+		s.busy = nil
+	} else {
+		s.inst.close()
+	}
+	s.inst = nil
 	return nil
 }
 
@@ -117,8 +212,12 @@ func (l *Library) Solve(ctx context.Context, m *Model, opt Options) (*Result, er
 //
 // When ctx is done during the solve HiGHS is interrupted at its next check and
 // the result has status InterruptedFeasible, with the incumbent, or
-// InterruptedNoSolution. A ctx done before the solve starts gives
-// InterruptedNoSolution without running HiGHS.
+// InterruptedNoSolution; where HiGHS has not stopped abandonAfter later
+// (inside a MIP's LP relaxation, which it solves without a check), Solve
+// returns InterruptedNoSolution without it, and the run ends on its own
+// thread at its next check. A ctx done before the solve starts gives
+// InterruptedNoSolution without running HiGHS. A ctx deadline sooner than
+// opt.TimeLimit is HiGHS's time limit, and a solve it stops is interrupted.
 func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, error) {
 	if err := validateInput(m, opt); err != nil {
 		return nil, err
@@ -128,10 +227,11 @@ func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, err
 	if s.inst == nil {
 		return nil, ErrClosed
 	}
+	s.settle()
 	if ctx.Err() != nil {
-		return &Result{Status: InterruptedNoSolution, HighsStatus: cModelStatusInterrupt,
-			Objective: math.NaN(), DualBound: math.NaN(), Gap: math.Inf(1)}, nil
+		return interrupted(), nil
 	}
+	opt, fromCtx := withDeadline(ctx, opt)
 	in := newInput(m, s.lib.infinity)
 	inst := s.inst
 	inst.interrupt.Store(false)
@@ -140,11 +240,14 @@ func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, err
 
 	var res *Result
 	var err error
-	inst.do(func(h uintptr) {
+	if !s.await(ctx, func(h uintptr) {
 		inst.progress, inst.lastProgress = opt.Progress, time.Time{}
 		res, err = s.run(h, m, in, opt)
 		inst.progress = nil
-	})
+	}) {
+		return interrupted(), nil
+	}
+	byContext(res, fromCtx)
 	return res, err
 }
 
@@ -470,6 +573,7 @@ func (s *Solver) optionText() (string, error) {
 	if s.inst == nil {
 		return "", ErrClosed
 	}
+	s.settle()
 	c := &s.lib.c
 	var b strings.Builder
 	var err error
@@ -545,7 +649,8 @@ func interruptCallback(callbackType int32, _, dataOut, dataIn unsafe.Pointer, us
 	if !ok || dataIn == nil {
 		return
 	}
-	if in := v.(*instance); callbackType == cCallbackMipInterrupt && in.progress != nil && dataOut != nil {
+	// No progress once interrupted: the call may have returned (await).
+	if in := v.(*instance); callbackType == cCallbackMipInterrupt && in.progress != nil && dataOut != nil && !in.interrupt.Load() {
 		if now := time.Now(); in.lastProgress.IsZero() || now.Sub(in.lastProgress) >= ProgressEvery {
 			in.lastProgress = now
 			in.progress(readProgress(dataOut))
