@@ -779,7 +779,9 @@ func (g *Graph) LoadMeasured(data []byte) (*Graph, error) {
 // WithTarget returns g planned for another target (a built-in name, or a
 // custom target), validated again (under the Limits g was loaded with):
 // the alternatives must still be runnable
-// on some target, and the warnings are the new target's.
+// on some target, and the warnings are the new target's. Costs measured on
+// another target stay, with a warning (measured_target) that the planner
+// refuses them: WithoutMeasured drops them.
 func (g *Graph) WithTarget(t TargetSpec) (*Graph, error) {
 	s := cloneSpec(g.spec)
 	s.Target = t
@@ -788,6 +790,17 @@ func (g *Graph) WithTarget(t TargetSpec) (*Graph, error) {
 		c.Features = slices.Clone(c.Features)
 		s.Target.Custom = &c
 	}
+	return g.limits.build(s, nil)
+}
+
+// WithoutMeasured returns g without measured costs (its "measured"), so
+// that the planner costs every alternative and conversion by its figures
+// and the model: what a compiler that moves a graph to another target
+// (WithTarget) does with the costs measured on the old one. g is not
+// changed.
+func (g *Graph) WithoutMeasured() (*Graph, error) {
+	s := cloneSpec(g.spec)
+	s.Measured = MeasuredSpec{}
 	return g.limits.build(s, nil)
 }
 
@@ -802,7 +815,10 @@ func (g *Graph) WithTarget(t TargetSpec) (*Graph, error) {
 // Errors: an id that names no invocation (the message lists the graph's),
 // and the Problems a pin can have in the JSON, at the invocation's path in
 // the Spec: an alternative its task does not have, or a pin that its
-// forbids or the target leave nothing of.
+// forbids leave nothing of. A pin that leaves nothing the target runs is a
+// warning (unrunnable, in Warnings), as in the JSON: planner.Plan then
+// finds no plan and names the invocation and the features its target
+// lacks.
 func (g *Graph) WithPins(pins map[string][]string) (*Graph, error) {
 	s := cloneSpec(g.spec)
 	index := make(map[string]int, len(s.Invocations))

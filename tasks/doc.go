@@ -69,6 +69,7 @@
 //	g.Measured().AlternativeNS(c), g.Measured().ConversionNS(src, dst, rename)
 //	g.WithTarget(t), g.WithMeasured(m)   the graph re-validated for another target or costs
 //	g.WithPins(pins)               … with some invocations' pins replaced (a compiler's fixed choices)
+//	g.WithoutMeasured()            … without measured costs (another target's, after WithTarget)
 //
 // Costs follow the rule of docs/format.md: execution ns × multiplicity,
 // over sm_count for a declared or measured ns (SM time per tile); a

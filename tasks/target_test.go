@@ -613,6 +613,25 @@ func TestMeasuredTarget(t *testing.T) {
 	if again.Measured().Target != "sm80" {
 		t.Errorf("marshalled and loaded again: target %q, want sm80", again.Measured().Target)
 	}
+
+	// Moved to another target, h200's costs stay with their warning;
+	// WithoutMeasured drops them, and the graph it was called on keeps
+	// them.
+	moved, err := h200.WithTarget(TargetSpec{Name: "sm80"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	only(moved.Warnings(), "$.measured.target", CodeMeasuredTarget, true)
+	bare, err := moved.WithoutMeasured()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bare.Warnings()) != 0 || bare.Measured().Target != "" || len(bare.Measured().Alternatives) != 0 || bare.Target().Name != "sm80" {
+		t.Errorf("without measured costs: warnings %v, measured %+v, target %s", bare.Warnings(), bare.Measured(), bare.Target().Name)
+	}
+	if len(moved.Measured().Alternatives) != 1 {
+		t.Errorf("WithoutMeasured changed the graph it was called on: %+v", moved.Measured())
+	}
 }
 
 // TestWithPins: pinning an invocation leaves it the pinned alternatives
