@@ -854,13 +854,19 @@ func (lw *lowering) endpoint(c *tasks.Candidate, port *tasks.Port, noSmem bool) 
 }
 
 // bindingName is how reports name a binding's realization: its name in the
-// graph, else its distribution's name or its layout.
+// graph, else its layout, or its distribution's own name with the start of
+// its fingerprint: distributions written inline (or built in Go) are often
+// named alike ("blocked") and differ, and the report must tell them apart.
 func bindingName(b *tasks.Binding) string {
 	switch {
 	case b.Name != "":
 		return b.Name
 	case b.Distribution != nil:
-		return b.Distribution.Name()
+		name := b.Distribution.Name()
+		if name == "" {
+			name = "inline"
+		}
+		return name + "#" + b.Distribution.Fingerprint().String()[len("sha256:"):][:8]
 	case b.Layout != nil:
 		return b.Layout.String()
 	}

@@ -2,9 +2,12 @@ package planner
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/cklplan/cklplan/distribution"
 	"github.com/cklplan/cklplan/internal/taskgen"
+	"github.com/cklplan/cklplan/storage"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -61,5 +64,36 @@ func TestLoweringSharesEqualNodesOnly(t *testing.T) {
 				t.Errorf("%s and %s: one was changed, yet their alternatives are equal", lw.invs[u].ID, lw.invs[v].ID)
 			}
 		}
+	}
+}
+
+// A binding the graph does not name (a distribution written inline, or
+// built in Go) is named in reports by its own name and the start of its
+// fingerprint: two blocked distributions of different shapes, both called
+// "blocked" by NewBlocked, are told apart, and the same one is named alike
+// each time.
+func TestBindingNameOfInlineDistributions(t *testing.T) {
+	blocked := func(threads []int) *distribution.Distribution {
+		t.Helper()
+		d, err := distribution.NewBlocked(distribution.Blocked{Shape: []int{32, 32}, SizePerThread: []int{1, 4},
+			ThreadsPerWarp: threads, WarpsPerCTA: []int{4, 1}, Order: []int{1, 0}, Element: storage.F16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a, b := blocked([]int{4, 8}), blocked([]int{8, 4})
+	if a.Name() != "blocked" || b.Name() != "blocked" {
+		t.Fatalf("names %q and %q", a.Name(), b.Name())
+	}
+	na, nb := bindingName(&tasks.Binding{Distribution: a}), bindingName(&tasks.Binding{Distribution: b})
+	if na == nb || !strings.HasPrefix(na, "blocked#") || !strings.HasPrefix(nb, "blocked#") {
+		t.Errorf("two different inline distributions named %q and %q", na, nb)
+	}
+	if again := bindingName(&tasks.Binding{Distribution: blocked([]int{4, 8})}); again != na {
+		t.Errorf("the same distribution named %q, then %q", na, again)
+	}
+	if got := bindingName(&tasks.Binding{Name: "a_blocked", Distribution: a}); got != "a_blocked" {
+		t.Errorf("a binding the graph names: %q", got)
 	}
 }

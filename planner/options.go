@@ -37,7 +37,10 @@ type Options struct {
 	// first gets a plan from a large-neighbourhood search (exact re-planning
 	// of windows of 10 nodes, two passes at most), HiGHS's start; the search
 	// counts against the main solve's limit, and stops at it (or at an
-	// interrupt) with the plan it has.
+	// interrupt) with the plan it has. The regrets have their own limits
+	// (RegretTimeLimit, RegretTimeFactor): for a bound on the whole of a
+	// plan, give its context a deadline (HiGHS's time limit too, and the
+	// plan then comes back Interrupted).
 	TimeLimit time.Duration
 	// RelativeGap and AbsoluteGap are HiGHS's MIP gaps; 0 means 1e-9 and 1e-6.
 	RelativeGap, AbsoluteGap float64

@@ -41,7 +41,12 @@ type PlanOptions struct {
 	Target *costmodel.Target
 	// Measured overrides the cost model's conversion formulas; its Target
 	// must be the target's name (a table measured on another GPU is an
-	// error).
+	// error). It is keyed as the cost model keys a conversion (the pair's
+	// fingerprint and a mechanism: costmodel.DecodeMeasurements, the table
+	// the hardware package's calibration writes). Costs measured per tile
+	// and named as the graph names its distributions and alternatives
+	// (what cklplan plan --costs reads) go in the graph instead
+	// (tasks.Graph.WithMeasured), and win over this table.
 	Measured *costmodel.Measurements
 	// Cache keeps classifications across calls; nil: a new one.
 	Cache *Cache
@@ -634,7 +639,12 @@ func (e *PlanInfeasibleError) WriteText(w io.Writer) error {
 	if len(e.Conflict) == 0 {
 		fmt.Fprintf(&b, "\n%s\n", e.Err)
 	} else {
-		b.WriteString("\nin conflict (an irreducible infeasible subset of the model's constraints)\n")
+		if len(e.NoAlternative) > 0 && len(e.Budgets) == 0 && len(e.Boundaries) == 0 {
+			// Found before any solve: no subset of a model to speak of.
+			b.WriteString("\nin conflict (invocations left no alternative, found before any solve)\n")
+		} else {
+			b.WriteString("\nin conflict (an irreducible infeasible subset of the model's constraints)\n")
+		}
 		for _, c := range e.Conflict {
 			b.WriteString("  " + c + "\n")
 		}

@@ -1479,6 +1479,19 @@ func TestInfeasibleSaysWhatNarrowed(t *testing.T) {
 		if !slices.Equal(ids, c.narrowed) || !slices.Contains(pe.Invocations[0].Removed, c.removedOne) {
 			t.Errorf("%s: invocations %+v, want %v, the first removed for %q", c.name, pe.Invocations, c.narrowed, c.removedOne)
 		}
+		// The text says where the conflict comes from: an invocation
+		// left nothing is found before any solve, not by HiGHS.
+		var text strings.Builder
+		if err := pe.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		heading := "in conflict (an irreducible infeasible subset of the model's constraints)"
+		if len(pe.NoAlternative) > 0 {
+			heading = "in conflict (invocations left no alternative, found before any solve)"
+		}
+		if !strings.Contains(text.String(), "\n"+heading+"\n") {
+			t.Errorf("%s: the text does not say %q:\n%s", c.name, heading, text.String())
+		}
 	}
 }
 
