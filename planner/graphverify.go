@@ -186,7 +186,7 @@ func (gv *graphVerifier) evaluate(choices []GraphChoice) (*GraphEvaluation, erro
 		budget[i] = -1
 		if k.SharedMemoryBytes > 0 {
 			budget[i] = len(ev.Budgets)
-			ev.Budgets = append(ev.Budgets, BudgetUse{Name: kernelBudgetName(k.ID), Capacity: float64(k.SharedMemoryBytes)})
+			ev.Budgets = append(ev.Budgets, BudgetUse{Name: kernelBudgetName(k.ID), Kernel: k.ID, Capacity: float64(k.SharedMemoryBytes)})
 		}
 	}
 

@@ -517,6 +517,17 @@ type portKey struct {
 // kernelBudgetName names the shared-memory budget of group id.
 func kernelBudgetName(id string) string { return "kernel " + id + ": shared memory (bytes)" }
 
+// budgetKernel is the id of the fused group whose shared-memory budget is
+// budget b of the problem; "" for another budget (the kernel order's).
+func (lw *lowering) budgetKernel(b int) string {
+	for i, kb := range lw.kernelBudget {
+		if kb == b {
+			return lw.graph.Groups()[i].ID
+		}
+	}
+	return ""
+}
+
 func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, measured *costmodel.Measurements, cache *Cache) (*lowering, error) {
 	lw := &lowering{graph: g, target: target, cache: cache, measure: measured, prints: newPrints(target, measured), sms: target.Get("sm_count"),
 		pairs: map[[2]string]*pairInfo{}, keys: map[keyOf]string{}, endpoints: map[string]*endpoint{},

@@ -284,7 +284,10 @@ type RejectedMechanism struct {
 
 // A BudgetUse is a budget's use by the plan.
 type BudgetUse struct {
-	Name     string  `json:"name"`
+	Name string `json:"name"`
+	// Kernel is the id of the fused group (the graph's "groups") whose
+	// budget this is.
+	Kernel   string  `json:"kernel"`
 	Used     float64 `json:"used"`
 	Capacity float64 `json:"capacity"`
 }
@@ -474,7 +477,7 @@ func (lw *lowering) namedError(err error) error {
 		pe.Conflict = append(pe.Conflict, "invocation "+lw.invs[v].ID+" has no alternative left ("+strings.Join(why, "; ")+")")
 	}
 	for k, b := range ie.Budgets {
-		bc := BudgetConflict{Name: lw.problem.Budgets[b].Name, Capacity: lw.problem.Budgets[b].Capacity}
+		bc := BudgetConflict{Name: lw.problem.Budgets[b].Name, Kernel: lw.budgetKernel(b), Capacity: lw.problem.Budgets[b].Capacity}
 		if k < len(ie.Least) {
 			bc.LeastUse = ie.Least[k]
 		}
@@ -602,7 +605,11 @@ type PlanInfeasibleError struct {
 // its alternatives left and each boundary's least scratch, summed). Where
 // LeastUse exceeds Capacity, the budget alone rules out every plan.
 type BudgetConflict struct {
-	Name     string  `json:"name"`
+	Name string `json:"name"`
+	// Kernel is the id of the fused group whose budget this is; "" for
+	// the kernel order (the rows that keep a plan's kernels in an order
+	// they can run in).
+	Kernel   string  `json:"kernel"`
 	Capacity float64 `json:"capacity"`
 	LeastUse float64 `json:"least_use"`
 }
@@ -872,7 +879,8 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 			}
 			continue
 		}
-		p.Budgets = append(p.Budgets, BudgetUse{Name: lw.problem.Budgets[b].Name, Used: used, Capacity: lw.problem.Budgets[b].Capacity})
+		p.Budgets = append(p.Budgets, BudgetUse{Name: lw.problem.Budgets[b].Name, Kernel: lw.budgetKernel(b), Used: used,
+			Capacity: lw.problem.Budgets[b].Capacity})
 	}
 	return p, nil
 }

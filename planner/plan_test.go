@@ -899,7 +899,7 @@ func TestInfeasibleNamesTheConflict(t *testing.T) {
 	if !asInfeasible(err, &ie) {
 		t.Errorf("the solver's *InfeasibleError is not kept: %v", err)
 	}
-	want := []BudgetConflict{{Name: "kernel gemm_kernel: shared memory (bytes)", Capacity: 40000, LeastUse: 49152}}
+	want := []BudgetConflict{{Name: "kernel gemm_kernel: shared memory (bytes)", Kernel: "gemm_kernel", Capacity: 40000, LeastUse: 49152}}
 	if !slices.Equal(pe.Budgets, want) {
 		t.Errorf("budgets %+v, want %+v", pe.Budgets, want)
 	}

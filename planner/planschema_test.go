@@ -180,7 +180,7 @@ func planSchema() map[string]objectSpec {
 			"mechanism": table(enum(req(kString), rejectableMechanisms())), "per_tile_ns": req(kNumber),
 			"origin": enum(opt(kString), conversionOrigins()), "reason": req(kString),
 		}, docRow: []string{"rejected_mechanisms[]"}},
-		"budget": {fields: map[string]fieldSpec{"name": req(kString), "used": req(kNumber), "capacity": req(kNumber)}, docRow: []string{"budgets[]"}},
+		"budget": {fields: map[string]fieldSpec{"name": req(kString), "kernel": req(kString), "used": req(kNumber), "capacity": req(kNumber)}, docRow: []string{"budgets[]"}},
 
 		// The object a graph without a feasible plan writes instead.
 		"infeasible": {fields: map[string]fieldSpec{
@@ -193,7 +193,7 @@ func planSchema() map[string]objectSpec {
 			"invocations": obj(req(kObjects), "invocation_conflict"), "boundaries": req(kStrings),
 			"note": opt(kString),
 		}, docRow: []string{""}},
-		"budget_conflict": {fields: map[string]fieldSpec{"name": req(kString), "capacity": req(kNumber), "least_use": req(kNumber)},
+		"budget_conflict": {fields: map[string]fieldSpec{"name": req(kString), "kernel": req(kString), "capacity": req(kNumber), "least_use": req(kNumber)},
 			docRow: []string{"conflict.budgets[]"}},
 		"invocation_conflict": {fields: map[string]fieldSpec{"id": req(kString), "least_use": obj(req(kObjects), "least_use"), "removed": req(kStrings)},
 			docRow: []string{"conflict.invocations[]"}},
