@@ -41,9 +41,10 @@ type PlanOptions struct {
 	Target *costmodel.Target
 	// Measured overrides the cost model's conversion formulas; its Target
 	// must be the target's name (a table measured on another GPU is an
-	// error). It is keyed as the cost model keys a conversion (the pair's
-	// fingerprint and a mechanism: costmodel.DecodeMeasurements, the table
-	// the hardware package's calibration writes). Costs measured per tile
+	// error). It is keyed as the cost model keys a conversion (the two
+	// distributions' fingerprints, the renaming and a mechanism, or a
+	// mechanism and a size in bytes: costmodel.DecodeMeasurements, the
+	// table the hardware package's calibration writes). Costs measured per tile
 	// and named as the graph names its distributions and alternatives
 	// (what cklplan plan --costs reads) go in the graph instead
 	// (tasks.Graph.WithMeasured), and win over this table.
