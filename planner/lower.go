@@ -677,7 +677,11 @@ func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, m
 	lw.groups = make([]groupInfo, 0, len(ports))
 	// The groups' names and consumers are cut from one string and one
 	// array: two allocations, not two per group.
-	names := cutStrings(len(ports), func(i int, b *strings.Builder) {
+	size := 0
+	for _, pk := range ports {
+		size += len(pk.v.ID) + 1 + len(pk.port.Name)
+	}
+	names := cutStrings(len(ports), size, func(i int, b *strings.Builder) {
 		b.WriteString(ports[i].v.ID)
 		b.WriteByte('.')
 		b.WriteString(ports[i].port.Name)

@@ -1023,11 +1023,18 @@ func better(a, b Rejected) bool {
 // alternative of an invocation whose regrets were not computed (by
 // invocation, "" where wanted says they were), cut from one string.
 func (lw *lowering) notExplainedReasons(wanted func(v int) bool) {
-	lw.notExplained = cutStrings(len(lw.invs), func(vi int, b *strings.Builder) {
+	const prefix, suffix = "not explained (ask with --explain ", ")"
+	size := 0
+	for vi, v := range lw.invs {
 		if !wanted(vi) {
-			b.WriteString("not explained (ask with --explain ")
+			size += len(prefix) + len(v.ID) + len(suffix)
+		}
+	}
+	lw.notExplained = cutStrings(len(lw.invs), size, func(vi int, b *strings.Builder) {
+		if !wanted(vi) {
+			b.WriteString(prefix)
 			b.WriteString(lw.invs[vi].ID)
-			b.WriteString(")")
+			b.WriteString(suffix)
 		}
 	})
 }
@@ -1035,8 +1042,13 @@ func (lw *lowering) notExplainedReasons(wanted func(v int) bool) {
 // cutStrings returns n strings, the i-th what write(i, b) writes, all cut
 // from one allocation: for the many short strings of a large plan (one
 // per group or invocation), which would otherwise be as many allocations.
-func cutStrings(n int, write func(i int, b *strings.Builder)) []string {
+// size is their total length, which the caller counts: the builder is
+// grown to it once, where growing as it is written copies it a dozen
+// times and allocates several times its size (a megabyte or two of a
+// 10,000-invocation plan).
+func cutStrings(n, size int, write func(i int, b *strings.Builder)) []string {
 	var b strings.Builder
+	b.Grow(size)
 	ends := make([]int, n)
 	for i := range n {
 		write(i, &b)

@@ -324,7 +324,9 @@ func (r *Result) WriteText(w io.Writer) error {
 // only the order tells the edge that pays from the edges it serves.
 func (r *Result) payers() map[string]bool {
 	payers := map[string]bool{}
-	seen := map[string]bool{}
+	// Sized once: grown edge by edge, the set of a plan of ten thousand
+	// boundaries allocated about twice its final size.
+	seen := make(map[string]bool, len(r.Boundaries))
 	for _, bd := range r.Boundaries {
 		if len(bd.SharedWith) > 0 && !(len(bd.SharedWith) == 1 && seen[bd.SharedWith[0]]) {
 			payers[bd.Edge] = true

@@ -469,7 +469,7 @@ func localChoice(p *Problem) LocalChoice {
 		}
 		lc.Choices[v] = best
 	}
-	ev, err := p.Evaluate(lc.Choices)
+	ev, err := p.evaluate(lc.Choices, false) // the baseline's cost, not its groups
 	if err != nil {
 		// Only a node with no alternative left gives -1, and Solve rejects
 		// that before; keep the baseline's contract anyway.

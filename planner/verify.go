@@ -57,6 +57,14 @@ func budgetTolerance(capacity float64) float64 { return 1e-9 * math.Max(1, math.
 // alternative choices[v] at each node v. p must be valid (Validate); an
 // error means choices does not fit p (wrong length, index out of range).
 func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
+	return p.evaluate(choices, true)
+}
+
+// evaluate is Evaluate; without groups it leaves e.Groups nil, for a
+// caller that reads only the costs, the budgets' use and the violations
+// (localChoice): on a large plan the groups' slices are most of what an
+// evaluation allocates. The sums are the same, in the same order.
+func (p *Problem) evaluate(choices []int, groups bool) (*Evaluation, error) {
 	if len(choices) != len(p.Nodes) {
 		return nil, fmt.Errorf("planner: %d choices for %d nodes", len(choices), len(p.Nodes))
 	}
@@ -78,6 +86,42 @@ func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
 		e.Execution += alt.Cost
 		use(alt.Uses)
 	}
+	// convert costs group g's conversion from source s to target t, first
+	// needed by consumer c, into the evaluation.
+	convert := func(g *Group, s, t string, c Consumer) float64 {
+		k := slices.IndexFunc(g.Pairs, func(pr Pair) bool { return pr.Source == s && pr.Target == t })
+		cost := math.Inf(1)
+		if k >= 0 {
+			cost = g.Pairs[k].Cost
+		}
+		if math.IsInf(cost, 1) {
+			cost = math.Inf(1)
+			e.Violations = append(e.Violations, fmt.Sprintf("group %s: %s → %s cannot be converted (consumer %s)",
+				g.Name, s, t, p.Nodes[c.Node].Name))
+		} else {
+			use(g.Pairs[k].Uses)
+		}
+		e.Conversion += cost
+		return cost
+	}
+	if !groups {
+		// Each group's distinct targets, in the order of the first
+		// consumer needing each, as the conversions below are.
+		var distinct []string
+		for gi := range p.Groups {
+			g := &p.Groups[gi]
+			s := g.Sources[choices[g.Producer]]
+			distinct = distinct[:0]
+			for _, c := range g.Consumers {
+				if t := c.Targets[choices[c.Node]]; !slices.Contains(distinct, t) {
+					distinct = append(distinct, t)
+					convert(g, s, t, c)
+				}
+			}
+		}
+		e.checkBudgets(p)
+		return e, nil
+	}
 	// The groups' slices are cut from three arrays, one entry per consumer
 	// of the problem: an evaluation of a large plan allocates a few times,
 	// not per group. A conversion's Consumers has room for one; a second
@@ -89,7 +133,8 @@ func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
 	targets, convs, consumers := make([]string, total), make([]Conversion, total), make([]int, total)
 	e.Groups = make([]GroupChoice, 0, len(p.Groups))
 	off := 0
-	for gi, g := range p.Groups {
+	for gi := range p.Groups {
+		g := &p.Groups[gi]
 		n := len(g.Consumers)
 		gc := GroupChoice{Group: gi, Source: g.Sources[choices[g.Producer]],
 			Targets: targets[off : off : off+n], Conversions: convs[off : off : off+n]}
@@ -106,22 +151,10 @@ func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
 			if shared {
 				continue
 			}
-			k := slices.IndexFunc(g.Pairs, func(pr Pair) bool { return pr.Source == gc.Source && pr.Target == t })
-			cost := math.Inf(1)
-			if k >= 0 {
-				cost = g.Pairs[k].Cost
-			}
-			if math.IsInf(cost, 1) {
-				cost = math.Inf(1)
-				e.Violations = append(e.Violations, fmt.Sprintf("group %s: %s → %s cannot be converted (consumer %s)",
-					g.Name, gc.Source, t, p.Nodes[c.Node].Name))
-			} else {
-				use(g.Pairs[k].Uses)
-			}
+			cost := convert(g, gc.Source, t, c)
 			consumers[off+ci] = ci
 			gc.Conversions = append(gc.Conversions, Conversion{Source: gc.Source, Target: t, Cost: cost,
 				Consumers: consumers[off+ci : off+ci+1 : off+ci+1]})
-			e.Conversion += cost
 		}
 		if len(g.Consumers) == 0 {
 			gc.Targets, gc.Conversions = nil, nil
@@ -129,13 +162,19 @@ func (p *Problem) Evaluate(choices []int) (*Evaluation, error) {
 		e.Groups = append(e.Groups, gc)
 		off += n
 	}
+	e.checkBudgets(p)
+	return e, nil
+}
+
+// checkBudgets adds the budgets' violations and sets the total cost: the
+// end of an evaluation.
+func (e *Evaluation) checkBudgets(p *Problem) {
 	for b, bu := range p.Budgets {
 		if e.BudgetUse[b] > bu.Capacity+budgetTolerance(bu.Capacity) {
 			e.Violations = append(e.Violations, fmt.Sprintf("budget %s: use %g exceeds capacity %g", bu.Name, e.BudgetUse[b], bu.Capacity))
 		}
 	}
 	e.Cost = e.Execution + e.Conversion
-	return e, nil
 }
 
 // objectiveTolerance is how far the solver's objective may be from the
