@@ -95,6 +95,12 @@ type EdgeCost struct {
 // (its length, or an alternative the task lacks); a plan that breaks a
 // rule is a GraphEvaluation with Violations.
 func EvaluateGraph(g *tasks.Graph, choices []GraphChoice, opts PlanOptions) (*GraphEvaluation, error) {
+	return evaluateGraph(g, choices, opts, nil)
+}
+
+// evaluateGraph is EvaluateGraph with the edges' names (namesOfEdges) when
+// the caller has them already, nil when not.
+func evaluateGraph(g *tasks.Graph, choices []GraphChoice, opts PlanOptions, names []string) (*GraphEvaluation, error) {
 	target, cache, err := opts.targetAndCache(g)
 	if err != nil {
 		return nil, err
@@ -102,7 +108,7 @@ func EvaluateGraph(g *tasks.Graph, choices []GraphChoice, opts PlanOptions) (*Gr
 	gv := &graphVerifier{g: g, target: target, measured: opts.Measured, prints: newPrints(target, opts.Measured), cache: cache, sms: target.Get("sm_count"),
 		bw: target.Get("hbm_gb_per_s"), launch: target.Get("launch_overhead_ns"),
 		classified: map[classifyKey]classified{}, accesses: map[accessKey]accessCost{}, same: map[sameKey]bool{},
-		tileBytes: map[*tasks.Port]float64{}, measuredConversions: len(g.Measured().Conversions) > 0}
+		tileBytes: map[*tasks.Port]float64{}, measuredConversions: len(g.Measured().Conversions) > 0, names: names}
 	if gv.sms <= 0 {
 		return nil, fmt.Errorf("planner: target %s has no sm_count", target.Name)
 	}
@@ -130,6 +136,7 @@ type graphVerifier struct {
 	tileBytes map[*tasks.Port]float64
 	payers    []payer
 	edges     []*tasks.Edge
+	names     []string // each edge's name, by index
 	// measuredConversions says the graph measures some conversion.
 	measuredConversions bool
 	cands               []*tasks.Candidate
@@ -238,6 +245,9 @@ func (gv *graphVerifier) evaluate(choices []GraphChoice) (*GraphEvaluation, erro
 	// Rules 2–5, edge by edge, one producer port at a time: what the
 	// port's edges share is decided among them.
 	edges := g.Edges()
+	if gv.names == nil {
+		gv.names = namesOfEdges(edges)
+	}
 	ev.Edges = make([]EdgeCost, len(edges))
 	done := make([]bool, len(edges))
 	for _, first := range edges {
@@ -365,7 +375,7 @@ func (gv *graphVerifier) port(ev *GraphEvaluation, edges []*tasks.Edge, budget [
 	a := gv.cands[u.Index]
 	if a == nil {
 		for _, e := range edges {
-			ev.Edges[e.Index] = EdgeCost{Edge: edgeName(e), Cost: math.Inf(1), Why: "its producer's alternative is not a candidate"}
+			ev.Edges[e.Index] = EdgeCost{Edge: gv.names[e.Index], Cost: math.Inf(1), Why: "its producer's alternative is not a candidate"}
 		}
 		return
 	}
@@ -385,7 +395,7 @@ func (gv *graphVerifier) port(ev *GraphEvaluation, edges []*tasks.Edge, budget [
 	// The port's boundary, paid on firstCross besides what it shares.
 	fixed := 0.0
 	for _, e := range edges {
-		ec := EdgeCost{Edge: edgeName(e)}
+		ec := EdgeCost{Edge: gv.names[e.Index]}
 		w := e.To.Invocation
 		b := gv.cands[w.Index]
 		if b == nil {
@@ -409,7 +419,7 @@ func (gv *graphVerifier) port(ev *GraphEvaluation, edges []*tasks.Edge, budget [
 					fixed += src.bytes * float64(src.tiles) / gv.bw
 				}
 			} else {
-				ec.PaidOn = edgeName(firstCross)
+				ec.PaidOn = gv.names[firstCross.Index]
 			}
 			if dst.global && ec.Cost > 0 {
 				// Consumers that read one global layout themselves
@@ -678,14 +688,20 @@ func (lw *lowering) startVerifyGraph(sol *Solution, opts PlanOptions) func(r *Re
 	)
 	go func() {
 		defer close(done)
-		ev, err = EvaluateGraph(lw.graph, choices, opts)
+		ev, err = evaluateGraph(lw.graph, choices, opts, lw.edgeNames)
 	}()
 	return func(r *Result) error {
 		<-done
 		if err != nil {
 			return fmt.Errorf("planner: graph verifier: %w", err)
 		}
-		if !slices.Equal(ChoicesOf(r), choices) {
+		// Compared in place: ChoicesOf would copy them.
+		same := len(r.Choices) == len(choices)
+		for i := 0; same && i < len(choices); i++ {
+			c := &r.Choices[i]
+			same = choices[i] == GraphChoice{Alternative: c.Alternative, NoSharedMemoryConversions: c.NoSharedMemoryConversions}
+		}
+		if !same {
 			return fmt.Errorf("planner: graph verifier: the plan's choices are not the solution's")
 		}
 		return lw.checkGraph(sol, r, ev)

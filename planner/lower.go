@@ -298,6 +298,10 @@ type lowering struct {
 	notExplained []string
 	// boundaryEdges are the edges of the Result's boundaries, in order.
 	boundaryEdges []*tasks.Edge
+	// edgeNames are the graph's edges' names (edgeName), by edge index,
+	// cut from one string (namesOfEdges): the boundaries' and the graph
+	// verifier's, built once for both.
+	edgeNames []string
 	// alts[v] maps node v's alternatives to the task's: a task alternative
 	// appears once, or twice when the invocation produces a tile whose
 	// cheapest conversion needs shared-memory scratch under a budget (the
@@ -540,6 +544,7 @@ func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, m
 	lw.invs = invs
 	edges := g.Edges()
 	lw.edgeTargets = make([]*labelSet, len(edges))
+	lw.edgeNames = namesOfEdges(edges)
 	lw.kernelOf = make([]*tasks.Group, len(invs))
 
 	// Budgets: each fused kernel with a shared-memory budget is a row.
@@ -568,25 +573,33 @@ func lowerGraph(ctx context.Context, g *tasks.Graph, target *costmodel.Target, m
 	// edges: 32,000 ports fed by one output took seconds).
 	ports := make([]portKey, 0, len(invs))
 	portEdges := make([][]*tasks.Edge, 0, len(invs))
-	firstOut := make([][]*tasks.Edge, len(invs)) // by invocation and port index
-	countOut := make([][]int, len(invs))
+	// firstOut and countOut are by invocation and port index, invocation
+	// v's ports from portAt[v]: two arrays for the graph, not two per
+	// invocation (twenty thousand allocations at 10,000 invocations).
+	portAt := make([]int, len(invs)+1)
+	for vi, v := range invs {
+		portAt[vi+1] = portAt[vi] + len(v.Task.Ports)
+	}
+	firstOut := make([]*tasks.Edge, portAt[len(invs)])
+	countOut := make([]int, portAt[len(invs)])
+	walked := make([]bool, len(invs))
 	for _, e := range edges {
 		v, port := e.From.Invocation, e.From.Port
-		if firstOut[v.Index] == nil {
-			firstOut[v.Index] = make([]*tasks.Edge, len(v.Task.Ports))
-			countOut[v.Index] = make([]int, len(v.Task.Ports))
+		at := portAt[v.Index]
+		if !walked[v.Index] {
+			walked[v.Index] = true
 			for _, o := range v.Out {
-				i := o.From.Port.Index
-				if firstOut[v.Index][i] == nil {
-					firstOut[v.Index][i] = o
+				i := at + o.From.Port.Index
+				if firstOut[i] == nil {
+					firstOut[i] = o
 				}
-				countOut[v.Index][i]++
+				countOut[i]++
 			}
 		}
-		if firstOut[v.Index][port.Index] != e {
+		if firstOut[at+port.Index] != e {
 			continue
 		}
-		all := countOut[v.Index][port.Index] == len(v.Out)
+		all := countOut[at+port.Index] == len(v.Out)
 		ports = append(ports, portKey{v, port})
 		if all {
 			portEdges = append(portEdges, v.Out)
@@ -943,7 +956,7 @@ func (lw *lowering) newTargetLabels(edge *tasks.Edge, w *tasks.Invocation) *labe
 		// the producer stores the tile once and one kernel boundary
 		// follows, paid on the first of them (in the port's boundary
 		// group); each pays its loads, or its share of a copy.
-		paidOn = edgeName(firstCrossing(edge.From.Invocation, edge.From.Port))
+		paidOn = lw.edgeNames[firstCrossing(edge.From.Invocation, edge.From.Port).Index]
 	}
 	k := lw.kernelOf[edge.From.Invocation.Index]
 	inGroup := !mustCross && k != nil && k == lw.kernelOf[w.Index]

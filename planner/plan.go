@@ -1132,7 +1132,7 @@ func (lw *lowering) edgePairOf(src, dst *endpoint, sk, tk string, edge *tasks.Ed
 // boundary group costs (crossGroup), when edge is the first of them, the
 // edge that pays them; else pi and dst as they are.
 func (lw *lowering) withBoundary(pi *pairInfo, src, dst *endpoint, edge *tasks.Edge) (*pairInfo, *endpoint) {
-	if dst == nil || !dst.mustCross || dst.paidOn != edgeName(edge) {
+	if dst == nil || !dst.mustCross || dst.paidOn != lw.edgeNames[edge.Index] {
 		return pi, dst
 	}
 	d := *dst
@@ -1149,7 +1149,7 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 		return out
 	}
 	src := lw.endpoints[gc.Source]
-	from := info.producer.ID + "." + info.port.Name
+	from := len(info.producer.ID) + len(".") + len(info.port.Name) // the name's start
 	base := len(out)
 	// Edges with one target share its conversion: in a kernel, any but
 	// the identity the model costs 0 (a measured identity is paid once,
@@ -1169,9 +1169,9 @@ func (lw *lowering) boundaries(out []Boundary, gi int, gc GroupChoice, choices [
 		pi, dst := lw.edgePairOf(src, labelDst, gc.Source, tk, edge, choices[edge.To.Invocation.Index])
 		pi, dst = lw.withBoundary(pi, src, dst, edge)
 		// One string: From and To are its ends.
-		name := from + " -> " + edge.To.Invocation.ID + "." + edge.To.Port.Name
+		name := lw.edgeNames[edge.Index]
 		b := Boundary{
-			Edge: name, EdgeIndex: edge.Index, From: name[:len(from)], To: name[len(from)+len(" -> "):], Crossing: pi.crossing.String(),
+			Edge: name, EdgeIndex: edge.Index, From: name[:from], To: name[from+len(" -> "):], Crossing: pi.crossing.String(),
 			CostNS: pi.total, PerTileNS: pi.perTile, Moves: src.moves, Origin: pi.origin.String(), Detail: pi.detail,
 			Source: src.name, Target: dst.name,
 		}
@@ -1249,6 +1249,26 @@ func (lw *lowering) shareable(pi *pairInfo, src, tgt string) bool {
 
 func edgeName(e *tasks.Edge) string {
 	return e.From.Invocation.ID + "." + e.From.Port.Name + " -> " + e.To.Invocation.ID + "." + e.To.Port.Name
+}
+
+// namesOfEdges is each edge's edgeName, by index, cut from one string:
+// the plan's boundaries and the graph verifier name every edge of a large
+// graph, and one string per edge each was most of their allocations.
+func namesOfEdges(edges []*tasks.Edge) []string {
+	size := 0
+	for _, e := range edges {
+		size += len(e.From.Invocation.ID) + len(e.From.Port.Name) + len(e.To.Invocation.ID) + len(e.To.Port.Name) + len(". -> .")
+	}
+	return cutStrings(len(edges), size, func(i int, b *strings.Builder) {
+		e := edges[i]
+		b.WriteString(e.From.Invocation.ID)
+		b.WriteByte('.')
+		b.WriteString(e.From.Port.Name)
+		b.WriteString(" -> ")
+		b.WriteString(e.To.Invocation.ID)
+		b.WriteByte('.')
+		b.WriteString(e.To.Port.Name)
+	})
 }
 
 // reason says in words why alternative ai of node vi lost: the plan with it
