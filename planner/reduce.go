@@ -46,7 +46,7 @@ type bucket struct {
 	cls    [][]int   // per sep node: domain position → joined class
 	reps   [][]int   // per sep node: class → representative position
 	msg    []float64 // m_v over sep's classes, row-major
-	arg    []int     // the argmin of each entry of msg: v's domain position
+	arg    []int32   // the argmin of each entry of msg: v's domain position
 	parent int       // position in order of the bucket the message went to; -1: the core
 }
 
@@ -87,6 +87,9 @@ type slab struct {
 	ints   []int
 	floats []float64
 	lists  [][]int
+	// args hold the messages' argmins, domain positions: at half an
+	// int's size, as a message's entries are the reduction's most.
+	args []int32
 }
 
 // slabChunk is the least number of elements a new chunk holds once the
@@ -110,6 +113,15 @@ func (s *slab) intSlice(n int) []int {
 	i := len(s.ints)
 	s.ints = s.ints[:i+n]
 	return s.ints[i : i+n : i+n]
+}
+
+func (s *slab) argSlice(n int) []int32 {
+	if cap(s.args)-len(s.args) < n {
+		s.args = make([]int32, 0, chunk(n, cap(s.args), slabChunk))
+	}
+	i := len(s.args)
+	s.args = s.args[:i+n]
+	return s.args[i : i+n : i+n]
 }
 
 func (s *slab) floatSlice(n int) []float64 {
@@ -356,7 +368,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 		}
 	}
 	h.init()
-	tables := tableIndex{} // live table terms by scope and classes
+	tables := newTableIndex() // live table terms by scope and classes
 	sc := in.newScratch()
 	// dirty[v]: v's key may have changed since current[v], which is in the
 	// heap (see below).
@@ -681,8 +693,18 @@ func (r *reduction) multiOf(scope, ncls []int) []int {
 }
 
 // A tableIndex finds the live table term over a scope with given class
-// maps, to add a new message into it.
-type tableIndex map[uint64][]int
+// maps, to add a new message into it. A hash almost always has one live
+// table: it is in first, and only the others in more, so that adding a
+// table costs no allocation of its own (a list per hash was one per
+// table, thousands per plan).
+type tableIndex struct {
+	first map[uint64]int
+	more  map[uint64][]int
+}
+
+func newTableIndex() tableIndex {
+	return tableIndex{first: map[uint64]int{}, more: map[uint64][]int{}}
+}
 
 func tableHash(scope []int, cls [][]int) uint64 {
 	h := uint64(14695981039346656037)
@@ -701,9 +723,18 @@ func tableHash(scope []int, cls [][]int) uint64 {
 }
 
 func (ix tableIndex) find(r *reduction, scope []int, cls [][]int) (int, bool) {
-	for _, t := range ix[tableHash(scope, cls)] {
+	h := tableHash(scope, cls)
+	same := func(t int) bool {
 		tm := &r.terms[t]
-		if slices.Equal(tm.scope, scope) && slices.EqualFunc(tm.cls, cls, slices.Equal[[]int]) {
+		return slices.Equal(tm.scope, scope) && slices.EqualFunc(tm.cls, cls, slices.Equal[[]int])
+	}
+	if t, ok := ix.first[h]; !ok {
+		return 0, false
+	} else if same(t) {
+		return t, true
+	}
+	for _, t := range ix.more[h] {
+		if same(t) {
 			return t, true
 		}
 	}
@@ -712,14 +743,27 @@ func (ix tableIndex) find(r *reduction, scope []int, cls [][]int) (int, bool) {
 
 func (ix tableIndex) add(t int, tm *term) {
 	h := tableHash(tm.scope, tm.cls)
-	ix[h] = append(ix[h], t)
+	if _, ok := ix.first[h]; !ok {
+		ix.first[h] = t
+		return
+	}
+	ix.more[h] = append(ix.more[h], t)
 }
 
 func (ix tableIndex) remove(t int, tm *term) {
 	h := tableHash(tm.scope, tm.cls)
-	ix[h] = slices.DeleteFunc(ix[h], func(x int) bool { return x == t })
-	if len(ix[h]) == 0 {
-		delete(ix, h)
+	if ix.first[h] != t {
+		ix.more[h] = slices.DeleteFunc(ix.more[h], func(x int) bool { return x == t })
+	} else if rest := ix.more[h]; len(rest) > 0 {
+		// Only one live table is over a scope and its classes (a message
+		// over them is added into it), so which of the others comes
+		// first does not matter to find.
+		ix.first[h], ix.more[h] = rest[0], rest[1:]
+	} else {
+		delete(ix.first, h)
+	}
+	if len(ix.more[h]) == 0 {
+		delete(ix.more, h)
 	}
 }
 
@@ -737,7 +781,7 @@ func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 		size *= len(rp)
 	}
 	msg := r.slab.floatSlice(size)
-	b.arg = r.slab.intSlice(size)
+	b.arg = r.slab.argSlice(size)
 	if cap(r.row) < len(b.unary) {
 		r.row = make([]float64, len(b.unary))
 	}
@@ -753,7 +797,7 @@ func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 				best, arg = c, k
 			}
 		}
-		msg[i], b.arg[i] = best, arg
+		msg[i], b.arg[i] = best, int32(arg)
 		o.next()
 	}
 	return msg
@@ -772,6 +816,6 @@ func (r *reduction) backSubstitute(asg []int) {
 		for j, s := range b.sep {
 			idx = idx*len(b.reps[j]) + b.cls[j][asg[s]]
 		}
-		asg[b.node] = b.arg[idx]
+		asg[b.node] = int(b.arg[idx])
 	}
 }
