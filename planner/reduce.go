@@ -459,14 +459,18 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 			}
 		default:
 			if t, ok := tables.find(r, b.sep, b.cls); ok {
-				tab := r.terms[t].table
+				tm := &r.terms[t]
+				if !tm.ownTable {
+					tm.table, tm.ownTable = r.copyFloats(tm.table), true
+				}
+				tab := tm.table
 				for k := range tab {
 					tab[k] += b.msg[k]
 				}
 			} else {
 				t := len(r.terms)
 				ncls := r.nclsOf(b.reps, shared)
-				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: r.copyFloats(b.msg), multi: r.multiOf(b.sep, ncls), reps: b.reps})
+				r.terms = append(r.terms, term{scope: b.sep, cls: b.cls, ncls: ncls, group: -1, table: b.msg, multi: r.multiOf(b.sep, ncls), reps: b.reps})
 				tables.add(t, &r.terms[t])
 				// Its nodes' term lists drop their dead terms first
 				// (which any walk of them does), so that they do not

@@ -20,6 +20,11 @@ type term struct {
 	// classes (nil for a group too large to tabulate).
 	table []float64
 	dead  bool // consumed by an elimination
+	// ownTable says a table term's table is its own, which a message
+	// over the same scope may be added into; else it is the message of
+	// the bucket it came from, which the regrets read as it was, and is
+	// copied before the first such addition (most tables never get one).
+	ownTable bool
 	// multi is the scope's nodes of more than one class (the scope
 	// itself when every node has more): only they make a bucket over
 	// the term larger (joiner.size).
