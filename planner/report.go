@@ -323,15 +323,23 @@ func (r *Result) WriteText(w io.Writer) error {
 // not the edges served's, may be 0 (a conversion measured at 0 ns), so
 // only the order tells the edge that pays from the edges it serves.
 func (r *Result) payers() map[string]bool {
+	// Whether an edge came before is asked only of the edges that an
+	// edge served names (seen, false until they come): a set of every
+	// edge was most of what a large plan's report allocated.
+	seen := map[string]bool{}
+	for _, bd := range r.Boundaries {
+		if len(bd.SharedWith) == 1 {
+			seen[bd.SharedWith[0]] = false
+		}
+	}
 	payers := map[string]bool{}
-	// Sized once: grown edge by edge, the set of a plan of ten thousand
-	// boundaries allocated about twice its final size.
-	seen := make(map[string]bool, len(r.Boundaries))
 	for _, bd := range r.Boundaries {
 		if len(bd.SharedWith) > 0 && !(len(bd.SharedWith) == 1 && seen[bd.SharedWith[0]]) {
 			payers[bd.Edge] = true
 		}
-		seen[bd.Edge] = true
+		if _, named := seen[bd.Edge]; named {
+			seen[bd.Edge] = true
+		}
 	}
 	return payers
 }
