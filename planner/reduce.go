@@ -106,41 +106,21 @@ func chunk(n, last, most int) int {
 	return max(n, min(most, max(slabFirst, 2*last)))
 }
 
-func (s *slab) intSlice(n int) []int {
-	if cap(s.ints)-len(s.ints) < n {
-		s.ints = make([]int, 0, chunk(n, cap(s.ints), slabChunk))
+// carve takes n elements from the chunk *c, starting a new chunk (at most
+// most elements unless n is more) when it has not room.
+func carve[T any](c *[]T, n, most int) []T {
+	if cap(*c)-len(*c) < n {
+		*c = make([]T, 0, chunk(n, cap(*c), most))
 	}
-	i := len(s.ints)
-	s.ints = s.ints[:i+n]
-	return s.ints[i : i+n : i+n]
+	i := len(*c)
+	*c = (*c)[:i+n]
+	return (*c)[i : i+n : i+n]
 }
 
-func (s *slab) argSlice(n int) []int32 {
-	if cap(s.args)-len(s.args) < n {
-		s.args = make([]int32, 0, chunk(n, cap(s.args), slabChunk))
-	}
-	i := len(s.args)
-	s.args = s.args[:i+n]
-	return s.args[i : i+n : i+n]
-}
-
-func (s *slab) floatSlice(n int) []float64 {
-	if cap(s.floats)-len(s.floats) < n {
-		s.floats = make([]float64, 0, chunk(n, cap(s.floats), slabChunk))
-	}
-	i := len(s.floats)
-	s.floats = s.floats[:i+n]
-	return s.floats[i : i+n : i+n]
-}
-
-func (s *slab) lists2(n int) [][]int {
-	if cap(s.lists)-len(s.lists) < n {
-		s.lists = make([][]int, 0, chunk(n, cap(s.lists), slabChunk/8))
-	}
-	i := len(s.lists)
-	s.lists = s.lists[:i+n]
-	return s.lists[i : i+n : i+n]
-}
+func (s *slab) intSlice(n int) []int       { return carve(&s.ints, n, slabChunk) }
+func (s *slab) argSlice(n int) []int32     { return carve(&s.args, n, slabChunk) }
+func (s *slab) floatSlice(n int) []float64 { return carve(&s.floats, n, slabChunk) }
+func (s *slab) lists2(n int) [][]int       { return carve(&s.lists, n, slabChunk/8) }
 
 // liveTerms are the core's terms, in term order.
 func (r *reduction) liveTerms() []int {
