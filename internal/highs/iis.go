@@ -96,7 +96,7 @@ func (s *Solver) Conflict(ctx context.Context, m *Model, opt Options) (*Conflict
 	var conf *Conflict
 	var err error
 	s.loaded = nil // conflict loads a continuous copy
-	if !s.await(ctx, func(h uintptr) { conf, err = s.conflict(h, m, in, opt) }) {
+	if !s.await(ctx, func(h uintptr) { conf, err = s.conflict(h, inst, m, in, opt) }) {
 		return nil, fmt.Errorf("highs: %w before the conflict was found", context.Cause(ctx))
 	}
 	return conf, err
@@ -106,9 +106,9 @@ func (s *Solver) Conflict(ctx context.Context, m *Model, opt Options) (*Conflict
 // solves it, and only when that is infeasible asks HiGHS for an IIS. (HiGHS
 // 1.15's own MIP path, kIisStrategyRelaxation, crashed on a MIP whose
 // relaxation is feasible.)
-func (s *Solver) conflict(h uintptr, m *Model, in *input, opt Options) (*Conflict, error) {
+func (s *Solver) conflict(h uintptr, inst *instance, m *Model, in *input, opt Options) (*Conflict, error) {
 	c := &s.lib.c
-	if err := s.load(h, m, in, opt); err != nil {
+	if err := s.load(h, inst, m, in, opt); err != nil {
 		return nil, err
 	}
 	c.run(h)

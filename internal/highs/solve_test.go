@@ -687,6 +687,50 @@ func TestCancel(t *testing.T) {
 	})
 }
 
+// TestAbandonedRunTouchesNoSolver: a cancelled run left behind at once
+// (abandonAfter 0) goes on while the call returns and the Solver is
+// closed; the run must not read the Solver (Close clears its instance),
+// which the race detector (CI runs this package with -race) and a nil
+// dereference on the instance's thread would show.
+func TestAbandonedRunTouchesNoSolver(t *testing.T) {
+	lib := highstest.Library(t)
+	defer highs.SetAbandonAfter(0)()
+	big := randomAssignment(150, 3).model()
+	for i := range 4 {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Duration(10+20*i)*time.Millisecond, cancel)
+		r, err := lib.Solve(ctx, big, highs.Options{}) // closes its solver at once
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == highs.Optimal {
+			t.Logf("run %d ended before the cancel", i)
+		}
+		s, err := lib.NewSolver()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel = context.WithCancel(context.Background())
+		time.AfterFunc(time.Duration(10+20*i)*time.Millisecond, cancel)
+		if _, err := s.Solve(ctx, big, highs.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Solve(context.Background(), big, highs.Options{}); !errors.Is(err, highs.ErrClosed) {
+			t.Fatalf("a solve after Close: %v, want ErrClosed", err)
+		}
+	}
+	// The runs left behind end on their own threads; a fresh solve is
+	// not kept waiting by them.
+	k := randomKnapsack(12, 7)
+	r, err := lib.Solve(context.Background(), k.model(), exact)
+	if err != nil || r.Status != highs.Optimal || !near(r.Objective, k.bruteForce()) {
+		t.Fatalf("a solve after them: %v, %v", r, err)
+	}
+}
+
 // TestConcurrent solves 16 different models at once, each on its own solver,
 // and checks every optimum against brute force.
 func TestConcurrent(t *testing.T) {

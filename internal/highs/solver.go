@@ -89,7 +89,7 @@ type Solver struct {
 // then waited for all of it. The run left behind stops at its next check
 // (the interrupt stays set), on its own thread, and the Solver's next call
 // waits for it.
-const abandonAfter = 200 * time.Millisecond
+var abandonAfter = 200 * time.Millisecond // a variable for the tests alone
 
 // settle waits for a run an earlier call left behind; s.mu is held.
 func (s *Solver) settle() {
@@ -239,13 +239,18 @@ func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, err
 	defer stop()
 
 	var res *Result
+	var loaded bool
 	var err error
+	s.loaded = nil
 	if !s.await(ctx, func(h uintptr) {
 		inst.progress, inst.lastProgress = opt.Progress, time.Time{}
-		res, err = s.run(h, m, in, opt)
+		res, loaded, err = s.run(h, inst, m, in, opt)
 		inst.progress = nil
 	}) {
 		return interrupted(), nil
+	}
+	if loaded {
+		s.loaded = m
 	}
 	byContext(res, fromCtx)
 	return res, err
@@ -308,7 +313,9 @@ func ptr[T any](s []T) *T {
 
 // load replaces the instance's model and options; it is called on the
 // instance's thread.
-func (s *Solver) load(h uintptr, m *Model, in *input, opt Options) error {
+// It reads the instance as inst, never s.inst: a run that a call left
+// behind (await) may still be here after Close has cleared s.inst.
+func (s *Solver) load(h uintptr, inst *instance, m *Model, in *input, opt Options) error {
 	c := &s.lib.c
 	if c.clearModel(h) == cStatusError {
 		return errors.New("highs: Highs_clearModel failed")
@@ -318,11 +325,11 @@ func (s *Solver) load(h uintptr, m *Model, in *input, opt Options) error {
 	// scheduler belongs to the calling thread (HiGHS 1.15 keeps its handle
 	// thread_local: parallel/HighsTaskExecutor.h), and this thread serves
 	// only this instance, so resizing it touches no other solve.
-	if threads := opt.threadCount(); s.inst.threads != threads {
-		if s.inst.threads != 0 {
+	if threads := opt.threadCount(); inst.threads != threads {
+		if inst.threads != 0 {
 			c.resetGlobalScheduler(1)
 		}
-		s.inst.threads = threads
+		inst.threads = threads
 	}
 	if err := setOptions(c, h, opt); err != nil {
 		return err
@@ -353,14 +360,15 @@ func (s *Solver) load(h uintptr, m *Model, in *input, opt Options) error {
 	return nil
 }
 
-// run does one solve; it is called on the instance's thread.
-func (s *Solver) run(h uintptr, m *Model, in *input, opt Options) (*Result, error) {
-	s.loaded = nil
-	if err := s.load(h, m, in, opt); err != nil {
-		return nil, err
+// run does one solve; it is called on inst's thread. loaded says HiGHS
+// took the model (the caller records it in s.loaded, which a run left
+// behind must not write).
+func (s *Solver) run(h uintptr, inst *instance, m *Model, in *input, opt Options) (res *Result, loaded bool, err error) {
+	if err := s.load(h, inst, m, in, opt); err != nil {
+		return nil, false, err
 	}
-	s.loaded = m
-	return s.execute(h, m, opt.Duals)
+	res, err = s.execute(h, m, opt.Duals)
+	return res, true, err
 }
 
 // execute runs the loaded model m and reads the result; it is called on the
