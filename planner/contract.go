@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -146,6 +147,9 @@ type budgetKernel struct {
 	// alike is the kernel whose table this one shares (itself, if it
 	// tabulated its own): kernels alike have the same content key.
 	alike *budgetKernel
+	// stop, when not nil, is set once the plan is interrupted: tabulating
+	// stops between two entries of a message, and the kernel stays a row.
+	stop *atomic.Bool
 	// workers is how many goroutines one run of its program may take
 	// (unionJoin): the contraction's, shared among its distinct kernels.
 	workers int
@@ -299,6 +303,16 @@ func contractKernels(ctx context.Context, p *Problem, workers int) *contraction 
 	for _, k := range built {
 		if k != nil {
 			k.workers = max(1, workers/max(1, len(distinct)))
+		}
+	}
+	// A program's joins of fronts can take minutes (a whole model in one
+	// kernel under a tight budget): an interrupt stops them between two
+	// entries, not after them.
+	var stopped atomic.Bool
+	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
+	for _, k := range built {
+		if k != nil {
+			k.stop = &stopped
 		}
 	}
 	tabulated := make([]bool, len(candidates))
@@ -820,7 +834,7 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 		}
 		scope := scopeOf(with, v)
 		out, ok := sc.message(&pr, with, v, scope, asg, pasg)
-		if !ok {
+		if !ok || pr.stopped() {
 			return pfactor{}, false
 		}
 		ord.eliminate(v, joined, out.vars)
@@ -841,6 +855,9 @@ func (k *budgetKernel) solve(allowed func(li, a int) bool, keep []int, extra ...
 	}
 next:
 	for idx := range out.single {
+		if idx&63 == 0 && pr.stopped() {
+			return pfactor{}, false
+		}
 		out.assign(idx, asg)
 		for _, x := range keep {
 			if pasg[x] = posOf[x][asg[x]]; pasg[x] < 0 {
@@ -1092,13 +1109,20 @@ type program struct {
 	factors []pfactor
 	limit   float64
 	workers int // unionJoin's goroutines
-	dims    []int
-	dom     [][]int // per node, its allowed alternatives
-	posOf   [][]int // per node and alternative, its position in dom (-1: not allowed)
+	// stop, when not nil and set, ends the joins early (the kernel's
+	// stop): the program's tables are then incomplete, and solve fails.
+	stop  *atomic.Bool
+	dims  []int
+	dom   [][]int // per node, its allowed alternatives
+	posOf [][]int // per node and alternative, its position in dom (-1: not allowed)
 }
 
+// stopped reports whether the program's stop is set.
+func (pr *program) stopped() bool { return pr.stop != nil && pr.stop.Load() }
+
 func (k *budgetKernel) prepare(allowed func(li, a int) bool, extra []pfactor) program {
-	pr := program{factors: make([]pfactor, 0, len(k.nodes)+len(k.gfactors)+len(extra)), limit: k.capacity + budgetTolerance(k.capacity), workers: max(1, k.workers)}
+	pr := program{factors: make([]pfactor, 0, len(k.nodes)+len(k.gfactors)+len(extra)), limit: k.capacity + budgetTolerance(k.capacity), workers: max(1, k.workers),
+		stop: k.stop}
 	for i, u := range k.unary {
 		f := newSingle([]int{i}, []int{len(u)}, len(u))
 		for a, e := range u {
@@ -1250,6 +1274,9 @@ func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, el
 	var backing []paretoEntry
 	entries := 0
 	for idx := from; idx < to; idx++ {
+		if idx&63 == 0 && pr.stopped() {
+			break // solve fails: what is left does not matter
+		}
 		out.assign(idx, pasg)
 		moved := 0 // the first factor whose front moved since the last entry
 		if idx > from && cached {

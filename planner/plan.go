@@ -309,8 +309,8 @@ type BudgetUse struct {
 // reduction with the table limit dissolves whole (it does not look at
 // ctx), or a small core the planner's own branch and bound proves; its
 // regrets may then be intervals. A fused kernel's budget is contracted into
-// tables only while ctx is live: cancelled before, its budget goes to
-// HiGHS as rows, which stops at once. The elimination of a whole small
+// tables only while ctx is live: cancelled before or while it is
+// tabulated, its budget goes to HiGHS as rows, which stops at once. The elimination of a whole small
 // dense graph with larger tables, and the branch and bound's heuristic,
 // stop at an interrupt or the time limit, as HiGHS does.
 //

@@ -2898,3 +2898,47 @@ func TestPlanInterruptedInTheRootLP(t *testing.T) {
 		t.Errorf("gap %v: an interrupted plan proven optimal", r.Gap)
 	}
 }
+
+// An interrupt while a whole model's kernel is tabulated (contract.go):
+// a persistent kernel of 200 layers whose every alternative takes 1 KiB
+// of shared memory, under a budget one byte short, takes about a minute
+// to contract; cancelled after 2 s, Plan returns without a plan (the
+// budget goes to HiGHS as a row, which stops at once) rather than after
+// the tabulation.
+func TestPlanInterruptedWhileTabulatingAKernel(t *testing.T) {
+	highstest.Library(t)
+	s, err := taskgen.Transformer(200, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := taskgen.FuseLayersBy(&s, 8192, 200); err != nil {
+		t.Fatal(err)
+	}
+	for name, task := range s.Tasks {
+		for i := range task.Alternatives {
+			task.Alternatives[i].Resources.SharedMemoryBytes = max(task.Alternatives[i].Resources.SharedMemoryBytes, 1024)
+		}
+		s.Tasks[name] = task
+	}
+	s.Groups[0].SharedMemoryBytes = int64(1024*len(s.Groups[0].Invocations) - 1)
+	g, err := tasks.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	r, err := Plan(ctx, g, PlanOptions{Solve: Options{NoRegrets: true}})
+	switch {
+	case err != nil && !errors.Is(err, ErrNoPlan) && !errors.Is(err, ErrInfeasible):
+		t.Fatalf("Plan: %v", err)
+	case err == nil && r.Status != Interrupted:
+		t.Errorf("status %s", r.Status)
+	}
+	// Not a timing assertion: uninterrupted, the tabulation runs for about
+	// a minute (56 s here, 600 s at 600 layers), so a Plan that did not
+	// stop it would still be running; stopped, it returns at about 2.3 s.
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("Plan returned %v after its deadline", d)
+	}
+}
