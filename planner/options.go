@@ -33,10 +33,12 @@ type Options struct {
 	// limit: what it proves needs no HiGHS, and its best plan otherwise
 	// starts HiGHS, in the time left; the regrets of a core it proved are
 	// searched the same way. Under
-	// a time limit, a core of 100 nodes or more in a problem without budgets
-	// first gets a plan from a large-neighbourhood search (exact re-planning
-	// of windows of 10 nodes, two passes at most), HiGHS's start; the search
-	// counts against the main solve's limit, and stops at it (or at an
+	// a time limit or a deadline of the context, a core of 100 nodes or
+	// more in a problem without budgets first gets a plan from a
+	// large-neighbourhood search (exact re-planning of windows of 10 nodes,
+	// two passes at most), HiGHS's start, while the other processor solves
+	// the core's LP relaxation for a bound; the search counts against the
+	// main solve's limit, and stops at it (or at the deadline, or an
 	// interrupt) with the plan it has. The regrets have their own limits
 	// (RegretTimeLimit, RegretTimeFactor): for a bound on the whole of a
 	// plan, give its context a deadline (HiGHS's time limit too, and the
@@ -202,6 +204,15 @@ func (o *Options) stopping(ctx context.Context, start time.Time) func() bool {
 	return func() bool {
 		return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline)
 	}
+}
+
+// limited says whether a solve has a time limit: Options.TimeLimit, or a
+// deadline of its context, which the planner's time-limit strategies (the
+// large-neighbourhood search and the root LP's bound beside HiGHS) treat
+// as one.
+func limited(ctx context.Context, o *Options) bool {
+	_, deadline := ctx.Deadline()
+	return o.TimeLimit > 0 || deadline
 }
 
 func (o *Options) workers() int {

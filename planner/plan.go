@@ -304,7 +304,8 @@ type BudgetUse struct {
 // stopped 0.2 s after the cancel, Plan goes on without it (the best plan
 // is then the one HiGHS started from) and HiGHS stops at its next check,
 // in the background. A deadline of ctx is HiGHS's time limit too, where it
-// is sooner than Options.TimeLimit. A plan proven before anything looks at
+// is sooner than Options.TimeLimit, and like a time limit it has a large
+// core's plan searched first (Options.TimeLimit). A plan proven before anything looks at
 // ctx still comes back "optimal": a graph without budgets that the
 // reduction with the table limit dissolves whole (it does not look at
 // ctx), or a small core the planner's own branch and bound proves; its

@@ -136,18 +136,25 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				if opt.TimeLimit > 0 {
 					hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
 				}
-			} else if opt.TimeLimit > 0 && len(p.Budgets) == 0 && len(r.core) >= improveCore {
-				// A large core under a time limit may not be proven: give
-				// HiGHS the best plan a large-neighbourhood search finds
-				// from the local choice, within the same limit; meanwhile
-				// the other processor solves the root LP for a bound
-				// (rootbound.go), in case HiGHS stops inside its own.
+			} else if limited(ctx, &opt) && len(p.Budgets) == 0 && len(r.core) >= improveCore {
+				// A large core under a time limit (or a deadline of ctx,
+				// which is one) may not be proven: give HiGHS the best
+				// plan a large-neighbourhood search finds from the local
+				// choice, within the same limit; meanwhile the other
+				// processor solves the root LP for a bound (rootbound.go),
+				// in case HiGHS stops inside its own. A deadline reaches
+				// HiGHS through ctx (the binding makes it HiGHS's time
+				// limit).
 				lpOpt := opt.solverOptions()
-				lpOpt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+				if opt.TimeLimit > 0 {
+					lpOpt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+				}
 				root = startRootLP(ctx, lib, &cm.model, lpOpt)
 				defer root.stop()
 				startPlan = improve(p, startPlan, r.core, improvePasses, opt.stopping(ctx, start))
-				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+				if opt.TimeLimit > 0 {
+					hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
+				}
 			}
 			if root == nil && certifiesAhead(r, &opt) {
 				// The regrets will price certificates by the root LP's
