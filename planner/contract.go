@@ -1680,6 +1680,7 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 	}
 	explained := func(v int) bool { return opt.Explain == nil || slices.Contains(opt.Explain, v) }
 	inner := opt
+	inner.Start = nil // the contracted problem's nodes are others
 	inner.Explain = []int{}
 	for v := range c.n {
 		if !interior[v] && explained(v) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -140,6 +141,34 @@ func TestDifferential(t *testing.T) {
 				stats["certified by a small LP"]++
 			}
 		}
+		if seed%3 == 2 {
+			// From a given start (Options.Start): the optimum, or a random
+			// plan with some nodes left to the local choice and some
+			// removed alternatives (ignored); the same optimum, reduced
+			// (every regret) and whole.
+			rng := rand.New(rand.NewPCG(seed, 0x57a7))
+			start := make([]int, len(p.Nodes))
+			for v, n := range p.Nodes {
+				switch {
+				case seed%6 == 2 && ex.choices != nil:
+					start[v] = ex.choices[v]
+				case rng.IntN(4) == 0:
+					start[v] = -1
+				default:
+					start[v] = rng.IntN(len(n.Alternatives))
+				}
+			}
+			sol, err = Solve(ctx, p, Options{Start: start, certify: certifyAlways})
+			checkAgainst(t, name+" Start", p, ex, sol, err, true)
+			if err == nil && sol.started {
+				stats["started from the given plan"]++
+			}
+			sol, err = Solve(ctx, p, Options{Start: start, NoReduce: true, NoRegrets: true})
+			checkAgainst(t, name+" Start, NoReduce", p, ex, sol, err, false)
+			if err == nil && sol.started {
+				stats["started from the given plan, NoReduce"]++
+			}
+		}
 		if seed%4 == 0 {
 			// Certificates only after a fractional LP re-solve, and the
 			// MILP re-solves that follow bounded by their plans; budgets
@@ -157,7 +186,8 @@ func TestDifferential(t *testing.T) {
 	t.Logf("%d problems: %v", differentialProblems, stats)
 	// The generator must exercise every path; these fail if it drifts.
 	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "duals solved beside the plan", "certified in a later pass", "certificate missed: re-solves", "re-solves",
-		"certified by elimination", "certified by a small LP", "certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted"} {
+		"certified by elimination", "certified by a small LP", "certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted",
+		"started from the given plan", "started from the given plan, NoReduce"} {
 		if stats[k] == 0 {
 			t.Errorf("no problem exercised %q", k)
 		}

@@ -79,6 +79,18 @@ type Options struct {
 	Workers int
 	// KeepDominated keeps dominated alternatives in the model.
 	KeepDominated bool
+	// Start is a plan to start from, such as an earlier plan of a problem
+	// like this one: per node, an alternative's index, or -1 for the
+	// node's locally cheapest; nil, or an alternative the caller removed,
+	// means the locally cheapest too. Where this plan is feasible and costs
+	// less than the local choice (or the local choice is infeasible), it
+	// is what the core's search, the large-neighbourhood search and HiGHS
+	// start from, and what a time limit or an interrupt that stops them
+	// at once returns. It changes what is proven in no way: a plan proven
+	// optimal costs the same from any start, though among optimal plans
+	// that tie, which one comes back may depend on it. A kernel contracted
+	// over its budget (contract.go) starts from the local choice.
+	Start []int
 	// certify, for tests, changes which paths answer the queries of the
 	// core's regrets.
 	certify certifyPath
@@ -239,6 +251,9 @@ func (o *Options) validate(nodes int) error {
 		return fmt.Errorf("planner: Options.Workers %d is negative", o.Workers)
 	case o.RegretSolves < 0:
 		return fmt.Errorf("planner: Options.RegretSolves %d is negative", o.RegretSolves)
+	}
+	if o.Start != nil && len(o.Start) != nodes {
+		return fmt.Errorf("planner: Options.Start has %d entries for %d nodes", len(o.Start), nodes)
 	}
 	for i, v := range o.Explain {
 		if v < 0 || v >= nodes {

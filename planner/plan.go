@@ -51,6 +51,18 @@ type PlanOptions struct {
 	Measured *costmodel.Measurements
 	// Cache keeps classifications across calls; nil: a new one.
 	Cache *Cache
+	// Start is a plan to start from: typically the Result of an earlier
+	// Plan of this graph before a small change, for a compiler that plans
+	// again under a time limit. Each invocation of the graph that one of
+	// its Choices names (by id), with an alternative the invocation still
+	// has and runs, starts at it (its variant without shared-memory
+	// conversions where the choice says NoSharedMemoryConversions); the
+	// others at their locally cheapest, and what Start names that the
+	// graph lacks is ignored. Options.Start says how it is used: where it
+	// is feasible and better than the local choice it starts the solve,
+	// and a plan proven optimal costs the same from any start. nil: the
+	// local choice.
+	Start *Result
 	// Timing records the solve time in the Result.
 	Timing bool
 }
@@ -374,6 +386,9 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			so.NoRegrets = true
 		}
 	}
+	if opts.Start != nil {
+		so.Start = lw.startFrom(opts.Start)
+	}
 	var sol *Solution
 	if len(lw.invs) == 0 {
 		// Nothing to choose: the empty plan, proven (Solve takes no
@@ -420,6 +435,42 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		res.SolveMS = 0
 	}
 	return res, err
+}
+
+// startFrom is an earlier plan's choices as the Problem's alternatives
+// (Options.Start): -1 where the plan names no alternative the invocation
+// has and runs.
+func (lw *lowering) startFrom(r *Result) []int {
+	byID := make(map[string]int, len(lw.invs))
+	for vi, v := range lw.invs {
+		byID[v.ID] = vi
+	}
+	start := make([]int, len(lw.invs))
+	for vi := range start {
+		start[vi] = -1
+	}
+	for i := range r.Choices {
+		c := &r.Choices[i]
+		vi, ok := byID[c.Invocation]
+		if !ok {
+			continue
+		}
+		tasksAlts := lw.invs[vi].Task.Alternatives
+		ti := slices.IndexFunc(tasksAlts, func(a *tasks.Alternative) bool { return a.ID == c.Alternative })
+		if ti < 0 {
+			continue
+		}
+		// The variant the choice names, else the other one.
+		for ai, na := range lw.alts[vi] {
+			if na.task != ti || na.removed != "" {
+				continue
+			}
+			if start[vi] < 0 || na.noSmem == c.NoSharedMemoryConversions {
+				start[vi] = ai
+			}
+		}
+	}
+	return start
 }
 
 // What left a plan's unproven regrets as intervals (Result.UnprovenBy):

@@ -2976,3 +2976,108 @@ func TestDeadlineStartsTheSearch(t *testing.T) {
 		t.Errorf("bound %.1f ns from %q, gap %v", r.BoundNS, r.BoundFrom, r.Gap)
 	}
 }
+
+// An earlier plan starts the solve (PlanOptions.Start): cancelled inside
+// HiGHS's root LP, a plan of a dense DAG that starts from a better plan
+// found under a time limit comes back at least as good as that plan (HiGHS
+// returns its start or better), where from the local choice it came back
+// at 86 % of the local choice's cost.
+func TestPlanStartsFromAnEarlierPlan(t *testing.T) {
+	highstest.Library(t)
+	s, err := taskgen.DAG(300, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := NewCache()
+	earlier, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true, TimeLimit: 2 * time.Second}, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(earlier.ObjectiveNS < 0.75**earlier.LocalChoiceNS) {
+		t.Fatalf("the earlier plan %.1f ns, local choice %.1f ns: no better start to give", earlier.ObjectiveNS, *earlier.LocalChoiceNS)
+	}
+	plan := func(start *Result) *Result {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var once sync.Once
+		opt := Options{NoRegrets: true}
+		opt.Progress = func(Progress) {
+			// HiGHS's first report comes before its root LP.
+			once.Do(func() { time.AfterFunc(100*time.Millisecond, cancel) })
+		}
+		r, err := Plan(ctx, g, PlanOptions{Solve: opt, Cache: cache, Start: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := plan(earlier)
+	if r.Status == Optimal {
+		t.Skipf("proven before the cancel (%.1f ns)", r.ObjectiveNS)
+	}
+	if r.ObjectiveNS > earlier.ObjectiveNS*(1+1e-9) {
+		t.Errorf("from the earlier plan of %.1f ns, a plan of %.1f ns", earlier.ObjectiveNS, r.ObjectiveNS)
+	}
+	// Each invocation starts at the alternative the earlier plan named;
+	// what a start names that the graph lacks is ignored.
+	lw := lowered(t, g)
+	for vi, a := range lw.startFrom(earlier) {
+		v := lw.invs[vi]
+		if a < 0 || v.Task.Alternatives[lw.alts[vi][a].task].ID != earlier.Choices[vi].Alternative {
+			t.Fatalf("%s starts at %d, the earlier plan chose %s", v.ID, a, earlier.Choices[vi].Alternative)
+		}
+	}
+	odd := &Result{Choices: []PlanChoice{{Invocation: "no such invocation", Alternative: "a0"},
+		{Invocation: g.Invocations()[0].ID, Alternative: "no such alternative"}}}
+	for vi, a := range lw.startFrom(odd) {
+		if a != -1 {
+			t.Errorf("%s starts at %d from a plan that names none of its alternatives", lw.invs[vi].ID, a)
+		}
+	}
+}
+
+// startingPlan takes the caller's plan only where it is feasible and
+// better than the local choice, completing it by the local choice.
+func TestStartingPlan(t *testing.T) {
+	// Two nodes on one edge: a (cost 1, label x) or b (cost 3, label y)
+	// each; converting x ↔ y costs 10.
+	p := &Problem{
+		Nodes: []Node{
+			{Name: "u", Alternatives: []Alternative{{ID: "a", Cost: 1}, {ID: "b", Cost: 3}, {ID: "c", Cost: 0, Removed: "pinned"}}},
+			{Name: "v", Alternatives: []Alternative{{ID: "a", Cost: 1}, {ID: "b", Cost: 3}}},
+		},
+		Groups: []Group{{Name: "u→v", Producer: 0, Sources: []string{"x", "y", "y"},
+			Consumers: []Consumer{{Node: 1, Targets: []string{"y", "x"}}},
+			Pairs:     []Pair{{"x", "x", 0, nil}, {"y", "y", 0, nil}, {"x", "y", 10, nil}, {"y", "x", 10, nil}}}},
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	local := localChoice(p) // a, a: 1 + 1 + 10
+	for _, c := range []struct {
+		start []int
+		want  []int
+	}{
+		{nil, nil},
+		{[]int{-1, -1}, nil},
+		{[]int{0, 0}, nil},          // the local choice itself
+		{[]int{1, -1}, []int{1, 0}}, // b, a: 3 + 1, completed by the local choice
+		{[]int{-1, 1}, []int{0, 1}}, // a, b: 1 + 3
+		{[]int{2, 1}, []int{0, 1}},  // c is removed: the local choice's a
+		{[]int{1, 1}, nil},          // b, b: 3 + 3 + 10, worse
+	} {
+		if got := startingPlan(p, local, c.start); !slices.Equal(got, c.want) {
+			t.Errorf("start %v: %v, want %v (local choice %v, %v ns)", c.start, got, c.want, local.Choices, local.Cost)
+		}
+	}
+	if _, err := Solve(context.Background(), p, Options{Start: []int{0}}); err == nil {
+		t.Error("a start of 1 entry for 2 nodes: no error")
+	}
+	if _, err := Solve(context.Background(), p, Options{Start: []int{0, 2}}); err == nil {
+		t.Error("a start of alternative 2 of a node of 2: no error")
+	}
+}

@@ -122,6 +122,9 @@ type Solution struct {
 	Local LocalChoice
 	// regretDeadline is when the regrets' time limit ends (zero: none).
 	regretDeadline time.Time
+	// started says the core was searched and solved from Options.Start
+	// (startingPlan took it).
+	started bool
 	// regretsInterrupted says the context ended (an interrupt) while the
 	// regrets were computed, before their time limit did.
 	regretsInterrupted bool

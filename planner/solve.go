@@ -44,6 +44,11 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	if err := opt.validate(len(p.Nodes)); err != nil {
 		return nil, err
 	}
+	for v, a := range opt.Start {
+		if a < -1 || a >= len(p.Nodes[v].Alternatives) {
+			return nil, fmt.Errorf("planner: Options.Start[%d]: alternative %d out of range [-1, %d)", v, a, len(p.Nodes[v].Alternatives))
+		}
+	}
 	// Kernels whose budgets bind would leave their nodes to HiGHS: those
 	// small enough are contracted first (contract.go).
 	if !opt.NoReduce && !opt.noContract {
@@ -100,9 +105,15 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		sol.Model.Core = sizeOf(&cm.model)
 		<-localDone
 		var sres *searchResult
+		// The plan everything starts from: the local choice, or the
+		// caller's where that is better.
+		first := local.Choices
+		if given := startingPlan(p, local, opt.Start); given != nil {
+			first, sol.started = given, true
+		}
 		// The branch and bound first (bnb.go), where it applies; what it
 		// does not prove, HiGHS does, from its best plan.
-		cs, sres = searchCore(ctx, r, cm, local.Choices, &opt, start)
+		cs, sres = searchCore(ctx, r, cm, first, &opt, start)
 		if sres != nil {
 			sol.Search = &SearchStats{Nodes: sres.nodes, Proved: sres.proven}
 		}
@@ -125,7 +136,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				// What the reduction and the search left of the limit.
 				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
 			}
-			startPlan := slices.Clone(local.Choices)
+			startPlan := slices.Clone(first)
 			var root *rootLP // the root LP beside the branch and bound, when it runs
 			if sres != nil && sres.asg != nil {
 				// The search's best plan starts HiGHS, in the time left.
@@ -461,6 +472,34 @@ func (cm *coreModel) startPositions(r *reduction, choices []int) []int {
 		asg[v] = k
 	}
 	return asg
+}
+
+// startingPlan is the caller's start (Options.Start), completed by the
+// local choice, where it is feasible and better than the local choice: a
+// feasible plan that costs less, or any feasible plan where the local
+// choice is not; nil otherwise, or when it is the local choice.
+func startingPlan(p *Problem, local LocalChoice, start []int) []int {
+	if start == nil {
+		return nil
+	}
+	plan := slices.Clone(local.Choices)
+	moved := false
+	for v, a := range start {
+		if a >= 0 && a != plan[v] && p.Nodes[v].Alternatives[a].Removed == "" {
+			plan[v], moved = a, true
+		}
+	}
+	if !moved {
+		return nil
+	}
+	ev, err := p.evaluate(plan, false)
+	if err != nil || !ev.Feasible() {
+		return nil
+	}
+	if len(local.Violations) == 0 && !(ev.Cost < local.Cost) {
+		return nil
+	}
+	return plan
 }
 
 // localChoice is the baseline: each node's cheapest alternative among those

@@ -54,13 +54,14 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.StringVar(&q.regretSolves, "regret-solves", strconv.Itoa(defaultRegretSolves), "re-solve at most `n` of the core's regret queries (or all), those whose plans found so far cost least; the regrets left are shown as the intervals proven without them, the same from run to run")
 		fs.Var(&q.explain, "explain", "compute regrets only for these comma-separated invocation `ids` (given again: for those too)")
 		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"; - reads stdin), overriding the graph's and the model's")
+		fs.StringVar(&q.start, "start", "", "start from the plan in `file` (a JSON plan, --format json, of this graph or an earlier version of it; - reads stdin): its choices start the solve where they are better than the local choice, which under --time-limit can return a better plan; a plan proven optimal costs the same")
 		fs.BoolVar(&q.noReduce, "no-reduce", false, "solve the whole model in HiGHS, without the exact structural reduction")
 		fs.BoolVar(&q.quiet, "quiet", false, "no progress on stderr")
 		fs.StringVar(&q.witnesses, "witnesses", "inline", "how --format json carries the conversions' witnesses: `form` inline (on every boundary), table (each distinct one once, in \"witnesses\", named by index from each boundary's \"witness_ref\") or none")
 		fs.BoolVar(&q.timing, "timing", false, "report the solve time (the output then differs from run to run)")
 	},
 	ops: []*op[*planRequest]{{operands: "FILE", min: 1, max: 1, formats: []string{"text", "json", "dot"},
-		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "regret-solves", "explain", "costs", "no-reduce", "quiet", "timing", "witnesses"}, run: runPlan}},
+		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "regret-solves", "explain", "costs", "start", "no-reduce", "quiet", "timing", "witnesses"}, run: runPlan}},
 }
 
 // planSignals counts the plans whose interrupts are caught (for tests).
@@ -86,6 +87,7 @@ type planRequest struct {
 	// regretSolves is --regret-solves: a count, or all.
 	regretSolves string
 	costs        string
+	start        string // --start: a JSON plan to start from
 	noReduce     bool
 	quiet        bool
 	timing       bool
@@ -99,6 +101,9 @@ func (q *planRequest) setOperands(args []string, in *input) error {
 	q.file, q.in = args[0], in
 	if err := bothStdin(q.file, q.costs); err != nil {
 		return err
+	}
+	if q.start == "-" && (q.file == "-" || q.costs == "-") {
+		return badRequest("--start and FILE or --costs are both - (stdin): give one of them as a file")
 	}
 	var err error
 	q.data, err = in.file(q.file)
@@ -258,6 +263,15 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	}
 	if q.explain.set {
 		opts.ExplainIDs = q.explain.ids
+	}
+	if q.start != "" {
+		data, err := q.in.file(q.start)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Start, err = planner.DecodeStart(data); err != nil {
+			return nil, inFiles(err, inputFiles{graph: "--start " + shownName(q.start)})
+		}
 	}
 	stop := func() {}
 	if !q.quiet && env.stderr != nil && isTerminal(env.stderr) {

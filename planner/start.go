@@ -1,0 +1,55 @@
+package planner
+
+import (
+	"github.com/cklplan/cklplan/internal/jsonv"
+)
+
+// DecodeStart reads the choices of a JSON plan (docs/plan-format.md), as
+// cklplan plan --format json writes it, into a Result to start another plan
+// from (PlanOptions.Start): of each entry of "choices", its "invocation",
+// "alternative" and "no_shared_memory_conversions". The plan's other
+// fields are not read, so a plan of an older graph, or one a program wrote
+// with the choices alone, will do. Every problem is reported at its JSON
+// path (a jsonv.Problems error): a choice that is not an object, an
+// invocation or alternative that is not a non-empty string, an invocation
+// chosen twice.
+func DecodeStart(data []byte) (*Result, error) {
+	root, err := jsonv.Parse(data, jsonv.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	var d jsonv.Decoder
+	o := d.Object(root, jsonv.Root)
+	r := &Result{}
+	v, p := o.Require("choices", "an array of choices, each naming an invocation and its alternative")
+	var elems []*jsonv.Value
+	if v != nil {
+		elems, _ = d.Array(v, p)
+	}
+	seen := make(map[string]int, len(elems))
+	for i, ev := range elems {
+		e := d.Object(ev, p.Index(i))
+		if e == nil {
+			continue
+		}
+		c := PlanChoice{Invocation: e.String("invocation", true), Alternative: e.String("alternative", true),
+			NoSharedMemoryConversions: e.Bool("no_shared_memory_conversions")}
+		for _, f := range [...]struct{ key, id string }{{"invocation", c.Invocation}, {"alternative", c.Alternative}} {
+			if v, fp := e.Field(f.key); v != nil && v.Kind == jsonv.String && f.id == "" {
+				d.Report(fp, jsonv.Invalid, "an empty string: want the %s's id", f.key)
+			}
+		}
+		if c.Invocation != "" {
+			if j, dup := seen[c.Invocation]; dup {
+				d.Report(p.Index(i).Key("invocation"), jsonv.DuplicateName, "invocation %q is chosen twice (also choices[%d])", c.Invocation, j)
+				continue
+			}
+			seen[c.Invocation] = i
+		}
+		r.Choices = append(r.Choices, c)
+	}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}

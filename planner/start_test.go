@@ -1,0 +1,77 @@
+package planner
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cklplan/cklplan/internal/jsonv"
+)
+
+// DecodeStart reads a JSON plan's choices, and nothing else of it.
+func TestDecodeStart(t *testing.T) {
+	data, err := os.ReadFile("testdata/examples/fanout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := DecodeStart(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Choices) == 0 {
+		t.Fatal("no choices read from a JSON plan")
+	}
+	for _, c := range r.Choices {
+		if !strings.Contains(string(data), `"invocation": "`+c.Invocation+`"`) || !strings.Contains(string(data), `"alternative": "`+c.Alternative+`"`) {
+			t.Errorf("choice %s = %s is not the plan's", c.Invocation, c.Alternative)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{`[]`, `$: want an object, have an array`},
+		{`{}`, `$: missing "choices"`},
+		{`{"choices": {}}`, `$.choices: want an array`},
+		{`{"choices": [1]}`, `$.choices[0]: want an object, have the number 1`},
+		{`{"choices": [{"invocation": "a"}]}`, `$.choices[0]: missing "alternative"`},
+		{`{"choices": [{"invocation": "", "alternative": "x"}]}`, `$.choices[0].invocation: an empty string: want the invocation's id`},
+		{`{"choices": [{"invocation": "a", "alternative": 3}]}`, `$.choices[0].alternative: want a string, have the number 3`},
+		{`{"choices": [{"invocation": "a", "alternative": "x"}, {"invocation": "a", "alternative": "y"}]}`, `$.choices[1].invocation: invocation "a" is chosen twice (also choices[0])`},
+		{`{"choices": [{"invocation": "a", "alternative": "x", "no_shared_memory_conversions": "yes"}]}`, `$.choices[0].no_shared_memory_conversions: want true or false, have the string "yes"`},
+		{`{"choices": [`, `syntax`},
+	} {
+		_, err := DecodeStart([]byte(c.in))
+		var ps jsonv.Problems
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.in, err, c.want)
+		} else if !errors.As(err, &ps) {
+			t.Errorf("%s: %T, want jsonv.Problems", c.in, err)
+		}
+	}
+}
+
+// FuzzDecodeStart: no input panics DecodeStart, and what it accepts names
+// each invocation once, with an alternative.
+func FuzzDecodeStart(f *testing.F) {
+	for _, name := range []string{"fanout", "attention", "dequant_mma_n16"} {
+		data, err := os.ReadFile("testdata/examples/" + name + ".json")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"choices": [{"invocation": "a", "alternative": "x", "no_shared_memory_conversions": true}]}`))
+	f.Add([]byte(`{"choices": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := DecodeStart(data)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, c := range r.Choices {
+			if c.Invocation == "" || c.Alternative == "" || seen[c.Invocation] {
+				t.Fatalf("accepted %+v", c)
+			}
+			seen[c.Invocation] = true
+		}
+	})
+}
