@@ -160,6 +160,36 @@ type Result struct {
 	Budgets   []BudgetUse           `json:"budgets,omitempty"`
 }
 
+// Choice is the choice of the invocation with the given id, and whether the
+// plan has one. It searches Choices, which are in the graph's order of
+// invocations: a caller that walks the whole graph can index them instead.
+func (r *Result) Choice(id string) (*PlanChoice, bool) {
+	for i := range r.Choices {
+		if r.Choices[i].Invocation == id {
+			return &r.Choices[i], true
+		}
+	}
+	return nil, false
+}
+
+// EdgeBoundaries indexes the boundaries by edge: entry i is the boundary of
+// the graph's edge i (tasks.Graph.Edges, the file's "edges"), nil where the
+// plan has none (a Result that is not Plan's own). Boundaries themselves are
+// grouped by producer port.
+func (r *Result) EdgeBoundaries() []*Boundary {
+	n := 0
+	for i := range r.Boundaries {
+		n = max(n, r.Boundaries[i].EdgeIndex+1)
+	}
+	out := make([]*Boundary, n)
+	for i := range r.Boundaries {
+		if b := &r.Boundaries[i]; b.EdgeIndex >= 0 {
+			out[b.EdgeIndex] = b
+		}
+	}
+	return out
+}
+
 // ModelSizes are the sizes of the planning problem and of its MILPs, as
 // the JSON plan writes them.
 type ModelSizes struct {

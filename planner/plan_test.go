@@ -2818,7 +2818,8 @@ func TestReasonNamesDistributionsOfLikeConversions(t *testing.T) {
 }
 
 // Each boundary names its edge's position in the graph's edges: every
-// edge once, the boundary's ends its edge's.
+// edge once, the boundary's ends its edge's; and the lookups, Result.EdgeBoundaries
+// and Result.Choice, find them.
 func TestBoundaryEdgeIndex(t *testing.T) {
 	highstest.Library(t)
 	for name, g := range examples(t) {
@@ -2841,6 +2842,27 @@ func TestBoundaryEdgeIndex(t *testing.T) {
 		if len(r.Boundaries) != len(edges) {
 			t.Errorf("%s: %d boundaries for %d edges", name, len(r.Boundaries), len(edges))
 		}
+		// The lookups: by edge index, and by invocation id.
+		byEdge := r.EdgeBoundaries()
+		if len(byEdge) != len(edges) {
+			t.Fatalf("%s: EdgeBoundaries has %d entries for %d edges", name, len(byEdge), len(edges))
+		}
+		for i, b := range byEdge {
+			if b == nil || b.EdgeIndex != i {
+				t.Errorf("%s: EdgeBoundaries()[%d] = %v", name, i, b)
+			}
+		}
+		for i, v := range g.Invocations() {
+			if c, ok := r.Choice(v.ID); !ok || c != &r.Choices[i] {
+				t.Errorf("%s: Choice(%q) = %v, %v; want choice %d", name, v.ID, c, ok, i)
+			}
+		}
+		if c, ok := r.Choice("no such invocation"); ok || c != nil {
+			t.Errorf("%s: Choice of an unknown id: %v, %v", name, c, ok)
+		}
+	}
+	if got := (&Result{}).EdgeBoundaries(); len(got) != 0 {
+		t.Errorf("EdgeBoundaries of an empty Result: %v", got)
 	}
 }
 
