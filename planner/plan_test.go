@@ -2888,17 +2888,7 @@ func mlpTies(t *testing.T) *tasks.Graph {
 // plan optimal and the interrupt would have been lost.
 func TestPlanInterruptedInTheRootLP(t *testing.T) {
 	highstest.Library(t)
-	s, err := taskgen.DAG(700, 4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := taskgen.ScaleExecution(&s, 30); err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := scaledDAG(t, 700, 1, 30)
 	cache := NewCache()
 	opt := CommandLineOptions()
 	opt.NoRegrets = true
@@ -2972,14 +2962,7 @@ func TestPlanInterruptedWhileTabulatingAKernel(t *testing.T) {
 // the local choice, which it improved only to 86 % of its cost in 1 s.
 func TestDeadlineStartsTheSearch(t *testing.T) {
 	highstest.Library(t)
-	s, err := taskgen.DAG(300, 4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := generatedDAG(t, 300, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	r, err := Plan(ctx, g, PlanOptions{Solve: Options{NoRegrets: true}})
@@ -3006,14 +2989,7 @@ func TestDeadlineStartsTheSearch(t *testing.T) {
 // at 86 % of the local choice's cost.
 func TestPlanStartsFromAnEarlierPlan(t *testing.T) {
 	highstest.Library(t)
-	s, err := taskgen.DAG(300, 4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := generatedDAG(t, 300, 1)
 	cache := NewCache()
 	earlier, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true, TimeLimit: 2 * time.Second}, Cache: cache})
 	if err != nil {
