@@ -282,8 +282,8 @@ func orderConflicts(n int, edges []orderEdge, limit int) [][]int {
 
 // orderCut is the row against the conflict c (indices into edges) of the
 // plan choices: for each node the conflict touches whose set is not all
-// of its alternatives, the set (ascending); nil when every plan has the
-// conflict.
+// of its alternatives, the set (ascending); when every set is all of its
+// node's alternatives (every plan has the conflict), every node and set.
 func (lw *lowering) orderCut(edges []orderEdge, c []int, choices []int) (nodes []int, sets [][]int) {
 	for _, i := range c {
 		nodes = append(nodes, edges[i].u, edges[i].w)
@@ -341,7 +341,13 @@ func (lw *lowering) orderCut(edges []orderEdge, c []int, choices []int) (nodes [
 		}
 	}
 	if kept == 0 {
-		return nil, nil
+		// Every plan has the conflict (the pins, or the target's
+		// features, left no alternative that avoids it): the row over
+		// every node's whole set rules out every plan, and the solve
+		// that follows finds the graph infeasible, naming the row and
+		// the invocations. Dropping it would return a plan no order of
+		// kernels runs.
+		return nodes, sets
 	}
 	return nodes[:kept], sets[:kept]
 }

@@ -172,8 +172,32 @@ func TestKernelConflicts(t *testing.T) {
 	}
 	_, err = Plan(context.Background(), g, PlanOptions{})
 	var pe *PlanInfeasibleError
-	if !errors.As(err, &pe) || !slices.Contains(pe.Conflict, "the kernel order: no kernel schedule runs a plan where "+what) {
+	if !errors.As(err, &pe) || !slices.ContainsFunc(pe.Conflict, func(c string) bool {
+		return strings.HasPrefix(c, "the kernel order: no kernel schedule runs a plan where "+what)
+	}) {
 		t.Errorf("m's registers over budget: %v, want no feasible plan for the kernel order", err)
+	}
+	// j reading x1 from global memory, pinned so, and m pinned to its
+	// registers: p.y -> j.x1 crosses while p.y -> m.x and m.y -> j.x2 stay
+	// inside one kernel in every plan (which of the two would split the
+	// kernel is not for the load to say), so no plan runs, and the conflict
+	// names the row, the pins and the edges to mark. Before, the row was
+	// dropped (no choice avoids it) and the plan came back "optimal" with
+	// its conflict warned of.
+	pinned := strings.Replace(kernelConflictsJSON, `"cost": {"ns": 1}, "multiplicity": "M"}]}},`,
+		`"cost": {"ns": 1}, "multiplicity": "M"},
+		{"id": "glob", "ports": {"x1": {"layout": "g"}, "x2": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]}},`, 1)
+	pinned = strings.Replace(pinned, `{"id": "m", "task": "mid"}, {"id": "j", "task": "join"}`,
+		`{"id": "m", "task": "mid", "pin": ["regs"]}, {"id": "j", "task": "join", "pin": ["glob"]}`, 1)
+	if g, err = tasks.Load([]byte(pinned)); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Plan(context.Background(), g, PlanOptions{})
+	const unavoidable = "the kernel order: no kernel schedule runs a plan where p.y -> j.x1 crosses a kernel boundary while p.y -> m.x, m.y -> j.x2 stay inside one kernel" +
+		" (to split the kernel there instead, mark one of p.y -> m.x, m.y -> j.x2 must_cross)"
+	if !errors.As(err, &pe) || !slices.Contains(pe.Conflict, unavoidable) ||
+		!slices.ContainsFunc(pe.Invocations, func(ic InvocationConflict) bool { return ic.ID == "j" && len(ic.Removed) == 1 }) {
+		t.Errorf("j pinned to read global memory, m to registers: %+v, %v; want no feasible plan for the kernel order, with j's pin", r, err)
 	}
 	for name, g := range examples(t) {
 		r, err := Plan(context.Background(), g, PlanOptions{})

@@ -566,7 +566,7 @@ func (lw *lowering) namedError(err error) error {
 		}
 		pe.Budgets = append(pe.Budgets, bc)
 		if what, _, ok := lw.isOrderBudget(b); ok {
-			pe.Conflict = append(pe.Conflict, "the kernel order: no kernel schedule runs a plan where "+what)
+			pe.Conflict = append(pe.Conflict, "the kernel order: no kernel schedule runs a plan where "+what+lw.orderCutOf(b).hint())
 			continue
 		}
 		pe.Conflict = append(pe.Conflict, bc.Name+budgetNeed(bc.Capacity, bc.LeastUse))
