@@ -100,24 +100,33 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 	name, costs := shownName(q.name), shownName(q.costs)
 	r := &checkResult{File: name, costs: costs, Problems: []checkProblem{}}
 	g, err := tasks.Load(q.data)
+	var own tasks.Measured // the graph's own measured costs, before the file's
+	var costsData []byte
 	if err == nil && q.costs != "" {
-		var data []byte
-		if data, err = q.in.file(q.costs); err != nil {
+		if costsData, err = q.in.file(q.costs); err != nil {
 			return nil, err
 		}
-		g, err = g.LoadMeasured(data)
+		own = g.Measured()
+		g, err = g.LoadMeasured(costsData)
 	}
 	var ps jsonv.Problems
 	switch {
 	case err == nil:
 		ps = g.Warnings()
 		// The execution costs plan refuses (over planner.MaxCostNS), as
-		// plan says them, at their invocations (in the graph's file, even
-		// where a measured time is the cost). A target the planner cannot
-		// cost at all is plan's to report.
+		// plan says them: at the costs file's entry where its measured
+		// time is the cost, else at their invocations in the graph's
+		// file. A target the planner cannot cost at all is plan's to
+		// report.
 		if costs, cerr := planner.CheckCosts(g); cerr == nil && len(costs) > 0 {
 			for _, c := range costs {
-				ps = append(ps, &jsonv.Problem{Path: jsonv.Root.Key("invocations").Index(c.Index), Code: jsonv.Range,
+				path := jsonv.Root.Key("invocations").Index(c.Index)
+				if costsData != nil {
+					if at, ok := costsEntry(costsData, own, g, c.Index, c.Alternative); ok {
+						path = at
+					}
+				}
+				ps = append(ps, &jsonv.Problem{Path: path, Code: jsonv.Range,
 					Msg: strings.TrimPrefix(c.Error(), "planner: "), Offset: -1, Err: c})
 			}
 			ps.Sort()
@@ -310,4 +319,34 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// costsEntry finds, in the measured-costs file data (the one --costs
+// names), the entry that gives invocation index vi's alternative alt its
+// cost in the graph it was loaded into, whose own measured costs (before
+// the file's) are own: an entry for the invocation, else one for its task
+// where the graph's own table has none for the invocation. Its path is
+// the file's ($.alternatives[i].ns); false when the cost is not the file's.
+func costsEntry(data []byte, own tasks.Measured, g *tasks.Graph, vi int, alt string) (jsonv.Path, bool) {
+	m, err := tasks.DecodeMeasured(data)
+	invs := g.Invocations()
+	if err != nil || vi < 0 || vi >= len(invs) {
+		return jsonv.Root, false
+	}
+	v := invs[vi]
+	at := func(inv string) int {
+		return slices.IndexFunc(m.Alternatives, func(a tasks.MeasuredAlternative) bool {
+			return a.Task == v.Task.Name && a.Alternative == alt && a.Invocation == inv
+		})
+	}
+	i := at(v.ID)
+	if i < 0 {
+		if _, mine := own.Alternatives[tasks.MeasuredKey{Task: v.Task.Name, Alternative: alt, Invocation: v.ID}]; !mine {
+			i = at("")
+		}
+	}
+	if i < 0 {
+		return jsonv.Root, false
+	}
+	return jsonv.Root.Key("alternatives").Index(i).Key("ns"), true
 }

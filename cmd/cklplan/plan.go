@@ -208,11 +208,14 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	if err != nil {
 		return nil, inFiles(err, inputFiles{graph: shownName(q.file)})
 	}
+	var own tasks.Measured // the graph's own measured costs, before the file's
+	var costsData []byte
 	if q.costs != "" {
 		data, err := q.in.file(q.costs)
 		if err != nil {
 			return nil, err
 		}
+		own, costsData = g.Measured(), data
 		if g, err = g.LoadMeasured(data); err != nil {
 			// The problems name paths in the costs file, but for the
 			// graph's own (an error a measurement makes in the graph).
@@ -285,6 +288,14 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	var pe *planner.PlanInfeasibleError
 	if errors.As(err, &pe) {
 		return infeasibleResult{pe}, nil
+	}
+	var ce *planner.CostError
+	if errors.As(err, &ce) && costsData != nil {
+		// A cost over the planner's limit that the costs file measured
+		// is the file's, at its entry.
+		if at, ok := costsEntry(costsData, own, g, ce.Index, ce.Alternative); ok {
+			return nil, fmt.Errorf("%s: %s: %s [%s]", shownName(q.costs), at, strings.TrimPrefix(ce.Error(), "planner: "), jsonv.Range)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", shownName(q.file), err)
