@@ -428,6 +428,14 @@ var codeCases = []codeCase{
 	{name: "registers no alternative fits", data: mutate(func(g map[string]any) { obj(g, "groups", 0)["registers_per_thread"] = 32 }),
 		path: "$.groups[0].registers_per_thread", code: CodeBudget, warning: true,
 		msg: "invocation mma needs at least 64 registers per thread whichever alternative runs, over group kernel's budget of 32"},
+	// load_a, in no group, converting into scale's rows inside the
+	// kernel: its scratch would be outside the group's budget. (As
+	// written, load_a's rows feed scale's rows: no conversion, no
+	// warning.)
+	{name: "outside the group's budget", data: mutate(func(g map[string]any) {
+		obj(g, "tasks", "load_a", "alternatives", 0, "ports")["a"] = "mma.m16n8k16.a.f16"
+	}), path: "$.groups[0]", code: CodeOutsideBudget, warning: true,
+		msg: "invocation load_a is in no group, but the plan may keep load_a.a -> scale.x inside one kernel, running load_a in group kernel's kernel"},
 }
 
 func TestErrorCodes(t *testing.T) {

@@ -738,6 +738,89 @@ var _ = storage.Global
 // plan warns of what it would have found (planner's kernel conflicts).
 const maxKernelPathBits = 1 << 28
 
+// outsideBudgets warns of an invocation in no group that an edge joins to
+// an invocation of a group with a shared-memory budget, where the plan may
+// keep the edge inside one kernel (it need not cross, and some candidate
+// of each end holds the tile outside global memory) and convert the tile
+// there or run an outside candidate that takes shared memory: the invocation then
+// runs in the group's kernel, but the budget counts the shared memory of
+// the group's invocations and the scratch of the conversions between two
+// of them only (docs/format.md, "Groups"). One warning per group and
+// invocation, at the group, naming the first such edge. Run after
+// kernelPaths.
+func (v *validator) outsideBudgets() {
+	g := v.g
+	if len(g.groups) == 0 {
+		return
+	}
+	groupOf := make([]*Group, len(g.invocations))
+	for _, gr := range g.groups {
+		for _, inv := range gr.Invocations {
+			groupOf[inv.Index] = gr
+		}
+	}
+	// matters says some pair of the ends' candidates keeps the tile out of
+	// global memory on both sides (the edge may stay inside one kernel)
+	// and either converts it (two realizations; an inline one is never
+	// taken to be another's) or runs an outside candidate that takes
+	// shared memory: what the budget would miss. An identity into a
+	// store's register port, or a load's, is no such thing.
+	matters := func(e *Edge, outside *Invocation) bool {
+		for _, cu := range e.From.Invocation.Candidates {
+			bu := e.SourceBinding(cu)
+			if bu.InMemory() {
+				continue
+			}
+			for _, cw := range e.To.Invocation.Candidates {
+				bw := e.TargetBinding(cw)
+				if bw.InMemory() {
+					continue
+				}
+				c := cu
+				if outside == e.To.Invocation {
+					c = cw
+				}
+				if bu.Name == "" || bu.Name != bw.Name || len(e.Rename) > 0 || c.Alternative.Resources.SharedMemoryBytes > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	type pair struct {
+		group *Group
+		inv   *Invocation
+	}
+	first := map[pair]*Edge{}
+	var order []pair
+	for _, e := range g.edges {
+		u, w := e.From.Invocation, e.To.Invocation
+		gu, gw := groupOf[u.Index], groupOf[w.Index]
+		var p pair
+		switch {
+		case gu != nil && gw == nil && gu.SharedMemoryBytes > 0:
+			p = pair{gu, w}
+		case gu == nil && gw != nil && gw.SharedMemoryBytes > 0:
+			p = pair{gw, u}
+		default:
+			continue
+		}
+		if e.MustCross() || !matters(e, p.inv) {
+			continue
+		}
+		if _, seen := first[p]; !seen {
+			first[p] = e
+			order = append(order, p)
+		}
+	}
+	for _, p := range order {
+		e := first[p]
+		v.d.Warn(root.Key("groups").Index(p.group.Index), CodeOutsideBudget,
+			"invocation %s is in no group, but the plan may keep %s inside one kernel, running %s in group %s's kernel: %s's shared-memory budget counts neither %s's shared memory nor the scratch of that edge's conversion; add %s to the group, or mark the edge must_cross",
+			p.inv.ID, edgeText(e), p.inv.ID, p.group.ID, p.group.ID, p.inv.ID, p.inv.ID)
+	}
+}
+
 // kernelPaths finds the edges that must cross a kernel boundary because
 // another path between their ends does, whatever the plan chooses: an edge
 // u → w where some path u ⇝ x → y ⇝ w crosses at x → y in every plan (an
