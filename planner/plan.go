@@ -540,10 +540,17 @@ func (lw *lowering) namedError(err error) error {
 	// reason once; qualified says it alternative by alternative.
 	removals := func(v int, qualified bool) []string {
 		var out []string
-		for _, alt := range lw.problem.Nodes[v].Alternatives {
+		for ai, alt := range lw.problem.Nodes[v].Alternatives {
 			r := alt.Removed
 			if qualified {
-				r = alt.ID + ": " + r
+				// The task alternative's id: its variant without
+				// shared-memory conversions is the same alternative,
+				// removed for the same reason.
+				id := alt.ID
+				if ai < len(lw.alts[v]) {
+					id = lw.invs[v].Task.Alternatives[lw.alts[v][ai].task].ID
+				}
+				r = id + ": " + r
 			}
 			if alt.Removed != "" && !slices.Contains(out, r) {
 				out = append(out, r)
@@ -1779,6 +1786,8 @@ func appendNS(b []byte, ns float64) []byte {
 	switch {
 	case math.IsInf(ns, 0):
 		return append(b, "∞"...)
+	case a >= 1e9:
+		return append(strconv.AppendFloat(b, ns/1e9, 'g', 4, 64), " s"...)
 	case a >= 1e6:
 		return append(strconv.AppendFloat(b, ns/1e6, 'g', 4, 64), " ms"...)
 	case a >= 1e3:

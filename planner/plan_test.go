@@ -1265,6 +1265,23 @@ func TestFmtMS(t *testing.T) {
 	}
 }
 
+// TestFmtNS: a time in the unit that keeps its figure short, seconds for
+// the largest (a regret of 1.9·10¹⁴ ns was written "+1.939e+08 ms").
+func TestFmtNS(t *testing.T) {
+	for _, c := range []struct {
+		ns   float64
+		want string
+	}{{1.5, "1.5 ns"}, {999, "999 ns"}, {2500, "2.5 µs"}, {3.2e6, "3.2 ms"}, {4.2e9, "4.2 s"}, {1.939e14, "1.939e+05 s"},
+		{-2e9, "-2 s"}, {math.Inf(1), "∞"}} {
+		if got := fmtNS(c.ns); got != c.want {
+			t.Errorf("fmtNS(%v) = %q, want %q", c.ns, got, c.want)
+		}
+	}
+	if got := signedNS(1.939e14); got != "+1.939e+05 s" {
+		t.Errorf("signedNS = %q", got)
+	}
+}
+
 // TestViolationsText: the text report lists a few of the local choice's
 // violations and counts the rest.
 func TestViolationsText(t *testing.T) {
@@ -1492,6 +1509,36 @@ func TestInfeasibleSaysWhatNarrowed(t *testing.T) {
 		if !strings.Contains(text.String(), "\n"+heading+"\n") {
 			t.Errorf("%s: the text does not say %q:\n%s", c.name, heading, text.String())
 		}
+	}
+}
+
+// An invocation's alternatives that a budget removes are named once each,
+// by the task's ids: the variant of an alternative whose conversions keep
+// out of shared memory (the shared-memory budget example's scale has one
+// per alternative) is the same alternative, and was listed again.
+func TestNoAlternativeNamesEachOnce(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/smem_budget.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`"id": "blocked_out",`), []byte(`"id": "blocked_out", "resources": {"registers_per_thread": 200},`))
+	data = bytes.ReplaceAll(data, []byte(`"id": "rows_out",`), []byte(`"id": "rows_out", "resources": {"registers_per_thread": 200},`))
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lw := lowered(t, g); len(lw.alts[slices.IndexFunc(lw.invs, func(v *tasks.Invocation) bool { return v.ID == "scale" })]) != 4 {
+		t.Fatal("scale has no variants without shared memory: the case tests nothing")
+	}
+	_, err = Plan(context.Background(), g, PlanOptions{})
+	var pe *PlanInfeasibleError
+	if !asPlanInfeasible(err, &pe) {
+		t.Fatalf("Plan = %v, want a *PlanInfeasibleError", err)
+	}
+	want := []string{"invocation scale has no alternative left (blocked_out: needs 200 registers per thread, over kernel gemm_kernel's budget of 168; " +
+		"rows_out: needs 200 registers per thread, over kernel gemm_kernel's budget of 168)"}
+	if !slices.Equal(pe.Conflict, want) {
+		t.Errorf("conflict\n%q\nwant\n%q", pe.Conflict, want)
 	}
 }
 

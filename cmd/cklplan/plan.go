@@ -48,7 +48,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 `,
 	flags: func(fs *flag.FlagSet, q *planRequest) {
 		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file of figures, with the features of the built-in target it is named after, else the graph's) instead of the graph's: its features and limits decide which alternatives run")
-		fs.DurationVar(&q.timeLimit, "time-limit", 0, "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
+		fs.Var((*durationFlag)(&q.timeLimit), "time-limit", "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
 		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "also bound the regrets by time, to `limit`: a duration, auto (5× the plan's time, at least 10s: a backstop for cores whose re-solves are hard MILPs) or none; regrets it leaves unproven are shown as intervals, which then differ from run to run")
 		fs.StringVar(&q.regretSolves, "regret-solves", strconv.Itoa(defaultRegretSolves), "re-solve at most `n` of the core's regret queries (or all), those whose plans found so far cost least; the regrets left are shown as the intervals proven without them, the same from run to run")
@@ -113,6 +113,24 @@ func (q *planRequest) setOperands(args []string, in *input) error {
 func (q *planRequest) count() int { return 1 }
 func (q *planRequest) setTail(string, []string) error {
 	return errors.New("plan takes no further arguments")
+}
+
+// A durationFlag is a time.Duration flag whose error says what a duration
+// looks like: flag.Duration's says only "parse error", for "5" too.
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+
+func (d *durationFlag) Set(v string) error {
+	t, err := time.ParseDuration(v)
+	if err != nil {
+		if _, nerr := strconv.ParseFloat(v, 64); nerr == nil {
+			return fmt.Errorf("a number without a unit: want a duration such as %ss or %sms", v, v)
+		}
+		return errors.New("want a duration such as 10s, 500ms or 2m")
+	}
+	*d = durationFlag(t)
+	return nil
 }
 
 // An idList is a flag of comma-separated ids, spaces around them dropped;
