@@ -702,3 +702,16 @@ func TestKernelPaths(t *testing.T) {
 		t.Errorf("a group left and entered again: %v", err)
 	}
 }
+
+// A message naming what a list lacks says "none" of an empty list: a task
+// without ports gave "has no port "x" (it has )".
+func TestListNamesOfNone(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{{nil, "none"}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a, b"}} {
+		if got := listNames(c.names); got != c.want {
+			t.Errorf("listNames(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

@@ -956,6 +956,9 @@ func renameHint(src, dst []axis) string {
 // listNames is names joined with commas: all of up to 16, or the first 12
 // of more and their count (as the planner names a graph's invocations).
 func listNames(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
 	if len(names) > 16 {
 		return strings.Join(names[:12], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
 	}

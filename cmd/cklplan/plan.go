@@ -115,6 +115,38 @@ func (q *planRequest) setTail(string, []string) error {
 	return errors.New("plan takes no further arguments")
 }
 
+// unmatchedStart says, when some of a start plan's choices name an
+// invocation the graph lacks, or an alternative its task lacks, how many
+// and the first (they start nothing, which a plan of another graph would
+// otherwise do silently); "" when every choice names one.
+func unmatchedStart(g *tasks.Graph, start *planner.Result) string {
+	byID := make(map[string]*tasks.Invocation, len(g.Invocations()))
+	for _, v := range g.Invocations() {
+		byID[v.ID] = v
+	}
+	n, first := 0, ""
+	for _, c := range start.Choices {
+		v := byID[c.Invocation]
+		why := ""
+		switch {
+		case v == nil:
+			why = fmt.Sprintf("the graph has no invocation %q", c.Invocation)
+		case v.Task.Alternative(c.Alternative) == nil:
+			why = fmt.Sprintf("task %s of invocation %s has no alternative %q", v.Task.Name, v.ID, c.Alternative)
+		default:
+			continue
+		}
+		if n == 0 {
+			first = why
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of its %d choices are ignored (the first: %s)", n, len(start.Choices), first)
+}
+
 // A durationFlag is a time.Duration flag whose error says what a duration
 // looks like: flag.Duration's says only "parse error", for "5" too.
 type durationFlag time.Duration
@@ -292,6 +324,11 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		}
 		if opts.Start, err = planner.DecodeStart(data); err != nil {
 			return nil, inFiles(err, inputFiles{graph: "--start " + shownName(q.start)})
+		}
+		if env.stderr != nil {
+			if w := unmatchedStart(g, opts.Start); w != "" {
+				fmt.Fprintf(env.stderr, "cklplan plan: --start %s: warning: %s [start]\n", shownName(q.start), w)
+			}
 		}
 	}
 	stop := func() {}
