@@ -281,12 +281,14 @@ func (e *endpoint) targetKey(consumer string) string {
 // A lowering is a Problem together with what it was lowered from, so that a
 // Solution can be read back in the graph's terms.
 type lowering struct {
-	graph   *tasks.Graph
-	target  *costmodel.Target
-	sms     float64
-	cache   *Cache
-	measure *costmodel.Measurements
-	prints  *prints // the target's and the measurements', for the cache's keys
+	// noReduce is the plan's Options.NoReduce (nameReplannedChoices).
+	noReduce bool
+	graph    *tasks.Graph
+	target   *costmodel.Target
+	sms      float64
+	cache    *Cache
+	measure  *costmodel.Measurements
+	prints   *prints // the target's and the measurements', for the cache's keys
 
 	problem Problem
 	invs    []*tasks.Invocation

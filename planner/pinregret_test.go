@@ -489,6 +489,7 @@ func checkSwapReason(t *testing.T, g *tasks.Graph, base *Result, vi int, rj Reje
 	if rj.Exact {
 		regret = rj.RegretNS
 	}
+	checkNamedChanges(t, g, base, vi, choices[vi], r, regret, what)
 	switch {
 	case alone && ev.Feasible():
 		t.Errorf("%s: the reason says it is infeasible swapped in alone, but that plan costs %v", what, ev.Cost)
@@ -499,7 +500,7 @@ func checkSwapReason(t *testing.T, g *tasks.Graph, base *Result, vi int, rj Reje
 		return
 	}
 	best := base.ObjectiveNS + *regret
-	replanned := strings.Contains(r, " (with the other choices re-planned around it, ")
+	replanned := strings.Contains(r, replannedNote[:len(replannedNote)-2])
 	switch {
 	case ev.Cost < best && !samePlanCost(ev.Cost, best):
 		t.Errorf("%s: swapped in alone, the plan costs %v, less than the best plan using it, %v", what, ev.Cost, best)
@@ -507,5 +508,45 @@ func checkSwapReason(t *testing.T, g *tasks.Graph, base *Result, vi int, rj Reje
 		t.Errorf("%s: the reason re-plans other choices, but swapped in alone the plan costs the best plan's %v", what, ev.Cost)
 	case rj.Exact && !replanned && !samePlanCost(ev.Cost, best):
 		t.Errorf("%s: swapped in alone, the plan costs %v, not the best plan using it, %v, and the reason does not say it re-plans others", what, ev.Cost, best)
+	}
+}
+
+// checkNamedChanges checks the choices a reason says the best plan using a
+// rejected alternative changes besides it ("(with the other choices
+// re-planned around it: A to x, B to y; +R)", "…; the best plan using it
+// also changes A to x"): the chosen plan with the alternative and those
+// changes costs the optimum plus the regret, by the graph verifier. A list
+// cut short ("and N more") is not checked.
+func checkNamedChanges(t *testing.T, g *tasks.Graph, base *Result, vi int, pinned GraphChoice, reason string, regret *float64, what string) {
+	t.Helper()
+	var list string
+	if _, after, ok := strings.Cut(reason, replannedNote[:len(replannedNote)-2]+": "); ok {
+		list, _, _ = strings.Cut(after, "; ")
+	} else if _, after, ok := strings.Cut(reason, replannedAlsoAt); ok {
+		list = after
+	} else {
+		return
+	}
+	if regret == nil || strings.Contains(list, " more") {
+		return
+	}
+	choices := ChoicesOf(base)
+	choices[vi] = pinned
+	for _, change := range strings.Split(list, ", ") {
+		id, alt, ok := strings.Cut(change, " to ")
+		k := slices.IndexFunc(base.Choices, func(c PlanChoice) bool { return c.Invocation == id })
+		if !ok || k < 0 {
+			t.Errorf("%s: the reason names the change %q", what, change)
+			return
+		}
+		alt, choices[k].NoSharedMemoryConversions = strings.CutSuffix(alt, " (its conversions without shared memory)")
+		choices[k].Alternative = alt
+	}
+	ev, err := EvaluateGraph(g, choices, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best := base.ObjectiveNS + *regret; !ev.Feasible() || !samePlanCost(ev.Cost, best) {
+		t.Errorf("%s: with the changes the reason names (%s) the plan costs %v (%q), not the best plan using it, %v", what, list, ev.Cost, ev.Violations, best)
 	}
 }

@@ -441,6 +441,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	// it was lowered to, must cost what the solver says: recomputed
 	// while the report is written.
 	verify := lw.startVerifyGraph(sol, PlanOptions{Target: target, Measured: opts.Measured, Cache: cache})
+	lw.noReduce = so.NoReduce
 	res, err := lw.result(sol, target, wanted)
 	if err == nil {
 		if err := verify(res); err != nil {
@@ -962,6 +963,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	for _, u := range unproven {
 		p.UnprovenRegrets += u
 	}
+	lw.nameReplannedChoices(p, sol, choices)
 	for b, used := range sol.BudgetUse {
 		if what, regret, ok := lw.isOrderBudget(b); ok {
 			if !regret {
@@ -973,6 +975,136 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 			Capacity: lw.problem.Budgets[b].Capacity})
 	}
 	return p, nil
+}
+
+// The reasons of a small plan name what the best plan using a rejected
+// alternative changes besides it (nameReplannedChoices): for a graph of at
+// most replanInvocations invocations, the first maxReplanned of them.
+const (
+	replanInvocations = 200
+	maxReplanned      = 64
+	maxChangesNamed   = 4
+)
+
+// Where a reason says the best plan using a rejected alternative re-plans
+// other choices, the phrases reason writes (and nameReplannedChoices
+// completes).
+const (
+	replannedNote   = " (with the other choices re-planned around it, "
+	replannedAlone  = "; the best plan using it changes other choices too"
+	replannedAlsoAt = "; the best plan using it also changes "
+)
+
+// nameReplannedChoices completes the reasons that say the best plan using a
+// rejected alternative changes other choices too, naming them: each such
+// plan solved again with the invocation pinned to the alternative (and the
+// kernel-order rows the plan added). Only for a graph of at most
+// replanInvocations invocations that the reduction solves whole (each
+// solve is then an elimination, milliseconds, the same every run; under
+// NoReduce, which the solves do not take, found by the first of them), for
+// the first maxReplanned such reasons in the order of the report, and only
+// where the solve finds the regret's plan again (its cost the optimum plus
+// the regret, its kernels in an order); the others keep their words. Where
+// one of the solves leaves a core, none is named: the reports with and
+// without NoReduce say the same.
+func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int) {
+	if len(lw.invs) > replanInvocations || sol.Status != Optimal || sol.Model.CoreNodes > 0 && !lw.noReduce {
+		return
+	}
+	type named struct {
+		rj      *Rejected
+		note    int // where replannedNote starts, or -1 for replannedAlone
+		changes string
+	}
+	var todo []named
+	for vi := range p.Choices {
+		c := &p.Choices[vi]
+		for k := range c.Rejected {
+			rj := &c.Rejected[k]
+			if len(todo) == maxReplanned {
+				break
+			}
+			if !rj.Exact || rj.RegretNS == nil || rj.Removed {
+				continue
+			}
+			note := strings.LastIndex(rj.Reason, replannedNote)
+			if note < 0 && !strings.HasSuffix(rj.Reason, replannedAlone) {
+				continue
+			}
+			changes, ok := lw.replanChanges(sol, choices, vi, rj.Alternative, *rj.RegretNS)
+			if !ok {
+				return // a core: no name anywhere
+			}
+			todo = append(todo, named{rj, note, changes})
+		}
+	}
+	for _, n := range todo {
+		switch rj := n.rj; {
+		case n.changes == "":
+		case n.note < 0:
+			rj.Reason = strings.TrimSuffix(rj.Reason, replannedAlone) + replannedAlsoAt + n.changes
+		default:
+			rj.Reason = rj.Reason[:n.note] + replannedNote[:len(replannedNote)-2] + ": " + n.changes + "; " + signedNS(*rj.RegretNS) + ")"
+		}
+	}
+}
+
+// replanChanges solves the plan again with invocation vi pinned to its task
+// alternative alt and names the choices it makes other than the plan's
+// (choices), "ID to ALT" each, at most maxChangesNamed and a count; "" when
+// that plan does not cost the optimum plus regret, or changes nothing;
+// false when the solve left a core (no elimination settled it).
+func (lw *lowering) replanChanges(sol *Solution, choices []int, vi int, alt string, regret float64) (string, bool) {
+	task := lw.invs[vi].Task
+	q := lw.problem
+	q.Nodes = slices.Clone(q.Nodes)
+	alts := slices.Clone(q.Nodes[vi].Alternatives)
+	for a := range alts {
+		if task.Alternatives[lw.alts[vi][a].task].ID != alt && alts[a].Removed == "" {
+			alts[a].Removed = "another alternative is asked about"
+		}
+	}
+	q.Nodes[vi].Alternatives = alts
+	s, err := Solve(context.Background(), &q, Options{NoRegrets: true})
+	if err == nil && s.Model.CoreNodes > 0 {
+		return "", false
+	}
+	if err != nil || s.Status != Optimal || math.Abs(s.Objective-(sol.Objective+regret)) > objectiveTolerance(sol.Objective) ||
+		lw.choosesCrossings() && lw.hasOrderConflict(s.alternatives()) {
+		return "", true
+	}
+	var named []string
+	n := 0
+	for v, c := range s.Choices {
+		if v == vi {
+			continue
+		}
+		was, now := lw.alts[v][choices[v]], lw.alts[v][c.Alternative]
+		var what string
+		switch {
+		case was.task != now.task:
+			what = lw.invs[v].ID + " to " + lw.invs[v].Task.Alternatives[now.task].ID
+			if now.noSmem {
+				what += " (its conversions without shared memory)"
+			}
+		case was.noSmem != now.noSmem && now.noSmem:
+			what = lw.invs[v].ID + "'s conversions out of shared memory"
+		case was.noSmem != now.noSmem:
+			what = lw.invs[v].ID + "'s conversions back into shared memory"
+		default:
+			continue
+		}
+		if n++; n <= maxChangesNamed {
+			named = append(named, what)
+		}
+	}
+	if n == 0 {
+		return "", true
+	}
+	if n > maxChangesNamed {
+		named = append(named, fmt.Sprintf("and %d more", n-maxChangesNamed))
+	}
+	return strings.Join(named, ", "), true
 }
 
 // parallelResult is the number of invocations from which result writes the
@@ -1418,10 +1550,10 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 	}
 	s := prefix + strings.Join(parts, "; ")
 	if !feasible && regret != nil {
-		return "swapped in alone it is infeasible: " + s + "; the best plan using it changes other choices too"
+		return "swapped in alone it is infeasible: " + s + replannedAlone
 	}
 	if regret != nil && feasible && *regret < dCost-1e-9*math.Max(1, math.Abs(dCost)) {
-		s += fmt.Sprintf(" (with the other choices re-planned around it, %s)", signedNS(*regret))
+		s += replannedNote + signedNS(*regret) + ")"
 	}
 	return s
 }
