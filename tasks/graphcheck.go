@@ -603,7 +603,7 @@ func (v *validator) measured() {
 		// a pair no edge has), or only edges that are a round trip do.
 		switch inside, joined := v.edgePairs()[k]; {
 		case !joined:
-			v.d.Warn(p, CodeUnusedMeasured, "no edge joins a producer realized as %s to a consumer realized as %s with %s: the measurement is never used", m.Source, m.Target, how)
+			v.d.Warn(p, CodeUnusedMeasured, "no edge joins a producer realized as %s to a consumer realized as %s with %s: the measurement is never used%s", m.Source, m.Target, how, v.otherRenamings(k))
 		case !inside:
 			v.d.Warn(p, CodeUnusedMeasured, "no edge that may stay inside one kernel joins a producer realized as %s to a consumer realized as %s with %s: the measurement is never used (a round trip through global memory is costed by its bytes and its boundary)", m.Source, m.Target, how)
 		}
@@ -737,6 +737,29 @@ var _ = storage.Global
 // crossing edges per invocation. Above it the inference is skipped, and a
 // plan warns of what it would have found (planner's kernel conflicts).
 const maxKernelPathBits = 1 << 28
+
+// otherRenamings says which renamings the edges that join k's source to
+// its target have, where k's is not among them (" (edges join them with
+// the renaming n=k)"): a measurement that forgot an edge's renaming is
+// never used; "" when no edge joins them at all.
+func (v *validator) otherRenamings(k ConversionKey) string {
+	var hows []string
+	for pk := range v.edgePairs() {
+		if pk.Source != k.Source || pk.Target != k.Target || pk.Rename == k.Rename {
+			continue
+		}
+		how := "no renaming"
+		if pk.Rename != "" {
+			how = "the renaming " + pk.Rename
+		}
+		hows = append(hows, how)
+	}
+	if len(hows) == 0 {
+		return ""
+	}
+	slices.Sort(hows)
+	return " (edges join them with " + strings.Join(hows, ", with ") + ")"
+}
 
 // outsideBudgets warns of an invocation in no group that an edge joins to
 // an invocation of a group with a shared-memory budget, where the plan may

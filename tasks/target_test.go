@@ -434,7 +434,7 @@ func TestUnusedMeasuredConversion(t *testing.T) {
 		got = append(got, p.Path.String()+" "+string(p.Code)+": "+p.Msg)
 	}
 	want := []string{
-		"$.conversions[1] unused_measurement: no edge joins a producer realized as row_blocked_f16 to a consumer realized as mma.m16n8k16.a.f16 with the renaming n=k: the measurement is never used",
+		"$.conversions[1] unused_measurement: no edge joins a producer realized as row_blocked_f16 to a consumer realized as mma.m16n8k16.a.f16 with the renaming n=k: the measurement is never used (edges join them with no renaming)",
 		"$.conversions[2] unused_measurement: no edge joins a producer realized as mma.m16n8k16.c.f32 to a consumer realized as mma.m16n8k16.a.f16 with no renaming: the measurement is never used",
 	}
 	if !slices.Equal(got, want) {
