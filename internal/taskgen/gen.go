@@ -319,8 +319,8 @@ func cut(endpoint string) (inv, port string, ok bool) {
 var smemStages = [Alternatives]int64{48 << 10, 32 << 10, 32 << 10, 16 << 10, 16 << 10, 8 << 10, 0, 0}
 
 // FuseLayers makes every layer of a Transformer graph one fused kernel (a
-// group of the invocations named l<k>_…) with a shared-memory budget of
-// smemBytes, and gives every alternative a shared-memory footprint: the
+// group of the invocations named l<k>_…; the embedding joins the first,
+// the output's sink the last) with a shared-memory budget of smemBytes, and gives every alternative a shared-memory footprint: the
 // i-th cheapest of a task's alternatives (by declared cost, the first on
 // ties) takes smemStages[i]. The budget then trades the kernels' fastest
 // alternatives against each other and against conversions through shared
@@ -384,6 +384,18 @@ func FuseLayersBy(s *tasks.Spec, smemBytes int64, perKernel int) error {
 	}
 	if len(s.Groups) == 0 {
 		return errors.New("taskgen: no layers to fuse (invocations named l<k>_…)")
+	}
+	// The embedding runs in the first kernel and the output's sink in the
+	// last: left in no group, each would share its neighbour's kernel
+	// outside its budget (check warns of it, outside_budget).
+	for _, inv := range s.Invocations {
+		switch inv.ID {
+		case "embed":
+			s.Groups[0].Invocations = append([]string{inv.ID}, s.Groups[0].Invocations...)
+		case "out":
+			last := len(s.Groups) - 1
+			s.Groups[last].Invocations = append(s.Groups[last].Invocations, inv.ID)
+		}
 	}
 	s.Name += fmt.Sprintf("-smem%d", smemBytes)
 	if perKernel > 1 {
