@@ -999,7 +999,8 @@ const (
 // rejected alternative changes other choices too, naming them: each such
 // plan solved again with the invocation pinned to the alternative (and the
 // kernel-order rows the plan added). Only for a graph of at most
-// replanInvocations invocations that the reduction solves whole (each
+// replanInvocations invocations, without a kernel's shared-memory budget,
+// that the reduction solves whole (each
 // solve is then an elimination, milliseconds, the same every run; under
 // NoReduce, which the solves do not take, found by the first of them), for
 // the first maxReplanned such reasons in the order of the report, and only
@@ -1010,6 +1011,13 @@ const (
 func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int) {
 	if len(lw.invs) > replanInvocations || sol.Status != Optimal || sol.Model.CoreNodes > 0 && !lw.noReduce {
 		return
+	}
+	for b := range lw.problem.Budgets {
+		if _, _, ok := lw.isOrderBudget(b); !ok {
+			// A kernel's budget: each solve would contract it again
+			// (a 190-invocation megakernel: 0.2 s a solve, 64 of them).
+			return
+		}
 	}
 	type named struct {
 		rj      *Rejected
