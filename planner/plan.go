@@ -1002,7 +1002,7 @@ const (
 // replanInvocations invocations, without a kernel's shared-memory budget,
 // that the reduction solves whole (each
 // solve is then an elimination, milliseconds, the same every run; under
-// NoReduce, which the solves do not take, found by the first of them), for
+// NoReduce, which the solves do not take, found by a dry run), for
 // the first maxReplanned such reasons in the order of the report, and only
 // where the solve finds the regret's plan again (its cost the optimum plus
 // the regret, its kernels in an order); the others keep their words. Where
@@ -1018,6 +1018,10 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 			// (a 190-invocation megakernel: 0.2 s a solve, 64 of them).
 			return
 		}
+	}
+	if lw.noReduce && !dissolves(&lw.problem) {
+		// The pinned solves would leave cores to HiGHS too.
+		return
 	}
 	type named struct {
 		rj      *Rejected

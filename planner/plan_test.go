@@ -3163,3 +3163,43 @@ func TestReplannedChoicesNotUnderABudget(t *testing.T) {
 		t.Error("no reason re-plans other choices: the case tests nothing")
 	}
 }
+
+// Under NoReduce the reasons name the re-planned choices as the reduced
+// plan's do, where the reduction would dissolve the graph (a dry run says
+// so): the dequantize → mma example's reports are the same but for the
+// model and solve lines.
+func TestReplannedChoicesUnderNoReduce(t *testing.T) {
+	highstest.Library(t)
+	data, err := os.ReadFile("../examples/graphs/dequant_mma_n16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(noReduce bool) string {
+		r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoReduce: noReduce}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		var keep []string
+		for _, l := range strings.Split(b.String(), "\n") {
+			if !strings.HasPrefix(l, "model ") && !strings.HasPrefix(l, "solve ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	red, whole := text(false), text(true)
+	if !strings.Contains(red, replannedNote[:len(replannedNote)-2]+": ") {
+		t.Fatalf("the reduced report names no re-planned choice:\n%s", red)
+	}
+	if diff := cmp.Diff(red, whole); diff != "" {
+		t.Errorf("the reports differ (-reduced +whole):\n%s", diff)
+	}
+}

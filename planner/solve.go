@@ -502,6 +502,17 @@ func startingPlan(p *Problem, local LocalChoice, start []int) []int {
 	return plan
 }
 
+// dissolves reports whether Solve's reduction, with its default limits,
+// eliminates p whole: no core is left for HiGHS (a problem without a
+// kernel's budget, which Solve would contract first).
+func dissolves(p *Problem) bool {
+	in := newInstance(p, false)
+	if len(in.empty) > 0 {
+		return false
+	}
+	return len(reduce(in, DefaultMaxTable, true).core) == 0 || eliminatesWithin(in, wholeTable, wholeBudget)
+}
+
 // localChoice is the baseline: each node's cheapest alternative among those
 // the caller did not remove (lowest index on ties).
 func localChoice(p *Problem) LocalChoice {
