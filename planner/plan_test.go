@@ -3006,11 +3006,11 @@ func TestPlanInterruptedWhileTabulatingAKernel(t *testing.T) {
 // too: on a dense DAG whose core's root LP takes longer than the deadline,
 // the large-neighbourhood search gives HiGHS a start better than the local
 // choice, as Options.TimeLimit does. Before, a deadline alone left HiGHS
-// the local choice, which it improved only to 86 % of its cost in 1 s.
+// the local choice, which it improved only to 86 % of its cost in 2 s.
 func TestDeadlineStartsTheSearch(t *testing.T) {
 	highstest.Library(t)
 	g := generatedDAG(t, 300, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	r, err := Plan(ctx, g, PlanOptions{Solve: Options{NoRegrets: true}})
 	if err != nil {
@@ -3020,7 +3020,7 @@ func TestDeadlineStartsTheSearch(t *testing.T) {
 		t.Skipf("proven within the deadline (%.1f ns): nothing for the search to do", r.ObjectiveNS)
 	}
 	// The search's two passes take about 0.3 s here and reach 58 % of the
-	// local choice; HiGHS alone from the local choice, 86 % within 1 s.
+	// local choice; HiGHS alone from the local choice, 86 % within 2 s.
 	if r.LocalChoiceNS == nil || !(r.ObjectiveNS < 0.75**r.LocalChoiceNS) {
 		t.Errorf("plan %.1f ns under a deadline, local choice %v: the search did not run", r.ObjectiveNS, *r.LocalChoiceNS)
 	}
