@@ -1086,7 +1086,7 @@ func (lw *lowering) replanChanges(sol *Solution, choices []int, vi int, alt stri
 		return "", true
 	}
 	var named []string
-	n := 0
+	n, last := 0, ""
 	for v, c := range s.Choices {
 		if v == vi {
 			continue
@@ -1109,11 +1109,14 @@ func (lw *lowering) replanChanges(sol *Solution, choices []int, vi int, alt stri
 		if n++; n <= maxChangesNamed {
 			named = append(named, what)
 		}
+		last = what
 	}
 	if n == 0 {
 		return "", true
 	}
-	if n > maxChangesNamed {
+	if n == maxChangesNamed+1 {
+		named = append(named, last) // naming it is no longer than counting it
+	} else if n > maxChangesNamed {
 		named = append(named, fmt.Sprintf("and %d more", n-maxChangesNamed))
 	}
 	return strings.Join(named, ", "), true

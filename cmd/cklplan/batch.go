@@ -33,7 +33,7 @@ func (t *opTable[Q, P]) serveBatch(stdin io.Reader, stdout io.Writer, env *env) 
 		}
 		var ans any
 		if long {
-			ans = errorAnswer(&limitError{fmt.Sprintf("the line holds more than %d bytes", env.lim.lineBytes), "max-line-bytes"}, n)
+			ans = errorAnswer(&limitError{what: fmt.Sprintf("the line holds more than %d bytes", env.lim.lineBytes), flag: "max-line-bytes"}, n)
 		} else {
 			ans = t.answer(bytes.TrimSpace(line), n, env)
 		}

@@ -99,10 +99,15 @@ func (l *limits) apply() (restore func()) {
 type limitError struct {
 	what string // "stdin holds more than 16777216 bytes"
 	flag string // "max-input-bytes"
+	hint string // what else helps, or ""
 }
 
 func (e *limitError) Error() string {
-	return fmt.Sprintf("%s (the cap; raise it with --%s)", e.what, e.flag)
+	s := fmt.Sprintf("%s (the cap; raise it with --%s)", e.what, e.flag)
+	if e.hint != "" {
+		s += "; " + e.hint
+	}
+	return s
 }
 
 // capHint says which flag raises the cap a package's error names, or "".
@@ -128,7 +133,7 @@ func (l *limits) readAll(r io.Reader, name string) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
 	if int64(len(data)) > l.inputBytes {
-		return nil, &limitError{fmt.Sprintf("%s holds more than %d bytes", name, l.inputBytes), "max-input-bytes"}
+		return nil, &limitError{what: fmt.Sprintf("%s holds more than %d bytes", name, l.inputBytes), flag: "max-input-bytes"}
 	}
 	return data, nil
 }
@@ -136,7 +141,7 @@ func (l *limits) readAll(r io.Reader, name string) ([]byte, error) {
 // checkArgs caps the number of arguments or values a request holds.
 func (l *limits) checkArgs(n int, what string) error {
 	if n > l.args {
-		return &limitError{fmt.Sprintf("%d %s, more than %d", n, what, l.args), "max-args"}
+		return &limitError{what: fmt.Sprintf("%d %s, more than %d", n, what, l.args), flag: "max-args"}
 	}
 	return nil
 }
@@ -144,7 +149,7 @@ func (l *limits) checkArgs(n int, what string) error {
 // checkAxes caps the axes of a space: its groups and leaves.
 func (l *limits) checkAxes(n int, what string) error {
 	if n > l.axes {
-		return &limitError{fmt.Sprintf("%s has %d axes, more than %d", what, n, l.axes), "max-axes"}
+		return &limitError{what: fmt.Sprintf("%s has %d axes, more than %d", what, n, l.axes), flag: "max-axes"}
 	}
 	return nil
 }
@@ -153,7 +158,7 @@ func (l *limits) checkAxes(n int, what string) error {
 // named by unit.
 func (l *limits) checkTable(n int, what, unit string) error {
 	if n > l.table {
-		return &limitError{fmt.Sprintf("%s has %d %s, more than %d", what, n, unit, l.table), "max-table"}
+		return &limitError{what: fmt.Sprintf("%s has %d %s, more than %d", what, n, unit, l.table), flag: "max-table"}
 	}
 	return nil
 }
