@@ -435,7 +435,7 @@ var codeCases = []codeCase{
 	{name: "outside the group's budget", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "load_a", "alternatives", 0, "ports")["a"] = "mma.m16n8k16.a.f16"
 	}), path: "$.groups[0]", code: CodeOutsideBudget, warning: true,
-		msg: "invocation load_a is in no group, but the plan may keep load_a.a -> scale.x inside one kernel, running load_a in group kernel's kernel"},
+		msg: "invocation load_a is in no group, but the plan may keep it in group kernel's kernel (through load_a.a -> scale.x, inside one kernel): kernel's shared-memory budget counts neither its shared memory nor the scratch of its conversions there"},
 }
 
 func TestErrorCodes(t *testing.T) {

@@ -761,16 +761,17 @@ func (v *validator) otherRenamings(k ConversionKey) string {
 	return " (edges join them with " + strings.Join(hows, ", with ") + ")"
 }
 
-// outsideBudgets warns of an invocation in no group that an edge joins to
-// an invocation of a group with a shared-memory budget, where the plan may
-// keep the edge inside one kernel (it need not cross, and some candidate
-// of each end holds the tile outside global memory) and convert the tile
-// there or run an outside candidate that takes shared memory: the invocation then
-// runs in the group's kernel, but the budget counts the shared memory of
-// the group's invocations and the scratch of the conversions between two
-// of them only (docs/format.md, "Groups"). One warning per group and
-// invocation, at the group, naming the first such edge. Run after
-// kernelPaths.
+// outsideBudgets warns of an invocation in no group that the plan may keep
+// in the kernel of a group with a budget: one an edge that need not cross
+// joins to the group's invocations, directly or through other invocations
+// in no group (each such edge may stay inside one kernel: some candidate of
+// each end holds the tile outside global memory). The group's budgets count
+// its invocations only (docs/format.md, "Groups"), so where such an
+// invocation may take shared memory (its own, or a conversion's scratch on
+// its edges there) under a shared-memory budget, or more registers than a
+// register budget, the budget may not hold the kernel the plan builds. One
+// warning per group and invocation, at the group, naming the edge it is
+// reached through. Run after kernelPaths.
 func (v *validator) outsideBudgets() {
 	g := v.g
 	if len(g.groups) == 0 {
@@ -782,65 +783,107 @@ func (v *validator) outsideBudgets() {
 			groupOf[inv.Index] = gr
 		}
 	}
-	// matters says some pair of the ends' candidates keeps the tile out of
-	// global memory on both sides (the edge may stay inside one kernel)
-	// and either converts it (two realizations; an inline one is never
-	// taken to be another's) or runs an outside candidate that takes
-	// shared memory: what the budget would miss. An identity into a
-	// store's register port, or a load's, is no such thing.
-	matters := func(e *Edge, outside *Invocation) bool {
+	// shares says the edge may stay inside one kernel.
+	some := func(cs []*Candidate, b func(*Candidate) *Binding) bool {
+		for _, c := range cs {
+			if !b(c).InMemory() {
+				return true
+			}
+		}
+		return false
+	}
+	shares := func(e *Edge) bool {
+		return !e.MustCross() && some(e.From.Invocation.Candidates, e.SourceBinding) && some(e.To.Invocation.Candidates, e.TargetBinding)
+	}
+	// converts says some pair of the ends' candidates, both outside global
+	// memory, converts the tile: two realizations (an inline one is never
+	// taken to be another's), or a renaming. An identity (a load's or a
+	// store's register port bound like its neighbour's) takes no scratch.
+	converts := func(e *Edge) bool {
 		for _, cu := range e.From.Invocation.Candidates {
 			bu := e.SourceBinding(cu)
 			if bu.InMemory() {
 				continue
 			}
 			for _, cw := range e.To.Invocation.Candidates {
-				bw := e.TargetBinding(cw)
-				if bw.InMemory() {
-					continue
-				}
-				c := cu
-				if outside == e.To.Invocation {
-					c = cw
-				}
-				if bu.Name == "" || bu.Name != bw.Name || len(e.Rename) > 0 || c.Alternative.Resources.SharedMemoryBytes > 0 {
+				if bw := e.TargetBinding(cw); !bw.InMemory() && (bu.Name == "" || bu.Name != bw.Name || len(e.Rename) > 0) {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	type pair struct {
-		group *Group
-		inv   *Invocation
-	}
-	first := map[pair]*Edge{}
-	var order []pair
+	incident := make([][]*Edge, len(g.invocations))
 	for _, e := range g.edges {
-		u, w := e.From.Invocation, e.To.Invocation
-		gu, gw := groupOf[u.Index], groupOf[w.Index]
-		var p pair
-		switch {
-		case gu != nil && gw == nil && gu.SharedMemoryBytes > 0:
-			p = pair{gu, w}
-		case gu == nil && gw != nil && gw.SharedMemoryBytes > 0:
-			p = pair{gw, u}
-		default:
-			continue
-		}
-		if e.MustCross() || !matters(e, p.inv) {
-			continue
-		}
-		if _, seen := first[p]; !seen {
-			first[p] = e
-			order = append(order, p)
-		}
+		incident[e.From.Invocation.Index] = append(incident[e.From.Invocation.Index], e)
+		incident[e.To.Invocation.Index] = append(incident[e.To.Invocation.Index], e)
 	}
-	for _, p := range order {
-		e := first[p]
-		v.d.Warn(root.Key("groups").Index(p.group.Index), CodeOutsideBudget,
-			"invocation %s is in no group, but the plan may keep %s inside one kernel, running %s in group %s's kernel: %s's shared-memory budget counts neither %s's shared memory nor the scratch of that edge's conversion; add %s to the group, or mark the edge must_cross",
-			p.inv.ID, edgeText(e), p.inv.ID, p.group.ID, p.group.ID, p.inv.ID, p.inv.ID)
+	// The regions are searched group by group; in all at most a few times
+	// the edges are visited (a warning is advice, not a proof).
+	work := 4*len(g.edges) + len(g.invocations)
+	reached := make([]int, len(g.invocations)) // group index + 1 that last reached it
+	for _, gr := range g.groups {
+		if gr.SharedMemoryBytes <= 0 && gr.RegistersPerThread <= 0 {
+			continue
+		}
+		mark := gr.Index + 1
+		via := map[*Invocation]*Edge{}
+		var queue []*Invocation
+		inKernel := func(x *Invocation) bool { return groupOf[x.Index] == gr || reached[x.Index] == mark }
+		queue = append(queue, gr.Invocations...)
+		var region []*Invocation
+		for len(queue) > 0 && work > 0 {
+			x := queue[0]
+			queue = queue[1:]
+			for _, e := range incident[x.Index] {
+				work--
+				y := e.To.Invocation
+				if y == x {
+					y = e.From.Invocation
+				}
+				if groupOf[y.Index] != nil || reached[y.Index] == mark || !shares(e) {
+					continue
+				}
+				reached[y.Index] = mark
+				via[y] = e
+				region = append(region, y)
+				queue = append(queue, y)
+			}
+		}
+		for _, x := range region {
+			var missed []string
+			if gr.SharedMemoryBytes > 0 {
+				smem := slices.ContainsFunc(x.Candidates, func(c *Candidate) bool { return c.Alternative.Resources.SharedMemoryBytes > 0 })
+				for _, e := range incident[x.Index] {
+					y := e.To.Invocation
+					if y == x {
+						y = e.From.Invocation
+					}
+					if smem || inKernel(y) && shares(e) && converts(e) {
+						smem = true
+						break
+					}
+				}
+				if smem {
+					missed = append(missed, fmt.Sprintf("%s's shared-memory budget counts neither its shared memory nor the scratch of its conversions there", gr.ID))
+				}
+			}
+			if gr.RegistersPerThread > 0 {
+				most := int64(0)
+				for _, c := range x.Candidates {
+					most = max(most, c.Alternative.Resources.RegistersPerThread)
+				}
+				if most > gr.RegistersPerThread {
+					missed = append(missed, fmt.Sprintf("its alternatives need up to %d registers per thread, over %s's budget of %d", most, gr.ID, gr.RegistersPerThread))
+				}
+			}
+			if len(missed) == 0 {
+				continue
+			}
+			v.d.Warn(root.Key("groups").Index(gr.Index), CodeOutsideBudget,
+				"invocation %s is in no group, but the plan may keep it in group %s's kernel (through %s, inside one kernel): %s; add %s to the group, or mark an edge on the way must_cross",
+				x.ID, gr.ID, edgeText(via[x]), strings.Join(missed, "; "), x.ID)
+		}
 	}
 }
 
