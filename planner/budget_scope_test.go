@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	json "github.com/goccy/go-json"
@@ -128,4 +129,35 @@ func boundaryTo(t *testing.T, r *Result, to string) Boundary {
 	}
 	t.Fatalf("no boundary into %s", to)
 	return Boundary{}
+}
+
+// OutsideBudgets says what a plan keeps in a kernel outside its group's
+// budget: e, in no group, reads p's tile by a shared-memory exchange inside
+// k's kernel, and takes 8192 bytes of its own; with e in the group, its
+// budget holds both, and nothing is said.
+func TestOutsideBudgets(t *testing.T) {
+	highstest.Library(t)
+	g := scopeGraph(t, `"cta_a_rows"`, `[{"id": "k", "invocations": ["p", "c"], "shared_memory_bytes": 12288}]`)
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := boundaryTo(t, r, "e.x")
+	if e.Crossing != "in_kernel" || e.Witness == nil || e.Witness.Shared == nil {
+		t.Fatalf("p.y -> e.x: %s by %s: the case needs an exchange through shared memory inside the kernel", e.Crossing, e.Mechanism)
+	}
+	want := []string{fmt.Sprintf("the plan runs e, in no group, in group k's kernel (through p.y -> e.x, inside one kernel): "+
+		"k's shared-memory budget (12 KiB of 12 KiB used) does not count its own 8192 bytes of shared memory or the %d bytes of scratch of its conversions there; "+
+		"add e to the group, or mark an edge on the way must_cross", e.Witness.Shared.ScratchBytes)}
+	if got := OutsideBudgets(g, r); !slices.Equal(got, want) {
+		t.Errorf("OutsideBudgets:\n%q\nwant\n%q", got, want)
+	}
+	inside := scopeGraph(t, `"cta_a_rows"`, `[{"id": "k", "invocations": ["p", "c", "e"], "shared_memory_bytes": 65536}]`)
+	r, err = Plan(context.Background(), inside, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := OutsideBudgets(inside, r); len(got) != 0 {
+		t.Errorf("e in the group: %q", got)
+	}
 }

@@ -190,6 +190,109 @@ func (r *Result) EdgeBoundaries() []*Boundary {
 	return out
 }
 
+// OutsideBudgets says, for each invocation in no group that plan r of g
+// keeps in the kernel of a group with a shared-memory budget (through
+// boundaries inside one kernel, directly or through other invocations in
+// no group) and that takes shared memory there, which its group's budget
+// does not count (docs/format.md, "Groups"): its chosen alternative's
+// shared memory, and the scratch of the conversions on those boundaries
+// (a boundary's Witness: call it before WithWitnesses moves them). check's
+// outside_budget warns of what a plan may do; this says what r does. In
+// the order of the budgets, then of the invocations reached; empty when
+// there is none.
+func OutsideBudgets(g *tasks.Graph, r *Result) []string {
+	group := make(map[string]string, len(r.Choices))
+	for _, c := range r.Choices {
+		group[c.Invocation] = c.Group
+	}
+	inv := func(end string) string {
+		if i := strings.LastIndexByte(end, '.'); i >= 0 {
+			return end[:i]
+		}
+		return end
+	}
+	scratch := func(b *Boundary) int {
+		switch w := b.Witness; {
+		case w == nil:
+		case w.Shared != nil:
+			return w.Shared.ScratchBytes
+		case w.Cluster != nil:
+			return w.Cluster.ScratchBytes
+		}
+		return 0
+	}
+	adj := map[string][]*Boundary{}
+	for i := range r.Boundaries {
+		b := &r.Boundaries[i]
+		if b.Crossing != tasks.InKernel.String() {
+			continue
+		}
+		u, w := inv(b.From), inv(b.To)
+		adj[u] = append(adj[u], b)
+		adj[w] = append(adj[w], b)
+	}
+	var out []string
+	for _, bu := range r.Budgets {
+		if bu.Kernel == "" {
+			continue
+		}
+		via := map[string]string{}
+		counted := map[*Boundary]bool{}
+		var queue, reached []string
+		for _, c := range r.Choices {
+			if c.Group == bu.Kernel {
+				queue = append(queue, c.Invocation)
+			}
+		}
+		for len(queue) > 0 {
+			x := queue[0]
+			queue = queue[1:]
+			for _, b := range adj[x] {
+				y := inv(b.To)
+				if y == x {
+					y = inv(b.From)
+				}
+				if _, seen := via[y]; seen || group[y] != "" {
+					continue
+				}
+				via[y] = b.Edge
+				reached = append(reached, y)
+				queue = append(queue, y)
+			}
+		}
+		for _, y := range reached {
+			own := int64(0)
+			if v := g.Invocation(y); v != nil {
+				if c, ok := r.Choice(y); ok {
+					if a := v.Task.Alternative(c.Alternative); a != nil {
+						own = a.Resources.SharedMemoryBytes
+					}
+				}
+			}
+			conv := 0
+			for _, b := range adj[y] {
+				if !counted[b] {
+					counted[b] = true // said once, of the first end reached
+					conv += scratch(b)
+				}
+			}
+			if own == 0 && conv == 0 {
+				continue
+			}
+			var what []string
+			if own > 0 {
+				what = append(what, fmt.Sprintf("its own %d bytes of shared memory", own))
+			}
+			if conv > 0 {
+				what = append(what, fmt.Sprintf("the %d bytes of scratch of its conversions there", conv))
+			}
+			out = append(out, fmt.Sprintf("the plan runs %s, in no group, in group %s's kernel (through %s, inside one kernel): %s's shared-memory budget (%s of %s used) does not count %s; add %s to the group, or mark an edge on the way must_cross",
+				y, bu.Kernel, via[y], bu.Kernel, fmtBytes(bu.Used), fmtBytes(bu.Capacity), strings.Join(what, " or "), y))
+		}
+	}
+	return out
+}
+
 // ModelSizes are the sizes of the planning problem and of its MILPs, as
 // the JSON plan writes them.
 type ModelSizes struct {

@@ -360,7 +360,11 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	}
 	res, err := planner.Plan(ctx, g, opts)
 	stop()
+	var outside []string
 	if err == nil {
+		// What the plan keeps outside a kernel's budget, read from the
+		// witnesses before WithWitnesses moves them.
+		outside = planner.OutsideBudgets(g, res)
 		res, err = res.WithWitnesses(form)
 	}
 	var pe *planner.PlanInfeasibleError
@@ -385,6 +389,10 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		for _, c := range res.KernelConflicts {
 			fmt.Fprintf(env.stderr, "cklplan plan: %s: warning: %s [kernel_conflict]\n", shownName(q.file), c)
 		}
+		for _, o := range outside {
+			fmt.Fprintf(env.stderr, "cklplan plan: %s: warning: %s [outside_budget]\n", shownName(q.file), o)
+		}
+
 	}
 	return planResult{res}, nil
 }
