@@ -201,9 +201,13 @@ func (r *Result) EdgeBoundaries() []*Boundary {
 // the order of the budgets, then of the invocations reached; empty when
 // there is none.
 func OutsideBudgets(g *tasks.Graph, r *Result) []string {
+	if !slices.ContainsFunc(r.Budgets, func(b BudgetUse) bool { return b.Kernel != "" }) {
+		return nil // no kernel's budget: nothing to search (most plans)
+	}
 	group := make(map[string]string, len(r.Choices))
+	chosen := make(map[string]string, len(r.Choices))
 	for _, c := range r.Choices {
-		group[c.Invocation] = c.Group
+		group[c.Invocation], chosen[c.Invocation] = c.Group, c.Alternative
 	}
 	inv := func(end string) string {
 		if i := strings.LastIndexByte(end, '.'); i >= 0 {
@@ -263,10 +267,8 @@ func OutsideBudgets(g *tasks.Graph, r *Result) []string {
 		for _, y := range reached {
 			own := int64(0)
 			if v := g.Invocation(y); v != nil {
-				if c, ok := r.Choice(y); ok {
-					if a := v.Task.Alternative(c.Alternative); a != nil {
-						own = a.Resources.SharedMemoryBytes
-					}
+				if a := v.Task.Alternative(chosen[y]); a != nil {
+					own = a.Resources.SharedMemoryBytes
 				}
 			}
 			conv := 0
