@@ -119,10 +119,11 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 		// file. A target the planner cannot cost at all is plan's to
 		// report.
 		if costs, cerr := planner.CheckCosts(g); cerr == nil && len(costs) > 0 {
+			m, merr := tasks.DecodeMeasured(costsData) // it loaded: no error
 			for _, c := range costs {
 				path := jsonv.Root.Key("invocations").Index(c.Index)
-				if costsData != nil {
-					if at, ok := costsEntry(costsData, own, g, c.Index, c.Alternative); ok {
+				if costsData != nil && merr == nil {
+					if at, ok := costsEntry(m, own, g, c.Index, c.Alternative); ok {
 						path = at
 					}
 				}
@@ -321,16 +322,15 @@ func b2i(b bool) int {
 	return 0
 }
 
-// costsEntry finds, in the measured-costs file data (the one --costs
-// names), the entry that gives invocation index vi's alternative alt its
+// costsEntry finds, in the measured-costs file m (the one --costs names,
+// decoded), the entry that gives invocation index vi's alternative alt its
 // cost in the graph it was loaded into, whose own measured costs (before
 // the file's) are own: an entry for the invocation, else one for its task
 // where the graph's own table has none for the invocation. Its path is
 // the file's ($.alternatives[i].ns); false when the cost is not the file's.
-func costsEntry(data []byte, own tasks.Measured, g *tasks.Graph, vi int, alt string) (jsonv.Path, bool) {
-	m, err := tasks.DecodeMeasured(data)
+func costsEntry(m tasks.MeasuredSpec, own tasks.Measured, g *tasks.Graph, vi int, alt string) (jsonv.Path, bool) {
 	invs := g.Invocations()
-	if err != nil || vi < 0 || vi >= len(invs) {
+	if vi < 0 || vi >= len(invs) {
 		return jsonv.Root, false
 	}
 	v := invs[vi]

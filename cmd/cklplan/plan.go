@@ -375,7 +375,8 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	if errors.As(err, &ce) && costsData != nil {
 		// A cost over the planner's limit that the costs file measured
 		// is the file's, at its entry.
-		if at, ok := costsEntry(costsData, own, g, ce.Index, ce.Alternative); ok {
+		m, merr := tasks.DecodeMeasured(costsData) // it loaded: no error
+		if at, ok := costsEntry(m, own, g, ce.Index, ce.Alternative); ok && merr == nil {
 			return nil, fmt.Errorf("%s: %s: %s [%s]", shownName(q.costs), at, strings.TrimPrefix(ce.Error(), "planner: "), jsonv.Range)
 		}
 	}
