@@ -843,7 +843,8 @@ const searchNodes = 40_000_000
 // local is the baseline plan (alternatives), the search's first incumbent;
 // begun is when Solve began, from which Options.TimeLimit counts.
 func searchCore(ctx context.Context, r *reduction, cm *coreModel, local []int, opt *Options, begun time.Time) (*coreSearch, *searchResult) {
-	if opt.search == searchOff || opt.NoReduce && opt.search == searchAuto {
+	if opt.search == searchOff || opt.NoReduce && opt.search == searchAuto || r.in.p.ordered() {
+		// The search knows no kernel-order levels (order.go).
 		return nil, nil
 	}
 	if opt.search == searchAuto && (len(r.core) > searchMaxNodes || tightLP(ctx, cm, r, opt)) {

@@ -20,41 +20,33 @@ import (
 // one kernel through edges planned inside it while another path between
 // them crosses a kernel boundary, or close a cycle of kernels: no kernel
 // schedule runs it (kernelConflicts). Plan therefore solves, looks for
-// such a conflict among the plan's edges, and rules it out with a row
-// over the invocations whose choices make it, then solves again, until
-// the plan has an order of kernels (or orderRounds have passed).
+// such a conflict among the plan's edges, and adds the levels of the
+// conflict's block (order.go: a conflict is a cycle of the graph, so it
+// lies in one biconnected component, whose levels rule out every conflict
+// in it exactly), then solves again, until the plan has an order of
+// kernels (or orderRounds have passed). Each round adds a block, so the
+// rounds end; the last plan is optimal among all that have an order.
 //
-// The row is exact. A conflict is a set of edges, each in the state the
-// plan gives it (crossing, or inside one kernel), and whatever the other
-// edges do, those states admit no order of kernels. Each edge's state is a
-// function of its two ends' alternatives (the pair they choose). The row
-// forbids a product of alternative sets, one per invocation the conflict
-// touches, each set grown from the plan's alternative by every other that
-// keeps all of the conflict's edges at that invocation in their state
-// against every alternative in the sets of their other ends: every plan
-// inside the product has the conflict, so no plan with an order of kernels
-// is lost. As a budget: every alternative in an invocation's set takes 1,
-// and the capacity is one less than the invocations whose set is not
-// all of their alternatives (the others have the conflict's states
-// whatever they choose). Each round's rows cut off the plan just found, so
-// the rounds end; the last plan has an order of kernels and is optimal
-// among all that have one.
+// Until 2026-12-05 each round added a row against the conflict found (a
+// product of alternative sets that keep it): on random DAGs whose every
+// invocation may cross, 50 invocations spent 4 min 26 s in 32 rounds and
+// still had conflicts; with the levels they take one round.
 
 // orderRounds bounds the solves that rule kernel-order conflicts out (a
 // variable: tests set it to 0 to see a conflict warned of);
-// orderCutsPerRound bounds the rows one round adds.
+// orderCutsPerRound bounds the conflicts one round looks at.
 var orderRounds = 32
 
 const orderCutsPerRound = 64
 
-// The rows' cores go to HiGHS, where each solve takes tens to hundreds of
-// milliseconds even on a few hundred columns (their relaxation is weak): on
-// graphs whose every invocation may cross, the rounds could take minutes
-// where the plan took milliseconds. So the rounds, and the regrets' pinned
+// The levels' cores go to HiGHS, where a solve takes tenths of a second to
+// tens of seconds even on a hundred invocations (the levels' rows are big-M
+// rows: their relaxation is weak). So the rounds, and the regrets' pinned
 // solves, get orderTimeFactor times the first plan's solve, at least
-// orderMinTime; past it the rounds give the first plan back with its
-// conflicts warned of, and the regrets left are intervals. Variables:
-// tests change them.
+// orderMinTime; past it the rounds return the best plan HiGHS found, unproven,
+// where its kernels have an order, and else give the first plan back with
+// its conflicts warned of; the regrets left are intervals. Variables: tests
+// change them.
 var (
 	orderTimeFactor = 3.0
 	orderMinTime    = 500 * time.Millisecond
@@ -73,10 +65,11 @@ type orderEdge struct {
 	cross  bool
 }
 
-// An orderCut is a row added against a kernel-order conflict.
+// An orderCut is a kernel-order conflict a plan had, whose block's levels
+// were added against it.
 type orderCut struct {
-	budget int    // index into the Problem's budgets
-	what   string // the conflict, in words
+	block int    // the block of the order system
+	what  string // the conflict, in words
 	// regret says a regret's pinned solve found it (orderRegrets), not
 	// the plan's rounds.
 	regret bool
@@ -84,7 +77,7 @@ type orderCut struct {
 	inside []string
 }
 
-// hint says how the graph could let a plan that the row rules out split
+// hint says how the graph could let a plan that the levels rule out split
 // its kernels instead: the planner never splits a kernel at an edge that
 // its pair keeps inside one.
 func (c orderCut) hint() string {
@@ -280,78 +273,6 @@ func orderConflicts(n int, edges []orderEdge, limit int) [][]int {
 	return out
 }
 
-// orderCut is the row against the conflict c (indices into edges) of the
-// plan choices: for each node the conflict touches whose set is not all
-// of its alternatives, the set (ascending); when every set is all of its
-// node's alternatives (every plan has the conflict), every node and set.
-func (lw *lowering) orderCut(edges []orderEdge, c []int, choices []int) (nodes []int, sets [][]int) {
-	for _, i := range c {
-		nodes = append(nodes, edges[i].u, edges[i].w)
-	}
-	slices.Sort(nodes)
-	nodes = slices.Compact(nodes)
-	sets = make([][]int, len(nodes))
-	at := func(v int) int { k, _ := slices.BinarySearch(nodes, v); return k }
-	for k, v := range nodes {
-		sets[k] = []int{choices[v]}
-	}
-	for k, v := range nodes {
-		// Removed alternatives count as any other: a row must hold for
-		// every plan of the graph, and the regrets' pinned solves remove
-		// alternatives for a while (pinnedOrderCost).
-		for a := range lw.problem.Nodes[v].Alternatives {
-			if a == choices[v] {
-				continue
-			}
-			keeps := true
-			for _, i := range c {
-				e := edges[i]
-				if e.u != v && e.w != v {
-					continue
-				}
-				other := e.w
-				if other == v {
-					other = e.u
-				}
-				for _, b := range sets[at(other)] {
-					au, aw := a, b
-					if e.w == v {
-						au, aw = b, a
-					}
-					if cross, known := lw.edgeCrosses(e.gi, e.ci, au, aw); known && cross != e.cross {
-						keeps = false
-						break
-					}
-				}
-				if !keeps {
-					break
-				}
-			}
-			if keeps {
-				sets[k] = append(sets[k], a)
-			}
-		}
-		slices.Sort(sets[k])
-	}
-	kept := 0
-	for k, v := range nodes {
-		if len(sets[k]) < len(lw.problem.Nodes[v].Alternatives) {
-			nodes[kept], sets[kept] = v, sets[k]
-			kept++
-		}
-	}
-	if kept == 0 {
-		// Every plan has the conflict (the pins, or the target's
-		// features, left no alternative that avoids it): the row over
-		// every node's whole set rules out every plan, and the solve
-		// that follows finds the graph infeasible, naming the row and
-		// the invocations. Dropping it would return a plan no order of
-		// kernels runs.
-		return nodes, sets
-	}
-	return nodes[:kept], sets[:kept]
-}
-
 // describeConflict says what the conflict c (indices into edges) is, in
 // words: the edges that cross and those that stay inside one kernel.
 func (lw *lowering) describeConflict(edges []orderEdge, c []int) string {
@@ -375,88 +296,207 @@ func (lw *lowering) describeConflict(edges []orderEdge, c []int) string {
 	return s
 }
 
-// addOrderCuts looks for kernel-order conflicts in the plan choices and
-// adds a row against each (at most orderCutsPerRound), returning how many
-// it added; 0 when the plan has an order of kernels or no conflict can be
-// ruled out (every plan has it).
-func (lw *lowering) addOrderCuts(choices []int) int {
-	edges := lw.orderEdges(choices)
-	added := 0
-	for _, c := range orderConflicts(len(lw.invs), edges, orderCutsPerRound) {
-		nodes, sets := lw.orderCut(edges, c, choices)
-		if nodes == nil {
+// orderSystemOf builds the graph's order system (order.go) on first use:
+// every edge of the main groups, with its block; no block added.
+func (lw *lowering) orderSystemOf() *orderSystem {
+	if o := lw.problem.order; o != nil {
+		return o
+	}
+	o := &orderSystem{}
+	lw.orderIndex = make([]int, len(lw.groups))
+	var ends [][2]int
+	for gi, info := range lw.groups {
+		lw.orderIndex[gi] = -1
+		if info.loads || info.boundary {
 			continue
 		}
-		b := len(lw.problem.Budgets)
-		lw.problem.Budgets = append(lw.problem.Budgets, Budget{
-			Name: "kernel order: " + lw.describeConflict(edges, c), Capacity: float64(len(nodes) - 1)})
+		g := &lw.problem.Groups[gi]
+		lw.orderIndex[gi] = len(o.edges)
+		for ci, c := range g.Consumers {
+			o.edges = append(o.edges, orderSysEdge{u: g.Producer, w: c.Node, name: edgeName(lw.groups[gi].edges[ci])})
+			ends = append(ends, [2]int{g.Producer, c.Node})
+		}
+	}
+	var block []int
+	block, o.blocks = edgeBlocks(len(lw.problem.Nodes), ends)
+	o.added = make([]bool, o.blocks)
+	o.blockEdges = make([][]int, o.blocks)
+	for i, b := range block {
+		o.edges[i].block = b
+		o.blockEdges[b] = append(o.blockEdges[b], i)
+	}
+	lw.problem.order = o
+	return o
+}
+
+// addBlock adds block b's levels to the order system, with its edges'
+// states over every pair of alternatives.
+func (lw *lowering) addBlock(b int) {
+	o := lw.orderSystemOf()
+	for _, ei := range o.blockEdges[b] {
+		e := &o.edges[ei]
+		nu, nw := len(lw.problem.Nodes[e.u].Alternatives), len(lw.problem.Nodes[e.w].Alternatives)
+		e.nw, e.state = nw, make([]int8, nu*nw)
+		gi, ci := lw.orderGroup(ei)
+		for au := range nu {
+			for aw := range nw {
+				cross, known := lw.edgeCrosses(gi, ci, au, aw)
+				switch {
+				case !known:
+					e.state[au*nw+aw] = -1
+				case cross:
+					e.state[au*nw+aw] = 1
+				}
+			}
+		}
+	}
+	o.added[b] = true
+}
+
+// orderGroup is the group and consumer of order edge ei.
+func (lw *lowering) orderGroup(ei int) (gi, ci int) {
+	for g, first := range lw.orderIndex {
+		if first >= 0 && ei >= first && ei < first+len(lw.problem.Groups[g].Consumers) {
+			return g, ei - first
+		}
+	}
+	return -1, -1
+}
+
+// addOrderBlocks looks for kernel-order conflicts in the plan choices and
+// adds the levels of each one's block (order.go), returning how many
+// blocks it added; 0 when the plan has an order of kernels, or when its
+// conflicts are in blocks added already (the solve that follows then
+// finds the graph infeasible).
+func (lw *lowering) addOrderBlocks(choices []int) int {
+	edges := lw.orderEdges(choices)
+	o := lw.orderSystemOf()
+	added := 0
+	for _, c := range orderConflicts(len(lw.invs), edges, orderCutsPerRound) {
+		first := edges[c[0]]
+		b := o.edges[lw.orderIndex[first.gi]+first.ci].block
+		if o.added[b] {
+			continue
+		}
 		var inside []string
 		for _, i := range c {
 			if !edges[i].cross {
 				inside = append(inside, edgeName(lw.groups[edges[i].gi].edges[edges[i].ci]))
 			}
 		}
-		lw.orderCuts = append(lw.orderCuts, orderCut{budget: b, what: lw.describeConflict(edges, c), regret: lw.orderForRegrets, inside: inside})
-		for k, v := range nodes {
-			node := &lw.problem.Nodes[v]
-			if lw.ownAlts == nil {
-				lw.ownAlts = map[int]bool{}
-			}
-			if !lw.ownAlts[v] {
-				// Invocations of one class share their alternatives:
-				// this one's become its own.
-				node.Alternatives = slices.Clone(node.Alternatives)
-				lw.ownAlts[v] = true
-			}
-			for _, a := range sets[k] {
-				alt := &node.Alternatives[a]
-				alt.Uses = append(slices.Clip(alt.Uses), Use{Budget: b, Amount: 1})
-			}
-		}
+		lw.addBlock(b)
+		lw.orderCuts = append(lw.orderCuts, orderCut{block: b, what: lw.describeConflict(edges, c), regret: lw.orderForRegrets, inside: inside})
 		added++
 	}
 	return added
 }
 
-// isOrderBudget reports whether budget b is a kernel-order row, its
-// conflict in words, and whether a regret's solve found it.
-func (lw *lowering) isOrderBudget(b int) (what string, regret, ok bool) {
-	if c := lw.orderCutOf(b); c != nil {
-		return c.what, c.regret, true
-	}
-	return "", false, false
-}
-
-// orderCutOf is budget b's kernel-order row, or nil.
-func (lw *lowering) orderCutOf(b int) *orderCut {
-	for i := range lw.orderCuts {
-		if lw.orderCuts[i].budget == b {
-			return &lw.orderCuts[i]
+// conflictHint is the hint of conflict c (indices into edges).
+func (lw *lowering) conflictHint(edges []orderEdge, c []int) string {
+	var inside []string
+	for _, i := range c {
+		if !edges[i].cross {
+			inside = append(inside, edgeName(lw.groups[edges[i].gi].edges[edges[i].ci]))
 		}
 	}
-	return nil
+	return orderCut{inside: inside}.hint()
+}
+
+// orderConflictLines says which kernel-order conflicts an infeasible
+// graph's conflict holds: those that added the blocks of its rows, or,
+// where HiGHS found no conflicting rows (the LP relaxation is feasible),
+// every conflict the plans had.
+func (lw *lowering) orderConflictLines(ie *InfeasibleError) []string {
+	o := lw.problem.order
+	if o == nil {
+		return nil
+	}
+	var blocks []int
+	for _, ei := range ie.orderEdges {
+		if b := o.edges[ei].block; !slices.Contains(blocks, b) {
+			blocks = append(blocks, b)
+		}
+	}
+	var out []string
+	for _, c := range lw.orderCuts {
+		if len(ie.Rows) > 0 && !slices.Contains(blocks, c.block) {
+			continue
+		}
+		line := "the kernel order: no kernel schedule runs a plan where " + c.what + c.hint()
+		if !slices.Contains(out, line) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// everyBlockAdded reports whether the order system has every block in
+// which a plan may have a conflict: each block of two or more edges (a
+// conflict is a cycle) one of whose edges the choices decide.
+func (lw *lowering) everyBlockAdded() bool {
+	o := lw.problem.order
+	if o == nil {
+		return false
+	}
+	for b, edges := range o.blockEdges {
+		if o.added[b] || len(edges) < 2 {
+			continue
+		}
+		for _, ei := range edges {
+			gi, ci := lw.orderGroup(ei)
+			g := &lw.problem.Groups[gi]
+			state := -1
+			for au := range lw.problem.Nodes[g.Producer].Alternatives {
+				for aw := range lw.problem.Nodes[g.Consumers[ci].Node].Alternatives {
+					cross, known := lw.edgeCrosses(gi, ci, au, aw)
+					if !known {
+						continue
+					}
+					s := 0
+					if cross {
+						s = 1
+					}
+					if state >= 0 && s != state {
+						return false
+					}
+					state = s
+				}
+			}
+		}
+	}
+	return true
 }
 
 // keepKernelOrder rules out the kernel-order conflicts of sol, the plan
 // solved under so, and solves again until the plan has none (orderRounds
 // at most; the time limit, when there is one, covering them all). The
-// rounds skip the regrets: when a row was added, the last plan is solved
+// rounds skip the regrets: when a block was added, the last plan is solved
 // once more with them. The solve time is the rounds' together.
 func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Options) (*Solution, error) {
 	if !lw.choosesCrossings() {
 		return sol, nil
 	}
 	begun := time.Now().Add(-sol.SolveTime)
-	// Without HiGHS, which the rows' cores may need, or past the rounds'
+	// Without HiGHS, which the levels' cores need, or past the rounds'
 	// time (orderTime), the plan found first stands, with its conflicts
 	// warned of: the Problem is put back.
-	nodes, budgets := slices.Clone(lw.problem.Nodes), len(lw.problem.Budgets)
+	nodes := slices.Clone(lw.problem.Nodes)
+	var added []bool
+	if lw.problem.order != nil {
+		added = slices.Clone(lw.problem.order.added)
+	}
 	first := sol
 	quiet := so
 	quiet.NoRegrets = true
 	cut := false
 	giveBack := func() (*Solution, error) {
-		lw.problem.Nodes, lw.problem.Budgets = nodes, lw.problem.Budgets[:budgets]
+		lw.problem.Nodes = nodes
+		if o := lw.problem.order; o != nil {
+			if added == nil {
+				added = make([]bool, o.blocks)
+			}
+			o.added = added
+		}
 		lw.orderCuts, lw.ownAlts = nil, nil
 		return first, nil
 	}
@@ -467,12 +507,16 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 		return giveBack()
 	}
 	lw.orderPlanTime = first.SolveTime
-	roundsEnd := time.Now().Add(orderTime(first.SolveTime))
+	// The rounds get orderTime, or the caller's time limit where that is
+	// longer.
+	roundsEnd := time.Now().Add(max(orderTime(first.SolveTime), so.TimeLimit-first.SolveTime))
 	for range orderRounds {
-		if len(sol.Choices) != len(lw.invs) || ctx.Err() != nil || lw.addOrderCuts(sol.alternatives()) == 0 {
+		if len(sol.Choices) != len(lw.invs) || ctx.Err() != nil || lw.addOrderBlocks(sol.alternatives()) == 0 {
 			break
 		}
 		cut = true
+		// A plan without conflicts, if one is near, starts HiGHS.
+		quiet.Start = lw.orderRepair(sol.alternatives())
 		quiet.TimeLimit = time.Until(roundsEnd)
 		if so.TimeLimit > 0 {
 			quiet.TimeLimit = min(quiet.TimeLimit, so.TimeLimit-time.Since(begun))
@@ -481,12 +525,23 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 			return giveBack()
 		}
 		s, err := Solve(ctx, &lw.problem, quiet)
+		if errors.Is(err, ErrNoPlan) {
+			// The rounds' time was up before any plan keeping the
+			// levels.
+			return giveBack()
+		}
 		if err != nil {
 			return noSolver(err)
 		}
 		if s.Status != Optimal {
 			// The rounds' time is up before a plan with an order was
-			// proven.
+			// proven: the best plan found stands, unproven, where its
+			// kernels have an order (no block it has not added has a
+			// conflict); else the first plan, with its conflicts.
+			if len(s.Choices) == len(lw.invs) && !lw.hasOrderConflict(s.alternatives()) {
+				s.SolveTime = time.Since(begun)
+				return s, nil
+			}
 			return giveBack()
 		}
 		sol = s
@@ -508,22 +563,148 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 	return sol, nil
 }
 
-// orderViolations rewrites the violations of kernel-order rows among vs
-// (Evaluate's "budget NAME: use U exceeds capacity C") in words.
-func (lw *lowering) orderViolations(vs []string) []string {
-	if len(lw.orderCuts) == 0 {
+// orderViolations is vs, the local choice's violations, with its
+// kernel-order conflict, if it has one, in words.
+func (lw *lowering) orderViolations(vs []string, choices []int) []string {
+	if !lw.choosesCrossings() {
 		return vs
 	}
-	out := slices.Clone(vs)
-	for i, v := range out {
-		for _, c := range lw.orderCuts {
-			if strings.HasPrefix(v, "budget "+lw.problem.Budgets[c.budget].Name+": ") {
-				out[i] = "no order of kernels runs it: " + c.what
-				break
+	// Evaluate's words for a conflict in a block with levels give way
+	// to the conflict's own.
+	vs = slices.DeleteFunc(slices.Clone(vs), func(v string) bool { return strings.HasPrefix(v, "kernel order: ") })
+	edges := lw.orderEdges(choices)
+	cs := orderConflicts(len(lw.invs), edges, 1)
+	if len(cs) == 0 {
+		return vs
+	}
+	return append(vs, "no order of kernels runs it: "+lw.describeConflict(edges, cs[0]))
+}
+
+// orderRepair is a plan near choices whose kernels have an order, or nil:
+// while the plan has a conflict, the move of one invocation of its
+// conflicts to another alternative that leaves the fewest conflicts, then
+// costs least, provided it leaves fewer conflicts or as many at a lower
+// cost. A start for the levels' solve (HiGHS has none where the first
+// plan has a conflict in a block it adds), so that a solve its time stops
+// still returns a plan that runs.
+func (lw *lowering) orderRepair(choices []int) []int {
+	if plan := lw.orderRepairFrom(choices); plan != nil {
+		return plan
+	}
+	// From the plan that crosses most: each invocation's alternative whose
+	// edges cross whatever their other ends choose, the most of them
+	// (then the cheapest). A plan whose every edge crosses has an order.
+	o := lw.orderSystemOf()
+	crosses := make([][]int, len(lw.problem.Nodes))
+	for v, n := range lw.problem.Nodes {
+		crosses[v] = make([]int, len(n.Alternatives))
+	}
+	for ei := range o.edges {
+		gi, ci := lw.orderGroup(ei)
+		e := &o.edges[ei]
+		always := func(v, a int, producer bool) bool {
+			other := e.w
+			if !producer {
+				other = e.u
+			}
+			for b := range lw.problem.Nodes[other].Alternatives {
+				au, aw := a, b
+				if !producer {
+					au, aw = b, a
+				}
+				if cross, known := lw.edgeCrosses(gi, ci, au, aw); known && !cross {
+					return false
+				}
+			}
+			return true
+		}
+		for a := range crosses[e.u] {
+			if always(e.u, a, true) {
+				crosses[e.u][a]++
+			}
+		}
+		for a := range crosses[e.w] {
+			if always(e.w, a, false) {
+				crosses[e.w][a]++
 			}
 		}
 	}
-	return out
+	plan := slices.Clone(choices)
+	for v, n := range lw.problem.Nodes {
+		best := -1
+		for a, alt := range n.Alternatives {
+			if alt.Removed != "" {
+				continue
+			}
+			if best < 0 || crosses[v][a] > crosses[v][best] || crosses[v][a] == crosses[v][best] && alt.Cost < n.Alternatives[best].Cost {
+				best = a
+			}
+		}
+		if best >= 0 {
+			plan[v] = best
+		}
+	}
+	return lw.orderRepairFrom(plan)
+}
+
+// orderRepairFrom is orderRepair's descent from choices.
+func (lw *lowering) orderRepairFrom(choices []int) []int {
+	plan := slices.Clone(choices)
+	count := func(plan []int) int {
+		n := 0
+		edges := lw.orderEdges(plan)
+		for _, c := range orderConflicts(len(lw.invs), edges, 64) {
+			n += len(c)
+		}
+		return n
+	}
+	cost := func(plan []int) float64 {
+		ev, err := lw.problem.evaluate(plan, false)
+		if err != nil {
+			return math.Inf(1)
+		}
+		return ev.Execution + ev.Conversion
+	}
+	conflicts, now := count(plan), cost(plan)
+	for range 4 * len(plan) {
+		if conflicts == 0 {
+			return plan
+		}
+		edges := lw.orderEdges(plan)
+		var nodes []int
+		for _, c := range orderConflicts(len(lw.invs), edges, 64) {
+			for _, i := range c {
+				nodes = append(nodes, edges[i].u, edges[i].w)
+			}
+		}
+		slices.Sort(nodes)
+		bestV, bestA, bestN, bestCost := -1, -1, conflicts, now
+		for _, v := range slices.Compact(nodes) {
+			was := plan[v]
+			for a, alt := range lw.problem.Nodes[v].Alternatives {
+				if a == was || alt.Removed != "" {
+					continue
+				}
+				plan[v] = a
+				n := count(plan)
+				if n > bestN {
+					continue
+				}
+				if c := cost(plan); !math.IsInf(c, 1) && (n < bestN || c < bestCost) {
+					bestV, bestA, bestN, bestCost = v, a, n, c
+				}
+			}
+			plan[v] = was
+		}
+		if bestV < 0 {
+			return nil
+		}
+		plan[bestV], conflicts, now = bestA, bestN, bestCost
+	}
+	if conflicts == 0 {
+		return plan
+	}
+	return nil
 }
 
 // choosesCrossings reports whether the plan may decide which edges cross a
@@ -553,18 +734,23 @@ var orderRegretSolves = 256
 
 // orderRegrets makes the regrets of sol, a plan with an order of kernels,
 // exact over the plans that have one too, where the plan chooses crossings:
-// the regrets were computed over the plans that keep the rows found so
+// the regrets were computed over the plans that keep the blocks added so
 // far, and the best plan using a rejected alternative may have a conflict
 // of its own. Each regret is solved again with its alternative pinned,
-// ruling out conflicts as the plan did (the rows hold for every plan, so
+// ruling out conflicts as the plan did (the levels hold for every plan, so
 // they stay for the regrets after); the first orderRegretSolves of them,
 // in order; the others become intervals from the regret computed, a lower
-// bound, with no plan known. It returns the rows' budgets' uses under the
-// plan, for the rows added.
+// bound, with no plan known. Where every block that may have a conflict
+// is added, the regrets are exact already and none is solved again.
 func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options) error {
 	if lw.hasOrderConflict(sol.alternatives()) {
 		// The rounds gave the first plan back, conflicts and all: its
 		// regrets stay those of plans that may have conflicts too.
+		return nil
+	}
+	if lw.everyBlockAdded() {
+		// The regrets were computed with every block's levels: over the
+		// plans whose kernels have an order, exactly.
 		return nil
 	}
 	begun := time.Now()
@@ -587,7 +773,7 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 	for i := range sol.Regrets {
 		r := &sol.Regrets[i]
 		if math.IsInf(r.Regret, 1) && r.Exact {
-			continue // no plan keeps the rows: none has an order either
+			continue // no plan keeps the levels: none has an order either
 		}
 		if solves == orderRegretSolves || rctx.Err() != nil {
 			r.Regret, r.Exact, r.Tie = math.Inf(1), false, false
@@ -634,24 +820,12 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 			r.Regret, r.Exact, r.Tie = math.Max(cost-sol.Objective, r.Lower), false, false
 		}
 	}
-	// The rows added since the plan: its uses of them.
-	for b := len(sol.BudgetUse); b < len(lw.problem.Budgets); b++ {
-		used := 0.0
-		for v, c := range sol.Choices {
-			for _, u := range lw.problem.Nodes[v].Alternatives[c.Alternative].Uses {
-				if u.Budget == b {
-					used += u.Amount
-				}
-			}
-		}
-		sol.BudgetUse = append(sol.BudgetUse, used)
-	}
 	return nil
 }
 
 // pinnedOrderCost is the cost of the best plan with an order of kernels
 // whose node v takes alternative a (+Inf when none), solved under so with
-// v's other alternatives removed and its conflicts ruled out by rows, which
+// v's other alternatives removed and its conflicts ruled out by levels, which
 // stay; exact is false when a solve stopped before proving it.
 func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (cost float64, exact bool, err error) {
 	node := &lw.problem.Nodes[v]
@@ -668,7 +842,7 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (
 	}
 	lw.ownAlts[v] = true
 	defer func() {
-		// The rows added meanwhile stay on the alternatives.
+		// The blocks added meanwhile stay.
 		for i := range node.Alternatives {
 			node.Alternatives[i].Removed = saved[i].Removed
 		}
@@ -685,7 +859,7 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (
 			return 0, false, err
 		}
 		choices := s.alternatives()
-		if lw.addOrderCuts(choices) == 0 {
+		if lw.addOrderBlocks(choices) == 0 {
 			return s.Objective, s.Status == Optimal && !lw.hasOrderConflict(choices), nil
 		}
 	}

@@ -118,6 +118,14 @@ func orderGraphOf(t testing.TB, rng *rand.Rand, n int, pairs bool) *tasks.Graph 
 // no crossing edge has both ends in one, and the crossing edges between
 // kernels make no cycle.
 func hasKernelOrder(edges []EdgeCost) bool {
+	inside, cycle := kernelOrderConflicts(edges)
+	return !inside && !cycle
+}
+
+// kernelOrderConflicts reports whether a plan's edges have an edge that
+// crosses between two invocations of one kernel, and otherwise whether
+// its kernels have a cycle.
+func kernelOrderConflicts(edges []EdgeCost) (inside, cycle bool) {
 	parent := map[string]string{}
 	var find func(string) string
 	find = func(v string) string {
@@ -150,7 +158,7 @@ func hasKernelOrder(edges []EdgeCost) bool {
 		u, w := ends(e.Edge)
 		ku, kw := find(u), find(w)
 		if ku == kw {
-			return false
+			return true, false
 		}
 		succ[ku] = append(succ[ku], kw)
 		indeg[kw]++
@@ -173,7 +181,7 @@ func hasKernelOrder(edges []EdgeCost) bool {
 			}
 		}
 	}
-	return seen == len(nodes)
+	return false, seen != len(nodes)
 }
 
 // The plan is the cheapest of the plans whose kernels have an order, on
@@ -211,6 +219,13 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 		// anyPairs: the edges crossing between register bindings in the
 		// plan of cost bestAny.
 		anyPairs := 0
+		// unordered: the plans whose kernels have no order, by cost and
+		// kind of conflict.
+		type unorderedPlan struct {
+			cost          float64
+			inside, cycle bool
+		}
+		var unordered []unorderedPlan
 		using := map[[2]string]float64{} // the cheapest plan with an order using an alternative
 		choice := make([]GraphChoice, len(invs))
 		var walk func(i int)
@@ -224,7 +239,9 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 					if ev.Cost < bestAny {
 						bestAny, anyPairs = ev.Cost, registerCrossings(ev.Edges, choice)
 					}
-					if hasKernelOrder(ev.Edges) {
+					if in, cy := kernelOrderConflicts(ev.Edges); in || cy {
+						unordered = append(unordered, unorderedPlan{ev.Cost, in, cy})
+					} else {
 						best = math.Min(best, ev.Cost)
 						for v, c := range choice {
 							k := [2]string{invs[v].ID, c.Alternative}
@@ -275,34 +292,42 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 		if err != nil || !hasKernelOrder(ev.Edges) {
 			t.Errorf("graph %d: the plan's kernels have no order (%v)", gi, err)
 		}
-		for _, k := range r.KernelOrder {
-			if strings.Contains(k, " crosses a kernel boundary") {
-				inside++
-			} else {
-				cycles++
-			}
-		}
 		if best > bestAny {
 			cut++
 			if anyPairs > 0 {
 				pairCut++
 			}
-			// Without the rows, the plan is one that has no order.
+			// Without the levels, the plan is one that has no order.
 			orderRounds = 0
 			r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
 			orderRounds = rounds
 			if err != nil || !(r.ObjectiveNS < best) || len(r.KernelConflicts) == 0 {
-				t.Errorf("graph %d: without the rows, %v (%v), want a cheaper plan with a conflict", gi, r, err)
+				t.Errorf("graph %d: without the levels, %v (%v), want a cheaper plan with a conflict", gi, r, err)
+				continue
+			}
+			// The kinds of conflict the levels ruled out: those of the
+			// plans cheaper than the plan.
+			in, cy := false, false
+			for _, u := range unordered {
+				if u.cost < best {
+					in, cy = in || u.inside, cy || u.cycle
+				}
+			}
+			if in {
+				inside++
+			}
+			if cy {
+				cycles++
 			}
 		}
 	}
-	t.Logf("%d of %d graphs needed rows against kernel-order conflicts (%d where the cheapest plan without an order splits a kernel between register bindings): %d edges crossing inside one kernel, %d cycles of kernels",
+	t.Logf("%d of %d graphs needed levels against kernel-order conflicts (%d where the cheapest plan without an order splits a kernel between register bindings); cheaper plans with an edge crossing inside one kernel in %d, with a cycle of kernels in %d",
 		cut, graphs, pairCut, inside, cycles)
 	if testing.Short() {
 		return // too few graphs to need every kind of row
 	}
 	if cut == 0 || inside == 0 || cycles == 0 {
-		t.Error("the graphs did not need both kinds of rows: the test tests too little")
+		t.Error("the graphs did not need the levels against both kinds of conflict: the test tests too little")
 	}
 	if pairs && pairCut == 0 {
 		t.Error("no row was against a conflict through an edge whose crossing depends on both ends: the test tests too little")
@@ -351,7 +376,8 @@ func BenchmarkKernelOrder(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(len(r.KernelOrder)), "rows")
+			b.ReportMetric(float64(len(r.KernelOrder)), "blocks")
+			b.ReportMetric(float64(len(r.KernelConflicts)), "conflicts")
 			b.ReportMetric(float64(r.UnprovenRegrets), "unproven")
 		})
 	}

@@ -310,10 +310,14 @@ type lowering struct {
 	// second variant converts it without: a costlier mechanism that may be
 	// what fits). Invocations of one class share the slice.
 	alts [][]nodeAlt
-	// orderCuts are the kernel-order rows Plan added (kernelorder.go);
-	// ownAlts marks the nodes whose alternatives they made their own.
-	orderCuts []orderCut
-	ownAlts   map[int]bool
+	// orderCuts are the kernel-order conflicts whose blocks Plan added
+	// (kernelorder.go, order.go); orderIndex[g] is group g's first edge in
+	// the order system (-1 for a load's or a boundary's group); ownAlts
+	// marks the nodes whose alternatives the regrets' pinned solves made
+	// their own.
+	orderCuts  []orderCut
+	orderIndex []int
+	ownAlts    map[int]bool
 	// orderForRegrets says the rows being added are a regret's;
 	// orderPlanTime is the first plan's solve, which bounds the rounds'
 	// time and the pinned solves' (orderTime).

@@ -38,6 +38,7 @@ const (
 	rowShare
 	rowTable
 	rowBudget
+	rowOrder
 )
 
 // rowRef says what a row is, to name it in a conflict.
@@ -48,6 +49,7 @@ type rowRef struct {
 	consumer int
 	label    string // rowSource, rowTarget: the label; rowShare: "s→t"; rowTable: the alternative id
 	budget   int
+	edge     int // rowOrder: index into the Problem's order edges
 }
 
 type coreModel struct {
@@ -77,6 +79,7 @@ const (
 	colEdge
 	colShare
 	colTable
+	colLevel
 )
 
 // colRef says what a column is, to build a point from an assignment.
@@ -87,7 +90,7 @@ type colRef struct {
 	consumer int // colEdge
 	s, t     int // colEdge, colShare
 	term     int // colTable
-	entry    int // colTable
+	entry    int // colTable; colLevel: the level
 }
 
 func (cm *coreModel) addCol(c highs.Column, ref colRef) int {
@@ -99,7 +102,15 @@ func (cm *coreModel) addCol(c highs.Column, ref colRef) int {
 // the start of a warm-started re-solve. It is feasible when the assignment is.
 func (cm *coreModel) point(r *reduction, asg []int) []float64 {
 	x := make([]float64, len(cm.cols))
+	var levels []float64
 	for j := range cm.cols {
+		if cm.cols[j].kind == colLevel {
+			if levels == nil {
+				levels = r.in.order.levelsAt(r.in, asg)
+			}
+			x[j] = levels[cm.cols[j].entry]
+			continue
+		}
 		x[j] = cm.colValue(r, j, asg)
 	}
 	return x
@@ -148,6 +159,8 @@ func (cm *coreModel) colValue(r *reduction, j int, asg []int) float64 {
 		}
 	case colTable:
 		return one(r.terms[c.term].index(asg) == c.entry)
+	case colLevel:
+		return in.order.levelsAt(in, asg)[c.entry]
 	}
 	return 0
 }
@@ -203,6 +216,9 @@ func buildCore(r *reduction) *coreModel {
 	}
 	for b, bu := range in.p.Budgets {
 		addRow(rowRef{kind: rowBudget, budget: b}, math.Inf(-1), bu.Capacity, budget[b])
+	}
+	if in.order != nil {
+		in.order.addTo(cm, addRow)
 	}
 	return cm
 }
@@ -374,6 +390,8 @@ func (in *instance) rowName(ref rowRef) string {
 		return fmt.Sprintf("node %s: joined term at %s", p.Nodes[ref.node].Name, ref.label)
 	case rowBudget:
 		return fmt.Sprintf("budget %s", p.Budgets[ref.budget].Name)
+	case rowOrder:
+		return fmt.Sprintf("kernel order at edge %s", p.order.edges[ref.edge].name)
 	}
 	return "?"
 }

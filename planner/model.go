@@ -19,6 +19,8 @@ type Problem struct {
 	Nodes   []Node
 	Groups  []Group
 	Budgets []Budget
+	// order is the kernel order a lowered graph's plans keep (order.go).
+	order *orderSystem
 }
 
 // A Node is one invocation: the alternatives it may be realized by.

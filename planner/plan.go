@@ -678,11 +678,27 @@ func (lw *lowering) namedError(err error) error {
 			bc.LeastUse = ie.Least[k]
 		}
 		pe.Budgets = append(pe.Budgets, bc)
-		if what, _, ok := lw.isOrderBudget(b); ok {
-			pe.Conflict = append(pe.Conflict, "the kernel order: no kernel schedule runs a plan where "+what+lw.orderCutOf(b).hint())
-			continue
-		}
 		pe.Conflict = append(pe.Conflict, bc.Name+budgetNeed(bc.Capacity, bc.LeastUse))
+	}
+	if lines := lw.orderConflictLines(ie); len(lines) > 0 {
+		pe.Conflict = append(pe.Conflict, lines...)
+		// The invocations of the conflicts' blocks that removals (pins,
+		// features) narrowed: why no plan avoids them.
+		o := lw.problem.order
+		var nodes []int
+		for _, ei := range ie.orderEdges {
+			for _, e := range o.blockEdges[o.edges[ei].block] {
+				nodes = append(nodes, o.edges[e].u, o.edges[e].w)
+			}
+		}
+		slices.Sort(nodes)
+		for _, v := range slices.Compact(nodes) {
+			if why := removals(v, false); len(why) > 0 && !listed[v] && !slices.Contains(ie.Nodes, v) {
+				listed[v] = true
+				pe.Invocations = append(pe.Invocations, InvocationConflict{ID: lw.invs[v].ID, Removed: why})
+				pe.Conflict = append(pe.Conflict, "invocation "+lw.invs[v].ID+" (others removed: "+strings.Join(why, "; ")+")")
+			}
+		}
 	}
 	for i, v := range ie.Nodes {
 		ic := InvocationConflict{ID: lw.invs[v].ID}
@@ -998,10 +1014,10 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
 		BoundNS: sol.Bound, Gap: sol.Gap, BoundFrom: sol.BoundFrom, SolveMS: float64(sol.SolveTime.Microseconds()) / 1000,
 		MILPNodes: sol.MILPNodes, CoreSearch: sol.Search, Model: modelSizes(sol.Model),
-		LocalChoiceViolations: lw.orderViolations(sol.Local.Violations),
+		LocalChoiceViolations: lw.orderViolations(sol.Local.Violations, sol.Local.Choices),
 	}
 	p.Model.Alternatives = lw.alternativesLeft(sol)
-	if !math.IsInf(sol.Local.Cost, 0) && sol.Local.Feasible() {
+	if !math.IsInf(sol.Local.Cost, 0) && len(p.LocalChoiceViolations) == 0 {
 		local, saving := sol.Local.Cost, sol.Local.Cost-sol.Objective
 		p.LocalChoiceNS, p.SavingNS = &local, &saving
 	}
@@ -1069,13 +1085,12 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 		p.UnprovenRegrets += u
 	}
 	lw.nameReplannedChoices(p, sol, choices)
-	for b, used := range sol.BudgetUse {
-		if what, regret, ok := lw.isOrderBudget(b); ok {
-			if !regret {
-				p.KernelOrder = append(p.KernelOrder, what)
-			}
-			continue
+	for _, c := range lw.orderCuts {
+		if !c.regret {
+			p.KernelOrder = append(p.KernelOrder, c.what)
 		}
+	}
+	for b, used := range sol.BudgetUse {
 		p.Budgets = append(p.Budgets, BudgetUse{Name: lw.problem.Budgets[b].Name, Kernel: lw.budgetKernel(b), Used: used,
 			Capacity: lw.problem.Budgets[b].Capacity})
 	}
@@ -1117,12 +1132,10 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 	if len(lw.invs) > replanInvocations || sol.Status != Optimal || sol.Model.CoreNodes > 0 && !lw.noReduce {
 		return
 	}
-	for b := range lw.problem.Budgets {
-		if _, _, ok := lw.isOrderBudget(b); !ok {
-			// A kernel's budget: each solve would contract it again
-			// (a 190-invocation megakernel: 0.2 s a solve, 64 of them).
-			return
-		}
+	if len(lw.problem.Budgets) > 0 {
+		// A kernel's budget: each solve would contract it again (a
+		// 190-invocation megakernel: 0.2 s a solve, 64 of them).
+		return
 	}
 	if lw.noReduce && !dissolves(&lw.problem) {
 		// The pinned solves would leave cores to HiGHS too.
@@ -1766,11 +1779,18 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		bu := lw.problem.Budgets[d.budget]
 		if used := budgetUse[d.budget] + d.delta; used > bu.Capacity+budgetTolerance(bu.Capacity) {
 			feasible = false
-			if c := lw.orderCutOf(d.budget); c != nil {
-				parts = append(parts, "no order of kernels runs it: "+c.what+c.hint())
-				continue
-			}
 			parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
+		}
+	}
+	if lw.problem.order != nil {
+		plan := slices.Clone(choices)
+		for v, a := range change {
+			plan[v] = a
+		}
+		edges := lw.orderEdges(plan)
+		if cs := orderConflicts(len(lw.invs), edges, 1); len(cs) > 0 {
+			feasible = false
+			parts = append(parts, "no order of kernels runs it: "+lw.describeConflict(edges, cs[0])+lw.conflictHint(edges, cs[0]))
 		}
 	}
 	return parts, dCost, feasible

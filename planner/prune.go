@@ -41,6 +41,8 @@ type instance struct {
 	// compiledAs[g] is the group whose compilation group g shares (g
 	// itself when none): their label maps, pairs and costs are the same.
 	compiledAs []int
+	// order is the kernel order's levels and rows (order.go), nil without.
+	order *orderModel
 }
 
 // cgroup is a Group over domain positions.
@@ -219,6 +221,7 @@ func newInstance(p *Problem, keepDominated bool) *instance {
 			}
 		}
 	}
+	in.order = compileOrder(in)
 	return in
 }
 

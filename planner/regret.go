@@ -522,7 +522,9 @@ func (rg *regrets) solveQueries() error {
 		// Solved beside the plan's branch and bound (certifiesAhead).
 		cert = newCertifier(rg, rg.root.duals)
 		rg.dualsAhead = true
-	} else if mode := rg.opt.certify; mode == certifyAlways || mode == certifyFallback || mode == certifyAuto && len(open) >= certifyQueries {
+	} else if mode := rg.opt.certify; !rg.r.in.p.ordered() && (mode == certifyAlways || mode == certifyFallback || mode == certifyAuto && len(open) >= certifyQueries) {
+		// (A certificate's plan is not checked against kernel-order
+		// levels: an ordered problem's queries are re-solved.)
 		// The LP relaxation, solved once for its duals by the interior
 		// point method (a vertex's duals are mostly 0 on this degenerate LP).
 		root, err := rg.lib.NewSolver()
@@ -756,7 +758,7 @@ func (rg *regrets) regionGroups(left []int) [][]int {
 // certificates by the root LP's duals: by default, when the core's queries
 // (every explained core node's alternatives) are at least certifyQueries.
 func certifiesAhead(r *reduction, opt *Options) bool {
-	if opt.NoRegrets || opt.certify != certifyAuto && opt.certify != certifyAlways {
+	if opt.NoRegrets || opt.certify != certifyAuto && opt.certify != certifyAlways || r.in.p.ordered() {
 		return false
 	}
 	explain := explainedAt(opt, r)
@@ -1274,7 +1276,7 @@ func (rg *regrets) searchQueries(open []int) error {
 // s less CPU than one window each, the same regrets.
 func (rg *regrets) windowBounds(open []int) error {
 	p := rg.r.in.p
-	if len(p.Budgets) > 0 {
+	if len(p.Budgets) > 0 || p.ordered() {
 		return nil
 	}
 	in := rg.r.in

@@ -265,6 +265,9 @@ type InfeasibleError struct {
 	// Note says why there is no conflict set, when there is none (an
 	// infeasibility of the integers only, or no HiGHS).
 	Note string
+	// orderEdges are the kernel-order edges whose rows are in the
+	// conflict (order.go).
+	orderEdges []int
 }
 
 func (e *InfeasibleError) Error() string {

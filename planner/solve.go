@@ -51,7 +51,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	}
 	// Kernels whose budgets bind would leave their nodes to HiGHS: those
 	// small enough are contracted first (contract.go).
-	if !opt.NoReduce && !opt.noContract {
+	if !opt.NoReduce && !opt.noContract && !p.ordered() {
 		if c := contractKernels(ctx, p, opt.workers()); c != nil {
 			return solveContracted(ctx, p, c, opt, start)
 		}
@@ -147,7 +147,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				if opt.TimeLimit > 0 {
 					hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
 				}
-			} else if limited(ctx, &opt) && len(p.Budgets) == 0 && len(r.core) >= improveCore {
+			} else if limited(ctx, &opt) && len(p.Budgets) == 0 && !p.ordered() && len(r.core) >= improveCore {
 				// A large core under a time limit (or a deadline of ctx,
 				// which is one) may not be proven: give HiGHS the best
 				// plan a large-neighbourhood search finds from the local
@@ -174,7 +174,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				root = startRootLP(ctx, lib, &cm.model, opt.solverOptions())
 				defer root.stop()
 			}
-			if len(p.Budgets) == 0 && !opt.NoReduce {
+			if len(p.Budgets) == 0 && !p.ordered() && !opt.NoReduce {
 				// The core without budgets is the marginalization LP of
 				// what the reduction left; HiGHS's presolve removes about
 				// a fifth of its rows and costs more than it saves (15–30 %
@@ -185,7 +185,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			startAsg := cm.startPositions(r, startPlan)
 			if startAsg != nil {
 				hopt.Start = cm.point(r, startAsg)
-				hopt.NoFeasibilityJump = feasibleStart(&cm.model, hopt.Start)
+				// (Kernel-order levels: a start repaired to keep them is
+				// often far from the best, which the jump may find.)
+				hopt.NoFeasibilityJump = feasibleStart(&cm.model, hopt.Start) && !p.ordered()
 			}
 			if opt.Progress != nil {
 				offset, floor := r.offset, executionFloor(p)
@@ -260,6 +262,13 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			}
 			copy(asg, main.asg)
 			solverObjective = main.objective
+			if main.status != highs.Optimal {
+				// An incumbent HiGHS stopped at may carry slack: a
+				// fan-out's z above every y it covers costs its
+				// conversion for nothing. Its plan's cost is that of its
+				// point, each column at its value for the choices.
+				solverObjective = cm.model.Objective(cm.point(r, asg))
+			}
 			// Before HiGHS has a bound (a time limit inside the root LP) the
 			// execution floor is one: no plan runs cheaper than every node's
 			// cheapest alternative, conversions being never negative.
@@ -555,6 +564,9 @@ func infeasible(ctx context.Context, in *instance, opt Options) error {
 	conf, err := s.Conflict(ctx, &full.model, highs.Options{TimeLimit: opt.TimeLimit, Threads: 1})
 	if errors.Is(err, highs.ErrNoConflict) {
 		e.Note = "the LP relaxation is feasible: no choice of one alternative per node avoids every forbidden conversion"
+		if in.order != nil {
+			e.Note += " and keeps its kernels in an order"
+		}
 		return e
 	}
 	if err != nil && ctx.Err() != nil {
@@ -574,6 +586,8 @@ func infeasible(ctx context.Context, in *instance, opt Options) error {
 			e.Nodes = append(e.Nodes, ref.node)
 		case rowSource, rowTarget, rowShare:
 			e.Groups = append(e.Groups, ref.group)
+		case rowOrder:
+			e.orderEdges = append(e.orderEdges, ref.edge)
 		}
 	}
 	for _, l := range []*[]int{&e.Budgets, &e.Nodes, &e.Groups} {
@@ -703,6 +717,13 @@ func fullSize(in *instance) ModelSize {
 		}
 	}
 	s.Rows += len(in.p.Budgets)
+	if in.order != nil {
+		s.Columns += len(in.order.levels)
+		s.Rows += len(in.order.rows)
+		for _, r := range in.order.rows {
+			s.Nonzeros += len(r.terms)
+		}
+	}
 	for gi := range in.groups {
 		g := &in.groups[gi]
 		fan := len(g.consumers) > 1

@@ -119,7 +119,7 @@ func (p *Problem) evaluate(choices []int, groups bool) (*Evaluation, error) {
 				}
 			}
 		}
-		e.checkBudgets(p)
+		e.checkBudgets(p, choices)
 		return e, nil
 	}
 	// The groups' slices are cut from three arrays, one entry per consumer
@@ -162,17 +162,21 @@ func (p *Problem) evaluate(choices []int, groups bool) (*Evaluation, error) {
 		e.Groups = append(e.Groups, gc)
 		off += n
 	}
-	e.checkBudgets(p)
+	e.checkBudgets(p, choices)
 	return e, nil
 }
 
-// checkBudgets adds the budgets' violations and sets the total cost: the
-// end of an evaluation.
-func (e *Evaluation) checkBudgets(p *Problem) {
+// checkBudgets adds the budgets' violations, and a kernel-order conflict
+// in a block whose levels are in the model (order.go), and sets the total
+// cost: the end of an evaluation.
+func (e *Evaluation) checkBudgets(p *Problem, choices []int) {
 	for b, bu := range p.Budgets {
 		if e.BudgetUse[b] > bu.Capacity+budgetTolerance(bu.Capacity) {
 			e.Violations = append(e.Violations, fmt.Sprintf("budget %s: use %g exceeds capacity %g", bu.Name, e.BudgetUse[b], bu.Capacity))
 		}
+	}
+	if ei := p.order.conflict(choices); ei >= 0 {
+		e.Violations = append(e.Violations, "kernel order: no order of kernels runs the block of edge "+p.order.edges[ei].name)
 	}
 	e.Cost = e.Execution + e.Conversion
 }

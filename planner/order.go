@@ -1,0 +1,524 @@
+package planner
+
+import (
+	"math"
+	"slices"
+
+	"github.com/cklplan/cklplan/internal/highs"
+)
+
+// Kernel order as levels.
+//
+// A plan runs when its kernels (the invocations joined by edges inside
+// one kernel) have an order in which every edge that crosses a boundary
+// goes from an earlier kernel to a later one (kernelorder.go). Give each
+// invocation a level: an edge inside a kernel keeps its ends' levels
+// equal, and an edge that crosses raises the level by at least one. Such
+// levels exist exactly when the plan's kernels have an order (a cycle of
+// kernels, or an edge that crosses between two invocations of one kernel,
+// would raise a level above itself; and without one, a kernel's level is
+// its depth among the kernels).
+//
+// A conflict is a simple cycle of the graph's edges taken undirected, so
+// it lies in one biconnected component (a block): the levels of each block
+// are independent of the others', and a block whose edges no choice can
+// make conflict needs none. Plan adds a block's levels when a plan it
+// found has a conflict there (kernelorder.go), and solves again; each
+// round adds a block, so the rounds end, and the last plan is optimal
+// among every plan whose kernels have an order.
+//
+// In the MILP, a level is a continuous column in [0, M], M one less than
+// the block's classes (its invocations joined by edges that stay inside
+// one kernel whatever the plan), and each edge's rows are linear in its
+// ends' x columns (orderRows): exact at every integral x.
+
+// orderSystem is a Problem's kernel order: the edges that have one, their
+// blocks, and the blocks whose levels are in the model.
+type orderSystem struct {
+	edges  []orderSysEdge
+	blocks int
+	added  []bool // block → its levels are in the model
+	// blockEdges[b] are block b's edges (indices into edges).
+	blockEdges [][]int
+}
+
+// An orderSysEdge is one edge whose state (inside one kernel, or crossing
+// a boundary) its ends' alternatives decide.
+type orderSysEdge struct {
+	u, w  int // producer and consumer nodes
+	block int
+	name  string
+	// state[au*nw+aw] for the alternatives au of u and aw of w: 0 inside
+	// one kernel, 1 crossing, -1 not convertible (no plan has it); nil
+	// until the edge's block is added.
+	state []int8
+	nw    int
+}
+
+// added reports whether any block's levels are in the model.
+func (o *orderSystem) any() bool {
+	return o != nil && slices.Contains(o.added, true)
+}
+
+// ordered reports whether p has kernel-order levels in its model: the
+// searches that do not know them (the branch and bound, the
+// large-neighbourhood search, the windows and certificates of the regrets)
+// leave such a problem to HiGHS.
+func (p *Problem) ordered() bool { return p.order.any() }
+
+// conflict is an edge of an added block whose kernels under choices (an
+// alternative per node) have no order, or -1: an edge that crosses between
+// two invocations of one kernel, or one on a cycle of kernels.
+func (o *orderSystem) conflict(choices []int) int {
+	if !o.any() {
+		return -1
+	}
+	for b, added := range o.added {
+		if !added {
+			continue
+		}
+		edges := o.blockEdges[b]
+		state := func(ei int) int8 {
+			e := &o.edges[ei]
+			return e.state[choices[e.u]*e.nw+choices[e.w]]
+		}
+		parent := map[int]int{}
+		find := func(v int) int {
+			for {
+				p, ok := parent[v]
+				if !ok || p == v {
+					return v
+				}
+				v = p
+			}
+		}
+		for _, ei := range edges {
+			if state(ei) == 0 {
+				if ru, rw := find(o.edges[ei].u), find(o.edges[ei].w); ru != rw {
+					parent[ru] = rw
+				}
+			}
+		}
+		// Kahn's algorithm over the kernels, by their roots.
+		indeg := map[int]int{}
+		succ := map[int][]int{}
+		var crossing []int
+		for _, ei := range edges {
+			if state(ei) != 1 {
+				continue
+			}
+			ku, kw := find(o.edges[ei].u), find(o.edges[ei].w)
+			if ku == kw {
+				return ei
+			}
+			crossing = append(crossing, ei)
+			succ[ku] = append(succ[ku], kw)
+			indeg[kw]++
+		}
+		var ready []int
+		for _, ei := range crossing {
+			if ku := find(o.edges[ei].u); indeg[ku] == 0 && !slices.Contains(ready, ku) {
+				ready = append(ready, ku)
+			}
+		}
+		for len(ready) > 0 {
+			k := ready[len(ready)-1]
+			ready = ready[:len(ready)-1]
+			for _, s := range succ[k] {
+				if indeg[s]--; indeg[s] == 0 {
+					ready = append(ready, s)
+				}
+			}
+		}
+		for _, ei := range crossing {
+			if indeg[find(o.edges[ei].w)] > 0 {
+				return ei
+			}
+		}
+	}
+	return -1
+}
+
+// edgeBlocks returns the biconnected component of each edge of an
+// undirected multigraph on n nodes (ends[i] the ends of edge i), and their
+// number, by Hopcroft and Tarjan's depth-first search, iteratively.
+func edgeBlocks(n int, ends [][2]int) ([]int, int) {
+	adj := make([][]int, n)
+	for i, e := range ends {
+		adj[e[0]] = append(adj[e[0]], i)
+		if e[1] != e[0] {
+			adj[e[1]] = append(adj[e[1]], i)
+		}
+	}
+	disc, low := make([]int, n), make([]int, n)
+	block := make([]int, len(ends))
+	for i := range block {
+		block[i] = -1
+	}
+	type frame struct{ v, parent, next int }
+	var stack []int // edges not yet in a block
+	var frames []frame
+	t, nb := 0, 0
+	for r := range n {
+		if disc[r] != 0 {
+			continue
+		}
+		t++
+		disc[r], low[r] = t, t
+		frames = append(frames[:0], frame{r, -1, 0})
+		for len(frames) > 0 {
+			f := &frames[len(frames)-1]
+			if f.next < len(adj[f.v]) {
+				ei := adj[f.v][f.next]
+				f.next++
+				if ei == f.parent {
+					continue
+				}
+				w := ends[ei][0]
+				if w == f.v {
+					w = ends[ei][1]
+				}
+				switch {
+				case disc[w] == 0:
+					stack = append(stack, ei)
+					t++
+					disc[w], low[w] = t, t
+					frames = append(frames, frame{w, ei, 0})
+				case disc[w] < disc[f.v]:
+					stack = append(stack, ei) // a back edge, seen from below
+					low[f.v] = min(low[f.v], disc[w])
+				}
+				continue
+			}
+			v, pe := f.v, f.parent
+			frames = frames[:len(frames)-1]
+			if len(frames) == 0 {
+				break
+			}
+			u := frames[len(frames)-1].v
+			low[u] = min(low[u], low[v])
+			if low[v] >= disc[u] {
+				for {
+					e := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					block[e] = nb
+					if e == pe {
+						break
+					}
+				}
+				nb++
+			}
+		}
+	}
+	return block, nb
+}
+
+// orderModel is the order system compiled over an instance's domains: the
+// level columns and rows of the added blocks.
+type orderModel struct {
+	levels []orderLevel
+	rows   []orderRow
+	// nodeLevel[b] maps block b's nodes to their level (index into levels).
+	nodeLevel map[int]map[int]int
+	blocks    []int // the added blocks, ascending
+}
+
+// orderLevel is one level column: a class of a block.
+type orderLevel struct {
+	block int
+	upper float64
+}
+
+// orderTerm is a term of an order row: x[node, k] (node ≥ 0) or a level
+// (node < 0).
+type orderTerm struct {
+	node, k, level int
+	coef           float64
+}
+
+type orderRow struct {
+	lo, hi float64
+	edge   int // index into orderSystem.edges
+	terms  []orderTerm
+}
+
+// compileOrder compiles p's order system over in's domains, and marks the
+// nodes whose x its rows use as touched (they stay in the core).
+func compileOrder(in *instance) *orderModel {
+	o := in.p.order
+	if !o.any() {
+		return nil
+	}
+	om := &orderModel{nodeLevel: map[int]map[int]int{}}
+	for b, added := range o.added {
+		if added {
+			om.blocks = append(om.blocks, b)
+		}
+	}
+	for _, b := range om.blocks {
+		edges := o.blockEdges[b]
+		// Classes: the block's nodes joined by edges inside one kernel
+		// whatever the plan.
+		local := map[int]int{}
+		var nodes []int
+		for _, ei := range edges {
+			for _, v := range []int{o.edges[ei].u, o.edges[ei].w} {
+				if _, ok := local[v]; !ok {
+					local[v] = len(nodes)
+					nodes = append(nodes, v)
+				}
+			}
+		}
+		uf := newUnionFind(len(nodes))
+		kinds := make([]int8, len(edges))
+		for i, ei := range edges {
+			kinds[i] = in.orderKind(&o.edges[ei])
+			if kinds[i] == 0 {
+				e := &o.edges[ei]
+				uf[uf.find(local[e.u])] = uf.find(local[e.w])
+			}
+		}
+		classOf := map[int]int{}
+		levelOf := map[int]int{}
+		for _, v := range nodes {
+			root := uf.find(local[v])
+			c, ok := classOf[root]
+			if !ok {
+				c = len(om.levels)
+				classOf[root] = c
+				om.levels = append(om.levels, orderLevel{block: b})
+			}
+			levelOf[v] = c
+		}
+		upper := math.Max(1, float64(len(classOf)-1))
+		for c := range om.levels {
+			if om.levels[c].block == b {
+				om.levels[c].upper = upper
+			}
+		}
+		om.nodeLevel[b] = levelOf
+		for i, ei := range edges {
+			e := &o.edges[ei]
+			lu, lw := levelOf[e.u], levelOf[e.w]
+			switch kinds[i] {
+			case 0, 2: // inside whatever the plan (joined), or no plan has it
+			case 1:
+				om.add(ei, 1, math.Inf(1), orderTerm{node: -1, level: lw, coef: 1}, orderTerm{node: -1, level: lu, coef: -1})
+			default:
+				in.touched[e.u], in.touched[e.w] = true, true
+				om.edgeRows(in, ei, e, lu, lw, upper)
+			}
+		}
+	}
+	if !slices.Contains(in.touched, true) && len(om.rows) > 0 {
+		// Rows of levels alone (every edge's state fixed, by pins or
+		// by the domains): they hold or not whatever the plan, but
+		// only a model tells, so the blocks' nodes stay in the core.
+		for _, b := range om.blocks {
+			for v := range om.nodeLevel[b] {
+				in.touched[v] = true
+			}
+		}
+	}
+	return om
+}
+
+// orderKind is an edge's state over the domains: 0 inside one kernel, 1
+// crossing, whatever its ends choose; 2 when no pair is convertible; -1
+// when the choices decide.
+func (in *instance) orderKind(e *orderSysEdge) int8 {
+	kind := int8(2)
+	for _, au := range in.domain[e.u] {
+		for _, aw := range in.domain[e.w] {
+			s := e.state[au*e.nw+aw]
+			switch {
+			case s < 0:
+			case kind == 2:
+				kind = s
+			case kind != s:
+				return -1
+			}
+		}
+	}
+	return kind
+}
+
+// add appends a row lo ≤ Σ terms ≤ hi, the terms of one column summed.
+func (om *orderModel) add(edge int, lo, hi float64, terms ...orderTerm) {
+	var out []orderTerm
+	for _, t := range terms {
+		i := slices.IndexFunc(out, func(o orderTerm) bool {
+			return o.node == t.node && (t.node < 0 && o.level == t.level || t.node >= 0 && o.k == t.k)
+		})
+		if i < 0 {
+			out = append(out, t)
+			continue
+		}
+		out[i].coef += t.coef
+	}
+	out = slices.DeleteFunc(out, func(t orderTerm) bool { return t.coef == 0 })
+	om.rows = append(om.rows, orderRow{lo: lo, hi: hi, edge: edge, terms: out})
+}
+
+// edgeRows adds the rows of an edge whose state its ends' choices decide,
+// with u's level lu and w's lw (one column when equal), M the levels'
+// upper bound. For each of u's domain positions ku: cross(ku) are w's
+// positions with which the edge crosses, in(ku) those with which it stays
+// inside (the rest are not convertible). Then, at every integral x:
+//
+//	lw − lu ≥ Σ_{ku: in(ku) = ∅} x[u,ku]                 (and so for w)
+//	lw − lu ≤ M · Σ_{ku: cross(ku) ≠ ∅ or none} x[u,ku]   (and so for w)
+//	lw − lu ≥ x[u,ku] + Σ_{kw ∈ cross(ku)} x[w,kw] − 1     for ku with both
+//	lw − lu ≤ M · (1 − x[u,ku] + Σ_{kw ∉ in(ku)} x[w,kw])  for ku with both
+//
+// (the last two for the side with fewer such positions): whatever pair the
+// plan takes, a crossing pair makes one of the first or third rows say
+// lw ≥ lu + 1, and a pair inside one of the second or fourth say lw ≤ lu.
+func (om *orderModel) edgeRows(in *instance, ei int, e *orderSysEdge, lu, lw int, M float64) {
+	du, dw := in.domain[e.u], in.domain[e.w]
+	st := func(ku, kw int) int8 { return e.state[du[ku]*e.nw+dw[kw]] }
+	level := []orderTerm{{node: -1, level: lw, coef: 1}, {node: -1, level: lu, coef: -1}}
+	// side describes one end: for each of its positions whether some
+	// pair crosses, and whether some stays inside.
+	side := func(n int, other int, at func(k, j int) int8) (cross, inside []bool) {
+		cross, inside = make([]bool, n), make([]bool, n)
+		for k := range n {
+			for j := range other {
+				switch at(k, j) {
+				case 1:
+					cross[k] = true
+				case 0:
+					inside[k] = true
+				}
+			}
+		}
+		return cross, inside
+	}
+	uCross, uIn := side(len(du), len(dw), st)
+	wCross, wIn := side(len(dw), len(du), func(kw, ku int) int8 { return st(ku, kw) })
+	ends := []struct {
+		node          int
+		cross, inside []bool
+		at            func(k, j int) int8
+		other         int
+	}{
+		{e.u, uCross, uIn, st, e.w},
+		{e.w, wCross, wIn, func(kw, ku int) int8 { return st(ku, kw) }, e.u},
+	}
+	mixed := [2]int{}
+	for s, end := range ends {
+		lower := slices.Clone(level)
+		upper := slices.Clone(level)
+		anyIn := false
+		for k := range end.cross {
+			if end.cross[k] && !end.inside[k] {
+				lower = append(lower, orderTerm{node: end.node, k: k, coef: -1})
+			}
+			if end.inside[k] && !end.cross[k] {
+				anyIn = true
+			} else {
+				upper = append(upper, orderTerm{node: end.node, k: k, coef: -M})
+			}
+			if end.cross[k] && end.inside[k] {
+				mixed[s]++
+			}
+		}
+		if s == 0 || len(lower) > len(level) {
+			om.add(ei, 0, math.Inf(1), lower...)
+		}
+		if anyIn {
+			om.add(ei, math.Inf(-1), 0, upper...)
+		}
+	}
+	s := 0
+	if mixed[1] < mixed[0] {
+		s = 1
+	}
+	end := ends[s]
+	n := len(dw)
+	if s == 1 {
+		n = len(du)
+	}
+	for k := range end.cross {
+		if !end.cross[k] || !end.inside[k] {
+			continue
+		}
+		lower := append(slices.Clone(level), orderTerm{node: end.node, k: k, coef: -1})
+		upper := append(slices.Clone(level), orderTerm{node: end.node, k: k, coef: M})
+		for j := range n {
+			switch end.at(k, j) {
+			case 1:
+				lower = append(lower, orderTerm{node: end.other, k: j, coef: -1})
+				upper = append(upper, orderTerm{node: end.other, k: j, coef: -M})
+			case -1:
+				upper = append(upper, orderTerm{node: end.other, k: j, coef: -M})
+			}
+		}
+		om.add(ei, -1, math.Inf(1), lower...)
+		om.add(ei, math.Inf(-1), M, upper...)
+	}
+}
+
+// addTo appends the order model's columns and rows to cm.
+func (om *orderModel) addTo(cm *coreModel, addRow func(rowRef, float64, float64, []highs.Term)) {
+	first := len(cm.model.Columns)
+	for i, l := range om.levels {
+		cm.addCol(highs.Column{Upper: l.upper}, colRef{kind: colLevel, entry: i})
+	}
+	for _, r := range om.rows {
+		terms := make([]highs.Term, len(r.terms))
+		for i, t := range r.terms {
+			col := first + t.level
+			if t.node >= 0 {
+				col = cm.xcol[t.node] + t.k
+			}
+			terms[i] = highs.Term{Col: col, Coef: t.coef}
+		}
+		addRow(rowRef{kind: rowOrder, edge: r.edge}, r.lo, r.hi, terms)
+	}
+}
+
+// levelsAt are the level columns' values at a full assignment (node →
+// domain position): in each block, its kernels' depths in their order; 0
+// in a block whose kernels have none (the point is then infeasible).
+func (om *orderModel) levelsAt(in *instance, asg []int) []float64 {
+	out := make([]float64, len(om.levels))
+	o := in.p.order
+	for _, b := range om.blocks {
+		levelOf := om.nodeLevel[b]
+		uf := newUnionFind(len(om.levels))
+		for _, ei := range o.blockEdges[b] {
+			e := &o.edges[ei]
+			if e.state[in.domain[e.u][asg[e.u]]*e.nw+in.domain[e.w][asg[e.w]]] == 0 {
+				uf[uf.find(levelOf[e.u])] = uf.find(levelOf[e.w])
+			}
+		}
+		// Longest paths over the crossing edges between the kernels, by
+		// relaxation: at most as many passes as kernels.
+		depth := map[int]float64{}
+		for pass := 0; ; pass++ {
+			changed := false
+			for _, ei := range o.blockEdges[b] {
+				e := &o.edges[ei]
+				if e.state[in.domain[e.u][asg[e.u]]*e.nw+in.domain[e.w][asg[e.w]]] != 1 {
+					continue
+				}
+				ku, kw := uf.find(levelOf[e.u]), uf.find(levelOf[e.w])
+				if d := depth[ku] + 1; d > depth[kw] {
+					depth[kw], changed = d, true
+				}
+			}
+			if !changed {
+				break
+			}
+			if pass > len(levelOf) {
+				clear(depth) // a cycle
+				break
+			}
+		}
+		for _, l := range levelOf {
+			out[l] = depth[uf.find(l)]
+		}
+	}
+	return out
+}
