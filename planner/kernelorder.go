@@ -488,7 +488,7 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 	first := sol
 	quiet := so
 	quiet.NoRegrets = true
-	cut := false
+	cut, timedOut := false, false
 	giveBack := func() (*Solution, error) {
 		lw.problem.Nodes = nodes
 		if o := lw.problem.order; o != nil {
@@ -538,24 +538,30 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 			// proven: the best plan found stands, unproven, where its
 			// kernels have an order (no block it has not added has a
 			// conflict); else the first plan, with its conflicts.
-			if len(s.Choices) == len(lw.invs) && !lw.hasOrderConflict(s.alternatives()) {
-				s.SolveTime = time.Since(begun)
-				return s, nil
+			if len(s.Choices) != len(lw.invs) || lw.hasOrderConflict(s.alternatives()) {
+				return giveBack()
 			}
-			return giveBack()
+			sol, timedOut = s, true
+			break
 		}
 		sol = s
 	}
-	if cut && !so.NoRegrets && ctx.Err() == nil {
+	if cut && !so.NoRegrets && ctx.Err() == nil && !timedOut {
+		// The last plan once more, with the regrets, from itself (a
+		// plan the rounds did not prove has none: regrets are measured
+		// from a proven plan).
 		final := so
+		final.Start = sol.alternatives()
 		if so.TimeLimit > 0 {
 			final.TimeLimit = max(so.TimeLimit-time.Since(begun), time.Millisecond)
 		}
 		s, err := Solve(ctx, &lw.problem, final)
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrNoPlan) {
 			return noSolver(err)
 		}
-		sol = s
+		if err == nil && !lw.hasOrderConflict(s.alternatives()) {
+			sol = s
+		}
 	}
 	if cut {
 		sol.SolveTime = time.Since(begun)
