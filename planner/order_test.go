@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -124,5 +125,40 @@ func TestOrderRepair(t *testing.T) {
 	}
 	if repaired < 2 {
 		t.Errorf("%d local choices had conflicts: the test tests too little", repaired)
+	}
+}
+
+// On a triangle u→v→w with u→w whose three edges the choices decide, the
+// cycle's rows say that u→w crosses where u→v or v→w does, and that one of
+// those crosses where u→w does: c_uv ≤ c_uw, c_vw ≤ c_uw, c_uw ≤ c_uv + c_vw.
+func TestCycleRowsOfATriangle(t *testing.T) {
+	o := &orderSystem{edges: []orderSysEdge{{u: 0, w: 1}, {u: 1, w: 2}, {u: 0, w: 2}}}
+	om := &orderModel{}
+	// Crossing columns 0, 1, 2 for the edges 0, 1, 2.
+	om.cycleRows(o, []int{0, 1, 2}, []int8{-1, -1, -1}, []int{0, 1, 2})
+	var got []string
+	for _, r := range om.rows {
+		row := ""
+		for _, tm := range r.terms {
+			row += fmt.Sprintf("%+g·c%d ", tm.coef, tm.level)
+		}
+		got = append(got, fmt.Sprintf("%s≤ %g", row, r.hi))
+	}
+	slices.Sort(got)
+	want := []string{"+1·c0 -1·c2 ≤ 0", "+1·c1 -1·c2 ≤ 0", "+1·c2 -1·c0 -1·c1 ≤ 0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+	// An edge fixed to cross against the direction satisfies the row
+	// whatever the plan: no row; one fixed inside drops out of the sums.
+	om = &orderModel{}
+	om.cycleRows(o, []int{0, 1, 2}, []int8{-1, -1, 1}, []int{0, 1, -1})
+	if len(om.rows) != 0 {
+		t.Errorf("with u→w crossing in every plan: rows %v, want none", om.rows)
+	}
+	om = &orderModel{}
+	om.cycleRows(o, []int{0, 1, 2}, []int8{-1, -1, 0}, []int{0, 1, -1})
+	if len(om.rows) != 2 || len(om.rows[0].terms) != 1 || len(om.rows[1].terms) != 1 {
+		t.Errorf("with u→w inside in every plan: rows %v, want c0 ≤ 0 and c1 ≤ 0", om.rows)
 	}
 }
