@@ -82,7 +82,7 @@ func TestKernelOrderLevels(t *testing.T) {
 func TestKernelOrderUnderTimeLimit(t *testing.T) {
 	minTime := orderMinTime
 	defer func() { orderMinTime = minTime }()
-	orderMinTime = 300 * time.Millisecond
+	orderMinTime = time.Second
 	for _, n := range []int{50, 100} {
 		g := orderGraph(t, rand.New(rand.NewPCG(uint64(n), 3)), n)
 		r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
@@ -117,7 +117,7 @@ func TestOrderRepair(t *testing.T) {
 		if !lw.hasOrderConflict(local) {
 			continue
 		}
-		plan := lw.orderRepair(local)
+		plan := lw.orderRepair(local, time.Now().Add(time.Minute))
 		if plan == nil || lw.hasOrderConflict(plan) {
 			t.Errorf("%d invocations: no repair of the local choice (%v)", n, plan)
 		}

@@ -121,10 +121,11 @@ type Result struct {
 	// model"); empty when the plan's kernels have an order.
 	KernelConflicts []string `json:"kernel_conflicts,omitempty"`
 	// KernelOrder lists the kernel-order conflicts the plan was kept from,
-	// in words: a plan that took the alternatives that make one would
-	// cross a kernel boundary on an edge whose ends other edges keep
-	// inside one kernel, or close a cycle of kernels (docs/format.md,
-	// "Kernels"). Empty when the cheapest plan had an order of kernels.
+	// in words, one for each block of the graph given levels against them:
+	// a plan that took the alternatives that make one would cross a kernel
+	// boundary on an edge whose ends other edges keep inside one kernel, or
+	// close a cycle of kernels (docs/format.md, "Kernels"). Empty when the
+	// cheapest plan had an order of kernels.
 	KernelOrder []string `json:"kernel_order,omitempty"`
 	SavingNS    *float64 `json:"saving_ns"`
 	// Explained is how many invocations' regrets were computed (all of a
@@ -1118,7 +1119,7 @@ const (
 // nameReplannedChoices completes the reasons that say the best plan using a
 // rejected alternative changes other choices too, naming them: each such
 // plan solved again with the invocation pinned to the alternative (and the
-// kernel-order rows the plan added). Only for a graph of at most
+// kernel-order levels the plan added). Only for a graph of at most
 // replanInvocations invocations, without a kernel's shared-memory budget,
 // that the reduction solves whole (each
 // solve is then an elimination, milliseconds, the same every run; under
