@@ -315,7 +315,7 @@ func (lw *lowering) orderSystemOf() *orderSystem {
 		g := &lw.problem.Groups[gi]
 		lw.orderIndex[gi] = len(o.edges)
 		for ci, c := range g.Consumers {
-			o.edges = append(o.edges, orderSysEdge{u: g.Producer, w: c.Node, name: edgeName(lw.groups[gi].edges[ci])})
+			o.edges = append(o.edges, orderSysEdge{u: g.Producer, w: c.Node, gi: gi, ci: ci, name: edgeName(lw.groups[gi].edges[ci])})
 			ends = append(ends, [2]int{g.Producer, c.Node})
 		}
 	}
@@ -357,12 +357,8 @@ func (lw *lowering) addBlock(b int) {
 
 // orderGroup is the group and consumer of order edge ei.
 func (lw *lowering) orderGroup(ei int) (gi, ci int) {
-	for g, first := range lw.orderIndex {
-		if first >= 0 && ei >= first && ei < first+len(lw.problem.Groups[g].Consumers) {
-			return g, ei - first
-		}
-	}
-	return -1, -1
+	e := &lw.problem.order.edges[ei]
+	return e.gi, e.ci
 }
 
 // addOrderBlocks looks for kernel-order conflicts in the plan choices and

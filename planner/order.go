@@ -42,12 +42,14 @@ type orderSystem struct {
 	blockEdges [][]int
 }
 
-// An orderSysEdge is one edge whose state (inside one kernel, or crossing
-// a boundary) its ends' alternatives decide.
+// An orderSysEdge is one edge of the main groups, whose state (inside one
+// kernel, or crossing a boundary) is a function of its ends' alternatives.
 type orderSysEdge struct {
-	u, w  int // producer and consumer nodes
-	block int
-	name  string
+	u, w int // producer and consumer nodes
+	// gi, ci are the lowered graph's group and consumer (kernelorder.go).
+	gi, ci int
+	block  int
+	name   string
 	// state[au*nw+aw] for the alternatives au of u and aw of w: 0 inside
 	// one kernel, 1 crossing, -1 not convertible (no plan has it); nil
 	// until the edge's block is added.
@@ -55,7 +57,7 @@ type orderSysEdge struct {
 	nw    int
 }
 
-// added reports whether any block's levels are in the model.
+// any reports whether any block's levels are in the model.
 func (o *orderSystem) any() bool {
 	return o != nil && slices.Contains(o.added, true)
 }
