@@ -376,28 +376,28 @@ func (lw *lowering) addOrderBlocks(choices []int) int {
 		if o.added[b] {
 			continue
 		}
-		var inside []string
-		for _, i := range c {
-			if !edges[i].cross {
-				inside = append(inside, edgeName(lw.groups[edges[i].gi].edges[edges[i].ci]))
-			}
-		}
 		lw.addBlock(b)
-		lw.orderCuts = append(lw.orderCuts, orderCut{block: b, what: lw.describeConflict(edges, c), regret: lw.orderForRegrets, inside: inside})
+		lw.orderCuts = append(lw.orderCuts, orderCut{block: b, what: lw.describeConflict(edges, c), regret: lw.orderForRegrets, inside: lw.insideEdges(edges, c)})
 		added++
 	}
 	return added
 }
 
-// conflictHint is the hint of conflict c (indices into edges).
-func (lw *lowering) conflictHint(edges []orderEdge, c []int) string {
+// insideEdges names the edges of conflict c (indices into edges) that stay
+// inside one kernel.
+func (lw *lowering) insideEdges(edges []orderEdge, c []int) []string {
 	var inside []string
 	for _, i := range c {
 		if !edges[i].cross {
 			inside = append(inside, edgeName(lw.groups[edges[i].gi].edges[edges[i].ci]))
 		}
 	}
-	return orderCut{inside: inside}.hint()
+	return inside
+}
+
+// conflictHint is the hint of conflict c (indices into edges).
+func (lw *lowering) conflictHint(edges []orderEdge, c []int) string {
+	return orderCut{inside: lw.insideEdges(edges, c)}.hint()
 }
 
 // orderConflictLines says which kernel-order conflicts an infeasible

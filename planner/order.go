@@ -69,73 +69,28 @@ func (o *orderSystem) any() bool {
 func (p *Problem) ordered() bool { return p.order.any() }
 
 // conflict is an edge of an added block whose kernels under choices (an
-// alternative per node) have no order, or -1: an edge that crosses between
-// two invocations of one kernel, or one on a cycle of kernels.
+// alternative per node) have no order, or -1 (orderMeasure, over the
+// block's edges in their states).
 func (o *orderSystem) conflict(choices []int) int {
 	if !o.any() {
 		return -1
 	}
+	var m *orderMeasure
+	var edges []orderEdge
 	for b, added := range o.added {
 		if !added {
 			continue
 		}
-		edges := o.blockEdges[b]
-		state := func(ei int) int8 {
+		edges = edges[:0]
+		for _, ei := range o.blockEdges[b] {
 			e := &o.edges[ei]
-			return e.state[choices[e.u]*e.nw+choices[e.w]]
+			edges = append(edges, orderEdge{gi: e.gi, ci: e.ci, u: e.u, w: e.w, cross: e.state[choices[e.u]*e.nw+choices[e.w]] == 1})
 		}
-		parent := map[int]int{}
-		find := func(v int) int {
-			for {
-				p, ok := parent[v]
-				if !ok || p == v {
-					return v
-				}
-				v = p
-			}
+		if m == nil {
+			m = newOrderMeasure(len(choices))
 		}
-		for _, ei := range edges {
-			if state(ei) == 0 {
-				if ru, rw := find(o.edges[ei].u), find(o.edges[ei].w); ru != rw {
-					parent[ru] = rw
-				}
-			}
-		}
-		// Kahn's algorithm over the kernels, by their roots.
-		indeg := map[int]int{}
-		succ := map[int][]int{}
-		var crossing []int
-		for _, ei := range edges {
-			if state(ei) != 1 {
-				continue
-			}
-			ku, kw := find(o.edges[ei].u), find(o.edges[ei].w)
-			if ku == kw {
-				return ei
-			}
-			crossing = append(crossing, ei)
-			succ[ku] = append(succ[ku], kw)
-			indeg[kw]++
-		}
-		var ready []int
-		for _, ei := range crossing {
-			if ku := find(o.edges[ei].u); indeg[ku] == 0 && !slices.Contains(ready, ku) {
-				ready = append(ready, ku)
-			}
-		}
-		for len(ready) > 0 {
-			k := ready[len(ready)-1]
-			ready = ready[:len(ready)-1]
-			for _, s := range succ[k] {
-				if indeg[s]--; indeg[s] == 0 {
-					ready = append(ready, s)
-				}
-			}
-		}
-		for _, ei := range crossing {
-			if indeg[find(o.edges[ei].w)] > 0 {
-				return ei
-			}
+		if m.of(edges) > 0 {
+			return o.blockEdges[b][0]
 		}
 	}
 	return -1

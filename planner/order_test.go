@@ -105,14 +105,7 @@ func TestOrderRepair(t *testing.T) {
 	repaired := 0
 	for _, n := range []int{10, 20, 50, 100} {
 		g := orderGraph(t, rand.New(rand.NewPCG(uint64(n), 5)), n)
-		target, err := graphTarget(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lw, err := lowerGraph(context.Background(), g, target, nil, NewCache())
-		if err != nil {
-			t.Fatal(err)
-		}
+		lw := lowered(t, g)
 		local := localChoice(&lw.problem).Choices
 		if !lw.hasOrderConflict(local) {
 			continue
