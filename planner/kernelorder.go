@@ -132,6 +132,33 @@ func (lw *lowering) orderEdges(choices []int) []orderEdge {
 	return out
 }
 
+// orderEdgesNear is orderEdges of the blocks that hold an edge of a node
+// that change changes: where choices had no conflict, the only blocks in
+// which choices changed by change may have one (every conflict lies in
+// one block).
+func (lw *lowering) orderEdgesNear(choices []int, change map[int]int) []orderEdge {
+	o := lw.orderSystemOf()
+	var blocks []int
+	for v := range change {
+		for _, ei := range o.nodeEdges[v] {
+			if b := o.edges[ei].block; !slices.Contains(blocks, b) {
+				blocks = append(blocks, b)
+			}
+		}
+	}
+	slices.Sort(blocks) // the same edges, in the same order, every run
+	var out []orderEdge
+	for _, b := range blocks {
+		for _, ei := range o.blockEdges[b] {
+			e := &o.edges[ei]
+			if cross, known := lw.edgeCrosses(e.gi, e.ci, choices[e.u], choices[e.w]); known {
+				out = append(out, orderEdge{gi: e.gi, ci: e.ci, u: e.u, w: e.w, cross: cross})
+			}
+		}
+	}
+	return out
+}
+
 // orderConflicts finds kernel-order conflicts among edges (each as the
 // indices of its edges into edges, sorted): every crossing edge whose ends
 // the edges inside kernels join, with the path that joins them; then one
@@ -323,11 +350,16 @@ func (lw *lowering) orderSystemOf() *orderSystem {
 	block, o.blocks = edgeBlocks(len(lw.problem.Nodes), ends)
 	o.added = make([]bool, o.blocks)
 	o.blockEdges = make([][]int, o.blocks)
+	o.nodeEdges = make([][]int, len(lw.problem.Nodes))
 	for i, b := range block {
-		o.edges[i].block = b
+		e := &o.edges[i]
+		e.block = b
 		o.blockEdges[b] = append(o.blockEdges[b], i)
+		o.nodeEdges[e.u] = append(o.nodeEdges[e.u], i)
+		o.nodeEdges[e.w] = append(o.nodeEdges[e.w], i)
 	}
 	lw.problem.order = o
+	lw.markDiamonds(o)
 	return o
 }
 
@@ -336,23 +368,32 @@ func (lw *lowering) orderSystemOf() *orderSystem {
 func (lw *lowering) addBlock(b int) {
 	o := lw.orderSystemOf()
 	for _, ei := range o.blockEdges[b] {
-		e := &o.edges[ei]
-		nu, nw := len(lw.problem.Nodes[e.u].Alternatives), len(lw.problem.Nodes[e.w].Alternatives)
-		e.nw, e.state = nw, make([]int8, nu*nw)
-		gi, ci := lw.orderGroup(ei)
-		for au := range nu {
-			for aw := range nw {
-				cross, known := lw.edgeCrosses(gi, ci, au, aw)
-				switch {
-				case !known:
-					e.state[au*nw+aw] = -1
-				case cross:
-					e.state[au*nw+aw] = 1
-				}
+		lw.fillStates(ei)
+	}
+	o.added[b] = true
+}
+
+// fillStates sets order edge ei's states over every pair of its ends'
+// alternatives, once.
+func (lw *lowering) fillStates(ei int) {
+	e := &lw.problem.order.edges[ei]
+	if e.state != nil {
+		return
+	}
+	nu, nw := len(lw.problem.Nodes[e.u].Alternatives), len(lw.problem.Nodes[e.w].Alternatives)
+	e.nw, e.state = nw, make([]int8, nu*nw)
+	gi, ci := lw.orderGroup(ei)
+	for au := range nu {
+		for aw := range nw {
+			cross, known := lw.edgeCrosses(gi, ci, au, aw)
+			switch {
+			case !known:
+				e.state[au*nw+aw] = -1
+			case cross:
+				e.state[au*nw+aw] = 1
 			}
 		}
 	}
-	o.added[b] = true
 }
 
 // orderGroup is the group and consumer of order edge ei.
@@ -437,7 +478,7 @@ func (lw *lowering) everyBlockAdded() bool {
 		return false
 	}
 	for b, edges := range o.blockEdges {
-		if o.added[b] || len(edges) < 2 {
+		if o.added[b] || o.isDiamond(b) || len(edges) < 2 {
 			continue
 		}
 		for _, ei := range edges {

@@ -298,9 +298,9 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 				pairCut++
 			}
 			// Without the levels, the plan is one that has no order.
-			orderRounds = 0
+			orderRounds, orderFlags = 0, false
 			r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
-			orderRounds = rounds
+			orderRounds, orderFlags = rounds, true
 			if err != nil || !(r.ObjectiveNS < best) || len(r.KernelConflicts) == 0 {
 				t.Errorf("graph %d: without the levels, %v (%v), want a cheaper plan with a conflict", gi, r, err)
 				continue

@@ -132,8 +132,8 @@ func TestKernelConflicts(t *testing.T) {
 		t.Errorf("the text report does not say the kernels were kept in an order:\n%s", text.String())
 	}
 	// Without the rounds that rule conflicts out, the plan warns.
-	defer func(n int) { orderRounds = n }(orderRounds)
-	orderRounds = 0
+	defer func(n int) { orderRounds, orderFlags = n, true }(orderRounds)
+	orderRounds, orderFlags = 0, false
 	r, err = Plan(context.Background(), g, PlanOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,11 @@ import (
 // round adds a block, so the rounds end, and the last plan is optimal
 // among every plan whose kernels have an order.
 //
+// A block that is a diamond (two directed paths between two invocations,
+// such as a residual edge beside a chain) needs no levels and no round:
+// Solve keeps it in order with flags on its paths' alternatives, exactly
+// and within the reduction (diamond.go).
+//
 // In the MILP, a level is a continuous column in [0, M], M one less than
 // the block's classes (its invocations joined by edges that stay inside
 // one kernel whatever the plan), and each edge's rows are linear in its
@@ -40,6 +45,20 @@ type orderSystem struct {
 	added  []bool // block → its levels are in the model
 	// blockEdges[b] are block b's edges (indices into edges).
 	blockEdges [][]int
+	// diamonds are the blocks that Solve keeps in order with flags
+	// instead of levels (diamond.go); diamond[b] says whether block b is
+	// one. Such a block is never added.
+	diamonds []orderDiamond
+	diamond  []bool
+	// flagGroups are the diamonds' groups, by edge of flagEdges (built
+	// once, by markDiamonds).
+	flagGroups []Group
+	flagEdges  []int
+	// unflagged, while set, has Solve leave the diamonds without flags
+	// (diamondCuts).
+	unflagged bool
+	// nodeEdges[v] are the edges at node v.
+	nodeEdges [][]int
 }
 
 // An orderSysEdge is one edge of the main groups, whose state (inside one

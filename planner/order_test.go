@@ -65,8 +65,8 @@ func TestKernelOrderLevels(t *testing.T) {
 	// Without the levels the cheapest plan has conflicts: the levels cost
 	// something here.
 	rounds := orderRounds
-	orderRounds = 0
-	defer func() { orderRounds = rounds }()
+	orderRounds, orderFlags = 0, false
+	defer func() { orderRounds, orderFlags = rounds, true }()
 	free, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
 	if err != nil || len(free.KernelConflicts) == 0 || !(free.ObjectiveNS < r.ObjectiveNS) {
 		t.Errorf("without levels: %v (%v); want a cheaper plan with conflicts", free, err)

@@ -525,6 +525,11 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	if opts.Start != nil {
 		so.Start = lw.startFrom(opts.Start)
 	}
+	if lw.choosesCrossings() {
+		// The order system, with its diamonds (diamond.go), before the
+		// first solve.
+		lw.orderSystemOf()
+	}
 	var sol *Solution
 	if len(lw.invs) == 0 {
 		// Nothing to choose: the empty plan, proven (Solve takes no
@@ -534,9 +539,12 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		return nil, lw.namedError(err)
 	} else if sol, err = lw.keepKernelOrder(ctx, sol, so); err != nil {
 		return nil, lw.namedError(err)
-	} else if sol.explained && len(sol.Regrets) > 0 && lw.choosesCrossings() {
-		if err := lw.orderRegrets(ctx, sol, so); err != nil {
-			return nil, lw.namedError(err)
+	} else {
+		lw.diamondCuts(ctx, sol, so)
+		if sol.explained && len(sol.Regrets) > 0 && lw.choosesCrossings() {
+			if err := lw.orderRegrets(ctx, sol, so); err != nil {
+				return nil, lw.namedError(err)
+			}
 		}
 	}
 	if err := lw.plainOnTies(sol); err != nil {
@@ -1788,7 +1796,7 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		for v, a := range change {
 			plan[v] = a
 		}
-		edges := lw.orderEdges(plan)
+		edges := lw.orderEdgesNear(plan, change)
 		if cs := orderConflicts(len(lw.invs), edges, 1); len(cs) > 0 {
 			feasible = false
 			parts = append(parts, "no order of kernels runs it: "+lw.describeConflict(edges, cs[0])+lw.conflictHint(edges, cs[0]))

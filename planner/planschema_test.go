@@ -830,8 +830,8 @@ func TestJSONPlanSchema(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "kernel conflicts" {
-				defer func(n int) { orderRounds = n }(orderRounds)
-				orderRounds = 0
+				defer func(n int) { orderRounds, orderFlags = n, true }(orderRounds)
+				orderRounds, orderFlags = 0, false
 			}
 			r, err := Plan(context.Background(), c.g, c.opts)
 			if err != nil {

@@ -49,6 +49,17 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 			return nil, fmt.Errorf("planner: Options.Start[%d]: alternative %d out of range [-1, %d)", v, a, len(p.Nodes[v].Alternatives))
 		}
 	}
+	// Diamonds whose kernels the plan may put out of order are kept in
+	// order by flags (diamond.go).
+	if f := flagDiamonds(p); f != nil {
+		return f.solve(func(q *Problem, qopt Options) (*Solution, error) {
+			sol, err := Solve(ctx, q, qopt)
+			if sol != nil {
+				sol.SolveTime = time.Since(start)
+			}
+			return sol, err
+		}, opt)
+	}
 	// Kernels whose budgets bind would leave their nodes to HiGHS: those
 	// small enough are contracted first (contract.go).
 	if !opt.NoReduce && !opt.noContract && !p.ordered() {

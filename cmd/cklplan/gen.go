@@ -25,14 +25,15 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 		fs.Uint64Var(&q.seed, "seed", 1, "random `seed`")
 		fs.Float64Var(&q.execScale, "exec-scale", 1, "multiply every alternative's execution cost by `factor` (conversions keep the model's cost): the tasks execute in about 1 to 25 ns a tile, their alternatives within ±20 % of one another, against 6 to 11 ns a tile for a conversion, so 10 to 100 makes the alternatives' execution differ by as much as a conversion costs")
 		fs.Int64Var(&q.kernelSmem, "kernel-smem", 0, "fuse each transformer layer into one kernel with this shared-memory budget (`bytes`), the faster alternatives staging more in shared memory (0 to 48 KiB); 0: no kernels")
+		fs.Float64Var(&q.unfused, "unfused", 0, "give every task three unfused alternatives, each its own kernel reading its inputs, writing its output or both through global memory, at `factor` times its cheapest alternative's execution cost, so that the plan chooses where kernels split (0: none)")
 		fs.IntVar(&q.kernelLayers, "kernel-layers", 1, "with --kernel-smem, fuse this many consecutive `layers` into each kernel (at least --layers: the whole model in one kernel, a persistent megakernel)")
 	},
 	ops: []*op[*genRequest]{
-		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem", "kernel-layers"}, formats: []string{"json"}, run: genFamily("transformer"),
+		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem", "kernel-layers", "unfused"}, formats: []string{"json"}, run: genFamily("transformer"),
 			doc: "a stack of --layers transformer-like layers, ten invocations each with two\nresidual edges: x → norm1 → qkv → attn → proj → add1(x) → norm2 → up → act\n→ down → add2(add1), the first x an embedding; --kernel-smem fuses each layer\n(each --kernel-layers layers) into one kernel with that shared-memory budget"},
-		{name: "dag", flags: []string{"invocations", "degree", "seed", "exec-scale"}, formats: []string{"json"}, run: genFamily("dag"),
+		{name: "dag", flags: []string{"invocations", "degree", "seed", "exec-scale", "unfused"}, formats: []string{"json"}, run: genFamily("dag"),
 			doc: "a random DAG of --invocations invocations, each but the first taking 1 to\ndegree−1 inputs from earlier ones (mostly recent), so of average degree about\n--degree; a final chain of sinks reads the outputs nothing else reads"},
-		{name: "tree", flags: []string{"invocations", "seed", "exec-scale"}, formats: []string{"json"}, run: genFamily("tree"),
+		{name: "tree", flags: []string{"invocations", "seed", "exec-scale", "unfused"}, formats: []string{"json"}, run: genFamily("tree"),
 			doc: "a random in-tree of --invocations invocations: every invocation but the\nroot feeds exactly one later one, which takes up to 3 inputs"},
 	},
 }
@@ -50,6 +51,9 @@ type genRequest struct {
 	kernelLayers int
 	// execScale multiplies the alternatives' execution costs.
 	execScale float64
+	// unfused, when positive, adds unfused alternatives at this factor
+	// of a task's cheapest cost.
+	unfused float64
 }
 
 func (q *genRequest) setOperands([]string, *input) error { return nil }
@@ -93,6 +97,8 @@ func runGen(q *genRequest) (result, error) {
 		return nil, badRequest("--degree %d: want 2 to 16", q.degree)
 	case !(q.execScale > 0) || math.IsInf(q.execScale, 0):
 		return nil, badRequest("--exec-scale %v: want a positive factor", q.execScale)
+	case q.unfused < 0 || math.IsInf(q.unfused, 0) || math.IsNaN(q.unfused):
+		return nil, badRequest("--unfused %v: want a positive factor, or 0 for none", q.unfused)
 	case q.kernelSmem < 0:
 		return nil, badRequest("--kernel-smem %d: want a number of bytes, or 0 for no kernels", q.kernelSmem)
 	case q.kernelLayers < 1:
@@ -113,6 +119,9 @@ func runGen(q *genRequest) (result, error) {
 	}
 	if err == nil {
 		err = taskgen.ScaleExecution(&s, q.execScale)
+	}
+	if err == nil && q.unfused > 0 {
+		err = taskgen.AddUnfused(&s, q.unfused)
 	}
 	if err != nil {
 		return nil, err

@@ -448,3 +448,70 @@ func ScaleExecution(s *tasks.Spec, factor float64) error {
 	s.Name += fmt.Sprintf("-exec%g", factor)
 	return nil
 }
+
+// AddUnfused gives every task with ports three unfused alternatives, each
+// its own kernel's work: one that reads its inputs from global memory,
+// one that writes its output there, and one that does both (for a task
+// with inputs and an output; one alternative for a source or a sink), each
+// binding the other ports as the task's cheapest alternative does, at
+// factor times that alternative's execution cost. An edge at a global
+// binding is a kernel boundary (a global round trip, docs/format.md), so
+// the plan chooses where the kernels split; around each transformer
+// layer's residual edges that choice can leave the kernels without an
+// order. It draws no random number: the graph is otherwise the one
+// generated.
+func AddUnfused(s *tasks.Spec, factor float64) error {
+	if !(factor > 0) || math.IsInf(factor, 0) {
+		return fmt.Errorf("taskgen: an unfused alternative's cost factor must be a positive number, got %v", factor)
+	}
+	if s.Layouts == nil {
+		s.Layouts = map[string]string{}
+	}
+	s.Layouts["global"] = "global f16 elements align 16: logical(m:16, n:16) -> physical(addr:256) = (m * 16 + n)"
+	for _, name := range slices.Sorted(maps.Keys(s.Tasks)) {
+		t := s.Tasks[name]
+		if len(t.Alternatives) == 0 || len(t.Ports) == 0 {
+			continue
+		}
+		best := t.Alternatives[0]
+		for _, a := range t.Alternatives[1:] {
+			if a.Cost.NS < best.Cost.NS {
+				best = a
+			}
+		}
+		var in, out bool
+		for _, p := range t.Ports {
+			in, out = in || p.Direction == tasks.In, out || p.Direction == tasks.Out
+		}
+		alts := slices.Clone(t.Alternatives)
+		for _, kind := range []struct {
+			id         string
+			ins, outs  bool
+			applicable bool
+		}{{"unfused_in", true, false, in && out}, {"unfused_out", false, true, in && out}, {"unfused", true, true, true}} {
+			if !kind.applicable {
+				continue
+			}
+			a := best
+			a.ID, a.Implementation = kind.id, fmt.Sprintf("%s, its own kernel (%s)", name, kind.id)
+			a.Cost.NS *= factor
+			a.Ports = slices.Clone(best.Ports)
+			for i, b := range a.Ports {
+				dir := tasks.In
+				for _, p := range t.Ports {
+					if p.Name == b.Port {
+						dir = p.Direction
+					}
+				}
+				if dir == tasks.In && kind.ins || dir == tasks.Out && kind.outs {
+					a.Ports[i] = tasks.BindingSpec{Port: b.Port, Layout: "global"}
+				}
+			}
+			alts = append(alts, a)
+		}
+		t.Alternatives = alts
+		s.Tasks[name] = t
+	}
+	s.Name += fmt.Sprintf("-unfused%g", factor)
+	return nil
+}

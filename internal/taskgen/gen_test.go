@@ -190,3 +190,72 @@ func TestFuseLayersBy(t *testing.T) {
 		t.Error("no layer a kernel: no error")
 	}
 }
+
+// AddUnfused gives each task with ports its unfused alternatives, at the
+// factor of its cheapest alternative's cost, with the global layout where
+// they say, and keeps every other alternative as it was; the graph loads.
+func TestAddUnfused(t *testing.T) {
+	plain, err := Transformer(2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := Transformer(2, 3)
+	if err := AddUnfused(&s, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != plain.Name+"-unfused0.5" || s.Layouts["global"] == "" {
+		t.Errorf("name %q, layouts %v", s.Name, s.Layouts)
+	}
+	for name, pt := range plain.Tasks {
+		st := s.Tasks[name]
+		if !reflect.DeepEqual(st.Alternatives[:len(pt.Alternatives)], pt.Alternatives) {
+			t.Errorf("%s: the fused alternatives changed", name)
+		}
+		added := st.Alternatives[len(pt.Alternatives):]
+		var in, out bool
+		for _, p := range pt.Ports {
+			in, out = in || p.Direction == tasks.In, out || p.Direction == tasks.Out
+		}
+		want := []string{"unfused"}
+		if in && out {
+			want = []string{"unfused_in", "unfused_out", "unfused"}
+		}
+		if len(added) != len(want) {
+			t.Fatalf("%s: %d unfused alternatives, want %d", name, len(added), len(want))
+		}
+		least := math.Inf(1)
+		for _, a := range pt.Alternatives {
+			least = min(least, a.Cost.NS)
+		}
+		for k, a := range added {
+			if a.ID != want[k] || math.Abs(a.Cost.NS-0.5*least) > 1e-12*least {
+				t.Errorf("%s: %s at %v ns, want %s at 0.5 × %v", name, a.ID, a.Cost.NS, want[k], least)
+			}
+			for _, b := range a.Ports {
+				dir := tasks.In
+				for _, p := range pt.Ports {
+					if p.Name == b.Port {
+						dir = p.Direction
+					}
+				}
+				global := a.ID == "unfused" || a.ID == "unfused_in" && dir == tasks.In || a.ID == "unfused_out" && dir == tasks.Out
+				if (b.Layout == "global") != global || !global && b.Distribution == "" {
+					t.Errorf("%s.%s: port %s bound to %+v", name, a.ID, b.Port, b)
+				}
+			}
+		}
+	}
+	data, err := tasks.MarshalSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tasks.Load(data); err != nil {
+		t.Errorf("the graph does not load: %v", err)
+	}
+	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		s, _ := Transformer(1, 1)
+		if err := AddUnfused(&s, bad); err == nil {
+			t.Errorf("factor %v: no error", bad)
+		}
+	}
+}

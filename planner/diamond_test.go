@@ -1,0 +1,171 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cklplan/cklplan/internal/taskgen"
+	"github.com/cklplan/cklplan/tasks"
+)
+
+// orderOf is an order system of edges u → w (no groups), one block per
+// biconnected component.
+func orderOf(n int, edges [][2]int) *orderSystem {
+	o := &orderSystem{}
+	for _, e := range edges {
+		o.edges = append(o.edges, orderSysEdge{u: e[0], w: e[1]})
+	}
+	block, blocks := edgeBlocks(n, edges)
+	o.blocks, o.blockEdges = blocks, make([][]int, blocks)
+	for i, b := range block {
+		o.edges[i].block = b
+		o.blockEdges[b] = append(o.blockEdges[b], i)
+	}
+	return o
+}
+
+func TestFindDiamond(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		n     int
+		edges [][2]int
+		want  bool
+		s, t  int
+		nodes []int
+	}{
+		// s=0 → 1 → 2 → t=3, and 0 → 3: a residual edge beside a chain.
+		{"residual", 4, [][2]int{{0, 1}, {1, 2}, {2, 3}, {0, 3}}, true, 0, 3, []int{1, 2, 3}},
+		// Two edges from one port to two ports of one consumer.
+		{"parallel edges", 2, [][2]int{{0, 1}, {0, 1}}, true, 0, 1, []int{1}},
+		// 0 → 1 ← 2 → 3 ← 0: two sources and two sinks.
+		{"two sources", 4, [][2]int{{0, 1}, {2, 1}, {2, 3}, {0, 3}}, false, 0, 0, nil},
+		// Two diamonds sharing s and t: not a simple cycle.
+		{"three paths", 5, [][2]int{{0, 1}, {1, 4}, {0, 2}, {2, 4}, {0, 4}}, false, 0, 0, nil},
+		{"a bridge", 2, [][2]int{{0, 1}}, false, 0, 0, nil},
+	} {
+		o := orderOf(c.n, c.edges)
+		found := false
+		for b := range o.blocks {
+			d, ok := findDiamond(o, b)
+			if !ok {
+				continue
+			}
+			found = true
+			nodes := slices.Sorted(slices.Values(append(slices.Clone(d.nodes), d.t)))
+			nodes = slices.Compact(nodes)
+			if d.s != c.s || d.t != c.t || !slices.Equal(nodes, c.nodes) || len(d.edges) != len(c.edges) {
+				t.Errorf("%s: s %d, t %d, flagged %v, %d edges; want %d, %d, %v, %d", c.name, d.s, d.t, nodes, len(d.edges), c.s, c.t, c.nodes, len(c.edges))
+			}
+		}
+		if found != c.want {
+			t.Errorf("%s: a diamond %v, want %v", c.name, found, c.want)
+		}
+	}
+}
+
+// unfusedTransformer is cklplan gen transformer --layers layers
+// --exec-scale 100 --unfused factor: every task may run as its own kernel,
+// through global memory, so the plan chooses where kernels split, and
+// each layer's two residual edges make two diamonds.
+func unfusedTransformer(t testing.TB, layers int, factor float64) *tasks.Graph {
+	t.Helper()
+	s, err := taskgen.Transformer(layers, 1)
+	if err == nil {
+		err = taskgen.ScaleExecution(&s, 100)
+	}
+	if err == nil {
+		err = taskgen.AddUnfused(&s, factor)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestDiamondFlagsAgainstLevels plans graphs whose every block that may
+// conflict is a diamond twice: with the flags, and with the levels alone
+// (the rounds and a pinned solve per regret, without a time bound). Both
+// are exact over the plans whose kernels have an order, so the plan and
+// every regret must agree; the flags need no pinned solve and no round.
+func TestDiamondFlagsAgainstLevels(t *testing.T) {
+	for _, factor := range []float64{0.3, 2} {
+		g := unfusedTransformer(t, 1, factor)
+		cache := NewCache()
+		flags, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if flags.UnprovenRegrets > 0 || len(flags.KernelConflicts) > 0 {
+			t.Fatalf("factor %v: with flags, %d regrets unproven, conflicts %v", factor, flags.UnprovenRegrets, flags.KernelConflicts)
+		}
+		func() {
+			defer func(solves int, least time.Duration) {
+				orderFlags, orderRegretSolves, orderMinTime = true, solves, least
+			}(orderRegretSolves, orderMinTime)
+			orderFlags, orderRegretSolves, orderMinTime = false, 1<<20, time.Hour
+			levels, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(flags.ObjectiveNS-levels.ObjectiveNS) > 1e-9*levels.ObjectiveNS {
+				t.Fatalf("factor %v: the plan costs %v with flags, %v with levels", factor, flags.ObjectiveNS, levels.ObjectiveNS)
+			}
+			if factor < 1 && len(levels.KernelOrder) == 0 {
+				t.Errorf("factor %v: the levels added no block: the test tests too little", factor)
+			}
+			n := 0
+			for i, c := range flags.Choices {
+				lc := levels.Choices[i]
+				if len(c.Rejected) != len(lc.Rejected) {
+					t.Fatalf("%s: %d rejected with flags, %d with levels", c.Invocation, len(c.Rejected), len(lc.Rejected))
+				}
+				for k, r := range c.Rejected {
+					lr := lc.Rejected[k]
+					if !lr.Exact || !r.Exact {
+						t.Fatalf("%s %s: exact %v with flags, %v with levels", c.Invocation, r.Alternative, r.Exact, lr.Exact)
+					}
+					if r.Alternative != lr.Alternative || (r.RegretNS == nil) != (lr.RegretNS == nil) ||
+						r.RegretNS != nil && math.Abs(*r.RegretNS-*lr.RegretNS) > 1e-6*math.Max(1, math.Abs(*lr.RegretNS)) {
+						t.Errorf("%s %s: regret %v with flags, %s %v with levels", c.Invocation, r.Alternative, r.RegretNS, lr.Alternative, lr.RegretNS)
+					}
+					n++
+				}
+			}
+			t.Logf("factor %v: plan %.1f ns, %d regrets equal, %d blocks added by the levels, %d conflicts named with flags", factor, flags.ObjectiveNS, n, len(levels.KernelOrder), len(flags.KernelOrder))
+		}()
+	}
+}
+
+// BenchmarkUnfusedTransformer plans cklplan gen transformer --exec-scale
+// 100 --unfused 0.3, every regret explained: every block that may
+// conflict is a diamond.
+//
+//	go test ./planner -run '^$' -bench UnfusedTransformer -benchtime 3x
+func BenchmarkUnfusedTransformer(b *testing.B) {
+	for _, layers := range []int{10, 99} {
+		g := unfusedTransformer(b, layers, 0.3)
+		b.Run(fmt.Sprintf("layers=%d", layers), func(b *testing.B) {
+			cache := NewCache()
+			var r *Result
+			for b.Loop() {
+				var err error
+				if r, err = Plan(context.Background(), g, PlanOptions{Cache: cache}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r.UnprovenRegrets), "unproven")
+		})
+	}
+}
