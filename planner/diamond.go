@@ -198,27 +198,37 @@ func flagDiamonds(p *Problem) *flagged {
 	if o == nil || len(o.diamonds) == 0 || o.unflagged {
 		return nil
 	}
-	f := &flagged{p: p, base: make([][]int, len(p.Nodes))}
+	if o.flagBase == nil {
+		// Built once (by markDiamonds), then only read: each flagged
+		// node's base alternatives and flagged IDs.
+		o.flagBase, o.flagIDs = make([][]int, len(p.Nodes)), make([][]string, len(p.Nodes))
+		for _, d := range o.diamonds {
+			for _, v := range d.nodes {
+				alts := p.Nodes[v].Alternatives
+				base, ids := make([]int, 0, 2*len(alts)), make([]string, 0, 2*len(alts))
+				for a, alt := range alts {
+					base = append(base, a, a)
+					ids = append(ids, alt.ID+"|0", alt.ID+"|1")
+				}
+				o.flagBase[v], o.flagIDs[v] = base, ids
+			}
+		}
+	}
+	f := &flagged{p: p, base: o.flagBase}
 	q := &f.q
 	q.Budgets = p.Budgets
 	q.Nodes = make([]Node, len(p.Nodes))
 	copy(q.Nodes, p.Nodes)
-	for _, d := range o.diamonds {
-		for _, v := range d.nodes {
-			alts := p.Nodes[v].Alternatives
-			twice := make([]Alternative, 0, 2*len(alts))
-			base := make([]int, 0, 2*len(alts))
-			for a, alt := range alts {
-				for flag := range 2 {
-					c := alt
-					c.ID = alt.ID + "|" + strconv.Itoa(flag)
-					twice = append(twice, c)
-					base = append(base, a)
-				}
-			}
-			q.Nodes[v] = Node{Name: p.Nodes[v].Name, Alternatives: twice}
-			f.base[v] = base
+	for v, base := range f.base {
+		if base == nil {
+			continue
 		}
+		twice := make([]Alternative, len(base))
+		for a, b := range base {
+			twice[a] = p.Nodes[v].Alternatives[b]
+			twice[a].ID = o.flagIDs[v][a]
+		}
+		q.Nodes[v] = Node{Name: p.Nodes[v].Name, Alternatives: twice}
 	}
 	expand := func(labels []string, v int) []string {
 		if f.base[v] == nil {
@@ -243,12 +253,17 @@ func flagDiamonds(p *Problem) *flagged {
 		q.Groups[gi] = ng
 	}
 	f.flagGroups()
-	// The order system carries over, its states over q's alternatives,
-	// without the diamonds (Solve of q flags nothing again).
+	// The order system carries over, the added blocks' states over q's
+	// alternatives (only those are read), without the diamonds (Solve of
+	// q flags nothing again).
 	qo := &orderSystem{blocks: o.blocks, added: o.added, blockEdges: o.blockEdges, edges: make([]orderSysEdge, len(o.edges))}
 	copy(qo.edges, o.edges)
 	for i := range qo.edges {
 		e := &qo.edges[i]
+		if !o.added[e.block] {
+			e.state = nil
+			continue
+		}
 		if e.state == nil || f.base[e.u] == nil && f.base[e.w] == nil {
 			continue
 		}
@@ -286,9 +301,10 @@ func (f *flagged) flagOf(v, a int) int {
 func (f *flagged) flagGroups() {
 	o := f.p.order
 	if o.flagGroups == nil {
+		flagged := map[string][2]string{} // a label with each flag
 		for _, d := range o.diamonds {
 			for _, ei := range d.edges {
-				o.flagGroups = append(o.flagGroups, f.flagGroup(ei, d.s))
+				o.flagGroups = append(o.flagGroups, f.flagGroup(ei, d.s, flagged))
 				o.flagEdges = append(o.flagEdges, ei)
 			}
 		}
@@ -304,7 +320,7 @@ func (f *flagged) flagGroups() {
 // stay alike (and one may dominate the other), unless the edge's states
 // differ between alternatives of the same labels: then each label is the
 // alternative's index.
-func (f *flagged) flagGroup(ei, s int) Group {
+func (f *flagged) flagGroup(ei, s int, flagged map[string][2]string) Group {
 	o := f.p.order
 	e := &o.edges[ei]
 	eg := &f.p.Groups[e.gi]
@@ -322,7 +338,12 @@ func (f *flagged) flagGroup(ei, s int) Group {
 			if byIndex {
 				return strconv.Itoa(b) + "|" + strconv.Itoa(flag)
 			}
-			return labels[b] + "|" + strconv.Itoa(flag)
+			l, ok := flagged[labels[b]]
+			if !ok {
+				l = [2]string{labels[b] + "|0", labels[b] + "|1"}
+				flagged[labels[b]] = l
+			}
+			return l[flag]
 		}
 		for a := range nu {
 			g.Sources[a] = label(eg.Sources, f.baseOf(e.u, a), uFlag(a))
@@ -330,20 +351,40 @@ func (f *flagged) flagGroup(ei, s int) Group {
 		for a := range nw {
 			g.Consumers[0].Targets[a] = label(eg.Consumers[e.ci].Targets, f.baseOf(e.w, a), f.flagOf(e.w, a))
 		}
-		admit := map[[2]string]bool{}
+		// Each side's labels as small integers, and each pair of them
+		// seen: 0 not yet, 1 admitted, 2 not.
+		intern := func(labels []string) ([]int, int) {
+			ids, at := make([]int, len(labels)), map[string]int{}
+			for i, l := range labels {
+				id, ok := at[l]
+				if !ok {
+					id = len(at)
+					at[l] = id
+				}
+				ids[i] = id
+			}
+			return ids, len(at)
+		}
+		su, nsu := intern(g.Sources)
+		tw, ntw := intern(g.Consumers[0].Targets)
+		seen := make([]uint8, nsu*ntw)
 		consistent := true
 		for au := range nu {
 			for aw := range nw {
 				st := e.state[f.baseOf(e.u, au)*e.nw+f.baseOf(e.w, aw)]
 				ok := st >= 0 && f.flagOf(e.w, aw) == uFlag(au)|int(st)
-				k := [2]string{g.Sources[au], g.Consumers[0].Targets[aw]}
-				if had, seen := admit[k]; seen {
-					consistent = consistent && had == ok
+				mark := uint8(2)
+				if ok {
+					mark = 1
+				}
+				k := su[au]*ntw + tw[aw]
+				if seen[k] != 0 {
+					consistent = consistent && seen[k] == mark
 					continue
 				}
-				admit[k] = ok
+				seen[k] = mark
 				if ok {
-					g.Pairs = append(g.Pairs, Pair{Source: k[0], Target: k[1]})
+					g.Pairs = append(g.Pairs, Pair{Source: g.Sources[au], Target: g.Consumers[0].Targets[aw]})
 				}
 			}
 		}
@@ -548,7 +589,8 @@ func (f *flagged) backRegrets(sol *Solution) []Regret {
 // diamondCuts names the kernel-order conflicts that the diamonds' flags
 // ruled out of sol, the plan: those of the cheapest plan without the
 // flags, where that plan is cheaper (a solve without regrets, given at
-// least a second or twice the plan's solve; past it, none are named). The
+// least a second or twice the plan's solve, within what the plan left of
+// the caller's time limit; past it, none are named). The
 // report lists them as it lists the blocks the rounds added.
 func (lw *lowering) diamondCuts(ctx context.Context, sol *Solution, so Options) {
 	o := lw.problem.order
@@ -558,6 +600,12 @@ func (lw *lowering) diamondCuts(ctx context.Context, sol *Solution, so Options) 
 	quiet := so
 	quiet.NoRegrets, quiet.Start = true, nil
 	quiet.TimeLimit = max(time.Second, 2*sol.SolveTime)
+	if so.TimeLimit > 0 {
+		// Within the caller's time limit, what the plan left of it.
+		if quiet.TimeLimit = min(quiet.TimeLimit, so.TimeLimit-sol.SolveTime); quiet.TimeLimit <= 0 {
+			return
+		}
+	}
 	o.unflagged = true
 	s, err := Solve(ctx, &lw.problem, quiet)
 	o.unflagged = false

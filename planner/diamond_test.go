@@ -110,6 +110,27 @@ func TestDiamondFlagsAgainstLevels(t *testing.T) {
 		if flags.UnprovenRegrets > 0 || len(flags.KernelConflicts) > 0 {
 			t.Fatalf("factor %v: with flags, %d regrets unproven, conflicts %v", factor, flags.UnprovenRegrets, flags.KernelConflicts)
 		}
+		// Started from the plan, or from the cheaper plan whose kernels
+		// have no order (a start the flags cannot take), the plan is the
+		// same.
+		again, err := Plan(context.Background(), g, PlanOptions{Cache: cache, Start: flags, Solve: Options{NoRegrets: true}})
+		if err != nil || again.ObjectiveNS != flags.ObjectiveNS {
+			t.Errorf("factor %v: from the plan, %v (%v), want %v", factor, again.ObjectiveNS, err, flags.ObjectiveNS)
+		}
+		rounds := orderRounds
+		orderRounds, orderFlags = 0, false
+		free, err := Plan(context.Background(), g, PlanOptions{Cache: cache, Solve: Options{NoRegrets: true}})
+		orderRounds, orderFlags = rounds, true
+		if err != nil {
+			t.Fatal(err)
+		}
+		if factor < 1 && len(free.KernelConflicts) == 0 {
+			t.Errorf("factor %v: the plan without an order has no conflict: the test tests too little", factor)
+		}
+		again, err = Plan(context.Background(), g, PlanOptions{Cache: cache, Start: free, Solve: Options{NoRegrets: true}})
+		if err != nil || again.ObjectiveNS != flags.ObjectiveNS || len(again.KernelConflicts) > 0 {
+			t.Errorf("factor %v: from a plan without an order, %v (%v), want %v", factor, again.ObjectiveNS, err, flags.ObjectiveNS)
+		}
 		func() {
 			defer func(solves int, least time.Duration) {
 				orderFlags, orderRegretSolves, orderMinTime = true, solves, least

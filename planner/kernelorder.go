@@ -103,10 +103,16 @@ func (lw *lowering) edgeCrosses(gi, ci, au, aw int) (cross, known bool) {
 		return false, false
 	}
 	sk, tk := g.Sources[au], g.Consumers[ci].Targets[aw]
-	if lw.endpoints[sk] == nil || lw.endpoints[tk] == nil {
+	src, dst := lw.endpoints[sk], lw.endpoints[tk]
+	if src == nil || dst == nil {
 		return false, false
 	}
-	pi, _ := lw.edgePair(sk, tk, lw.groups[gi].edges[ci], aw)
+	if ownTrip(src, dst) {
+		// The edge's own round trip (edgePairOf): a kernel boundary,
+		// at a finite cost, whatever the consumer's alternative.
+		return true, true
+	}
+	pi, _ := lw.edgePairOf(src, dst, sk, tk, lw.groups[gi].edges[ci], aw)
 	if pi == nil || math.IsInf(pi.total, 1) {
 		return false, false
 	}
@@ -464,6 +470,12 @@ func (lw *lowering) orderConflictLines(ie *InfeasibleError) []string {
 		line := "the kernel order: no kernel schedule runs a plan where " + c.what + c.hint()
 		if !slices.Contains(out, line) {
 			out = append(out, line)
+		}
+	}
+	for _, d := range o.diamonds {
+		// A diamond's flags (diamond.go) in the conflict.
+		if slices.Contains(blocks, d.block) {
+			out = append(out, "the kernel order: "+d.describe)
 		}
 	}
 	return out

@@ -54,6 +54,10 @@ type orderSystem struct {
 	// once, by markDiamonds).
 	flagGroups []Group
 	flagEdges  []int
+	// flagBase[v] are a flagged node's base alternatives, by flagged
+	// alternative (nil for a node without flags); flagIDs their IDs.
+	flagBase [][]int
+	flagIDs  [][]string
 	// unflagged, while set, has Solve leave the diamonds without flags
 	// (diamondCuts).
 	unflagged bool
