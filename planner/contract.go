@@ -733,18 +733,7 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 	// The labels by number, and the pairs by their labels' numbers, so
 	// that filling the table hashes no string.
 	ids := map[string]int{}
-	number := func(ls []string) []int {
-		out := make([]int, len(ls))
-		for a, l := range ls {
-			i, ok := ids[l]
-			if !ok {
-				i = len(ids)
-				ids[l] = i
-			}
-			out[a] = i
-		}
-		return out
-	}
+	number := func(ls []string) []int { return numberLabels(ids, ls) }
 	src := number(g.Sources)
 	tgts := make([][]int, len(g.Consumers))
 	at := make([]int, len(g.Consumers))
@@ -2561,4 +2550,19 @@ func (k *budgetKernel) tuple(t int) []int {
 		rest /= k.bdims[j]
 	}
 	return tu
+}
+
+// numberLabels is each label's number in ids, numbering the labels ids
+// does not hold yet after those it does.
+func numberLabels(ids map[string]int, ls []string) []int {
+	out := make([]int, len(ls))
+	for a, l := range ls {
+		i, ok := ids[l]
+		if !ok {
+			i = len(ids)
+			ids[l] = i
+		}
+		out[a] = i
+	}
+	return out
 }

@@ -5,34 +5,38 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Kernel order in diamonds, by flags.
 //
-// Most blocks whose kernels the plan may put out of order are diamonds: a
-// simple cycle of edges that is two directed paths from one invocation s
-// to another t, such as a transformer layer's residual edge beside the
-// layer's chain. Such a block has an order of kernels exactly when both
-// paths cross a kernel boundary somewhere or neither does: when only one
-// path crosses, s and t share a kernel through the other while the
-// crossing needs s's kernel to run before t's; when both cross, levels
-// that rise along each path by at least one at every crossing meet at t.
+// Most blocks whose kernels the plan may put out of order are diamonds:
+// directed paths from one invocation s to another t that share no other
+// invocation, such as a transformer layer's residual edge beside the
+// layer's chain (two paths), or a mixture of experts' router beside its
+// experts (one path each). Such a block has an order of kernels exactly
+// when all its paths cross a kernel boundary somewhere or none does: when
+// one path crosses and another does not, s and t share a kernel through
+// the second while the crossing needs s's kernel to run before t's; when
+// all cross, levels that rise along each path by at least one at every
+// crossing meet at t (the paths' inner invocations are their own). A
+// conflict is a simple cycle, here two of the paths.
 //
 // Solve keeps a diamond in order without levels or rounds: every node of
 // its paths other than s, and t, takes each of its alternatives twice,
 // with a flag saying whether the path from s to it has crossed a
 // boundary, and one zero-cost group per path edge x → y admits only the
 // pairs where y's flag is x's flag (s's is 0) or'ed with the edge's
-// crossing. At t both paths' flags must agree. The problem stays one of
+// crossing. At t the paths' flags must agree. The problem stays one of
 // pairwise and fan-out terms, which the exact reduction eliminates, so a
 // graph of such diamonds is planned and explained, every regret exact,
 // as fast as one without crossing choices. Solve maps the flagged
 // problem's solution back: each alternative is its base alternative, and a
 // regret the least of its two flags'.
 
-// An orderDiamond is a block of the order system that is two directed
-// paths from s to t.
+// An orderDiamond is a block of the order system that is k ≥ 2 directed
+// paths from s to t sharing no other node.
 type orderDiamond struct {
 	block int
 	s, t  int
@@ -46,9 +50,8 @@ type orderDiamond struct {
 }
 
 // findDiamond reports whether block b of o is a diamond, and the
-// diamond: each node of the block on exactly two of its edges, as many
-// edges as nodes, one node that both its edges leave and one that both
-// enter.
+// diamond: k ≥ 2 directed paths from s to t that share no other node
+// (every other node of the block on one edge in and one out).
 func findDiamond(o *orderSystem, b int) (orderDiamond, bool) {
 	edges := o.blockEdges[b]
 	if len(edges) < 2 {
@@ -63,45 +66,37 @@ func findDiamond(o *orderSystem, b int) (orderDiamond, bool) {
 		in[e.w] = append(in[e.w], ei)
 		nodes[e.u], nodes[e.w] = true, true
 	}
-	if len(nodes) != len(edges) {
-		return orderDiamond{}, false
-	}
 	d := orderDiamond{block: b, s: -1, t: -1}
 	for v := range nodes {
 		switch {
-		case len(out[v])+len(in[v]) != 2:
-			return orderDiamond{}, false
-		case len(out[v]) == 2:
-			if d.s >= 0 {
-				return orderDiamond{}, false
-			}
+		case len(in[v]) == 1 && len(out[v]) == 1:
+		case len(in[v]) == 0 && len(out[v]) >= 2 && d.s < 0:
 			d.s = v
-		case len(in[v]) == 2:
-			if d.t >= 0 {
-				return orderDiamond{}, false
-			}
+		case len(out[v]) == 0 && len(in[v]) >= 2 && d.t < 0:
 			d.t = v
+		default:
+			return orderDiamond{}, false
 		}
 	}
-	if d.s < 0 || d.t < 0 {
+	if d.s < 0 || d.t < 0 || len(out[d.s]) != len(in[d.t]) {
 		return orderDiamond{}, false
 	}
 	// Walk each path from s: every inner node has one edge in and one
-	// out, so the walk ends at t.
+	// out, so the walk ends at t; the walks cover the block.
 	for _, first := range out[d.s] {
-		ei := first
-		for {
+		for ei := first; ; ei = out[o.edges[ei].w][0] {
 			d.edges = append(d.edges, ei)
-			w := o.edges[ei].w
-			d.nodes = append(d.nodes, w)
-			if w == d.t {
+			if w := o.edges[ei].w; w != d.t {
+				d.nodes = append(d.nodes, w)
+			} else {
 				break
 			}
-			ei = out[w][0]
 		}
 	}
-	// t is listed at the end of both paths: once is enough.
-	d.nodes = d.nodes[:len(d.nodes)-1]
+	if len(d.edges) != len(edges) {
+		return orderDiamond{}, false
+	}
+	d.nodes = append(d.nodes, d.t)
 	return d, true
 }
 
@@ -159,7 +154,7 @@ func (lw *lowering) markDiamonds(o *orderSystem) {
 	flagDiamonds(&lw.problem)
 }
 
-// describeDiamond names a diamond's two paths.
+// describeDiamond names a diamond's paths.
 func (lw *lowering) describeDiamond(o *orderSystem, d orderDiamond) string {
 	var paths []string
 	path := lw.invs[d.s].ID
@@ -171,7 +166,10 @@ func (lw *lowering) describeDiamond(o *orderSystem, d orderDiamond) string {
 			path = lw.invs[d.s].ID
 		}
 	}
-	return "the paths " + paths[0] + " and " + paths[1] + " either both cross a kernel boundary or neither does"
+	if len(paths) == 2 {
+		return "the paths " + paths[0] + " and " + paths[1] + " either both cross a kernel boundary or neither does"
+	}
+	return "the paths " + strings.Join(paths[:len(paths)-1], ", ") + " and " + paths[len(paths)-1] + " either all cross a kernel boundary or none does"
 }
 
 // isDiamond reports whether block b is kept in order by flags.
@@ -353,21 +351,10 @@ func (f *flagged) flagGroup(ei, s int, flagged map[string][2]string) Group {
 		}
 		// Each side's labels as small integers, and each pair of them
 		// seen: 0 not yet, 1 admitted, 2 not.
-		intern := func(labels []string) ([]int, int) {
-			ids, at := make([]int, len(labels)), map[string]int{}
-			for i, l := range labels {
-				id, ok := at[l]
-				if !ok {
-					id = len(at)
-					at[l] = id
-				}
-				ids[i] = id
-			}
-			return ids, len(at)
-		}
-		su, nsu := intern(g.Sources)
-		tw, ntw := intern(g.Consumers[0].Targets)
-		seen := make([]uint8, nsu*ntw)
+		uids, wids := map[string]int{}, map[string]int{}
+		su, tw := numberLabels(uids, g.Sources), numberLabels(wids, g.Consumers[0].Targets)
+		ntw := len(wids)
+		seen := make([]uint8, len(uids)*ntw)
 		consistent := true
 		for au := range nu {
 			for aw := range nw {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -43,8 +44,12 @@ func TestFindDiamond(t *testing.T) {
 		{"parallel edges", 2, [][2]int{{0, 1}, {0, 1}}, true, 0, 1, []int{1}},
 		// 0 → 1 ← 2 → 3 ← 0: two sources and two sinks.
 		{"two sources", 4, [][2]int{{0, 1}, {2, 1}, {2, 3}, {0, 3}}, false, 0, 0, nil},
-		// Two diamonds sharing s and t: not a simple cycle.
-		{"three paths", 5, [][2]int{{0, 1}, {1, 4}, {0, 2}, {2, 4}, {0, 4}}, false, 0, 0, nil},
+		// Three paths from 0 to 4: a router beside two experts.
+		{"three paths", 5, [][2]int{{0, 1}, {1, 4}, {0, 2}, {2, 4}, {0, 4}}, true, 0, 4, []int{1, 2, 4}},
+		// Paths that share an inner node (1): nested, not one diamond.
+		{"nested", 5, [][2]int{{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {0, 4}}, false, 0, 0, nil},
+		// A path against the others' direction: 0 → 1 → 2 and 0 → 2 → 1.
+		{"crossed", 3, [][2]int{{0, 1}, {1, 2}, {0, 2}, {2, 1}}, false, 0, 0, nil},
 		{"a bridge", 2, [][2]int{{0, 1}}, false, 0, 0, nil},
 	} {
 		o := orderOf(c.n, c.edges)
@@ -67,6 +72,57 @@ func TestFindDiamond(t *testing.T) {
 	}
 }
 
+// TestDiamondExhaustive plans random diamonds of two to four paths whose
+// every task binds its ports in registers or a global layout at random
+// (orderGraphOf's bindings): the planner flags them (no levels) and its
+// plan and every regret equal those of enumerating every plan.
+func TestDiamondExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 23))
+	cache := NewCache()
+	graphs, flaggedCut := 60, 0
+	if testing.Short() {
+		graphs = 15
+	}
+	for gi := range graphs {
+		// s = 0; each path 0 to 2 inner invocations; t last, reading
+		// each path's end.
+		k := 2 + rng.IntN(3)
+		var ends []int
+		inputs := [][]int{nil}
+		for range k {
+			end := 0
+			for range rng.IntN(3) {
+				inputs = append(inputs, []int{end})
+				end = len(inputs) - 1
+			}
+			ends = append(ends, end)
+		}
+		inputs = append(inputs, ends)
+		if len(inputs) > 7 {
+			continue // at most 4^7 plans to enumerate
+		}
+		g := orderGraphFrom(t, rng, len(inputs), gi%2 == 1, func(i int) []int { return inputs[i] })
+		lw := lowered(t, g)
+		if lw.choosesCrossings() {
+			if o := lw.orderSystemOf(); len(o.diamonds) != 1 {
+				t.Errorf("graph %d (inputs %v): %d diamonds flagged, want 1", gi, inputs, len(o.diamonds))
+			}
+		}
+		best, using := orderedOptimum(t, g, cache, nil)
+		r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+		if !checkOrderedPlan(t, fmt.Sprintf("graph %d (inputs %v)", gi, inputs), r, err, best, using) {
+			continue
+		}
+		if len(r.KernelOrder) > 0 {
+			flaggedCut++
+		}
+	}
+	t.Logf("%d of %d diamonds kept a cheaper plan without an order out", flaggedCut, graphs)
+	if !testing.Short() && flaggedCut == 0 {
+		t.Error("no diamond ruled a cheaper plan out: the test tests too little")
+	}
+}
+
 // unfusedTransformer is cklplan gen transformer --layers layers
 // --exec-scale 100 --unfused factor: every task may run as its own kernel,
 // through global memory, so the plan chooses where kernels split, and
@@ -83,11 +139,7 @@ func unfusedTransformer(t testing.TB, layers int, factor float64) *tasks.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := tasks.MarshalSpec(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
+	g, err := tasks.New(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,25 @@ func orderGraph(t testing.TB, rng *rand.Rand, n int) *tasks.Graph {
 // alone.
 func orderGraphOf(t testing.TB, rng *rand.Rand, n int, pairs bool) *tasks.Graph {
 	t.Helper()
+	return orderGraphFrom(t, rng, n, pairs, func(i int) []int {
+		var ins []int
+		if i > 0 {
+			ins = append(ins, rng.IntN(i))
+			if i > 1 && rng.IntN(2) == 0 {
+				if j := rng.IntN(i); j != ins[0] {
+					ins = append(ins, j)
+				}
+			}
+		}
+		return ins
+	})
+}
+
+// orderGraphFrom is orderGraphOf's graph of n invocations, invocation i
+// reading its inputs x0, x1, … from the outputs of inputs(i), earlier
+// invocations (called for each i in turn).
+func orderGraphFrom(t testing.TB, rng *rand.Rand, n int, pairs bool, inputs func(i int) []int) *tasks.Graph {
+	t.Helper()
 	kinds := []string{"r", "g"}
 	bind := map[string]string{"r": `"mma.m16n8k16.a.f16"`, "g": `{"layout": "g"}`}
 	// M tiles: 64, one wave on the H200's 132 SMs; with pairs 4,096, 31
@@ -58,15 +77,7 @@ func orderGraphOf(t testing.TB, rng *rand.Rand, n int, pairs bool) *tasks.Graph 
 	}
 	var tasksJSON, invs, edges []string
 	for i := range n {
-		var ins []int
-		if i > 0 {
-			ins = append(ins, rng.IntN(i))
-			if i > 1 && rng.IntN(2) == 0 {
-				if j := rng.IntN(i); j != ins[0] {
-					ins = append(ins, j)
-				}
-			}
-		}
+		ins := inputs(i)
 		ports := []string{fmt.Sprintf(`"y": {"direction": "out", "tile": "t", "element": %q}`, element)}
 		for k := range ins {
 			ports = append(ports, fmt.Sprintf(`"x%d": {"direction": "in", "tile": "t", "element": %q}`, k, element))
@@ -214,8 +225,7 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 	}
 	for gi := range graphs {
 		g := orderGraphOf(t, rng, 3+rng.IntN(3), pairs)
-		invs := g.Invocations()
-		best, bestAny := math.Inf(1), math.Inf(1)
+		bestAny := math.Inf(1)
 		// anyPairs: the edges crossing between register bindings in the
 		// plan of cost bestAny.
 		anyPairs := 0
@@ -226,67 +236,17 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 			inside, cycle bool
 		}
 		var unordered []unorderedPlan
-		using := map[[2]string]float64{} // the cheapest plan with an order using an alternative
-		choice := make([]GraphChoice, len(invs))
-		var walk func(i int)
-		walk = func(i int) {
-			if i == len(invs) {
-				ev, err := EvaluateGraph(g, choice, PlanOptions{Cache: cache})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ev.Feasible() {
-					if ev.Cost < bestAny {
-						bestAny, anyPairs = ev.Cost, registerCrossings(ev.Edges, choice)
-					}
-					if in, cy := kernelOrderConflicts(ev.Edges); in || cy {
-						unordered = append(unordered, unorderedPlan{ev.Cost, in, cy})
-					} else {
-						best = math.Min(best, ev.Cost)
-						for v, c := range choice {
-							k := [2]string{invs[v].ID, c.Alternative}
-							if old, ok := using[k]; !ok || ev.Cost < old {
-								using[k] = ev.Cost
-							}
-						}
-					}
-				}
-				return
+		best, using := orderedOptimum(t, g, cache, func(ev *GraphEvaluation, choice []GraphChoice, in, cy bool) {
+			if ev.Cost < bestAny {
+				bestAny, anyPairs = ev.Cost, registerCrossings(ev.Edges, choice)
 			}
-			for _, a := range invs[i].Task.Alternatives {
-				choice[i] = GraphChoice{Alternative: a.ID}
-				walk(i + 1)
+			if in || cy {
+				unordered = append(unordered, unorderedPlan{ev.Cost, in, cy})
 			}
-		}
-		walk(0)
+		})
 		r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
-		if math.IsInf(best, 1) {
-			if !errors.Is(err, ErrInfeasible) {
-				t.Errorf("graph %d: no plan has an order of kernels, but Plan gives %v", gi, err)
-			}
+		if !checkOrderedPlan(t, fmt.Sprintf("graph %d", gi), r, err, best, using) {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("graph %d: %v", gi, err)
-		}
-		if math.Abs(r.ObjectiveNS-best) > 1e-6*best {
-			t.Errorf("graph %d: plan %v ns, the cheapest with an order of kernels %v ns (of any plan %v ns); rows %q",
-				gi, r.ObjectiveNS, best, bestAny, r.KernelOrder)
-		}
-		if len(r.KernelConflicts) > 0 {
-			t.Errorf("graph %d: conflicts %q", gi, r.KernelConflicts)
-		}
-		for _, c := range r.Choices {
-			for _, rj := range c.Rejected {
-				want, ok := using[[2]string{c.Invocation, rj.Alternative}]
-				switch {
-				case !ok && rj.Infeasible:
-				case !ok || rj.Infeasible || rj.RegretNS == nil:
-					t.Errorf("graph %d: %s's %s: regret %v (infeasible %v), want %v", gi, c.Invocation, rj.Alternative, rj.RegretNS, rj.Infeasible, want-best)
-				case math.Abs(*rj.RegretNS-(want-best)) > 1e-6*best || !rj.Exact:
-					t.Errorf("graph %d: %s's %s: regret %v (exact %v), want %v: the cheapest plan with an order using it", gi, c.Invocation, rj.Alternative, *rj.RegretNS, rj.Exact, want-best)
-				}
-			}
 		}
 		ev, err := EvaluateGraph(g, ChoicesOf(r), PlanOptions{Cache: cache})
 		if err != nil || !hasKernelOrder(ev.Edges) {
@@ -332,6 +292,88 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 	if pairs && pairCut == 0 {
 		t.Error("no row was against a conflict through an edge whose crossing depends on both ends: the test tests too little")
 	}
+}
+
+// orderedOptimum enumerates every plan of g: it returns the cost of the
+// cheapest whose kernels have an order (+Inf when none has) and, for each
+// invocation's alternative, the cheapest such plan using it; visit, when
+// not nil, sees every feasible plan with the kinds of kernel-order
+// conflict it has.
+func orderedOptimum(t *testing.T, g *tasks.Graph, cache *Cache, visit func(ev *GraphEvaluation, choice []GraphChoice, inside, cycle bool)) (float64, map[[2]string]float64) {
+	t.Helper()
+	invs := g.Invocations()
+	best := math.Inf(1)
+	using := map[[2]string]float64{}
+	choice := make([]GraphChoice, len(invs))
+	var walk func(i int)
+	walk = func(i int) {
+		if i < len(invs) {
+			for _, a := range invs[i].Task.Alternatives {
+				choice[i] = GraphChoice{Alternative: a.ID}
+				walk(i + 1)
+			}
+			return
+		}
+		ev, err := EvaluateGraph(g, choice, PlanOptions{Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ev.Feasible() {
+			return
+		}
+		in, cy := kernelOrderConflicts(ev.Edges)
+		if visit != nil {
+			visit(ev, choice, in, cy)
+		}
+		if in || cy {
+			return
+		}
+		best = math.Min(best, ev.Cost)
+		for v, c := range choice {
+			k := [2]string{invs[v].ID, c.Alternative}
+			if old, ok := using[k]; !ok || ev.Cost < old {
+				using[k] = ev.Cost
+			}
+		}
+	}
+	walk(0)
+	return best, using
+}
+
+// checkOrderedPlan checks Plan's result r (err) against orderedOptimum's
+// enumeration: the plan is the cheapest with an order of kernels, and
+// every regret that of the cheapest such plan using the alternative. It
+// reports whether r is a plan to check further.
+func checkOrderedPlan(t *testing.T, name string, r *Result, err error, best float64, using map[[2]string]float64) bool {
+	t.Helper()
+	if math.IsInf(best, 1) {
+		if !errors.Is(err, ErrInfeasible) {
+			t.Errorf("%s: no plan has an order of kernels, but Plan gives %v", name, err)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if math.Abs(r.ObjectiveNS-best) > 1e-6*best {
+		t.Errorf("%s: plan %v ns, the cheapest with an order of kernels %v ns; rows %q", name, r.ObjectiveNS, best, r.KernelOrder)
+	}
+	if len(r.KernelConflicts) > 0 {
+		t.Errorf("%s: conflicts %q", name, r.KernelConflicts)
+	}
+	for _, c := range r.Choices {
+		for _, rj := range c.Rejected {
+			want, ok := using[[2]string{c.Invocation, rj.Alternative}]
+			switch {
+			case !ok && rj.Infeasible:
+			case !ok || rj.Infeasible || rj.RegretNS == nil:
+				t.Errorf("%s: %s's %s: regret %v (infeasible %v), want %v", name, c.Invocation, rj.Alternative, rj.RegretNS, rj.Infeasible, want-best)
+			case math.Abs(*rj.RegretNS-(want-best)) > 1e-6*best || !rj.Exact:
+				t.Errorf("%s: %s's %s: regret %v (exact %v), want %v: the cheapest plan with an order using it", name, c.Invocation, rj.Alternative, *rj.RegretNS, rj.Exact, want-best)
+			}
+		}
+	}
+	return true
 }
 
 // registerCrossings counts the edges that cross a kernel boundary under
