@@ -14,10 +14,12 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/tasks"
 )
 
-// FuzzPlanMutated plans the bundled examples with what the planner reads
+// FuzzPlanMutated plans the bundled examples (and a transformer layer
+// whose tasks may run as their own kernels) with what the planner reads
 // changed: costs and sizes scaled or zeroed, pins and forbids, kernel
 // budgets, edges that must cross. Whatever loads must plan without a panic,
 // and the reduced and the --no-reduce paths must agree: the same optimum,
@@ -39,6 +41,23 @@ func FuzzPlanMutated(f *testing.F) {
 		}
 		bases = append(bases, data)
 	}
+	// A transformer layer whose every task may run as its own kernel:
+	// its residual edges make diamonds (diamond.go).
+	spec, err := taskgen.Transformer(1, 1)
+	if err == nil {
+		err = taskgen.ScaleExecution(&spec, 100)
+	}
+	if err == nil {
+		err = taskgen.AddUnfused(&spec, 0.3)
+	}
+	if err != nil {
+		f.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(spec)
+	if err != nil {
+		f.Fatal(err)
+	}
+	bases = append(bases, data)
 	for ex := range bases {
 		for _, seed := range []uint64{1, 2, 3} {
 			f.Add(uint8(ex), seed, uint8(seed))
