@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,69 +37,266 @@ import (
 // problem's solution back: each alternative is its base alternative, and a
 // regret the least of its two flags'.
 
-// An orderDiamond is a block of the order system that is k ≥ 2 directed
-// paths from s to t sharing no other node.
+// An orderDiamond is a block of the order system that is series-parallel
+// from s to t: k ≥ 2 directed paths sharing no other node (a diamond), or
+// diamonds nested in one another's paths, in series and in parallel (a
+// gated MLP's two branches beside its residual edge).
+//
+// Each parallel composition C of the block (its paths from one invocation
+// s_C to another t_C, none touching the rest of the block but at s_C and
+// t_C) has a flag at each invocation v inside it or at t_C: whether the
+// path from s_C to v has crossed a kernel boundary. An edge u → w sets
+// each of w's flags: to its crossing where u is s_C, to u's flag or'ed
+// with its crossing where u is inside C, and not at all where the edge
+// enters t_C from outside C. The block has an order of kernels exactly
+// when every node's flags agree across its edges in: where two paths part
+// at one invocation and meet at another, both cross a kernel boundary
+// between the two or neither does (by induction on the compositions: a
+// composition's paths then all raise the level of its sink, or none does).
+// Flags of nested compositions are ordered (crossed since the inner source
+// implies crossed since the outer one), so a node's states are its flags'
+// monotone assignments: d+1 of them under d nested compositions.
 type orderDiamond struct {
 	block int
 	s, t  int
-	// edges are the paths' edges (indices into orderSystem.edges), each
-	// path from s to t in turn.
+	// edges are the block's edges (indices into orderSystem.edges), each
+	// after every edge into its tail.
 	edges []int
-	// nodes are the flagged nodes: the paths' inner nodes and t.
-	nodes []int
+	// edgeSrc[i] and edgeIn[i] are the flags of edges[i]'s head that the
+	// edge sets to its crossing (its tail the compositions' source) and
+	// to its tail's flag or'ed with its crossing (its tail inside them).
+	edgeSrc, edgeIn []uint64
+	// nodes are the flagged nodes: every node of the block but s, and
+	// states[i] the flag sets nodes[i] may hold, the empty one first.
+	nodes  []int
+	states [][]uint64
 	// describe says, in words, which paths must agree.
 	describe string
 }
 
-// findDiamond reports whether block b of o is a diamond, and the
-// diamond: k ≥ 2 directed paths from s to t that share no other node
-// (every other node of the block on one edge in and one out).
+// Bounds on a block kept in order by flags: its parallel compositions
+// (one bit each), a node's flags and a node's states (each multiplies its
+// alternatives). A block past them is left to levels.
+const (
+	maxFlagComps    = 64
+	maxFlagsPerNode = 8
+)
+
+// maxStatesPerNode bounds a node's flag sets: 8 is three nested
+// compositions, or a sink of two beside another. Tests raise it.
+var maxStatesPerNode = 8
+
+// findDiamond reports whether block b of o is series-parallel from one
+// invocation s to another t, and its flags (orderDiamond). It reduces the
+// block's edges: edges with the same ends join in parallel (a
+// composition), and an invocation with one edge in and one out joins its
+// two in series, until one edge from s to t is left or nothing joins.
 func findDiamond(o *orderSystem, b int) (orderDiamond, bool) {
 	edges := o.blockEdges[b]
 	if len(edges) < 2 {
 		return orderDiamond{}, false
 	}
-	out := map[int][]int{} // node → its block edges that leave it
-	in := map[int][]int{}
-	nodes := map[int]bool{}
+	in, out := map[int]int{}, map[int]int{}
+	var nodes []int
 	for _, ei := range edges {
 		e := &o.edges[ei]
-		out[e.u] = append(out[e.u], ei)
-		in[e.w] = append(in[e.w], ei)
-		nodes[e.u], nodes[e.w] = true, true
+		for _, v := range [2]int{e.u, e.w} {
+			if _, ok := in[v]; !ok {
+				in[v], out[v] = 0, 0
+				nodes = append(nodes, v)
+			}
+		}
+		out[e.u]++
+		in[e.w]++
 	}
 	d := orderDiamond{block: b, s: -1, t: -1}
-	for v := range nodes {
+	for _, v := range nodes {
 		switch {
-		case len(in[v]) == 1 && len(out[v]) == 1:
-		case len(in[v]) == 0 && len(out[v]) >= 2 && d.s < 0:
+		case in[v] > 0 && out[v] > 0:
+		case in[v] == 0 && d.s < 0:
 			d.s = v
-		case len(out[v]) == 0 && len(in[v]) >= 2 && d.t < 0:
+		case out[v] == 0 && d.t < 0:
 			d.t = v
 		default:
 			return orderDiamond{}, false
 		}
 	}
-	if d.s < 0 || d.t < 0 || len(out[d.s]) != len(in[d.t]) {
+	if d.s < 0 || d.t < 0 {
 		return orderDiamond{}, false
 	}
-	// Walk each path from s: every inner node has one edge in and one
-	// out, so the walk ends at t; the walks cover the block.
-	for _, first := range out[d.s] {
-		for ei := first; ; ei = out[o.edges[ei].w][0] {
-			d.edges = append(d.edges, ei)
-			if w := o.edges[ei].w; w != d.t {
-				d.nodes = append(d.nodes, w)
-			} else {
-				break
+	type item struct {
+		u, w  int
+		edges []int
+		comp  int // the parallel composition the item is, or -1
+	}
+	type comp struct {
+		src, snk int
+		edges    []int
+		dead     bool // joined into a later one with the same ends
+	}
+	var comps []comp
+	items := make([]*item, len(edges))
+	for i, ei := range edges {
+		items[i] = &item{u: o.edges[ei].u, w: o.edges[ei].w, edges: []int{ei}, comp: -1}
+	}
+	for {
+		changed := false
+		// In parallel: items with the same ends, the first keeping a
+		// composition (one composition per pair of ends).
+		first := map[[2]int]*item{}
+		kept := items[:0]
+		for _, it := range items {
+			k := [2]int{it.u, it.w}
+			f, ok := first[k]
+			if !ok {
+				first[k] = it
+				kept = append(kept, it)
+				continue
+			}
+			changed = true
+			if f.comp < 0 {
+				f.comp = len(comps)
+				comps = append(comps, comp{src: f.u, snk: f.w})
+			}
+			if it.comp >= 0 {
+				comps[it.comp].dead = true
+			}
+			f.edges = append(slices.Clip(f.edges), it.edges...)
+			comps[f.comp].edges = f.edges
+		}
+		items = kept
+		// In series: an invocation with one item in and one out, both
+		// not joined yet in this pass.
+		into, from := map[int][]int{}, map[int][]int{}
+		for i, it := range items {
+			from[it.u] = append(from[it.u], i)
+			into[it.w] = append(into[it.w], i)
+		}
+		used := make([]bool, len(items))
+		for _, v := range nodes {
+			if v == d.s || v == d.t || len(into[v]) != 1 || len(from[v]) != 1 {
+				continue
+			}
+			i, j := into[v][0], from[v][0]
+			if i == j || used[i] || used[j] {
+				continue
+			}
+			used[i], used[j], changed = true, true, true
+			a, z := items[i], items[j]
+			items[i] = &item{u: a.u, w: z.w, edges: append(slices.Clip(a.edges), z.edges...), comp: -1}
+			items[j] = nil
+		}
+		items = slices.DeleteFunc(items, func(it *item) bool { return it == nil })
+		if !changed {
+			break
+		}
+	}
+	if len(items) != 1 || items[0].u != d.s || items[0].w != d.t || items[0].comp < 0 {
+		return orderDiamond{}, false
+	}
+	comps = slices.DeleteFunc(comps, func(c comp) bool { return c.dead })
+	if len(comps) > maxFlagComps {
+		return orderDiamond{}, false
+	}
+	// Each node's flags (the compositions it is inside or the sink of)
+	// and those it is inside; each composition's enclosing ones.
+	flags, inside := map[int]uint64{}, map[int]uint64{}
+	up := make([]uint64, len(comps))
+	compOf := make([]map[int]bool, len(comps))
+	for c := range comps {
+		compOf[c] = map[int]bool{}
+		for _, ei := range comps[c].edges {
+			compOf[c][ei] = true
+		}
+	}
+	for c, cc := range comps {
+		bit := uint64(1) << c
+		for _, ei := range cc.edges {
+			for _, v := range [2]int{o.edges[ei].u, o.edges[ei].w} {
+				if v == cc.snk {
+					flags[v] |= bit
+				} else if v != cc.src {
+					flags[v] |= bit
+					inside[v] |= bit
+				}
+			}
+		}
+		for c2, cc2 := range comps {
+			if c2 != c && len(cc2.edges) > len(cc.edges) && compOf[c2][cc.edges[0]] {
+				up[c] |= uint64(1) << c2
 			}
 		}
 	}
-	if len(d.edges) != len(edges) {
-		return orderDiamond{}, false
+	// The nodes in topological order, and the edges by their tails'.
+	queue, left := []int{d.s}, map[int]int{}
+	for v, n := range in {
+		left[v] = n
 	}
-	d.nodes = append(d.nodes, d.t)
+	byTail := map[int][]int{}
+	for _, ei := range edges {
+		byTail[o.edges[ei].u] = append(byTail[o.edges[ei].u], ei)
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, ei := range byTail[v] {
+			d.edges = append(d.edges, ei)
+			w := o.edges[ei].w
+			if left[w]--; left[w] == 0 {
+				queue = append(queue, w)
+				d.nodes = append(d.nodes, w)
+			}
+		}
+	}
+	for _, v := range d.nodes {
+		m := flags[v]
+		if bits.OnesCount64(m) > maxFlagsPerNode {
+			return orderDiamond{}, false
+		}
+		// Every subset of m closed upward (a flag set implies those of
+		// the compositions around it), the empty set first.
+		var states []uint64
+		for sub := uint64(0); ; sub = (sub - m) & m {
+			closed := true
+			for r := sub; r != 0; r &= r - 1 {
+				c := bits.TrailingZeros64(r)
+				closed = closed && up[c]&m&^sub == 0
+			}
+			if closed {
+				states = append(states, sub)
+			}
+			if sub == m {
+				break
+			}
+		}
+		slices.Sort(states)
+		if len(states) > maxStatesPerNode {
+			return orderDiamond{}, false
+		}
+		d.states = append(d.states, states)
+	}
+	for _, ei := range d.edges {
+		u, w := o.edges[ei].u, o.edges[ei].w
+		var src uint64
+		for c, cc := range comps {
+			if cc.src == u && flags[w]&(uint64(1)<<c) != 0 {
+				src |= uint64(1) << c
+			}
+		}
+		d.edgeSrc = append(d.edgeSrc, src)
+		d.edgeIn = append(d.edgeIn, flags[w]&inside[u])
+	}
 	return d, true
+}
+
+// admits reports whether a flag set mw of an edge's head follows from its
+// tail's mu and the edge's crossing (orderDiamond).
+func (d *orderDiamond) admits(i int, mu, mw uint64, cross bool) bool {
+	src, in := d.edgeSrc[i], d.edgeIn[i]
+	if cross {
+		return mw&src == src && mw&in == in
+	}
+	return mw&src == 0 && mw&in == mu&in
 }
 
 // orderFlags says whether diamonds are kept in order by flags; tests turn
@@ -154,17 +353,31 @@ func (lw *lowering) markDiamonds(o *orderSystem) {
 	flagDiamonds(&lw.problem)
 }
 
-// describeDiamond names a diamond's paths.
+// describeDiamond names a diamond's paths, or says what the paths of a
+// block of nested diamonds must do.
 func (lw *lowering) describeDiamond(o *orderSystem, d orderDiamond) string {
-	var paths []string
-	path := lw.invs[d.s].ID
+	out, in := map[int][]int{}, map[int]int{}
 	for _, ei := range d.edges {
-		w := o.edges[ei].w
-		path += " -> " + lw.invs[w].ID
-		if w == d.t {
-			paths = append(paths, path)
-			path = lw.invs[d.s].ID
+		out[o.edges[ei].u] = append(out[o.edges[ei].u], ei)
+		in[o.edges[ei].w]++
+	}
+	s, t := lw.invs[d.s].ID, lw.invs[d.t].ID
+	for _, v := range d.nodes {
+		if v != d.t && (in[v] != 1 || len(out[v]) != 1) {
+			return "every two paths between " + s + " and " + t + " (a series-parallel block of " +
+				strconv.Itoa(len(d.nodes)+1) + " invocations) that part at one invocation and meet again at another either both cross a kernel boundary between the two or neither does"
 		}
+	}
+	var paths []string
+	for _, first := range out[d.s] {
+		path := s
+		for ei := first; ; ei = out[o.edges[ei].w][0] {
+			path += " -> " + lw.invs[o.edges[ei].w].ID
+			if o.edges[ei].w == d.t {
+				break
+			}
+		}
+		paths = append(paths, path)
 	}
 	if len(paths) == 2 {
 		return "the paths " + paths[0] + " and " + paths[1] + " either both cross a kernel boundary or neither does"
@@ -183,8 +396,11 @@ type flagged struct {
 	p *Problem
 	q Problem
 	// base[v][a] is the alternative of p that q's alternative a of node v
-	// is (nil for a node without flags: the same index).
-	base [][]int
+	// is (nil for a node without flags: the same index); states[v] the
+	// flag sets of a flagged node, alternative a holding states[v][a mod
+	// len(states[v])].
+	base   [][]int
+	states [][]uint64
 	// edgeOf[g] is the order edge of q's group len(p.Groups)+g.
 	edgeOf []int
 }
@@ -200,19 +416,22 @@ func flagDiamonds(p *Problem) *flagged {
 		// Built once (by markDiamonds), then only read: each flagged
 		// node's base alternatives and flagged IDs.
 		o.flagBase, o.flagIDs = make([][]int, len(p.Nodes)), make([][]string, len(p.Nodes))
+		o.flagStates = make([][]uint64, len(p.Nodes))
 		for _, d := range o.diamonds {
-			for _, v := range d.nodes {
-				alts := p.Nodes[v].Alternatives
-				base, ids := make([]int, 0, 2*len(alts)), make([]string, 0, 2*len(alts))
+			for i, v := range d.nodes {
+				alts, n := p.Nodes[v].Alternatives, len(d.states[i])
+				base, ids := make([]int, 0, n*len(alts)), make([]string, 0, n*len(alts))
 				for a, alt := range alts {
-					base = append(base, a, a)
-					ids = append(ids, alt.ID+"|0", alt.ID+"|1")
+					for k := range n {
+						base = append(base, a)
+						ids = append(ids, alt.ID+"|"+strconv.Itoa(k))
+					}
 				}
-				o.flagBase[v], o.flagIDs[v] = base, ids
+				o.flagBase[v], o.flagIDs[v], o.flagStates[v] = base, ids, d.states[i]
 			}
 		}
 	}
-	f := &flagged{p: p, base: o.flagBase}
+	f := &flagged{p: p, base: o.flagBase, states: o.flagStates}
 	q := &f.q
 	q.Budgets = p.Budgets
 	q.Nodes = make([]Node, len(p.Nodes))
@@ -286,12 +505,22 @@ func (f *flagged) baseOf(v, a int) int {
 	return f.base[v][a]
 }
 
-// flagOf is the flag of q's alternative a of node v (0 without flags).
-func (f *flagged) flagOf(v, a int) int {
+// stateOf is the index of the flag set of q's alternative a of node v (0
+// without flags).
+func (f *flagged) stateOf(v, a int) int {
 	if f.base[v] == nil {
 		return 0
 	}
-	return a % 2
+	return a % len(f.states[v])
+}
+
+// flagsOf is the flag set of q's alternative a of node v (none without
+// flags).
+func (f *flagged) flagsOf(v, a int) uint64 {
+	if f.base[v] == nil {
+		return 0
+	}
+	return f.states[v][a%len(f.states[v])]
 }
 
 // flagGroups are the zero-cost groups of the diamonds' edges, built once
@@ -299,10 +528,11 @@ func (f *flagged) flagOf(v, a int) int {
 func (f *flagged) flagGroups() {
 	o := f.p.order
 	if o.flagGroups == nil {
-		flagged := map[string][2]string{} // a label with each flag
-		for _, d := range o.diamonds {
-			for _, ei := range d.edges {
-				o.flagGroups = append(o.flagGroups, f.flagGroup(ei, d.s, flagged))
+		flagged := map[labelState]string{} // a label with each flag set
+		for di := range o.diamonds {
+			d := &o.diamonds[di]
+			for i, ei := range d.edges {
+				o.flagGroups = append(o.flagGroups, f.flagGroup(d, i, flagged))
 				o.flagEdges = append(o.flagEdges, ei)
 			}
 		}
@@ -311,43 +541,56 @@ func (f *flagged) flagGroups() {
 	f.edgeOf = o.flagEdges
 }
 
-// flagGroup is the zero-cost group of order edge ei (u → w) of a diamond
-// from s: it admits the pairs whose w flag is u's (0 at s) or'ed with the
-// edge's crossing, and no pair that cannot be converted. Its labels are
-// the edge's own with the flag, so that alternatives with the same ports
-// stay alike (and one may dominate the other), unless the edge's states
-// differ between alternatives of the same labels: then each label is the
-// alternative's index.
-func (f *flagged) flagGroup(ei, s int, flagged map[string][2]string) Group {
+// A labelState is a label with a node's flag set (its index).
+type labelState struct {
+	label string
+	state int
+}
+
+// flagGroup is the zero-cost group of d's edge i (u → w): it admits the
+// pairs whose w flags follow from u's (none at s) and the edge's crossing
+// (orderDiamond.admits), and no pair that cannot be converted. Its labels
+// are the edge's own with the flag sets, so that alternatives with the
+// same ports stay alike (and one may dominate the other), unless the
+// edge's states differ between alternatives of the same labels: then each
+// label is the alternative's index.
+func (f *flagged) flagGroup(d *orderDiamond, i int, flagged map[labelState]string) Group {
 	o := f.p.order
-	e := &o.edges[ei]
+	e := &o.edges[d.edges[i]]
 	eg := &f.p.Groups[e.gi]
 	nu, nw := len(f.q.Nodes[e.u].Alternatives), len(f.q.Nodes[e.w].Alternatives)
-	uFlag := func(a int) int {
-		if e.u == s {
+	uState := func(a int) int {
+		if e.u == d.s {
 			return 0
 		}
-		return f.flagOf(e.u, a)
+		return f.stateOf(e.u, a)
+	}
+	uFlags := func(a int) uint64 {
+		if e.u == d.s {
+			return 0
+		}
+		return f.flagsOf(e.u, a)
 	}
 	for _, byIndex := range []bool{false, true} {
 		g := Group{Name: "kernel order at " + e.name, Producer: e.u, Sources: make([]string, nu),
 			Consumers: []Consumer{{Node: e.w, Targets: make([]string, nw)}}}
-		label := func(labels []string, b, flag int) string {
+		label := func(labels []string, b, state int) string {
 			if byIndex {
-				return strconv.Itoa(b) + "|" + strconv.Itoa(flag)
+				return strconv.Itoa(b) + "|" + strconv.Itoa(state)
 			}
-			l, ok := flagged[labels[b]]
+			k := labelState{labels[b], state}
+			l, ok := flagged[k]
 			if !ok {
-				l = [2]string{labels[b] + "|0", labels[b] + "|1"}
-				flagged[labels[b]] = l
+				l = labels[b] + "|" + strconv.Itoa(state)
+				flagged[k] = l
 			}
-			return l[flag]
+			return l
 		}
 		for a := range nu {
-			g.Sources[a] = label(eg.Sources, f.baseOf(e.u, a), uFlag(a))
+			g.Sources[a] = label(eg.Sources, f.baseOf(e.u, a), uState(a))
 		}
 		for a := range nw {
-			g.Consumers[0].Targets[a] = label(eg.Consumers[e.ci].Targets, f.baseOf(e.w, a), f.flagOf(e.w, a))
+			g.Consumers[0].Targets[a] = label(eg.Consumers[e.ci].Targets, f.baseOf(e.w, a), f.stateOf(e.w, a))
 		}
 		// Each side's labels as small integers, and each pair of them
 		// seen: 0 not yet, 1 admitted, 2 not.
@@ -359,7 +602,7 @@ func (f *flagged) flagGroup(ei, s int, flagged map[string][2]string) Group {
 		for au := range nu {
 			for aw := range nw {
 				st := e.state[f.baseOf(e.u, au)*e.nw+f.baseOf(e.w, aw)]
-				ok := st >= 0 && f.flagOf(e.w, aw) == uFlag(au)|int(st)
+				ok := st >= 0 && d.admits(i, uFlags(au), f.flagsOf(e.w, aw), st == 1)
 				mark := uint8(2)
 				if ok {
 					mark = 1
@@ -393,12 +636,14 @@ func (f *flagged) start(choices []int) []int {
 	for v, a := range choices {
 		out[v] = a
 		if f.base[v] != nil && a >= 0 {
-			out[v] = 2 * a
+			out[v] = len(f.states[v]) * a
 		}
 	}
 	for _, d := range o.diamonds {
-		flag := map[int]int{d.s: 0}
-		for _, ei := range d.edges {
+		// The flags each edge sets, in topological order: every edge
+		// into a node before any out of it.
+		flags, set := map[int]uint64{}, map[int]uint64{}
+		for i, ei := range d.edges {
 			e := &o.edges[ei]
 			au, aw := choices[e.u], choices[e.w]
 			if au < 0 || aw < 0 {
@@ -408,14 +653,26 @@ func (f *flagged) start(choices []int) []int {
 			if st < 0 {
 				return nil
 			}
-			want := flag[e.u] | int(st)
-			if e.w == d.t {
-				if had, ok := flag[d.t]; ok && had != want {
-					return nil
-				}
+			mu := flags[e.u]
+			if e.u == d.s {
+				mu = 0
 			}
-			flag[e.w] = want
-			out[e.w] = 2*aw + want
+			sets, want := d.edgeSrc[i]|d.edgeIn[i], mu&d.edgeIn[i]
+			if st == 1 {
+				want = sets
+			}
+			if (flags[e.w]^want)&sets&set[e.w] != 0 {
+				return nil // two paths disagree: no order
+			}
+			flags[e.w] |= want
+			set[e.w] |= sets
+		}
+		for i, v := range d.nodes {
+			k := slices.Index(d.states[i], flags[v])
+			if k < 0 {
+				return nil
+			}
+			out[v] = len(d.states[i])*choices[v] + k
 		}
 	}
 	return out
@@ -484,7 +741,7 @@ func (f *flagged) back(sol *Solution) {
 			continue
 		}
 		k := [2]int{r.Node, f.baseOf(r.Node, r.Alternative)}
-		if removed[k] < 2 || r.Alternative%2 == 1 {
+		if n := len(f.states[r.Node]); removed[k] < n || r.Alternative%n != 0 {
 			continue
 		}
 		r.Alternative, r.ID = k[1], p.Nodes[r.Node].Alternatives[k[1]].ID
@@ -513,7 +770,7 @@ func (f *flagged) back(sol *Solution) {
 func removedBase(removed map[[2]int]int, f *flagged, v, a int) bool {
 	want := 1
 	if f.base[v] != nil {
-		want = 2
+		want = len(f.states[v])
 	}
 	return removed[[2]int{v, a}] >= want
 }

@@ -46,8 +46,17 @@ func TestFindDiamond(t *testing.T) {
 		{"two sources", 4, [][2]int{{0, 1}, {2, 1}, {2, 3}, {0, 3}}, false, 0, 0, nil},
 		// Three paths from 0 to 4: a router beside two experts.
 		{"three paths", 5, [][2]int{{0, 1}, {1, 4}, {0, 2}, {2, 4}, {0, 4}}, true, 0, 4, []int{1, 2, 4}},
-		// Paths that share an inner node (1): nested, not one diamond.
-		{"nested", 5, [][2]int{{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {0, 4}}, false, 0, 0, nil},
+		// Paths that share an inner node (1): a diamond 1 ⇒ 4 in series
+		// after 0 → 1, beside 0 → 4.
+		{"nested", 5, [][2]int{{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {0, 4}}, true, 0, 4, []int{1, 2, 3, 4}},
+		// A gated MLP beside its residual edge: 0 → norm 1 → up 2, gate
+		// 3 → act 4 → down 5 → add 6, and 0 → 6.
+		{"gated", 7, [][2]int{{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {4, 5}, {5, 6}, {0, 6}}, true, 0, 6, []int{1, 2, 3, 4, 5, 6}},
+		// Attention: 0 → q 1, k 2, v 3; q, k → s 4 → p 5; p, v → o 6.
+		{"attention", 7, [][2]int{{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {4, 5}, {5, 6}, {3, 6}}, true, 0, 6, []int{1, 2, 3, 4, 5, 6}},
+		// The Wheatstone bridge: 0 → 1, 0 → 2, 1 → 2, 1 → 3, 2 → 3 is
+		// not series-parallel.
+		{"bridge", 4, [][2]int{{0, 1}, {0, 2}, {1, 2}, {1, 3}, {2, 3}}, false, 0, 0, nil},
 		// A path against the others' direction: 0 → 1 → 2 and 0 → 2 → 1.
 		{"crossed", 3, [][2]int{{0, 1}, {1, 2}, {0, 2}, {2, 1}}, false, 0, 0, nil},
 		{"a bridge", 2, [][2]int{{0, 1}}, false, 0, 0, nil},
@@ -123,13 +132,117 @@ func TestDiamondExhaustive(t *testing.T) {
 	}
 }
 
+// randomSeriesParallel is a random series-parallel DAG from node 0 to its
+// last node, of at most n nodes, as each node's producers (nodes in
+// topological order; a producer twice is two edges).
+func randomSeriesParallel(rng *rand.Rand, n int) [][]int {
+	type edge struct{ u, w int }
+	nodes := 2
+	var edges []edge
+	var gen func(u, w, depth int)
+	gen = func(u, w, depth int) {
+		switch r := rng.IntN(5); {
+		case depth > 0 && r < 2 && nodes < n:
+			m := nodes
+			nodes++
+			gen(u, m, depth-1)
+			gen(m, w, depth-1)
+		case depth > 0 && r < 4:
+			gen(u, w, depth-1)
+			gen(u, w, depth-1)
+		default:
+			edges = append(edges, edge{u, w})
+		}
+	}
+	gen(0, 1, 4)
+	// Number the nodes in topological order: the sink (1) last.
+	in := make([]int, nodes)
+	for _, e := range edges {
+		in[e.w]++
+	}
+	index, queue := make([]int, nodes), []int{0}
+	for k := 0; len(queue) > 0; k++ {
+		v := queue[0]
+		queue = queue[1:]
+		index[v] = k
+		for _, e := range edges {
+			if e.u == v {
+				if in[e.w]--; in[e.w] == 0 {
+					queue = append(queue, e.w)
+				}
+			}
+		}
+	}
+	inputs := make([][]int, nodes)
+	for _, e := range edges {
+		inputs[index[e.w]] = append(inputs[index[e.w]], index[e.u])
+	}
+	return inputs
+}
+
+// TestSeriesParallelExhaustive plans random series-parallel graphs of up
+// to seven invocations (diamonds in one another's paths, in series and in
+// parallel) whose every task binds its ports in registers or a global
+// layout at random: every block of two or more edges whose crossings the
+// choices decide is kept in order by flags (no levels; the bound on a
+// node's flag sets raised, for the sinks of many compositions), and the
+// plan and every regret equal those of enumerating every plan.
+func TestSeriesParallelExhaustive(t *testing.T) {
+	defer func(n int) { maxStatesPerNode = n }(maxStatesPerNode)
+	maxStatesPerNode = 64
+	rng := rand.New(rand.NewPCG(7, 29))
+	cache := NewCache()
+	graphs, nested, cut := 150, 0, 0
+	if testing.Short() {
+		graphs = 30
+	}
+	for gi := 0; gi < graphs; {
+		inputs := randomSeriesParallel(rng, 7)
+		if len(inputs) < 4 {
+			continue // a diamond of at most two invocations inside
+		}
+		gi++
+		g := orderGraphFrom(t, rng, len(inputs), gi%2 == 1, func(i int) []int { return inputs[i] })
+		lw := lowered(t, g)
+		name := fmt.Sprintf("graph %d (inputs %v)", gi, inputs)
+		if lw.choosesCrossings() {
+			o := lw.orderSystemOf()
+			if !lw.everyBlockAdded() {
+				t.Errorf("%s: a block that may conflict is neither flagged nor added", name)
+			}
+			for _, d := range o.diamonds {
+				if slices.ContainsFunc(d.states, func(s []uint64) bool { return len(s) > 2 }) {
+					nested++
+					break
+				}
+			}
+		}
+		best, using := orderedOptimum(t, g, cache, nil)
+		r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+		if checkOrderedPlan(t, name, r, err, best, using) && len(r.KernelOrder) > 0 {
+			cut++
+		}
+	}
+	t.Logf("%d of %d graphs flag nested compositions; %d kept a cheaper plan without an order out", nested, graphs, cut)
+	if !testing.Short() && (nested < graphs/4 || cut == 0) {
+		t.Error("too few nested compositions or cheaper plans ruled out: the test tests too little")
+	}
+}
+
 // unfusedTransformer is cklplan gen transformer --layers layers
 // --exec-scale 100 --unfused factor: every task may run as its own kernel,
 // through global memory, so the plan chooses where kernels split, and
 // each layer's two residual edges make two diamonds.
 func unfusedTransformer(t testing.TB, layers int, factor float64) *tasks.Graph {
+	return unfusedTransformerOf(t, taskgen.Transformer, layers, factor)
+}
+
+// unfusedTransformerOf is unfusedTransformer of the family gen, such as
+// taskgen.GatedTransformer, whose gated MLPs make a diamond within each
+// residual diamond.
+func unfusedTransformerOf(t testing.TB, gen func(int, uint64) (tasks.Spec, error), layers int, factor float64) *tasks.Graph {
 	t.Helper()
-	s, err := taskgen.Transformer(layers, 1)
+	s, err := gen(layers, 1)
 	if err == nil {
 		err = taskgen.ScaleExecution(&s, 100)
 	}
@@ -227,9 +340,13 @@ func TestDiamondFlagsAgainstLevels(t *testing.T) {
 //
 //	go test ./planner -run '^$' -bench UnfusedTransformer -benchtime 3x
 func BenchmarkUnfusedTransformer(b *testing.B) {
-	for _, layers := range []int{10, 99} {
-		g := unfusedTransformer(b, layers, 0.3)
-		b.Run(fmt.Sprintf("layers=%d", layers), func(b *testing.B) {
+	for _, c := range []struct {
+		family string
+		gen    func(int, uint64) (tasks.Spec, error)
+		layers int
+	}{{"plain", taskgen.Transformer, 10}, {"plain", taskgen.Transformer, 99}, {"gated", taskgen.GatedTransformer, 9}, {"gated", taskgen.GatedTransformer, 99}} {
+		g := unfusedTransformerOf(b, c.gen, c.layers, 0.3)
+		b.Run(fmt.Sprintf("%s/layers=%d", c.family, c.layers), func(b *testing.B) {
 			cache := NewCache()
 			var r *Result
 			for b.Loop() {

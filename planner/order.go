@@ -27,9 +27,10 @@ import (
 // round adds a block, so the rounds end, and the last plan is optimal
 // among every plan whose kernels have an order.
 //
-// A block that is a diamond (two directed paths between two invocations,
-// such as a residual edge beside a chain) needs no levels and no round:
-// Solve keeps it in order with flags on its paths' alternatives, exactly
+// A block that is a diamond (directed paths between two invocations that
+// share no other, such as a residual edge beside a chain), or diamonds
+// nested in one another's paths (series-parallel), needs no levels and no
+// round: Solve keeps it in order with flags on its alternatives, exactly
 // and within the reduction (diamond.go).
 //
 // In the MILP, a level is a continuous column in [0, M], M one less than
@@ -58,6 +59,8 @@ type orderSystem struct {
 	// alternative (nil for a node without flags); flagIDs their IDs.
 	flagBase [][]int
 	flagIDs  [][]string
+	// flagStates[v] are a flagged node's flag sets (orderDiamond.states).
+	flagStates [][]uint64
 	// unflagged, while set, has Solve leave the diamonds without flags
 	// (diamondCuts).
 	unflagged bool

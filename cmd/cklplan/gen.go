@@ -26,11 +26,12 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 		fs.Float64Var(&q.execScale, "exec-scale", 1, "multiply every alternative's execution cost by `factor` (conversions keep the model's cost): the tasks execute in about 1 to 25 ns a tile, their alternatives within ±20 % of one another, against 6 to 11 ns a tile for a conversion, so 10 to 100 makes the alternatives' execution differ by as much as a conversion costs")
 		fs.Int64Var(&q.kernelSmem, "kernel-smem", 0, "fuse each transformer layer into one kernel with this shared-memory budget (`bytes`), the faster alternatives staging more in shared memory (0 to 48 KiB); 0: no kernels")
 		fs.Float64Var(&q.unfused, "unfused", 0, "give every task three unfused alternatives, each its own kernel reading its inputs, writing its output or both through global memory, at `factor` times its cheapest alternative's execution cost, so that the plan chooses where kernels split (0: none)")
+		fs.BoolVar(&q.gated, "gated", false, "give each transformer layer a gated MLP (SwiGLU): norm2 → up, gate → mul → down, eleven invocations a layer")
 		fs.IntVar(&q.kernelLayers, "kernel-layers", 1, "with --kernel-smem, fuse this many consecutive `layers` into each kernel (at least --layers: the whole model in one kernel, a persistent megakernel)")
 	},
 	ops: []*op[*genRequest]{
-		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem", "kernel-layers", "unfused"}, formats: []string{"json"}, run: genFamily("transformer"),
-			doc: "a stack of --layers transformer-like layers, ten invocations each with two\nresidual edges: x → norm1 → qkv → attn → proj → add1(x) → norm2 → up → act\n→ down → add2(add1), the first x an embedding; --kernel-smem fuses each layer\n(each --kernel-layers layers) into one kernel with that shared-memory budget"},
+		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem", "kernel-layers", "unfused", "gated"}, formats: []string{"json"}, run: genFamily("transformer"),
+			doc: "a stack of --layers transformer-like layers, ten invocations each with two\nresidual edges: x → norm1 → qkv → attn → proj → add1(x) → norm2 → up → act\n→ down → add2(add1), the first x an embedding (--gated: norm2 → up, gate → mul\n→ down, eleven); --kernel-smem fuses each layer\n(each --kernel-layers layers) into one kernel with that shared-memory budget"},
 		{name: "dag", flags: []string{"invocations", "degree", "seed", "exec-scale", "unfused"}, formats: []string{"json"}, run: genFamily("dag"),
 			doc: "a random DAG of --invocations invocations, each but the first taking 1 to\ndegree−1 inputs from earlier ones (mostly recent), so of average degree about\n--degree; a final chain of sinks reads the outputs nothing else reads"},
 		{name: "tree", flags: []string{"invocations", "seed", "exec-scale", "unfused"}, formats: []string{"json"}, run: genFamily("tree"),
@@ -54,6 +55,8 @@ type genRequest struct {
 	// unfused, when positive, adds unfused alternatives at this factor
 	// of a task's cheapest cost.
 	unfused float64
+	// gated gives a transformer's layers gated MLPs.
+	gated bool
 }
 
 func (q *genRequest) setOperands([]string, *input) error { return nil }
@@ -87,8 +90,8 @@ func runGen(q *genRequest) (result, error) {
 		err error
 	)
 	switch {
-	case q.layers < 1 || q.layers*10 > maxGenerated:
-		return nil, badRequest("--layers %d: want 1 to %d", q.layers, maxGenerated/10)
+	case q.layers < 1 || q.layers*11 > maxGenerated:
+		return nil, badRequest("--layers %d: want 1 to %d", q.layers, maxGenerated/11)
 	case q.n < 1 || q.n > maxGenerated:
 		return nil, badRequest("--invocations %d: want 1 to %d", q.n, maxGenerated)
 	case q.degree < 2 || q.degree > 16:
@@ -108,7 +111,11 @@ func runGen(q *genRequest) (result, error) {
 	}
 	switch q.family {
 	case "transformer":
-		s, err = taskgen.Transformer(q.layers, q.seed)
+		if q.gated {
+			s, err = taskgen.GatedTransformer(q.layers, q.seed)
+		} else {
+			s, err = taskgen.Transformer(q.layers, q.seed)
+		}
 		if err == nil && q.kernelSmem > 0 {
 			err = taskgen.FuseLayersBy(&s, q.kernelSmem, q.kernelLayers)
 		}

@@ -105,7 +105,26 @@ func addTask(s *tasks.Spec, r *rand.Rand, name string, inputs []string, baseNS f
 //
 // The first layer's x is a source invocation.
 func Transformer(layers int, seed uint64) (tasks.Spec, error) {
-	s, err := base(fmt.Sprintf("transformer-L%d-seed%d", layers, seed))
+	return transformer(layers, seed, false)
+}
+
+// GatedTransformer is Transformer with a gated MLP (SwiGLU, as in Llama)
+// in each layer, eleven invocations:
+//
+//	x → norm1 → qkv → attn → proj → add1(x) → norm2 → up, gate → mul → down → add2(add1)
+//
+// so that the MLP's two branches make a diamond inside the one that its
+// residual edge makes. Every other task costs what Transformer's does.
+func GatedTransformer(layers int, seed uint64) (tasks.Spec, error) {
+	return transformer(layers, seed, true)
+}
+
+func transformer(layers int, seed uint64, gated bool) (tasks.Spec, error) {
+	name := fmt.Sprintf("transformer-L%d-seed%d", layers, seed)
+	if gated {
+		name = fmt.Sprintf("gated-transformer-L%d-seed%d", layers, seed)
+	}
+	s, err := base(name)
 	if err != nil {
 		return s, err
 	}
@@ -117,6 +136,12 @@ func Transformer(layers int, seed uint64) (tasks.Spec, error) {
 	}
 	addTask(&s, r, "add", []string{"x", "r"}, 1)
 	addTask(&s, r, "embed", nil, 4)
+	if gated {
+		// From a stream of their own: every other cost is Transformer's.
+		rg := rand.New(rand.NewPCG(seed, 0x9a7e))
+		addTask(&s, rg, "gate", []string{"x"}, 16)
+		addTask(&s, rg, "mul", []string{"x", "g"}, 1)
+	}
 	inv := func(id, task string) string {
 		s.Invocations = append(s.Invocations, tasks.InvocationSpec{ID: id, Task: task})
 		return id
@@ -141,10 +166,19 @@ func Transformer(layers int, seed uint64) (tasks.Spec, error) {
 		n2 := inv(p("norm2"), "norm")
 		edge(a1, n2+".x")
 		prev = n2
-		for _, n := range []string{"up", "act", "down"} {
+		mlp := []string{"up", "act", "down"}
+		if gated {
+			mlp = []string{"up", "mul", "down"}
+		}
+		for _, n := range mlp {
 			id := inv(p(n), n)
 			edge(prev, id+".x")
 			prev = id
+			if n == "mul" {
+				gate := inv(p("gate"), "gate")
+				edge(n2, gate+".x")
+				edge(gate, id+".g")
+			}
 		}
 		a2 := inv(p("add2"), "add")
 		edge(prev, a2+".x")

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,6 +257,42 @@ func TestAddUnfused(t *testing.T) {
 		s, _ := Transformer(1, 1)
 		if err := AddUnfused(&s, bad); err == nil {
 			t.Errorf("factor %v: no error", bad)
+		}
+	}
+}
+
+// A gated transformer's layer is eleven invocations: its MLP's up and
+// gate both read norm2 and meet at mul. Every task it shares with the
+// plain transformer costs the same.
+func TestGatedTransformer(t *testing.T) {
+	plain, err := Transformer(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated, err := GatedTransformer(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tasks.New(gated); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(gated.Invocations); n != 2*11+2 {
+		t.Errorf("%d invocations, want 24", n)
+	}
+	for _, e := range [][2]string{{"l1_norm2.y", "l1_up.x"}, {"l1_norm2.y", "l1_gate.x"},
+		{"l1_up.y", "l1_mul.x"}, {"l1_gate.y", "l1_mul.g"}, {"l1_mul.y", "l1_down.x"}} {
+		if !slices.ContainsFunc(gated.Edges, func(f tasks.EdgeSpec) bool { return f.From == e[0] && f.To == e[1] }) {
+			t.Errorf("no edge %s -> %s", e[0], e[1])
+		}
+	}
+	for name, task := range plain.Tasks {
+		if name == "act" {
+			continue
+		}
+		for i, a := range task.Alternatives {
+			if got := gated.Tasks[name].Alternatives[i].Cost.NS; got != a.Cost.NS {
+				t.Errorf("%s's %s costs %v gated, %v plain", name, a.ID, got, a.Cost.NS)
+			}
 		}
 	}
 }
