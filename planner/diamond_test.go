@@ -260,13 +260,19 @@ func unfusedTransformerOf(t testing.TB, gen func(int, uint64) (tasks.Spec, error
 }
 
 // TestDiamondFlagsAgainstLevels plans graphs whose every block that may
-// conflict is a diamond twice: with the flags, and with the levels alone
+// conflict is a diamond (a gated one's MLP diamond nested in its residual
+// one) twice: with the flags, and with the levels alone
 // (the rounds and a pinned solve per regret, without a time bound). Both
 // are exact over the plans whose kernels have an order, so the plan and
 // every regret must agree; the flags need no pinned solve and no round.
 func TestDiamondFlagsAgainstLevels(t *testing.T) {
-	for _, factor := range []float64{0.3, 2} {
-		g := unfusedTransformer(t, 1, factor)
+	for _, c := range []struct {
+		family string
+		gen    func(int, uint64) (tasks.Spec, error)
+		factor float64
+	}{{"plain", taskgen.Transformer, 0.3}, {"plain", taskgen.Transformer, 2}, {"gated", taskgen.GatedTransformer, 0.3}, {"gated", taskgen.GatedTransformer, 2}} {
+		factor := c.factor
+		g := unfusedTransformerOf(t, c.gen, 1, factor)
 		cache := NewCache()
 		flags, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
 		if err != nil {
@@ -329,7 +335,7 @@ func TestDiamondFlagsAgainstLevels(t *testing.T) {
 					n++
 				}
 			}
-			t.Logf("factor %v: plan %.1f ns, %d regrets equal, %d blocks added by the levels, %d conflicts named with flags", factor, flags.ObjectiveNS, n, len(levels.KernelOrder), len(flags.KernelOrder))
+			t.Logf("%s, factor %v: plan %.1f ns, %d regrets equal, %d blocks added by the levels, %d conflicts named with flags", c.family, factor, flags.ObjectiveNS, n, len(levels.KernelOrder), len(flags.KernelOrder))
 		}()
 	}
 }

@@ -42,22 +42,25 @@ func FuzzPlanMutated(f *testing.F) {
 		bases = append(bases, data)
 	}
 	// A transformer layer whose every task may run as its own kernel:
-	// its residual edges make diamonds (diamond.go).
-	spec, err := taskgen.Transformer(1, 1)
-	if err == nil {
-		err = taskgen.ScaleExecution(&spec, 100)
+	// its residual edges make diamonds, a gated MLP one inside another
+	// (diamond.go).
+	for _, gen := range []func(int, uint64) (tasks.Spec, error){taskgen.Transformer, taskgen.GatedTransformer} {
+		spec, err := gen(1, 1)
+		if err == nil {
+			err = taskgen.ScaleExecution(&spec, 100)
+		}
+		if err == nil {
+			err = taskgen.AddUnfused(&spec, 0.3)
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+		data, err := tasks.MarshalSpec(spec)
+		if err != nil {
+			f.Fatal(err)
+		}
+		bases = append(bases, data)
 	}
-	if err == nil {
-		err = taskgen.AddUnfused(&spec, 0.3)
-	}
-	if err != nil {
-		f.Fatal(err)
-	}
-	data, err := tasks.MarshalSpec(spec)
-	if err != nil {
-		f.Fatal(err)
-	}
-	bases = append(bases, data)
 	for ex := range bases {
 		for _, seed := range []uint64{1, 2, 3} {
 			f.Add(uint8(ex), seed, uint8(seed))
