@@ -1068,14 +1068,14 @@ func TestSmallDenseGraphsDissolve(t *testing.T) {
 
 // generatedDAG is cklplan gen dag's graph of n invocations (average degree
 // 4) from seed.
-func generatedDAG(t *testing.T, n int, seed uint64) *tasks.Graph {
+func generatedDAG(t testing.TB, n int, seed uint64) *tasks.Graph {
 	t.Helper()
 	return scaledDAG(t, n, seed, 1)
 }
 
 // scaledDAG is cklplan gen dag --exec-scale factor's graph of n
 // invocations (average degree 4) from seed.
-func scaledDAG(t *testing.T, n int, seed uint64, factor float64) *tasks.Graph {
+func scaledDAG(t testing.TB, n int, seed uint64, factor float64) *tasks.Graph {
 	t.Helper()
 	spec, err := taskgen.DAG(n, 4, seed)
 	if err == nil {
@@ -3189,4 +3189,33 @@ func reportLines(t *testing.T, g *tasks.Graph, opts PlanOptions) (*Result, []str
 		}
 	}
 	return r, lines
+}
+
+// BenchmarkDeadline plans a dense generated DAG under a context deadline
+// and reports when Plan returned against it (late_ms, negative when
+// early): the solves stop deadlineReserve before it.
+//
+//	go test ./planner -run '^$' -bench Deadline -benchtime 3x
+func BenchmarkDeadline(b *testing.B) {
+	for _, n := range []int{300, 1000} {
+		g := generatedDAG(b, n, 1)
+		for _, d := range []time.Duration{300 * time.Millisecond, time.Second} {
+			for _, regrets := range []bool{false, true} {
+				b.Run(fmt.Sprintf("nodes=%d/deadline=%v/regrets=%v", n, d, regrets), func(b *testing.B) {
+					cache := NewCache()
+					late := time.Duration(math.MinInt64)
+					for b.Loop() {
+						ctx, cancel := context.WithTimeout(context.Background(), d)
+						dl, _ := ctx.Deadline()
+						if _, err := Plan(ctx, g, PlanOptions{Cache: cache, Solve: Options{NoRegrets: !regrets}}); err != nil {
+							b.Fatal(err)
+						}
+						late = max(late, time.Since(dl))
+						cancel()
+					}
+					b.ReportMetric(float64(late)/1e6, "late_ms")
+				})
+			}
+		}
+	}
 }
