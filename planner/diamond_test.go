@@ -229,17 +229,12 @@ func TestSeriesParallelExhaustive(t *testing.T) {
 	}
 }
 
-// unfusedTransformer is cklplan gen transformer --layers layers
-// --exec-scale 100 --unfused factor: every task may run as its own kernel,
+// unfusedTransformerOf is cklplan gen transformer --layers layers
+// --exec-scale 100 --unfused factor of the family gen (taskgen.Transformer
+// or taskgen.GatedTransformer): every task may run as its own kernel,
 // through global memory, so the plan chooses where kernels split, and
-// each layer's two residual edges make two diamonds.
-func unfusedTransformer(t testing.TB, layers int, factor float64) *tasks.Graph {
-	return unfusedTransformerOf(t, taskgen.Transformer, layers, factor)
-}
-
-// unfusedTransformerOf is unfusedTransformer of the family gen, such as
-// taskgen.GatedTransformer, whose gated MLPs make a diamond within each
-// residual diamond.
+// each layer's two residual edges make two diamonds (a gated layer's MLP
+// one inside the second).
 func unfusedTransformerOf(t testing.TB, gen func(int, uint64) (tasks.Spec, error), layers int, factor float64) *tasks.Graph {
 	t.Helper()
 	s, err := gen(layers, 1)
