@@ -36,6 +36,11 @@ import (
 // as fast as one without crossing choices. Solve maps the flagged
 // problem's solution back: each alternative is its base alternative, and a
 // regret the least of its two flags'.
+//
+// Diamonds nested in one another's paths (series-parallel blocks, such as
+// a gated MLP's two branches beside its residual edge) are kept in order
+// the same way, with a flag per parallel composition (orderDiamond): a
+// node then takes each alternative once per state of its flags.
 
 // An orderDiamond is a block of the order system that is series-parallel
 // from s to t: k ≥ 2 directed paths sharing no other node (a diamond), or

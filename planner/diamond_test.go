@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -358,5 +359,36 @@ func BenchmarkUnfusedTransformer(b *testing.B) {
 			}
 			b.ReportMetric(float64(r.UnprovenRegrets), "unproven")
 		})
+	}
+}
+
+// A block's description, in an infeasibility's rows: a diamond names its
+// paths, a block of nested diamonds says what its paths must do.
+func TestDescribeDiamond(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 31))
+	for _, c := range []struct {
+		inputs [][]int
+		want   []string
+	}{
+		{[][]int{nil, {0}, {1}, {2, 0}}, []string{"the paths v0 -> v1 -> v2 -> v3 and v0 -> v3 either both cross", "the paths v0 -> v3 and v0 -> v1 -> v2 -> v3 either both cross"}},
+		{[][]int{nil, {0}, {0}, {0}, {1, 2, 3}}, []string{"the paths v0 -> v1 -> v4, v0 -> v2 -> v4 and v0 -> v3 -> v4 either all cross a kernel boundary or none does"}},
+		{[][]int{nil, {0}, {1}, {1}, {2, 3}, {4}, {5, 0}}, []string{"every two paths between v0 and v6 (a series-parallel block of 7 invocations) that part at one invocation and meet again at another either both cross a kernel boundary between the two or neither does"}},
+	} {
+		var o *orderSystem
+		var lw *lowering
+		for range 20 { // bindings drawn until the choices decide a crossing
+			lw = lowered(t, orderGraphFrom(t, rng, len(c.inputs), false, func(i int) []int { return c.inputs[i] }))
+			if lw.choosesCrossings() {
+				o = lw.orderSystemOf()
+				break
+			}
+		}
+		if o == nil || len(o.diamonds) != 1 {
+			t.Fatalf("inputs %v: no diamond flagged", c.inputs)
+		}
+		got := o.diamonds[0].describe
+		if !slices.ContainsFunc(c.want, func(w string) bool { return strings.HasPrefix(got, w) }) {
+			t.Errorf("inputs %v: %q, want one of %q", c.inputs, got, c.want)
+		}
 	}
 }
