@@ -392,3 +392,160 @@ func TestDescribeDiamond(t *testing.T) {
 		}
 	}
 }
+
+// The flags of a series-parallel block admit exactly the crossings that
+// leave its kernels an order: for random small DAGs (random
+// series-parallel ones, and random DAGs, whose blocks findDiamond mostly
+// refuses), every block findDiamond takes, and every way its edges may
+// cross, some flag set per node satisfies every edge (admits) if and only
+// if the invocations joined by edges inside one kernel, with the crossing
+// edges between them, have an order.
+func TestDiamondFlagsAreKernelOrder(t *testing.T) {
+	defer func(n int) { maxStatesPerNode = n }(maxStatesPerNode)
+	maxStatesPerNode = 1 << 10
+	rng := rand.New(rand.NewPCG(11, 37))
+	blocks, nested, refused := 0, 0, 0
+	for gi := range 600 {
+		var n int
+		var edges [][2]int
+		if gi%2 == 0 {
+			inputs := randomSeriesParallel(rng, 9)
+			n = len(inputs)
+			for w, us := range inputs {
+				for _, u := range us {
+					edges = append(edges, [2]int{u, w})
+				}
+			}
+		} else {
+			n = 3 + rng.IntN(5)
+			for w := 1; w < n; w++ {
+				for range 1 + rng.IntN(2) {
+					edges = append(edges, [2]int{rng.IntN(w), w})
+				}
+			}
+		}
+		if len(edges) > 14 {
+			continue
+		}
+		o := orderOf(n, edges)
+		for b := range o.blocks {
+			d, ok := findDiamond(o, b)
+			if !ok {
+				if len(o.blockEdges[b]) > 1 {
+					refused++
+				}
+				continue
+			}
+			blocks++
+			if slices.ContainsFunc(d.states, func(s []uint64) bool { return len(s) > 2 }) {
+				nested++
+			}
+			be := o.blockEdges[b]
+			for mask := 0; mask < 1<<len(be); mask++ {
+				cross := map[int]bool{} // order edge → crosses
+				for k, ei := range be {
+					cross[ei] = mask>>k&1 == 1
+				}
+				if got, want := flagsSatisfiable(o, &d, cross), blockHasOrder(o, be, cross); got != want {
+					t.Fatalf("edges %v, block %d, crossing %v: flags admit it %v, an order exists %v", edges, b, cross, got, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d blocks checked at every crossing (%d with nested compositions); %d blocks refused", blocks, nested, refused)
+	if blocks < 200 || nested < 50 {
+		t.Error("too few blocks: the test tests too little")
+	}
+}
+
+// flagsSatisfiable reports whether some flag set of each of d's nodes
+// satisfies every edge of d under the crossings: a search in d's
+// topological order.
+func flagsSatisfiable(o *orderSystem, d *orderDiamond, cross map[int]bool) bool {
+	index := map[int]int{}
+	for i, v := range d.nodes {
+		index[v] = i
+	}
+	state := make([]uint64, len(d.nodes))
+	var assign func(i int) bool
+	assign = func(i int) bool {
+		if i == len(d.nodes) {
+			return true
+		}
+		w := d.nodes[i]
+	next:
+		for _, mw := range d.states[i] {
+			for k, ei := range d.edges {
+				e := &o.edges[ei]
+				if e.w != w {
+					continue
+				}
+				var mu uint64
+				if e.u != d.s {
+					mu = state[index[e.u]]
+				}
+				if !d.admits(k, mu, mw, cross[ei]) {
+					continue next
+				}
+			}
+			state[i] = mw
+			if assign(i + 1) {
+				return true
+			}
+		}
+		return false
+	}
+	return assign(0)
+}
+
+// blockHasOrder reports whether the invocations joined by the block's
+// edges that stay inside one kernel, as kernels, have an order: no
+// crossing edge inside one, and no cycle of crossing edges between them.
+func blockHasOrder(o *orderSystem, edges []int, cross map[int]bool) bool {
+	parent := map[int]int{}
+	var find func(v int) int
+	find = func(v int) int {
+		if p, ok := parent[v]; ok && p != v {
+			r := find(p)
+			parent[v] = r
+			return r
+		}
+		parent[v] = v
+		return v
+	}
+	for _, ei := range edges {
+		if !cross[ei] {
+			parent[find(o.edges[ei].u)] = find(o.edges[ei].w)
+		}
+	}
+	succ := map[int][]int{}
+	for _, ei := range edges {
+		if cross[ei] {
+			ku, kw := find(o.edges[ei].u), find(o.edges[ei].w)
+			if ku == kw {
+				return false
+			}
+			succ[ku] = append(succ[ku], kw)
+		}
+	}
+	// A cycle among the kernels: a depth-first search meets a kernel on
+	// its own stack.
+	color := map[int]int{}
+	var cyclic func(k int) bool
+	cyclic = func(k int) bool {
+		color[k] = 1
+		for _, s := range succ[k] {
+			if color[s] == 1 || color[s] == 0 && cyclic(s) {
+				return true
+			}
+		}
+		color[k] = 2
+		return false
+	}
+	for k := range succ {
+		if color[k] == 0 && cyclic(k) {
+			return false
+		}
+	}
+	return true
+}
