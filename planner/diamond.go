@@ -644,10 +644,9 @@ func (f *flagged) start(choices []int) []int {
 			out[v] = len(f.states[v]) * a
 		}
 	}
-	for _, d := range o.diamonds {
-		// The flags each edge sets, in topological order: every edge
-		// into a node before any out of it.
-		flags, set := map[int]uint64{}, map[int]uint64{}
+	for di := range o.diamonds {
+		d := &o.diamonds[di]
+		cross := make([]bool, len(d.edges))
 		for i, ei := range d.edges {
 			e := &o.edges[ei]
 			au, aw := choices[e.u], choices[e.w]
@@ -658,19 +657,11 @@ func (f *flagged) start(choices []int) []int {
 			if st < 0 {
 				return nil
 			}
-			mu := flags[e.u]
-			if e.u == d.s {
-				mu = 0
-			}
-			sets, want := d.edgeSrc[i]|d.edgeIn[i], mu&d.edgeIn[i]
-			if st == 1 {
-				want = sets
-			}
-			if (flags[e.w]^want)&sets&set[e.w] != 0 {
-				return nil // two paths disagree: no order
-			}
-			flags[e.w] |= want
-			set[e.w] |= sets
+			cross[i] = st == 1
+		}
+		flags, ok := d.flagsFor(o, cross)
+		if !ok {
+			return nil
 		}
 		for i, v := range d.nodes {
 			k := slices.Index(d.states[i], flags[v])
@@ -681,6 +672,32 @@ func (f *flagged) start(choices []int) []int {
 		}
 	}
 	return out
+}
+
+// flagsFor is each node's flag set where d's edges cross as cross says,
+// or false where its kernels have no order.
+func (d *orderDiamond) flagsFor(o *orderSystem, cross []bool) (map[int]uint64, bool) {
+	flags := map[int]uint64{}
+	// The flags each edge sets, in topological order: every edge into a
+	// node before any out of it.
+	set := map[int]uint64{}
+	for i, ei := range d.edges {
+		e := &o.edges[ei]
+		mu := flags[e.u]
+		if e.u == d.s {
+			mu = 0
+		}
+		sets, want := d.edgeSrc[i]|d.edgeIn[i], mu&d.edgeIn[i]
+		if cross[i] {
+			want = sets
+		}
+		if (flags[e.w]^want)&sets&set[e.w] != 0 {
+			return nil, false // two paths disagree: no order
+		}
+		flags[e.w] |= want
+		set[e.w] |= sets
+	}
+	return flags, true
 }
 
 // solve solves q under opt (a start of p), and maps the solution back.

@@ -396,16 +396,17 @@ func TestDescribeDiamond(t *testing.T) {
 // The flags of a series-parallel block admit exactly the crossings that
 // leave its kernels an order: for random small DAGs (random
 // series-parallel ones, and random DAGs, whose blocks findDiamond mostly
-// refuses), every block findDiamond takes, and every way its edges may
-// cross, some flag set per node satisfies every edge (admits) if and only
-// if the invocations joined by edges inside one kernel, with the crossing
-// edges between them, have an order.
+// refuses), every block it takes, and every way its edges may cross, some flag
+// set per node satisfies every edge (admits) if and only if the
+// invocations joined by edges inside one kernel, with the crossing edges
+// between them, have an order; and flagsFor, which starts a solve from a
+// plan, finds such flags exactly then.
 func TestDiamondFlagsAreKernelOrder(t *testing.T) {
 	defer func(n int) { maxStatesPerNode = n }(maxStatesPerNode)
 	maxStatesPerNode = 1 << 10
 	rng := rand.New(rand.NewPCG(11, 37))
 	blocks, nested, refused := 0, 0, 0
-	for gi := range 600 {
+	for gi := range 900 {
 		var n int
 		var edges [][2]int
 		if gi%2 == 0 {
@@ -446,8 +447,25 @@ func TestDiamondFlagsAreKernelOrder(t *testing.T) {
 				for k, ei := range be {
 					cross[ei] = mask>>k&1 == 1
 				}
-				if got, want := flagsSatisfiable(o, &d, cross), blockHasOrder(o, be, cross); got != want {
-					t.Fatalf("edges %v, block %d, crossing %v: flags admit it %v, an order exists %v", edges, b, cross, got, want)
+				want := blockHasOrder(o, be, cross)
+				if got := flagsSatisfiable(o, &d, cross); got != want {
+					t.Fatalf("edges %v, block %d crossing %v: flags admit it %v, an order exists %v", edges, b, cross, got, want)
+				}
+				// A start's flags (flagsFor): where there is an order,
+				// flags that satisfy every edge.
+				along := make([]bool, len(d.edges))
+				for i, ei := range d.edges {
+					along[i] = cross[ei]
+				}
+				flags, ok := d.flagsFor(o, along)
+				if ok != want {
+					t.Fatalf("edges %v, block %d crossing %v: flagsFor %v, an order exists %v", edges, b, cross, ok, want)
+				}
+				for i, ei := range d.edges {
+					e := &o.edges[ei]
+					if ok && !d.admits(i, flags[e.u]*b2u(e.u != d.s), flags[e.w], along[i]) {
+						t.Fatalf("edges %v, block %d crossing %v: flagsFor's %v break edge %d", edges, b, cross, flags, ei)
+					}
 				}
 			}
 		}
@@ -456,6 +474,14 @@ func TestDiamondFlagsAreKernelOrder(t *testing.T) {
 	if blocks < 200 || nested < 50 {
 		t.Error("too few blocks: the test tests too little")
 	}
+}
+
+// b2u is 1 for true, 0 for false.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // flagsSatisfiable reports whether some flag set of each of d's nodes
