@@ -90,6 +90,30 @@ func (m *Model) Objective(x []float64) float64 {
 	return v
 }
 
+// holds reports whether x is a point of m: every column within its bounds
+// (integral where it is an integer), every row within its own, up to
+// HiGHS's default feasibility tolerance, 1e-7, relative to the bound where
+// that is larger than 1.
+func (m *Model) holds(x []float64) bool {
+	if len(x) != len(m.Columns) {
+		return false
+	}
+	within := func(v, lo, hi float64) bool {
+		return v >= lo-1e-7*math.Max(1, math.Abs(lo)) && v <= hi+1e-7*math.Max(1, math.Abs(hi))
+	}
+	for j, c := range m.Columns {
+		if !within(x[j], c.Lower, c.Upper) || c.Integer && math.Abs(x[j]-math.Round(x[j])) > 1e-7 {
+			return false
+		}
+	}
+	for i, r := range m.Rows {
+		if !within(m.Activity(i, x), r.Lower, r.Upper) {
+			return false
+		}
+	}
+	return true
+}
+
 // Activity evaluates row i at x; m must be valid (Validate).
 func (m *Model) Activity(i int, x []float64) float64 {
 	v := 0.0

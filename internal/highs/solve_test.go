@@ -540,17 +540,16 @@ func TestStart(t *testing.T) {
 func TestCancel(t *testing.T) {
 	lib := highstest.Library(t)
 	m := hardModel()
+	// Every item left out is a plan: HiGHS's first incumbent, so that a
+	// solve stopped early has one however slow the machine (on a loaded
+	// one, under the race detector, 200 ms did not always bring one; nor
+	// did a cancel as soon as HiGHS reported an incumbent keep it).
+	none := make([]float64, len(m.Columns))
 	t.Run("during the solve", func(t *testing.T) {
-		// Cancelled once HiGHS has an incumbent (on a loaded machine,
-		// under the race detector, 200 ms did not always bring one).
 		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
+		time.AfterFunc(200*time.Millisecond, cancel)
 		start := time.Now()
-		r, err := lib.Solve(ctx, m, highs.Options{Progress: func(p highs.Progress) {
-			if !math.IsInf(p.Incumbent, 0) && !math.IsNaN(p.Incumbent) {
-				cancel()
-			}
-		}})
+		r, err := lib.Solve(ctx, m, highs.Options{Start: none})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -565,9 +564,6 @@ func TestCancel(t *testing.T) {
 			t.Errorf("solve returned %v after the cancellation", d)
 		}
 	})
-	// Every item left out is a plan: HiGHS's first incumbent, so that a
-	// deadline finds one however slow the machine.
-	none := make([]float64, len(m.Columns))
 	t.Run("by a deadline", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
@@ -628,12 +624,12 @@ func TestCancel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != highs.InterruptedNoSolution && r.Status != highs.InterruptedFeasible {
-			t.Fatalf("status %v (HiGHS: %s), want interrupted", r.Status, highs.HighsModelStatusName(r.HighsStatus))
+		// With the optimum as its start: the start, or HiGHS's incumbent
+		// (at least as good) where it stopped at a check in time.
+		if r.Status != highs.InterruptedFeasible || r.Objective > best.Objective+1e-6 {
+			t.Fatalf("status %v (HiGHS: %s) objective %v, want interrupted with the start's %v", r.Status, highs.HighsModelStatusName(r.HighsStatus), r.Objective, best.Objective)
 		}
-		if r.Status == highs.InterruptedFeasible {
-			checkSolution(t, big, r)
-		}
+		checkSolution(t, big, r)
 		k := randomKnapsack(12, 7)
 		r, err = s.Solve(context.Background(), k.model(), exact)
 		if err != nil {
@@ -737,6 +733,43 @@ func TestAbandonedRunTouchesNoSolver(t *testing.T) {
 	r, err := lib.Solve(context.Background(), k.model(), exact)
 	if err != nil || r.Status != highs.Optimal || !near(r.Objective, k.bruteForce()) {
 		t.Fatalf("a solve after them: %v, %v", r, err)
+	}
+}
+
+// TestAbandonedRunKeepsTheStart: a cancelled MIP solve that returns
+// without HiGHS (abandonAfter 0) returns its Start where that is a point
+// of the model, as a run stopped at a check would (the start is HiGHS's
+// first incumbent), and no solution for a start that breaks a row.
+func TestAbandonedRunKeepsTheStart(t *testing.T) {
+	lib := highstest.Library(t)
+	defer highs.SetAbandonAfter(0)()
+	m := hardModel()
+	none, all := make([]float64, len(m.Columns)), make([]float64, len(m.Columns))
+	for j := range all {
+		all[j] = 1 // every item: over every capacity
+	}
+	for _, c := range []struct {
+		name  string
+		start []float64
+		want  highs.Status
+	}{{"a plan", none, highs.InterruptedFeasible}, {"a start over the capacities", all, highs.InterruptedNoSolution}, {"no start", nil, highs.InterruptedNoSolution}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		r, err := lib.Solve(ctx, m, highs.Options{Start: c.start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case r.Status == c.want && r.Status.HasSolution():
+			checkSolution(t, m, r)
+		case r.Status == c.want:
+		case r.Status == highs.InterruptedFeasible && c.want == highs.InterruptedNoSolution:
+			// HiGHS stopped at a check with an incumbent of its own
+			// before the call returned.
+			checkSolution(t, m, r)
+		default:
+			t.Errorf("%s: status %v, want %v", c.name, r.Status, c.want)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,6 +132,18 @@ func interrupted() *Result {
 		Objective: math.NaN(), DualBound: math.NaN(), Gap: math.Inf(1)}
 }
 
+// abandoned is the result of a run left behind (await): a MIP's Start,
+// where one was given and is a point of m (HiGHS's first incumbent, which
+// a run stopped early returns or betters), else no solution.
+func abandoned(m *Model, start []float64) *Result {
+	r := interrupted()
+	if start == nil || !slices.ContainsFunc(m.Columns, func(c Column) bool { return c.Integer }) || !m.holds(start) {
+		return r
+	}
+	r.Status, r.Values, r.Objective = InterruptedFeasible, slices.Clone(start), m.Objective(start)
+	return r
+}
+
 // withDeadline gives opt the time limit that ctx's deadline leaves, where
 // that is sooner than opt's own: HiGHS stops by its clock even inside the
 // phases where it takes no interrupt. fromCtx says the limit is ctx's.
@@ -214,8 +227,9 @@ func (l *Library) Solve(ctx context.Context, m *Model, opt Options) (*Result, er
 // the result has status InterruptedFeasible, with the incumbent, or
 // InterruptedNoSolution; where HiGHS has not stopped abandonAfter later
 // (inside a MIP's LP relaxation, which it solves without a check), Solve
-// returns InterruptedNoSolution without it, and the run ends on its own
-// thread at its next check. A ctx done before the solve starts gives
+// returns without it, InterruptedFeasible at opt.Start for a MIP whose Start
+// is a point of m and else InterruptedNoSolution, and the run ends on its
+// own thread at its next check. A ctx done before the solve starts gives
 // InterruptedNoSolution without running HiGHS. A ctx deadline sooner than
 // opt.TimeLimit is HiGHS's time limit, and a solve it stops is interrupted.
 func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, error) {
@@ -247,7 +261,7 @@ func (s *Solver) Solve(ctx context.Context, m *Model, opt Options) (*Result, err
 		res, loaded, err = s.run(h, inst, m, in, opt)
 		inst.progress = nil
 	}) {
-		return interrupted(), nil
+		return abandoned(m, opt.Start), nil
 	}
 	if loaded {
 		s.loaded = m
