@@ -194,7 +194,7 @@ func TestSeriesParallelExhaustive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 29))
 	cache := NewCache()
 	graphs, nested, cut := 150, 0, 0
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		graphs = 30
 	}
 	for gi := 0; gi < graphs; {
@@ -225,7 +225,7 @@ func TestSeriesParallelExhaustive(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d graphs flag nested compositions; %d kept a cheaper plan without an order out", nested, graphs, cut)
-	if !testing.Short() && (nested < graphs/4 || cut == 0) {
+	if graphs >= 100 && (nested < graphs/4 || cut == 0) {
 		t.Error("too few nested compositions or cheaper plans ruled out: the test tests too little")
 	}
 }
@@ -266,7 +266,10 @@ func TestDiamondFlagsAgainstLevels(t *testing.T) {
 		family string
 		gen    func(int, uint64) (tasks.Spec, error)
 		factor float64
-	}{{"plain", taskgen.Transformer, 0.3}, {"plain", taskgen.Transformer, 2}, {"gated", taskgen.GatedTransformer, 0.3}, {"gated", taskgen.GatedTransformer, 2}} {
+	}{{"plain", taskgen.Transformer, 0.3}, {"gated", taskgen.GatedTransformer, 0.3}, {"plain", taskgen.Transformer, 2}, {"gated", taskgen.GatedTransformer, 2}} {
+		if raceEnabled && c.factor > 1 {
+			continue // the cases where the flags rule a plan out are enough
+		}
 		factor := c.factor
 		g := unfusedTransformerOf(t, c.gen, 1, factor)
 		cache := NewCache()
@@ -406,7 +409,11 @@ func TestDiamondFlagsAreKernelOrder(t *testing.T) {
 	maxStatesPerNode = 1 << 10
 	rng := rand.New(rand.NewPCG(11, 37))
 	blocks, nested, refused := 0, 0, 0
-	for gi := range 900 {
+	graphs := 900
+	if raceEnabled {
+		graphs = 200
+	}
+	for gi := range graphs {
 		var n int
 		var edges [][2]int
 		if gi%2 == 0 {
@@ -471,7 +478,7 @@ func TestDiamondFlagsAreKernelOrder(t *testing.T) {
 		}
 	}
 	t.Logf("%d blocks checked at every crossing (%d with nested compositions); %d blocks refused", blocks, nested, refused)
-	if blocks < 200 || nested < 50 {
+	if !raceEnabled && (blocks < 200 || nested < 50) {
 		t.Error("too few blocks: the test tests too little")
 	}
 }

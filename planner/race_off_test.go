@@ -1,0 +1,6 @@
+//go:build !race
+
+package planner
+
+// raceEnabled: the tests run under the race detector (race_on_test.go).
+const raceEnabled = false
