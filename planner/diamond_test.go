@@ -532,53 +532,15 @@ func flagsSatisfiable(o *orderSystem, d *orderDiamond, cross map[int]bool) bool 
 }
 
 // blockHasOrder reports whether the invocations joined by the block's
-// edges that stay inside one kernel, as kernels, have an order: no
-// crossing edge inside one, and no cycle of crossing edges between them.
+// edges that stay inside one kernel, as kernels, have an order
+// (hasKernelOrder, the oracle of the planner's other kernel-order tests).
 func blockHasOrder(o *orderSystem, edges []int, cross map[int]bool) bool {
-	parent := map[int]int{}
-	var find func(v int) int
-	find = func(v int) int {
-		if p, ok := parent[v]; ok && p != v {
-			r := find(p)
-			parent[v] = r
-			return r
-		}
-		parent[v] = v
-		return v
-	}
-	for _, ei := range edges {
-		if !cross[ei] {
-			parent[find(o.edges[ei].u)] = find(o.edges[ei].w)
-		}
-	}
-	succ := map[int][]int{}
-	for _, ei := range edges {
+	costs := make([]EdgeCost, len(edges))
+	for k, ei := range edges {
+		costs[k] = EdgeCost{Edge: fmt.Sprintf("v%d.y -> v%d.x", o.edges[ei].u, o.edges[ei].w), Crossing: tasks.InKernel}
 		if cross[ei] {
-			ku, kw := find(o.edges[ei].u), find(o.edges[ei].w)
-			if ku == kw {
-				return false
-			}
-			succ[ku] = append(succ[ku], kw)
+			costs[k].Crossing = tasks.GlobalRoundTrip
 		}
 	}
-	// A cycle among the kernels: a depth-first search meets a kernel on
-	// its own stack.
-	color := map[int]int{}
-	var cyclic func(k int) bool
-	cyclic = func(k int) bool {
-		color[k] = 1
-		for _, s := range succ[k] {
-			if color[s] == 1 || color[s] == 0 && cyclic(s) {
-				return true
-			}
-		}
-		color[k] = 2
-		return false
-	}
-	for k := range succ {
-		if color[k] == 0 && cyclic(k) {
-			return false
-		}
-	}
-	return true
+	return hasKernelOrder(costs)
 }
