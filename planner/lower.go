@@ -281,8 +281,10 @@ func (e *endpoint) targetKey(consumer string) string {
 // A lowering is a Problem together with what it was lowered from, so that a
 // Solution can be read back in the graph's terms.
 type lowering struct {
-	// noReduce is the plan's Options.NoReduce (nameReplannedChoices).
+	// noReduce is the plan's Options.NoReduce and workers its
+	// Options.Workers, at least 1 (nameReplannedChoices).
 	noReduce bool
+	workers  int
 	graph    *tasks.Graph
 	target   *costmodel.Target
 	sms      float64

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cklplan/cklplan/conversion"
@@ -568,7 +569,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	// it was lowered to, must cost what the solver says: recomputed
 	// while the report is written.
 	verify := lw.startVerifyGraph(sol, PlanOptions{Target: target, Measured: opts.Measured, Cache: cache})
-	lw.noReduce = so.NoReduce
+	lw.noReduce, lw.workers = so.NoReduce, max(so.workers(), 1)
 	res, err := lw.result(sol, target, wanted)
 	if err == nil {
 		if err := verify(res); err != nil {
@@ -1174,6 +1175,7 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 	}
 	type named struct {
 		rj      *Rejected
+		vi      int
 		note    int // where replannedNote starts, or -1 for replannedAlone
 		changes string
 	}
@@ -1192,11 +1194,32 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 			if note < 0 && !strings.HasSuffix(rj.Reason, replannedAlone) {
 				continue
 			}
-			changes, ok := lw.replanChanges(sol, choices, vi, rj.Alternative, *rj.RegretNS)
-			if !ok {
-				return // a core: no name anywhere
+			todo = append(todo, named{rj: rj, vi: vi, note: note})
+		}
+	}
+	// The pinned solves are independent: they run on the plan's workers,
+	// each into its own place, and are read in the report's order.
+	solved := make([]*Solution, len(todo))
+	failed := make([]bool, len(todo))
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+	)
+	for range min(lw.workers, len(todo)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(todo); i = int(next.Add(1)) - 1 {
+				solved[i], failed[i] = lw.replan(todo[i].vi, todo[i].rj.Alternative)
 			}
-			todo = append(todo, named{rj, note, changes})
+		})
+	}
+	wg.Wait()
+	for i := range todo {
+		s := solved[i]
+		if s != nil && s.Model.CoreNodes > 0 {
+			return // a core: no name anywhere
+		}
+		if !failed[i] {
+			todo[i].changes = lw.replanChanges(sol, s, choices, todo[i].vi, *todo[i].rj.RegretNS)
 		}
 	}
 	for _, n := range todo {
@@ -1210,12 +1233,9 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 	}
 }
 
-// replanChanges solves the plan again with invocation vi pinned to its task
-// alternative alt and names the choices it makes other than the plan's
-// (choices), "ID to ALT" each, at most maxChangesNamed and a count; "" when
-// that plan does not cost the optimum plus regret, or changes nothing;
-// false when the solve left a core (no elimination settled it).
-func (lw *lowering) replanChanges(sol *Solution, choices []int, vi int, alt string, regret float64) (string, bool) {
+// replan solves the plan again with invocation vi pinned to its task
+// alternative alt, without regrets; failed when the solve fails.
+func (lw *lowering) replan(vi int, alt string) (s *Solution, failed bool) {
 	task := lw.invs[vi].Task
 	q := lw.problem
 	q.Nodes = slices.Clone(q.Nodes)
@@ -1227,12 +1247,18 @@ func (lw *lowering) replanChanges(sol *Solution, choices []int, vi int, alt stri
 	}
 	q.Nodes[vi].Alternatives = alts
 	s, err := Solve(context.Background(), &q, Options{NoRegrets: true})
-	if err == nil && s.Model.CoreNodes > 0 {
-		return "", false
-	}
-	if err != nil || s.Status != Optimal || math.Abs(s.Objective-(sol.Objective+regret)) > objectiveTolerance(sol.Objective) ||
+	return s, err != nil
+}
+
+// replanChanges names the choices of s, the plan solved again with
+// invocation vi pinned to a rejected alternative (replan), other than the
+// plan's (choices): "ID to ALT" each, at most maxChangesNamed and a count;
+// "" when s does not cost the optimum plus regret, its kernels have no
+// order, or it changes nothing.
+func (lw *lowering) replanChanges(sol, s *Solution, choices []int, vi int, regret float64) string {
+	if s.Status != Optimal || math.Abs(s.Objective-(sol.Objective+regret)) > objectiveTolerance(sol.Objective) ||
 		lw.choosesCrossings() && lw.hasOrderConflict(s.alternatives()) {
-		return "", true
+		return ""
 	}
 	var named []string
 	n, last := 0, ""
@@ -1261,14 +1287,14 @@ func (lw *lowering) replanChanges(sol *Solution, choices []int, vi int, alt stri
 		last = what
 	}
 	if n == 0 {
-		return "", true
+		return ""
 	}
 	if n == maxChangesNamed+1 {
 		named = append(named, last) // naming it is no longer than counting it
 	} else if n > maxChangesNamed {
 		named = append(named, fmt.Sprintf("and %d more", n-maxChangesNamed))
 	}
-	return strings.Join(named, ", "), true
+	return strings.Join(named, ", ")
 }
 
 // parallelResult is the number of invocations from which result writes the

@@ -3143,6 +3143,33 @@ func TestReplannedChoicesNotUnderABudget(t *testing.T) {
 	}
 }
 
+// The pinned solves that name a reason's re-planned choices run on the
+// plan's workers: the report is the same on one worker and on four, and
+// names them (a gated layer that may run each task as its own kernel,
+// whose reasons re-plan kernel crossings and so need the diamonds' flags).
+func TestReplannedChoicesOnAnyWorkers(t *testing.T) {
+	highstest.Library(t)
+	g := unfusedTransformerOf(t, taskgen.GatedTransformer, 2, 1.5)
+	var reports [2]string
+	for i, workers := range []int{1, 4} {
+		r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{Workers: workers}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		reports[i] = b.String()
+	}
+	if !strings.Contains(reports[0], replannedNote[:len(replannedNote)-2]+": ") && !strings.Contains(reports[0], replannedAlsoAt) {
+		t.Fatalf("no reason names a re-planned choice: the case tests nothing\n%s", reports[0])
+	}
+	if diff := cmp.Diff(reports[0], reports[1]); diff != "" {
+		t.Errorf("the reports differ (-one worker +four):\n%s", diff)
+	}
+}
+
 // Under NoReduce the reasons name the re-planned choices as the reduced
 // plan's do, where the reduction would dissolve the graph (a dry run says
 // so): the dequantize → mma example's reports are the same but for the
