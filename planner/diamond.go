@@ -533,17 +533,25 @@ func (f *flagged) flagsOf(v, a int) uint64 {
 func (f *flagged) flagGroups() {
 	o := f.p.order
 	if o.flagGroups == nil {
-		flagged := map[labelState]string{} // a label with each flag set
+		sc := &flagScratch{flagged: map[labelState]string{}, uids: map[string]int{}, wids: map[string]int{}}
 		for di := range o.diamonds {
 			d := &o.diamonds[di]
 			for i, ei := range d.edges {
-				o.flagGroups = append(o.flagGroups, f.flagGroup(d, i, flagged))
+				o.flagGroups = append(o.flagGroups, f.flagGroup(d, i, sc))
 				o.flagEdges = append(o.flagEdges, ei)
 			}
 		}
 	}
 	f.q.Groups = append(f.q.Groups, o.flagGroups...)
 	f.edgeOf = o.flagEdges
+}
+
+// flagScratch is what flagGroup keeps from one group to the next: the
+// labels with each flag set (flagged), and buffers it reuses.
+type flagScratch struct {
+	flagged    map[labelState]string
+	uids, wids map[string]int
+	seen       []uint8
 }
 
 // A labelState is a label with a node's flag set (its index).
@@ -559,7 +567,7 @@ type labelState struct {
 // same ports stay alike (and one may dominate the other), unless the
 // edge's states differ between alternatives of the same labels: then each
 // label is the alternative's index.
-func (f *flagged) flagGroup(d *orderDiamond, i int, flagged map[labelState]string) Group {
+func (f *flagged) flagGroup(d *orderDiamond, i int, sc *flagScratch) Group {
 	o := f.p.order
 	e := &o.edges[d.edges[i]]
 	eg := &f.p.Groups[e.gi]
@@ -584,10 +592,10 @@ func (f *flagged) flagGroup(d *orderDiamond, i int, flagged map[labelState]strin
 				return strconv.Itoa(b) + "|" + strconv.Itoa(state)
 			}
 			k := labelState{labels[b], state}
-			l, ok := flagged[k]
+			l, ok := sc.flagged[k]
 			if !ok {
 				l = labels[b] + "|" + strconv.Itoa(state)
-				flagged[k] = l
+				sc.flagged[k] = l
 			}
 			return l
 		}
@@ -598,12 +606,16 @@ func (f *flagged) flagGroup(d *orderDiamond, i int, flagged map[labelState]strin
 			g.Consumers[0].Targets[a] = label(eg.Consumers[e.ci].Targets, f.baseOf(e.w, a), f.stateOf(e.w, a))
 		}
 		// Each side's labels as small integers, and each pair of them
-		// seen: 0 not yet, 1 admitted, 2 not.
-		uids, wids := map[string]int{}, map[string]int{}
-		su, tw := numberLabels(uids, g.Sources), numberLabels(wids, g.Consumers[0].Targets)
-		ntw := len(wids)
-		seen := make([]uint8, len(uids)*ntw)
-		consistent := true
+		// seen: 0 not yet, 1 admitted, 2 not; then 3 once among the
+		// pairs, which are counted first, for one allocation.
+		clear(sc.uids)
+		clear(sc.wids)
+		su, tw := numberLabels(sc.uids, g.Sources), numberLabels(sc.wids, g.Consumers[0].Targets)
+		ntw := len(sc.wids)
+		sc.seen = slices.Grow(sc.seen[:0], len(sc.uids)*ntw)[:len(sc.uids)*ntw]
+		seen := sc.seen
+		clear(seen)
+		consistent, admitted := true, 0
 		for au := range nu {
 			for aw := range nw {
 				st := e.state[f.baseOf(e.u, au)*e.nw+f.baseOf(e.w, aw)]
@@ -619,7 +631,18 @@ func (f *flagged) flagGroup(d *orderDiamond, i int, flagged map[labelState]strin
 				}
 				seen[k] = mark
 				if ok {
-					g.Pairs = append(g.Pairs, Pair{Source: g.Sources[au], Target: g.Consumers[0].Targets[aw]})
+					admitted++
+				}
+			}
+		}
+		if consistent {
+			g.Pairs = make([]Pair, 0, admitted)
+			for au := range nu {
+				for aw := range nw {
+					if k := su[au]*ntw + tw[aw]; seen[k] == 1 {
+						seen[k] = 3
+						g.Pairs = append(g.Pairs, Pair{Source: g.Sources[au], Target: g.Consumers[0].Targets[aw]})
+					}
 				}
 			}
 		}

@@ -349,7 +349,7 @@ func BenchmarkUnfusedTransformer(b *testing.B) {
 		family string
 		gen    func(int, uint64) (tasks.Spec, error)
 		layers int
-	}{{"plain", taskgen.Transformer, 10}, {"plain", taskgen.Transformer, 99}, {"gated", taskgen.GatedTransformer, 9}, {"gated", taskgen.GatedTransformer, 99}} {
+	}{{"plain", taskgen.Transformer, 10}, {"plain", taskgen.Transformer, 99}, {"gated", taskgen.GatedTransformer, 9}, {"gated", taskgen.GatedTransformer, 99}, {"gated", taskgen.GatedTransformer, 1000}} {
 		g := unfusedTransformerOf(b, c.gen, c.layers, 0.3)
 		b.Run(fmt.Sprintf("%s/layers=%d", c.family, c.layers), func(b *testing.B) {
 			cache := NewCache()
@@ -362,6 +362,43 @@ func BenchmarkUnfusedTransformer(b *testing.B) {
 			}
 			b.ReportMetric(float64(r.UnprovenRegrets), "unproven")
 		})
+	}
+}
+
+// The flagged problem that Solve hands on without validating it again
+// (solveValid) is valid: on gated and plain layers that may run each task
+// as its own kernel, and on random series-parallel graphs, half of them
+// with several bindings per port.
+func TestFlaggedProblemsValidate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 43))
+	graphs := []*tasks.Graph{
+		unfusedTransformerOf(t, taskgen.GatedTransformer, 3, 1.5),
+		unfusedTransformerOf(t, taskgen.Transformer, 3, 1.5),
+	}
+	for len(graphs) < 40 {
+		inputs := randomSeriesParallel(rng, 7)
+		if len(inputs) >= 4 {
+			graphs = append(graphs, orderGraphFrom(t, rng, len(inputs), len(graphs)%2 == 1, func(i int) []int { return inputs[i] }))
+		}
+	}
+	flagged := 0
+	for gi, g := range graphs {
+		lw := lowered(t, g)
+		if !lw.choosesCrossings() {
+			continue
+		}
+		lw.orderSystemOf()
+		f := flagDiamonds(&lw.problem)
+		if f == nil {
+			continue
+		}
+		flagged++
+		if err := f.q.Validate(); err != nil {
+			t.Errorf("graph %d: the flagged problem is not valid: %v", gi, err)
+		}
+	}
+	if flagged < 10 {
+		t.Errorf("%d of %d graphs flagged: the test tests too little", flagged, len(graphs))
 	}
 }
 
