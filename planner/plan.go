@@ -1205,7 +1205,7 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 		wg   sync.WaitGroup
 		next atomic.Int64
 	)
-	for range min(lw.workers, len(todo)) {
+	for range min(max(lw.workers, 1), len(todo)) {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(todo); i = int(next.Add(1)) - 1 {
 				solved[i], failed[i] = lw.replan(todo[i].vi, todo[i].rj.Alternative)
