@@ -402,6 +402,63 @@ func TestFlaggedProblemsValidate(t *testing.T) {
 	}
 }
 
+// Why blocks that are not series-parallel keep the levels: in the bridge
+// s→a, s→c, a→b, c→d, a→d, c→b, b→t, d→t with a→b and c→d inside kernels
+// and every other edge crossing, any two paths between the same two
+// invocations agree (both cross or neither does), the condition that the
+// flags of a series-parallel block keep, and still the kernels {a, b} and
+// {c, d} each feed the other: no order exists.
+func TestBridgeAgreeingPathsHaveNoOrder(t *testing.T) {
+	type arc struct {
+		u, w  string
+		cross bool
+	}
+	arcs := []arc{{"s", "a", true}, {"s", "c", true}, {"a", "b", false}, {"c", "d", false},
+		{"a", "d", true}, {"c", "b", true}, {"b", "t", true}, {"d", "t", true}}
+	// crossed[x][y] holds what the paths from x to y do: 1 none crosses, 2
+	// one crosses, 3 both kinds.
+	crossed := map[string]map[string]int{}
+	var walk func(from, at string, cross bool)
+	walk = func(from, at string, cross bool) {
+		for _, e := range arcs {
+			if e.u != at {
+				continue
+			}
+			c := cross || e.cross
+			if crossed[from] == nil {
+				crossed[from] = map[string]int{}
+			}
+			if c {
+				crossed[from][e.w] |= 2
+			} else {
+				crossed[from][e.w] |= 1
+			}
+			walk(from, e.w, c)
+		}
+	}
+	for _, v := range []string{"s", "a", "b", "c", "d", "t"} {
+		walk(v, v, false)
+	}
+	for x, ys := range crossed {
+		for y, k := range ys {
+			if k == 3 {
+				t.Errorf("paths from %s to %s disagree: the example does not show what it should", x, y)
+			}
+		}
+	}
+	var costs []EdgeCost
+	for _, e := range arcs {
+		c := EdgeCost{Edge: e.u + ".y -> " + e.w + ".x", Crossing: tasks.InKernel}
+		if e.cross {
+			c.Crossing = tasks.GlobalRoundTrip
+		}
+		costs = append(costs, c)
+	}
+	if hasKernelOrder(costs) {
+		t.Error("the bridge's kernels have an order: agreeing paths would do")
+	}
+}
+
 // A block's description, in an infeasibility's rows: a diamond names its
 // paths, a block of nested diamonds says what its paths must do.
 func TestDescribeDiamond(t *testing.T) {
