@@ -50,9 +50,13 @@ import (
 // evaluate in all, each times the factors joined. On the dense
 // 1,000-invocation DAG of `cklplan gen dag --exec-scale 100`, 2^12 and
 // 2^18 left 250 regions to small LPs and 54 queries to re-solves, 2^14 and
-// 2^20 183 and 41, at a millisecond or less a region.
+// 2^20 183 and 41, at a millisecond or less a region; 2^16 and 2^20 leave
+// 19 of the 10,253 certificates to small LPs (114 of 10,244 at 2^14) and
+// 30 queries to re-solves (39), every regret a sixth sooner. A larger
+// certifyWork (2^22) costs the engine's dense DAG of random integer costs
+// more than it gains (docs/benchmarks.md).
 const (
-	certifyTable = 1 << 14
+	certifyTable = 1 << 16
 	certifyWork  = 1 << 20
 )
 
