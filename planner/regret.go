@@ -800,10 +800,15 @@ func explainedAt(opt *Options, r *reduction) []bool {
 // indices 0 to n−1 from next; after an error the others stop at their next
 // call.
 func (rg *regrets) parallel(n int, work func(w int, next func() (int, bool)) error) error {
+	return rg.parallelOn(rg.opt.workers(), n, work)
+}
+
+// parallelOn is parallel on at most workers goroutines.
+func (rg *regrets) parallelOn(workers, n int, work func(w int, next func() (int, bool)) error) error {
 	if n == 0 {
 		return nil
 	}
-	workers := min(rg.opt.workers(), n)
+	workers = max(min(workers, n), 1)
 	var mu sync.Mutex
 	taken := 0
 	failed := false
@@ -1299,7 +1304,14 @@ func (rg *regrets) windowBounds(open []int) error {
 		}
 		units = append(units, []int{qi})
 	}
-	return rg.parallel(len(units), func(_ int, next func() (int, bool)) error {
+	// While the interior point solve that prices the certificates runs
+	// (certifiesAhead), the windows leave it a processor: they end before
+	// it does either way, and a third thread on two processors slowed it.
+	workers := rg.opt.workers()
+	if rg.root != nil && !rg.root.finished() {
+		workers--
+	}
+	return rg.parallelOn(workers, len(units), func(_ int, next func() (int, bool)) error {
 		w := newWindower(p)
 		w.size = queryWindow
 		var allowed [][]int
