@@ -94,6 +94,9 @@ type Options struct {
 	// certify, for tests, changes which paths answer the queries of the
 	// core's regrets.
 	certify certifyPath
+	// certifyRounds, for tests, is the certificates' rounds before a
+	// re-solve (0: certifyRounds).
+	certifyRounds int
 	// search, for tests, says whether the core's branch and bound (bnb.go)
 	// runs before HiGHS.
 	search searchMode

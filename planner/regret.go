@@ -533,7 +533,7 @@ func (rg *regrets) solveQueries() error {
 		}
 		lpOpt := rg.opt.solverOptions()
 		lpOpt.Duals, lpOpt.InteriorPoint = true, true
-		res, err := root.Solve(rg.ctx, &lp, lpOpt)
+		res, err := solveDuals(rg.ctx, root, &lp, lpOpt)
 		root.Close()
 		if err != nil {
 			return err
@@ -657,7 +657,11 @@ func (rg *regrets) certificatePasses(cert *certifier, open []int) ([]int, error)
 		}
 	}
 	left = slices.DeleteFunc(left, func(qi int) bool { return qi < 0 })
-	for pass, rounds := range certifyPasses {
+	passes := certifyPasses
+	if r := rg.opt.certifyRounds; r > 0 {
+		passes = [...]int{1, min(r-1, 1), max(r-2, 0)}
+	}
+	for pass, rounds := range passes {
 		for range rounds {
 			groups := rg.regionGroups(left)
 			done := make([]bool, len(left))
