@@ -565,6 +565,11 @@ func setOptions(c *cfuncs, h uintptr, opt Options) error {
 			set{"solver", c.setStringOptionValue(h, "solver", "ipm") != cStatusError},
 			set{"run_crossover", c.setStringOptionValue(h, "run_crossover", "off") != cStatusError},
 			set{"ipm_optimality_tolerance", c.setDoubleOptionValue(h, "ipm_optimality_tolerance", ipmTolerance) != cStatusError})
+		if opt.Presolve != PresolveOff {
+			// A hint (InteriorPoint): a HiGHS whose rule 10 is another
+			// one only presolves less.
+			c.setIntOptionValue(h, "presolve_rule_off", presolveRuleDependentEquations)
+		}
 	}
 	for _, s := range sets {
 		if !s.ok {
@@ -585,6 +590,10 @@ var controlledOptions = []struct{ name, kind string }{
 	{"mip_rel_gap", "double"},
 	{"mip_abs_gap", "double"},
 	{"mip_heuristic_run_feasibility_jump", "bool"},
+	{"solver", "string"},
+	{"run_crossover", "string"},
+	{"ipm_optimality_tolerance", "double"},
+	{"presolve_rule_off", "int"},
 }
 
 // optionText reads back, from HiGHS, the options Solve controls: one
