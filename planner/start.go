@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/tasks"
 )
 
 // DecodeStart reads the choices of a JSON plan (docs/plan-format.md), as
@@ -12,9 +13,10 @@ import (
 // with the choices alone, will do. Every problem is reported at its JSON
 // path (a jsonv.Problems error): a choice that is not an object, an
 // invocation or alternative that is not a non-empty string, an invocation
-// chosen twice.
+// chosen twice. The JSON nests at most as deep as a task graph's
+// (tasks.MaxJSONDepth; a plan nests 5 deep).
 func DecodeStart(data []byte) (*Result, error) {
-	root, err := jsonv.Parse(data, jsonv.Limits{})
+	root, err := jsonv.Parse(data, jsonv.Limits{MaxDepth: tasks.MaxJSONDepth})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cklplan/cklplan/internal/jsonv"
+	"github.com/cklplan/cklplan/tasks"
 )
 
 // DecodeStart reads a JSON plan's choices, and nothing else of it.
@@ -38,6 +39,8 @@ func TestDecodeStart(t *testing.T) {
 		{`{"choices": [{"invocation": "a", "alternative": "x"}, {"invocation": "a", "alternative": "y"}]}`, `$.choices[1].invocation: invocation "a" is chosen twice (also choices[0])`},
 		{`{"choices": [{"invocation": "a", "alternative": "x", "no_shared_memory_conversions": "yes"}]}`, `$.choices[0].no_shared_memory_conversions: want true or false, have the string "yes"`},
 		{`{"choices": [`, `syntax`},
+		// Nested one deeper than a task graph may.
+		{nested(tasks.MaxJSONDepth + 1), `nested deeper than 64 (the depth limit)`},
 	} {
 		_, err := DecodeStart([]byte(c.in))
 		var ps jsonv.Problems
@@ -46,6 +49,18 @@ func TestDecodeStart(t *testing.T) {
 		} else if !errors.As(err, &ps) {
 			t.Errorf("%s: %T, want jsonv.Problems", c.in, err)
 		}
+	}
+}
+
+// nested is a start plan with no choices whose JSON nests depth deep.
+func nested(depth int) string {
+	return `{"choices": [], "x": ` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
+}
+
+// DecodeStart takes JSON nested as deep as a task graph may be.
+func TestDecodeStartDepth(t *testing.T) {
+	if _, err := DecodeStart([]byte(nested(tasks.MaxJSONDepth))); err != nil {
+		t.Errorf("nested %d deep: %v", tasks.MaxJSONDepth, err)
 	}
 }
 
