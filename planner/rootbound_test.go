@@ -176,16 +176,7 @@ func TestLoadedLPRegrets(t *testing.T) {
 // graph is priced by the duals: the certificates answer its queries, where
 // without them every query was re-solved.
 func TestDualsWithoutPostsolve(t *testing.T) {
-	lib, err := loadHiGHS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := lib.NewSolver()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx := context.Background()
+	_, ctx, s := certSolver(t)
 	// max value·x subject to weight·x ≤ half the weights, 0 ≤ x ≤ 1.
 	rng := rand.New(rand.NewPCG(5, 2))
 	lp := highs.Model{Maximize: true}
