@@ -338,6 +338,10 @@ type lowering struct {
 	// touch[v] lists the groups node v produces or consumes in, built on
 	// first use by the explanations.
 	touch [][]int
+	// planStates[g] is group g's state under the plan the result
+	// explains, which every reason compares with (nil before the result,
+	// or where nothing is explained).
+	planStates []groupState
 	// pairs caches pair by the endpoints' keys, which say everything pair
 	// reads: most groups of a graph convert between the same realizations.
 	pairs map[[2]string]*pairInfo
@@ -518,6 +522,10 @@ type pairInfo struct {
 	// the store and the boundary it shares.
 	stored, loaded, copied float64
 	paidOn                 string
+	// phrase is pairWords' phrase, once a reason has asked for it (the
+	// fields above do not change once the pair is made, and the reasons
+	// of a large plan ask for a few hundred pairs thousands of times).
+	phrase atomic.Pointer[string]
 }
 
 type portKey struct {

@@ -992,7 +992,7 @@ func (lw *lowering) plainOnTies(sol *Solution) error {
 			continue
 		}
 		lw.touchGroups() // swap reads it
-		if _, d, ok := lw.swap(choices, budgetUse, map[int]int{vi: twin}, vi); !ok || d > 0 {
+		if _, d, ok := lw.swap(choices, budgetUse, map[int]int{vi: twin}, vi, false, nil); !ok || d > 0 {
 			continue
 		}
 		choices[vi] = twin
@@ -1084,11 +1084,20 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	p.Choices = make([]PlanChoice, len(lw.invs))
 	lw.touchGroups() // reason reads it: built before the goroutines
 	lw.notExplainedReasons(wanted)
+	if p.Explained > 0 {
+		// Every reason compares a swap with the plan's groups.
+		lw.planStates = make([]groupState, len(lw.problem.Groups))
+		plan := func(v int) int { return choices[v] }
+		for gi := range lw.planStates {
+			lw.planStates[gi] = lw.groupState(gi, plan)
+		}
+		defer func() { lw.planStates = nil }()
+	}
 	// A large graph's choices and boundaries are independent: they are
 	// written in parallel, each invocation and group into its own place.
 	var wg sync.WaitGroup
 	parts := 1
-	if len(lw.invs) >= parallelResult {
+	if len(lw.invs) >= parallelResult || p.Explained >= parallelReasons {
 		parts = 2
 	}
 	unproven := make([]int, parts)
@@ -1298,8 +1307,13 @@ func (lw *lowering) replanChanges(sol, s *Solution, choices []int, vi int, regre
 }
 
 // parallelResult is the number of invocations from which result writes the
-// choices on two goroutines.
-var parallelResult = 2048
+// choices on two goroutines, and parallelReasons the number of explained
+// invocations: each takes tens of microseconds for its reasons (the 7,000
+// of a 1,000-invocation transformer took 60 ms on one).
+var (
+	parallelResult  = 2048
+	parallelReasons = 32
+)
 
 // choice is invocation vi's entry of the plan: its choice and every other
 // task alternative, explained when explained is true, with rejected as the
@@ -1342,14 +1356,16 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 			continue
 		}
 		var best *Rejected
+		bestAI := -1
 		// The task alternative's regret is its best variant's; where a
 		// variant's is an interval, so is the alternative's, from the
-		// least lower bound.
+		// least lower bound. The reason is the best variant's, written
+		// for it alone.
 		unproven, lower := false, math.Inf(1)
 		for ai := start; ai < end; ai++ {
-			rj := lw.rejected(sol, choices, regrets, removed, vi, ai, other.ID)
+			rj := lw.rejected(regrets, vi, ai, other.ID)
 			if best == nil || better(rj, *best) {
-				best = &rj
+				best, bestAI = &rj, ai
 			}
 			switch {
 			case rj.RegretLowerNS != nil:
@@ -1358,6 +1374,7 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 				lower = math.Min(lower, *rj.RegretNS)
 			}
 		}
+		lw.explain(best, sol, choices, removed, vi, bestAI)
 		if unproven {
 			if best.RegretNS != nil {
 				lower = math.Min(lower, *best.RegretNS)
@@ -1384,8 +1401,9 @@ func allRemoved(alts []nodeAlt) bool {
 	return true
 }
 
-// rejected explains node vi's alternative ai, the task's alternative id.
-func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Regret, removed map[[2]int]string, vi, ai int, id string) Rejected {
+// rejected is node vi's alternative ai, the task's alternative id, with
+// its regret; explain gives it its reason.
+func (lw *lowering) rejected(regrets map[[2]int]Regret, vi, ai int, id string) Rejected {
 	rj := Rejected{Alternative: id}
 	if why := lw.alts[vi][ai].removed; why != "" {
 		rj.Removed, rj.Reason, rj.Infeasible, rj.Exact = true, why, true, true
@@ -1404,6 +1422,15 @@ func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Re
 			rj.RegretLowerNS = &lower
 		}
 	}
+	return rj
+}
+
+// explain writes the reason of rj, node vi's alternative ai as rejected
+// returned it (a removed alternative has its reason already).
+func (lw *lowering) explain(rj *Rejected, sol *Solution, choices []int, removed map[[2]int]string, vi, ai int) {
+	if rj.Removed {
+		return
+	}
 	if why, ok := removed[[2]int{vi, ai}]; ok {
 		rj.Reason = why + "; "
 	}
@@ -1415,7 +1442,6 @@ func (lw *lowering) rejected(sol *Solution, choices []int, regrets map[[2]int]Re
 		exact = nil // the reason speaks only of a proven best plan
 	}
 	rj.Reason += lw.reason(choices, sol.BudgetUse, vi, ai, exact)
-	return rj
 }
 
 // better orders two explanations of one task alternative: a computed finite
@@ -1691,7 +1717,7 @@ func namesOfEdges(edges []*tasks.Edge) []string {
 // fits: no other alternative changes, so the swap alone is feasible.
 func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regret *float64) string {
 	lw.touchGroups()
-	parts, dCost, feasible := lw.swap(choices, budgetUse, map[int]int{vi: ai}, vi)
+	parts, dCost, feasible := lw.swap(choices, budgetUse, map[int]int{vi: ai}, vi, true, lw.planStates)
 	prefix := ""
 	if !feasible {
 		var twins [][2]int // producer node, its variant without shared memory
@@ -1718,24 +1744,36 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 		if len(twins) > maxTwinsTried {
 			twins = twins[:maxTwinsTried]
 		}
-		best := math.Inf(1)
-		for set := 1; set < 1<<len(twins); set++ {
-			change := map[int]int{vi: ai}
-			var names []string
+		// Every set of twins is costed without words, and the words
+		// written for the cheapest that fits (the first of equal cost).
+		change := func(set int) map[int]int {
+			ch := map[int]int{vi: ai}
 			for k, t := range twins {
 				if set&(1<<k) != 0 {
-					change[t[0]] = t[1]
+					ch[t[0]] = t[1]
+				}
+			}
+			return ch
+		}
+		best, bestSet := math.Inf(1), 0
+		for set := 1; set < 1<<len(twins); set++ {
+			if _, d, ok := lw.swap(choices, budgetUse, change(set), vi, false, lw.planStates); ok && d < best {
+				best, bestSet = d, set
+			}
+		}
+		if bestSet != 0 {
+			ch := change(bestSet)
+			var names []string
+			for k, t := range twins {
+				if bestSet&(1<<k) != 0 {
 					names = append(names, lw.invs[t[0]].ID)
 				}
 			}
-			if len(names) == 1 && change[vi] != ai {
+			if len(names) == 1 && ch[vi] != ai {
 				names[0] = "it"
 			}
-			p, d, ok := lw.swap(choices, budgetUse, change, vi)
-			if ok && d < best {
-				best, parts, dCost, feasible = d, p, d, true
-				prefix = "with the conversions out of " + strings.Join(names, ", ") + " kept out of shared memory: "
-			}
+			parts, dCost, feasible = lw.swap(choices, budgetUse, ch, vi, true, lw.planStates)
+			prefix = "with the conversions out of " + strings.Join(names, ", ") + " kept out of shared memory: "
 		}
 	}
 	s := prefix + strings.Join(parts, "; ")
@@ -1754,10 +1792,11 @@ const maxTwinsTried = 6
 
 // swap compares the chosen plan with the plan where the nodes of change
 // take the alternatives it gives: the phrases (execution, each boundary
-// whose conversion changes, budgets it breaks), the difference in cost, and
-// whether that plan is feasible. The execution is vi's.
-func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int, vi int) (parts []string, dCost float64, feasible bool) {
-	base := func(v int) int { return choices[v] }
+// whose conversion changes, budgets it breaks; none without words), the
+// difference in cost, and whether that plan is feasible. The execution is
+// vi's. base, where not nil, holds each group's state under choices.
+func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int, vi int, words bool, base []groupState) (parts []string, dCost float64, feasible bool) {
+	plan := func(v int) int { return choices[v] }
 	swapped := func(v int) int {
 		if a, ok := change[v]; ok {
 			return a
@@ -1794,8 +1833,8 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		other := lw.problem.Nodes[v].Alternatives[change[v]]
 		d := other.Cost - chosen.Cost
 		dCost += d
-		if v == vi {
-			parts = append(parts, fmt.Sprintf("execution %s", signedNS(d)))
+		if v == vi && words {
+			parts = append(parts, "execution "+signedNS(d))
 		}
 		for _, u := range other.Uses {
 			add(u.Budget, u.Amount)
@@ -1811,7 +1850,13 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 	}
 	feasible = true
 	for _, gi := range groups {
-		bg, ag := lw.groupState(gi, base), lw.groupState(gi, swapped)
+		var bg groupState
+		if base != nil {
+			bg = base[gi]
+		} else {
+			bg = lw.groupState(gi, plan)
+		}
+		ag := lw.groupState(gi, swapped)
 		dCost += ag.cost - bg.cost
 		for b, u := range ag.uses {
 			add(b, u)
@@ -1821,7 +1866,7 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		}
 		feasible = feasible && !math.IsInf(ag.cost, 1)
 		info := lw.groups[gi]
-		if info.loads || info.boundary {
+		if !words || info.loads || info.boundary {
 			continue // its edge's phrase is its conversion's
 		}
 		// One phrase per conversion of the changed plan: the edges it
@@ -1836,7 +1881,9 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		bu := lw.problem.Budgets[d.budget]
 		if used := budgetUse[d.budget] + d.delta; used > bu.Capacity+budgetTolerance(bu.Capacity) {
 			feasible = false
-			parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
+			if words {
+				parts = append(parts, fmt.Sprintf("breaks %s: %.0f of %.0f", bu.Name, used, bu.Capacity))
+			}
 		}
 	}
 	if lw.problem.order != nil {
@@ -1847,7 +1894,9 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		edges := lw.orderEdgesNear(plan, change)
 		if cs := orderConflicts(len(lw.invs), edges, 1); len(cs) > 0 {
 			feasible = false
-			parts = append(parts, "no order of kernels runs it: "+lw.describeConflict(edges, cs[0])+lw.conflictHint(edges, cs[0]))
+			if words {
+				parts = append(parts, "no order of kernels runs it: "+lw.describeConflict(edges, cs[0])+lw.conflictHint(edges, cs[0]))
+			}
 		}
 	}
 	return parts, dCost, feasible
@@ -1871,7 +1920,7 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 	var changed []change
 	for _, ci := range conv.consumers {
 		if bg.targets[ci] == ag.targets[ci] && bg.source == ag.source {
-			kept = append(kept, edgeName(info.edges[ci]))
+			kept = append(kept, lw.edgeNames[info.edges[ci].Index])
 			continue
 		}
 		before, bdst := lw.edgePair(bg.source, bg.targets[ci], info.edges[ci], bg.alts[ci])
@@ -1896,7 +1945,7 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 		cs := ch.consumers
 		var edges []string
 		for _, ci := range cs {
-			edges = append(edges, edgeName(info.edges[ci]))
+			edges = append(edges, lw.edgeNames[info.edges[ci].Index])
 		}
 		ci := cs[0]
 		before, after := ch.before, ch.after
@@ -1909,7 +1958,7 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 			for _, c := range ag.convs {
 				if c.target == bg.targets[ci] {
 					for _, k := range c.consumers {
-						still = append(still, edgeName(info.edges[k]))
+						still = append(still, lw.edgeNames[info.edges[k].Index])
 					}
 				}
 			}
@@ -1955,7 +2004,7 @@ func (lw *lowering) convWords(parts []string, info groupInfo, bg, ag groupState,
 		if len(still) > 0 {
 			was = "sharing " + was + ", which " + edgeList(still) + " still " + need(len(still)) + " (no saving)"
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s instead of %s", edgeList(edges), what, was))
+		parts = append(parts, edgeList(edges)+": "+what+" instead of "+was)
 	}
 	return parts
 }
@@ -1988,7 +2037,7 @@ type groupState struct {
 	alts    []int       // each consumer's node alternative
 	convs   []groupConv // distinct conversions, in the order of their first consumer
 	cost    float64
-	uses    map[int]float64
+	uses    map[int]float64 // nil where no conversion uses a budget
 }
 
 type groupConv struct {
@@ -2000,42 +2049,69 @@ type groupConv struct {
 // per distinct target, as the verifier counts them.
 func (lw *lowering) groupState(gi int, choice func(v int) int) groupState {
 	g := &lw.problem.Groups[gi]
-	st := groupState{source: g.Sources[choice(g.Producer)], uses: map[int]float64{}}
+	n := len(g.Consumers)
+	st := groupState{source: g.Sources[choice(g.Producer)], targets: make([]string, n), alts: make([]int, n),
+		convs: make([]groupConv, 0, min(n, 4))}
+	// at[:n] is each consumer's conversion, at[n:] first each
+	// conversion's count and then its consumers, each conversion's cut
+	// from it (a reason asks for two states of every group it touches:
+	// one array, not one per conversion).
+	at := make([]int, 2*n)
 	for ci, c := range g.Consumers {
-		t := c.Targets[choice(c.Node)]
-		st.targets = append(st.targets, t)
-		st.alts = append(st.alts, choice(c.Node))
-		found := false
-		for k := range st.convs {
-			if st.convs[k].target == t {
-				st.convs[k].consumers = append(st.convs[k].consumers, ci)
-				found = true
-				break
-			}
-		}
-		if found {
-			continue
-		}
-		st.convs = append(st.convs, groupConv{target: t, consumers: []int{ci}})
-		cost := math.Inf(1)
-		for _, pr := range g.Pairs {
-			if pr.Source == st.source && pr.Target == t {
-				cost = pr.Cost
-				for _, u := range pr.Uses {
-					st.uses[u.Budget] += u.Amount
+		a := choice(c.Node)
+		t := c.Targets[a]
+		st.targets[ci], st.alts[ci] = t, a
+		k := slices.IndexFunc(st.convs, func(cv groupConv) bool { return cv.target == t })
+		if k < 0 {
+			k = len(st.convs)
+			st.convs = append(st.convs, groupConv{target: t})
+			cost := math.Inf(1)
+			for _, pr := range g.Pairs {
+				if pr.Source == st.source && pr.Target == t {
+					cost = pr.Cost
+					for _, u := range pr.Uses {
+						if st.uses == nil {
+							st.uses = map[int]float64{}
+						}
+						st.uses[u.Budget] += u.Amount
+					}
+					break
 				}
-				break
 			}
+			st.cost += cost
 		}
-		st.cost += cost
+		at[ci] = k
+		at[n+k]++
+	}
+	// Each conversion's consumers, in order, from at[n:].
+	from := n
+	for k := range st.convs {
+		m := at[n+k]
+		st.convs[k].consumers = at[from : from : from+m]
+		from += m
+	}
+	for ci := range n {
+		k := at[ci]
+		st.convs[k].consumers = append(st.convs[k].consumers, ci)
 	}
 	return st
 }
 
 func pairWords(pi *pairInfo) string {
-	switch {
-	case pi == nil:
+	if pi == nil {
 		return "nothing"
+	}
+	if w := pi.phrase.Load(); w != nil {
+		return *w
+	}
+	w := pairPhrase(pi)
+	pi.phrase.Store(&w)
+	return w
+}
+
+// pairPhrase is pairWords' phrase for a pair (not nil), written anew.
+func pairPhrase(pi *pairInfo) string {
+	switch {
 	case math.IsInf(pi.total, 1):
 		return "an impossible conversion (" + pi.why + ")"
 	case pi.crossing == tasks.GlobalRoundTrip:

@@ -1105,27 +1105,26 @@ func lowered(t *testing.T, g *tasks.Graph) *lowering {
 	return lw
 }
 
-// A large plan's choices are written on two goroutines: the report is the
-// same, byte for byte, as when they are written on one, with explained and
-// unexplained invocations both.
+// A large plan's choices, and an explained plan's, are written on two
+// goroutines: the report is the same, byte for byte, as when they are
+// written on one, with explained and unexplained invocations both.
 func TestResultInParallelIsTheSame(t *testing.T) {
-	spec, err := taskgen.Transformer(250, 3)
-	if err != nil {
-		t.Fatal(err)
+	load := func(t *testing.T, spec tasks.Spec, err error) *tasks.Graph {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := tasks.MarshalSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := (tasks.Limits{FileBytes: 1 << 30}).Load(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
 	}
-	data, err := tasks.MarshalSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := (tasks.Limits{FileBytes: 1 << 30}).Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(g.Invocations()); n < parallelResult {
-		t.Fatalf("%d invocations: too few to write the choices in parallel", n)
-	}
-	ids := []string{g.Invocations()[0].ID, g.Invocations()[1234].ID, g.Invocations()[2345].ID}
-	report := func() string {
+	report := func(t *testing.T, g *tasks.Graph, ids []string) string {
 		t.Helper()
 		r, err := Plan(context.Background(), g, PlanOptions{ExplainIDs: ids})
 		if err != nil {
@@ -1140,12 +1139,57 @@ func TestResultInParallelIsTheSame(t *testing.T) {
 		}
 		return b.String()
 	}
-	parallel := report()
-	defer func(n int) { parallelResult = n }(parallelResult)
-	parallelResult = math.MaxInt
-	if diff := cmp.Diff(report(), parallel); diff != "" {
-		t.Errorf("written on one goroutine (-) and on two (+):\n%s", diff)
+	same := func(t *testing.T, g *tasks.Graph, ids []string, phrases ...string) {
+		t.Helper()
+		parallel := report(t, g, ids)
+		for _, ph := range phrases {
+			if !strings.Contains(parallel, ph) {
+				t.Errorf("no reason says %q", ph)
+			}
+		}
+		defer func(n, m int) { parallelResult, parallelReasons = n, m }(parallelResult, parallelReasons)
+		parallelResult, parallelReasons = math.MaxInt, math.MaxInt
+		if diff := cmp.Diff(report(t, g, ids), parallel); diff != "" {
+			t.Errorf("written on one goroutine (-) and on two (+):\n%s", diff)
+		}
 	}
+	t.Run("many invocations", func(t *testing.T) {
+		spec, err := taskgen.Transformer(250, 3)
+		g := load(t, spec, err)
+		if n := len(g.Invocations()); n < parallelResult {
+			t.Fatalf("%d invocations: too few to write the choices in parallel", n)
+		}
+		same(t, g, []string{g.Invocations()[0].ID, g.Invocations()[1234].ID, g.Invocations()[2345].ID})
+	})
+	// Every invocation explained: the reasons are written in parallel,
+	// those of fused kernels' budgets (their conversions kept out of
+	// shared memory) and of kernel order (the unfused alternatives) too.
+	all := func(g *tasks.Graph) []string {
+		var ids []string
+		for _, v := range g.Invocations() {
+			ids = append(ids, v.ID)
+		}
+		if len(ids) < parallelReasons {
+			t.Fatalf("%d invocations: too few to write the reasons in parallel", len(ids))
+		}
+		return ids
+	}
+	t.Run("fused", func(t *testing.T) {
+		spec, err := taskgen.Transformer(9, 2)
+		if err == nil {
+			err = taskgen.FuseLayersBy(&spec, 8192, 1)
+		}
+		g := load(t, spec, err)
+		same(t, g, all(g), "kept out of shared memory", "breaks kernel")
+	})
+	t.Run("unfused", func(t *testing.T) {
+		spec, err := taskgen.GatedTransformer(6, 4)
+		if err == nil {
+			err = taskgen.AddUnfused(&spec, 1.5)
+		}
+		g := load(t, spec, err)
+		same(t, g, all(g), "a kernel boundary", "no order of kernels runs it")
+	})
 }
 
 // A problem eliminated whole is proven optimal with gap 0: the bound is the
