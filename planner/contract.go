@@ -994,13 +994,23 @@ func (k *budgetKernel) marginalsOf(allowed func(li, a int) bool, need func(li in
 		for _, d := range ix.dims {
 			size *= d
 		}
-		for idx := range size {
-			ix.assign(idx, pasg)
-			for _, x := range b.scope {
-				asg[x] = pr.dom[x][pasg[x]]
-			}
-			if c := bestSum(sc.product(fs, asg, pasg, pr.limit), o.front(o.index(pasg)), pr.limit); c < out[b.v][asg[b.v]] {
+		// The scope's assignments in the table's order (its last node
+		// fastest), by an odometer rather than by dividing each index.
+		ix.assign(0, pasg)
+		for _, x := range b.scope {
+			asg[x] = pr.dom[x][pasg[x]]
+		}
+		for range size {
+			if c := sc.productBest(fs, asg, pasg, pr.limit, o.front(o.index(pasg))); c < out[b.v][asg[b.v]] {
 				out[b.v][asg[b.v]] = c
+			}
+			for j := len(b.scope) - 1; j >= 0; j-- {
+				x := b.scope[j]
+				if pasg[x]++; pasg[x] < ix.dims[j] {
+					asg[x] = pr.dom[x][pasg[x]]
+					break
+				}
+				pasg[x], asg[x] = 0, pr.dom[x][0]
 			}
 		}
 	})
@@ -1537,6 +1547,47 @@ func shift(dst []paretoEntry, d paretoEntry, b []paretoEntry, limit float64) []p
 // limit (+Inf for none): the fronts' uses ascend and their costs descend,
 // so for each entry of a the best of b is the last that fits, found by a
 // pointer that only moves back as a's uses grow.
+// productBest is bestSum(sc.product(factors, asg, pasg, limit), other,
+// limit), the same number, without the product's last convolution: each
+// entry of the last factor's front is paired with the product of the
+// others and other in one pass (bestSum3).
+func (sc *frontScratch) productBest(factors []pfactor, asg, pasg []int, limit float64, other []paretoEntry) float64 {
+	if len(factors) < 2 {
+		return bestSum(sc.product(factors, asg, pasg, limit), other, limit)
+	}
+	last := &factors[len(factors)-1]
+	at := asg
+	if last.pos {
+		at = pasg
+	}
+	return bestSum3(sc.product(factors[:len(factors)-1], asg, pasg, limit), last.front(last.index(at)), other, limit)
+}
+
+// bestSum3 is bestSum(a ⊗ b, c, limit), the least (x + y) + z of entries
+// x, y, z of the fronts a, b, c whose uses sum within limit: the same
+// number as through the front of a ⊗ b (convolve), whose entries are such
+// sums x + y and dominate the others (uses are whole numbers of bytes, so
+// summed exactly in any order).
+func bestSum3(a, b, c []paretoEntry, limit float64) float64 {
+	best := math.Inf(1)
+	for _, y := range b {
+		lim := limit - y.use
+		k := len(c) - 1
+		for _, x := range a {
+			for k >= 0 && x.use+c[k].use > lim {
+				k--
+			}
+			if k < 0 {
+				break
+			}
+			if s := (x.cost + y.cost) + c[k].cost; s < best {
+				best = s
+			}
+		}
+	}
+	return best
+}
+
 func bestSum(a, b []paretoEntry, limit float64) float64 {
 	best := math.Inf(1)
 	j := len(b) - 1
