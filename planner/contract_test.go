@@ -75,6 +75,40 @@ func TestConvolveIsTheFrontOfAllSums(t *testing.T) {
 	}
 }
 
+// bestSum3(A, B, C) is bestSum(A ⊕ B, C), bit for bit: the least
+// (a + b) + c within the limit, with costs that round.
+func TestBestSum3IsTheBestSumOfTheConvolution(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	sc := &frontScratch{}
+	rounding := func(f []paretoEntry) []paretoEntry {
+		for i := range f {
+			f[i].cost += rng.Float64() / 3 // still a front: below the next whole cost
+		}
+		return f
+	}
+	for trial := range 5000 {
+		a, b, c := rounding(randomFront(rng, 6)), rounding(randomFront(rng, 6)), rounding(randomFront(rng, 6))
+		limit := float64(rng.IntN(24))
+		want := bestSum(sc.convolve(nil, a, b, limit), c, limit)
+		if got := bestSum3(a, b, c, limit); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("trial %d: bestSum3(%v, %v, %v) within %v = %v, want %v", trial, a, b, c, limit, got, want)
+		}
+		brute := math.Inf(1)
+		for _, x := range a {
+			for _, y := range b {
+				for _, z := range c {
+					if x.use+y.use+z.use <= limit {
+						brute = math.Min(brute, (x.cost+y.cost)+z.cost)
+					}
+				}
+			}
+		}
+		if math.Float64bits(brute) != math.Float64bits(want) {
+			t.Fatalf("trial %d: the least sum of %v, %v, %v within %v is %v, want %v", trial, a, b, c, limit, brute, want)
+		}
+	}
+}
+
 // TestMarginalsAreTheProgramsPerNode: the junction tree's min-marginals of
 // a kernel, with a random table W over its boundary, are those of the
 // program run with each node kept, on the kernels of random problems and

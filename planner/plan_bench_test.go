@@ -113,3 +113,54 @@ func BenchmarkReplan(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExplained plans a 992-invocation transformer (99 layers, every
+// invocation explained, as Plan does up to DefaultExplainAll) and writes
+// the text report, against the same plan without regrets or reasons: plain,
+// each layer a fused kernel with a 48 KiB shared-memory budget, and ten
+// layers to a kernel.
+//
+//	go test ./planner -run '^$' -bench Explained -benchmem
+func BenchmarkExplained(b *testing.B) {
+	for _, c := range []struct {
+		name      string
+		perKernel int // layers per fused kernel, 0 for none
+	}{{"plain", 0}, {"fused=1", 1}, {"fused=10", 10}} {
+		s, err := taskgen.Transformer(99, 1)
+		if err == nil && c.perKernel > 0 {
+			err = taskgen.FuseLayersBy(&s, 48<<10, c.perKernel)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, err := tasks.MarshalSpec(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, err := (tasks.Limits{FileBytes: 1 << 30}).Load(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cache := NewCache()
+		for _, regrets := range []bool{true, false} {
+			name := c.name + "/explained"
+			if !regrets {
+				name = c.name + "/plan"
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					r, err := Plan(context.Background(), g, PlanOptions{Cache: cache, Solve: Options{NoRegrets: !regrets}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if regrets && r.Explained != len(g.Invocations()) {
+						b.Fatalf("%d of %d invocations explained", r.Explained, len(g.Invocations()))
+					}
+					if err := r.WriteText(io.Discard); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
