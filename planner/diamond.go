@@ -906,7 +906,7 @@ func (lw *lowering) diamondCuts(ctx context.Context, sol *Solution, so Options) 
 	for _, c := range lw.orderCuts {
 		named[c.block] = true
 	}
-	for _, c := range orderConflicts(len(lw.invs), edges, orderCutsPerRound) {
+	for _, c := range orderConflicts(edges, orderCutsPerRound) {
 		first := edges[c[0]]
 		b := o.edges[lw.orderIndex[first.gi]+first.ci].block
 		if !o.isDiamond(b) || named[b] {

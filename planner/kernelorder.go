@@ -139,10 +139,16 @@ func (lw *lowering) orderEdges(choices []int) []orderEdge {
 }
 
 // orderEdgesNear is orderEdges of the blocks that hold an edge of a node
-// that change changes: where choices had no conflict, the only blocks in
-// which choices changed by change may have one (every conflict lies in
-// one block).
+// that change changes, under choices changed by change: where choices had
+// no conflict, the only blocks in which the changed plan may have one
+// (every conflict lies in one block).
 func (lw *lowering) orderEdgesNear(choices []int, change map[int]int) []orderEdge {
+	at := func(v int) int {
+		if a, ok := change[v]; ok {
+			return a
+		}
+		return choices[v]
+	}
 	o := lw.orderSystemOf()
 	var blocks []int
 	for v := range change {
@@ -157,7 +163,7 @@ func (lw *lowering) orderEdgesNear(choices []int, change map[int]int) []orderEdg
 	for _, b := range blocks {
 		for _, ei := range o.blockEdges[b] {
 			e := &o.edges[ei]
-			if cross, known := lw.edgeCrosses(e.gi, e.ci, choices[e.u], choices[e.w]); known {
+			if cross, known := lw.edgeCrosses(e.gi, e.ci, at(e.u), at(e.w)); known {
 				out = append(out, orderEdge{gi: e.gi, ci: e.ci, u: e.u, w: e.w, cross: cross})
 			}
 		}
@@ -170,9 +176,23 @@ func (lw *lowering) orderEdgesNear(choices []int, change map[int]int) []orderEdg
 // the edges inside kernels join, with the path that joins them; then one
 // cycle of kernels, if any, with the paths inside each of its kernels. At
 // most limit conflicts.
-func orderConflicts(n int, edges []orderEdge, limit int) [][]int {
-	kernels := newUnionFind(n)
-	find := kernels.find
+func orderConflicts(edges []orderEdge, limit int) [][]int {
+	// The kernels are classes of the edges' ends alone, by their rank among
+	// them (so that a class's root, its least, is the same node as by the
+	// nodes' indices): a reason asks for the few edges of the blocks near
+	// one invocation, in a graph of thousands.
+	ends := make([]int, 0, 2*len(edges))
+	for _, e := range edges {
+		ends = append(ends, e.u, e.w)
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	rank := func(v int) int {
+		r, _ := slices.BinarySearch(ends, v)
+		return r
+	}
+	kernels := newUnionFind(len(ends))
+	find := func(v int) int { return kernels.find(rank(v)) }
 	adj := map[int][]int{} // node → its edges inside kernels
 	for i, e := range edges {
 		if e.cross {
@@ -180,7 +200,7 @@ func orderConflicts(n int, edges []orderEdge, limit int) [][]int {
 		}
 		adj[e.u] = append(adj[e.u], i)
 		adj[e.w] = append(adj[e.w], i)
-		kernels.union(e.u, e.w)
+		kernels.union(rank(e.u), rank(e.w))
 	}
 	// path is the shortest chain of edges inside kernels from a to b
 	// (in either direction), by breadth-first search.
@@ -417,7 +437,7 @@ func (lw *lowering) addOrderBlocks(choices []int) int {
 	edges := lw.orderEdges(choices)
 	o := lw.orderSystemOf()
 	added := 0
-	for _, c := range orderConflicts(len(lw.invs), edges, orderCutsPerRound) {
+	for _, c := range orderConflicts(edges, orderCutsPerRound) {
 		first := edges[c[0]]
 		b := o.edges[lw.orderIndex[first.gi]+first.ci].block
 		if o.added[b] {
@@ -639,7 +659,7 @@ func (lw *lowering) orderViolations(vs []string, choices []int) []string {
 	// to the conflict's own.
 	vs = slices.DeleteFunc(slices.Clone(vs), func(v string) bool { return strings.HasPrefix(v, "kernel order: ") })
 	edges := lw.orderEdges(choices)
-	cs := orderConflicts(len(lw.invs), edges, 1)
+	cs := orderConflicts(edges, 1)
 	if len(cs) == 0 {
 		return vs
 	}
@@ -741,7 +761,7 @@ func (lw *lowering) orderRepairFrom(choices []int, deadline time.Time) []int {
 		var bestCost float64
 		for _, limit := range []int{1, orderCutsPerRound} {
 			var nodes []int
-			for _, c := range orderConflicts(len(lw.invs), edges, limit) {
+			for _, c := range orderConflicts(edges, limit) {
 				for _, i := range c {
 					nodes = append(nodes, edges[i].u, edges[i].w)
 				}
@@ -1003,7 +1023,7 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (
 
 // hasOrderConflict reports whether choices leave a kernel-order conflict.
 func (lw *lowering) hasOrderConflict(choices []int) bool {
-	return len(orderConflicts(len(lw.invs), lw.orderEdges(choices), 1)) > 0
+	return len(orderConflicts(lw.orderEdges(choices), 1)) > 0
 }
 
 // alternatives is the plan's alternative of each node, by node.

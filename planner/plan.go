@@ -1887,12 +1887,8 @@ func (lw *lowering) swap(choices []int, budgetUse []float64, change map[int]int,
 		}
 	}
 	if lw.problem.order != nil {
-		plan := slices.Clone(choices)
-		for v, a := range change {
-			plan[v] = a
-		}
-		edges := lw.orderEdgesNear(plan, change)
-		if cs := orderConflicts(len(lw.invs), edges, 1); len(cs) > 0 {
+		edges := lw.orderEdgesNear(choices, change)
+		if cs := orderConflicts(edges, 1); len(cs) > 0 {
 			feasible = false
 			if words {
 				parts = append(parts, "no order of kernels runs it: "+lw.describeConflict(edges, cs[0])+lw.conflictHint(edges, cs[0]))
