@@ -1543,10 +1543,6 @@ func shift(dst []paretoEntry, d paretoEntry, b []paretoEntry, limit float64) []p
 	return dst
 }
 
-// bestSum is the least cost of an entry of a plus one of b within the
-// limit (+Inf for none): the fronts' uses ascend and their costs descend,
-// so for each entry of a the best of b is the last that fits, found by a
-// pointer that only moves back as a's uses grow.
 // productBest is bestSum(sc.product(factors, asg, pasg, limit), other,
 // limit), the same number, without the product's last convolution: each
 // entry of the last factor's front is paired with the product of the
@@ -1571,24 +1567,24 @@ func (sc *frontScratch) productBest(factors []pfactor, asg, pasg []int, limit fl
 func bestSum3(a, b, c []paretoEntry, limit float64) float64 {
 	best := math.Inf(1)
 	for _, y := range b {
-		lim := limit - y.use
-		k := len(c) - 1
-		for _, x := range a {
-			for k >= 0 && x.use+c[k].use > lim {
-				k--
-			}
-			if k < 0 {
-				break
-			}
-			if s := (x.cost + y.cost) + c[k].cost; s < best {
-				best = s
-			}
+		if s := bestSumPlus(a, c, limit-y.use, y.cost); s < best {
+			best = s
 		}
 	}
 	return best
 }
 
+// bestSum is the least cost of an entry of a plus one of b within the
+// limit (+Inf for none).
 func bestSum(a, b []paretoEntry, limit float64) float64 {
+	return bestSumPlus(a, b, limit, 0)
+}
+
+// bestSumPlus is the least (x + plus) + y over entries x of a and y of b
+// whose uses sum within limit (+Inf for none): the fronts' uses ascend and
+// their costs descend, so for each x the best y is the last that fits,
+// found by a pointer that only moves back as x's use grows.
+func bestSumPlus(a, b []paretoEntry, limit, plus float64) float64 {
 	best := math.Inf(1)
 	j := len(b) - 1
 	for _, x := range a {
@@ -1598,7 +1594,7 @@ func bestSum(a, b []paretoEntry, limit float64) float64 {
 		if j < 0 {
 			break
 		}
-		if c := x.cost + b[j].cost; c < best {
+		if c := (x.cost + plus) + b[j].cost; c < best {
 			best = c
 		}
 	}
