@@ -75,7 +75,8 @@ type Options struct {
 	// are does not depend on time or on the workers. 0 means no limit.
 	RegretSolves int
 	// Workers bounds the goroutines of the regrets (the distribute pass and
-	// the core re-solves, one HiGHS instance each); 0 means GOMAXPROCS.
+	// the core re-solves, one HiGHS instance each) and of a plan's result
+	// (its reasons are written on two from Workers 2); 0 means GOMAXPROCS.
 	Workers int
 	// KeepDominated keeps dominated alternatives in the model.
 	KeepDominated bool

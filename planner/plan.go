@@ -1097,7 +1097,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	// written in parallel, each invocation and group into its own place.
 	var wg sync.WaitGroup
 	parts := 1
-	if len(lw.invs) >= parallelResult || p.Explained >= parallelReasons {
+	if lw.workers >= 2 && (len(lw.invs) >= parallelResult || p.Explained >= parallelReasons) {
 		parts = 2
 	}
 	unproven := make([]int, parts)
