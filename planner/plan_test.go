@@ -1163,8 +1163,9 @@ func TestResultInParallelIsTheSame(t *testing.T) {
 		same(t, g, []string{g.Invocations()[0].ID, g.Invocations()[1234].ID, g.Invocations()[2345].ID})
 	})
 	// Every invocation explained: the reasons are written in parallel,
-	// those of fused kernels' budgets (their conversions kept out of
-	// shared memory) and of kernel order (the unfused alternatives) too.
+	// those of fused kernels' budgets (an alternative's conversions, or
+	// its producers', kept out of shared memory: the twins' sets) and of
+	// kernel order (the unfused alternatives) too.
 	all := func(g *tasks.Graph) []string {
 		var ids []string
 		for _, v := range g.Invocations() {
@@ -1181,7 +1182,7 @@ func TestResultInParallelIsTheSame(t *testing.T) {
 			err = taskgen.FuseLayersBy(&spec, 8192, 1)
 		}
 		g := load(t, spec, err)
-		same(t, g, all(g), "kept out of shared memory", "breaks kernel")
+		same(t, g, all(g), "with the conversions out of", "kept out of shared memory: ", "breaks kernel")
 	})
 	t.Run("unfused", func(t *testing.T) {
 		spec, err := taskgen.GatedTransformer(6, 4)
