@@ -892,8 +892,10 @@ var orderRegretSolves = 256
 // the regrets were computed over the plans that keep the blocks added so
 // far, and the best plan using a rejected alternative may have a conflict
 // of its own. Each regret is solved again with its alternative pinned,
-// ruling out conflicts as the plan did (the levels hold for every plan, so
-// they stay for the regrets after); the first orderRegretSolves of them,
+// ruling out conflicts as the plan did: with the plan's levels, and those
+// its own plans' conflicts add (pinnedOrderCost: taken out again after it,
+// so that the next query is not a MILP for levels it does not need); the
+// first orderRegretSolves of them,
 // in order; the others become intervals from the regret computed, a lower
 // bound, with no plan known. Where every block that may have a conflict
 // is added, the regrets are exact already and none is solved again.
@@ -980,8 +982,9 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 
 // pinnedOrderCost is the cost of the best plan with an order of kernels
 // whose node v takes alternative a (+Inf when none), solved under so with
-// v's other alternatives removed and its conflicts ruled out by levels, which
-// stay; exact is false when a solve stopped before proving it.
+// v's other alternatives removed and its conflicts ruled out by levels,
+// which it takes out again when it returns (those added before it stay);
+// exact is false when a solve stopped before proving it.
 func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (cost float64, exact bool, err error) {
 	node := &lw.problem.Nodes[v]
 	saved := node.Alternatives
@@ -992,12 +995,18 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (
 		}
 	}
 	node.Alternatives = pinned
+	// The levels this query adds are taken out after it: the next
+	// query starts from the plan's, so that one whose best plan has an
+	// order of kernels is solved by the reduction alone, not by HiGHS
+	// over levels that only other queries needed.
+	o := lw.orderSystemOf()
+	added := slices.Clone(o.added)
+	defer copy(o.added, added)
 	if lw.ownAlts == nil {
 		lw.ownAlts = map[int]bool{}
 	}
 	lw.ownAlts[v] = true
 	defer func() {
-		// The blocks added meanwhile stay.
 		for i := range node.Alternatives {
 			node.Alternatives[i].Removed = saved[i].Removed
 		}

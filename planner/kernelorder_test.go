@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cklplan/cklplan/internal/taskgen"
 	"github.com/cklplan/cklplan/tasks"
 )
 
@@ -398,6 +399,74 @@ func registerCrossings(edges []EdgeCost, choice []GraphChoice) int {
 		}
 	}
 	return n
+}
+
+// TestOrderRegretsTakeTheirLevelsOut plans a random DAG whose every
+// invocation may run as its own kernel (gen dag --unfused), every regret
+// exact: the plan needs no levels, and the pinned solves of the regrets
+// whose best plans have a kernel-order conflict add some. A query's levels
+// are taken out after it, so the problem the reasons re-plan is the
+// plan's, which the reduction solves whole: no re-plan leaves a core to
+// HiGHS (they did, 10 s each on a 20-invocation DAG, 64 of them, for
+// reasons left as they were).
+func TestOrderRegretsTakeTheirLevelsOut(t *testing.T) {
+	spec, err := taskgen.DAG(6, 4, 1)
+	if err == nil {
+		err = taskgen.AddUnfused(&spec, 1.2)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minTime := orderMinTime
+	defer func() { orderMinTime = minTime }()
+	orderMinTime = time.Hour // exact, however slow the machine
+	var lw *lowering
+	plantInLowering = func(l *lowering) { lw = l }
+	defer func() { plantInLowering = nil }()
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regretCuts := 0
+	for _, c := range lw.orderCuts {
+		if c.regret {
+			regretCuts++
+		} else {
+			t.Errorf("the plan added the levels of block %d (%s): the test wants a plan without", c.block, c.what)
+		}
+	}
+	if regretCuts == 0 {
+		t.Error("no regret's plan had a kernel-order conflict: the test tests too little")
+	}
+	if o := lw.problem.order; o != nil && slices.Contains(o.added, true) {
+		t.Errorf("levels left in the problem after the regrets: %v", o.added)
+	}
+	if !dissolves(&lw.problem) {
+		t.Error("the plan's problem leaves a core after the regrets")
+	}
+	if n := lw.replanCores.Load(); n > 0 {
+		t.Errorf("%d of the reasons' re-plans left a core to HiGHS", n)
+	}
+	if r.UnprovenRegrets > 0 {
+		t.Errorf("%d regrets unproven without limits", r.UnprovenRegrets)
+	}
+	named := 0
+	for _, c := range r.Choices {
+		for _, rj := range c.Rejected {
+			if strings.Contains(rj.Reason, replannedNote[:len(replannedNote)-2]+": ") || strings.Contains(rj.Reason, replannedAlsoAt) {
+				named++
+			}
+		}
+	}
+	t.Logf("%d pinned solves' levels taken out; %d reasons name the re-planned choices", regretCuts, named)
 }
 
 // BenchmarkKernelOrder plans random DAGs whose alternatives choose which

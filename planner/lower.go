@@ -285,12 +285,15 @@ type lowering struct {
 	// Options.Workers, at least 1 (nameReplannedChoices).
 	noReduce bool
 	workers  int
-	graph    *tasks.Graph
-	target   *costmodel.Target
-	sms      float64
-	cache    *Cache
-	measure  *costmodel.Measurements
-	prints   *prints // the target's and the measurements', for the cache's keys
+	// replanCores counts the pinned solves of nameReplannedChoices that
+	// left a core to HiGHS (for tests: the dry run should rule them out).
+	replanCores atomic.Int32
+	graph       *tasks.Graph
+	target      *costmodel.Target
+	sms         float64
+	cache       *Cache
+	measure     *costmodel.Measurements
+	prints      *prints // the target's and the measurements', for the cache's keys
 
 	problem Problem
 	invs    []*tasks.Invocation

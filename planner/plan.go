@@ -570,7 +570,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	// while the report is written.
 	verify := lw.startVerifyGraph(sol, PlanOptions{Target: target, Measured: opts.Measured, Cache: cache})
 	lw.noReduce, lw.workers = so.NoReduce, max(so.workers(), 1)
-	res, err := lw.result(sol, target, wanted)
+	res, err := lw.result(ctx, sol, target, wanted)
 	if err == nil {
 		if err := verify(res); err != nil {
 			return nil, err
@@ -1040,7 +1040,7 @@ func (lw *lowering) alternativesLeft(sol *Solution) int {
 }
 
 // plan reads a Solution back in the graph's terms.
-func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(v int) bool) (*Result, error) {
+func (lw *lowering) result(ctx context.Context, sol *Solution, target *costmodel.Target, wanted func(v int) bool) (*Result, error) {
 	p := &Result{
 		Graph: lw.graph.Name(), Target: target.Name, SMCount: int(lw.sms), Status: sol.Status,
 		ObjectiveNS: sol.Objective, ExecutionNS: sol.Execution, ConversionNS: sol.Conversion,
@@ -1125,7 +1125,7 @@ func (lw *lowering) result(sol *Solution, target *costmodel.Target, wanted func(
 	for _, u := range unproven {
 		p.UnprovenRegrets += u
 	}
-	lw.nameReplannedChoices(p, sol, choices)
+	lw.nameReplannedChoices(ctx, p, sol, choices)
 	for _, c := range lw.orderCuts {
 		if !c.regret {
 			p.KernelOrder = append(p.KernelOrder, c.what)
@@ -1161,16 +1161,17 @@ const (
 // plan solved again with the invocation pinned to the alternative (and the
 // kernel-order levels the plan added). Only for a graph of at most
 // replanInvocations invocations, without a kernel's shared-memory budget,
-// that the reduction solves whole (each
-// solve is then an elimination, milliseconds, the same every run; under
-// NoReduce, which the solves do not take, found by a dry run), for
+// that the reduction solves whole, with the levels the kernel order has
+// added by then (found by a dry run; each solve is then an elimination,
+// milliseconds, the same every run), for
 // the first maxReplanned such reasons in the order of the report, and only
 // where the solve finds the regret's plan again (its cost the optimum plus
 // the regret, its kernels in an order); the others keep their words. Where
 // one of the solves leaves a core, none is named: the reports with and
-// without NoReduce say the same.
-func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int) {
-	if len(lw.invs) > replanInvocations || sol.Status != Optimal || sol.Model.CoreNodes > 0 && !lw.noReduce {
+// without NoReduce say the same. When ctx ends, the solves stop and
+// nothing is named.
+func (lw *lowering) nameReplannedChoices(ctx context.Context, p *Result, sol *Solution, choices []int) {
+	if len(lw.invs) > replanInvocations || sol.Status != Optimal || sol.Model.CoreNodes > 0 && !lw.noReduce || ctx.Err() != nil {
 		return
 	}
 	if len(lw.problem.Budgets) > 0 {
@@ -1178,8 +1179,11 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 		// 190-invocation megakernel: 0.2 s a solve, 64 of them).
 		return
 	}
-	if lw.noReduce && !dissolves(&lw.problem) {
-		// The pinned solves would leave cores to HiGHS too.
+	if !dissolves(&lw.problem) {
+		// The pinned solves would leave cores to HiGHS too: under
+		// NoReduce, or where the kernel order's regrets added levels
+		// after the plan was solved (a 20-invocation DAG whose every
+		// edge may cross took 10 s a solve, 64 of them, for nothing).
 		return
 	}
 	type named struct {
@@ -1217,11 +1221,14 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 	for range min(max(lw.workers, 1), len(todo)) {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(todo); i = int(next.Add(1)) - 1 {
-				solved[i], failed[i] = lw.replan(todo[i].vi, todo[i].rj.Alternative)
+				solved[i], failed[i] = lw.replan(ctx, todo[i].vi, todo[i].rj.Alternative)
 			}
 		})
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
 	for i := range todo {
 		s := solved[i]
 		if s != nil && s.Model.CoreNodes > 0 {
@@ -1244,7 +1251,7 @@ func (lw *lowering) nameReplannedChoices(p *Result, sol *Solution, choices []int
 
 // replan solves the plan again with invocation vi pinned to its task
 // alternative alt, without regrets; failed when the solve fails.
-func (lw *lowering) replan(vi int, alt string) (s *Solution, failed bool) {
+func (lw *lowering) replan(ctx context.Context, vi int, alt string) (s *Solution, failed bool) {
 	task := lw.invs[vi].Task
 	q := lw.problem
 	q.Nodes = slices.Clone(q.Nodes)
@@ -1255,7 +1262,10 @@ func (lw *lowering) replan(vi int, alt string) (s *Solution, failed bool) {
 		}
 	}
 	q.Nodes[vi].Alternatives = alts
-	s, err := Solve(context.Background(), &q, Options{NoRegrets: true})
+	s, err := Solve(ctx, &q, Options{NoRegrets: true})
+	if err == nil && s.Model.CoreNodes > 0 {
+		lw.replanCores.Add(1)
+	}
 	return s, err != nil
 }
 
