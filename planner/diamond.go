@@ -877,9 +877,10 @@ func (f *flagged) backRegrets(sol *Solution) []Regret {
 
 // diamondCuts names the kernel-order conflicts that the diamonds' flags
 // ruled out of sol, the plan: those of the cheapest plan without the
-// flags, where that plan is cheaper (a solve without regrets, given at
-// least a second or twice the plan's solve, within what the plan left of
-// the caller's time limit; past it, none are named). The
+// flags, where that plan is cheaper (a solve without regrets; where the
+// caller bounds the plan's time (Options.timeBounded), given at least a
+// second or twice the plan's solve, within what the plan left of the
+// caller's time limit, and past it none are named). The
 // report lists them as it lists the blocks the rounds added.
 func (lw *lowering) diamondCuts(ctx context.Context, sol *Solution, so Options) {
 	o := lw.problem.order
@@ -888,7 +889,10 @@ func (lw *lowering) diamondCuts(ctx context.Context, sol *Solution, so Options) 
 	}
 	quiet := so
 	quiet.NoRegrets, quiet.Start = true, nil
-	quiet.TimeLimit = max(time.Second, 2*sol.SolveTime)
+	quiet.TimeLimit = 0
+	if so.timeBounded(ctx) {
+		quiet.TimeLimit = max(time.Second, 2*sol.SolveTime)
+	}
 	if so.TimeLimit > 0 {
 		// Within the caller's time limit, what the plan left of it.
 		if quiet.TimeLimit = min(quiet.TimeLimit, so.TimeLimit-sol.SolveTime); quiet.TimeLimit <= 0 {

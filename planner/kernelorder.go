@@ -41,12 +41,15 @@ const orderCutsPerRound = 64
 
 // The levels' cores go to HiGHS, where a solve takes tenths of a second to
 // tens of seconds even on a hundred invocations (the levels' rows are big-M
-// rows: their relaxation is weak). So the rounds, and the regrets' pinned
-// solves, get orderTimeFactor times the first plan's solve, at least
-// orderMinTime; past it the rounds return the best plan HiGHS found, unproven,
-// where its kernels have an order, and else give the first plan back with
-// its conflicts warned of; the regrets left are intervals. Variables: tests
-// change them. At 0.5 s (until 2026-12-05) BenchmarkKernelOrder's 50
+// rows: their relaxation is weak). So where the caller bounds the plan's
+// time in any way (Options.timeBounded), the rounds and the regrets' pinned
+// solves get orderTimeFactor times the first plan's solve, at least
+// orderMinTime; past it the rounds return the best plan HiGHS found,
+// unproven, where its kernels have an order, and else give the first plan
+// back with its conflicts warned of; the regrets left are intervals, which
+// then depend on the machine's speed. Without any bound they run to the
+// end (orderRounds and orderRegretSolves bound their number), so that the
+// same input gives the same plan. Variables: tests change them. At 0.5 s (until 2026-12-05) BenchmarkKernelOrder's 50
 // invocations came back at twice the optimum; at 2 s, at the optimum,
 // unproven (5.8 s to prove).
 var (
@@ -579,8 +582,12 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 	}
 	lw.orderPlanTime = first.SolveTime
 	// The rounds get orderTime, or the caller's time limit where that is
-	// longer.
-	roundsEnd := time.Now().Add(max(orderTime(first.SolveTime), so.TimeLimit-first.SolveTime))
+	// longer; without any time bound, no time (timeBounded).
+	bounded := so.timeBounded(ctx)
+	var roundsEnd time.Time
+	if bounded {
+		roundsEnd = time.Now().Add(max(orderTime(first.SolveTime), so.TimeLimit-first.SolveTime))
+	}
 	for range orderRounds {
 		if len(sol.Choices) != len(lw.invs) || ctx.Err() != nil || lw.addOrderBlocks(sol.alternatives()) == 0 {
 			break
@@ -590,19 +597,21 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 		// the time is up, that plan is the one (HiGHS returns its start).
 		// (The repair gets a second at least, past the rounds' time.)
 		repairEnd := roundsEnd
-		if atLeast := time.Now().Add(time.Second); atLeast.After(repairEnd) {
+		if atLeast := time.Now().Add(time.Second); bounded && atLeast.After(repairEnd) {
 			repairEnd = atLeast
 		}
 		quiet.Start = lw.orderRepair(sol.alternatives(), repairEnd)
-		quiet.TimeLimit = time.Until(roundsEnd)
-		if so.TimeLimit > 0 {
-			quiet.TimeLimit = min(quiet.TimeLimit, so.TimeLimit-time.Since(begun))
-		}
-		if quiet.TimeLimit <= 0 {
-			if quiet.Start == nil {
-				return giveBack()
+		if bounded {
+			quiet.TimeLimit = time.Until(roundsEnd)
+			if so.TimeLimit > 0 {
+				quiet.TimeLimit = min(quiet.TimeLimit, so.TimeLimit-time.Since(begun))
 			}
-			quiet.TimeLimit = time.Millisecond
+			if quiet.TimeLimit <= 0 {
+				if quiet.Start == nil {
+					return giveBack()
+				}
+				quiet.TimeLimit = time.Millisecond
+			}
 		}
 		s, err := Solve(ctx, &lw.problem, quiet)
 		if errors.Is(err, ErrNoPlan) {
@@ -750,7 +759,7 @@ func (lw *lowering) orderRepairFrom(choices []int, deadline time.Time) []int {
 		if conflicts == 0 {
 			return plan
 		}
-		if time.Now().After(deadline) {
+		if !deadline.IsZero() && time.Now().After(deadline) {
 			return nil
 		}
 		edges := lw.orderEdges(plan)
@@ -884,7 +893,8 @@ func (lw *lowering) choosesCrossings() bool {
 }
 
 // orderRegretSolves bounds the pinned solves that make regrets those of
-// plans with an order of kernels (orderRegrets).
+// plans with an order of kernels (orderRegrets), and Options.RegretSolves
+// where lower.
 var orderRegretSolves = 256
 
 // orderRegrets makes the regrets of sol, a plan with an order of kernels,
@@ -919,20 +929,30 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 	quiet := so
 	quiet.NoRegrets = true
 	tol := 1e-6 * math.Max(1, math.Abs(sol.Objective))
-	// The regrets' time limit bounds these solves too.
-	deadline := time.Now().Add(orderTime(lw.orderPlanTime))
-	if !sol.regretDeadline.IsZero() && sol.regretDeadline.Before(deadline) {
-		deadline = sol.regretDeadline
+	// The regrets' time limit bounds these solves too; without any time
+	// bound (timeBounded), only orderRegretSolves does.
+	rctx := ctx
+	if so.timeBounded(ctx) {
+		deadline := time.Now().Add(orderTime(lw.orderPlanTime))
+		if !sol.regretDeadline.IsZero() && sol.regretDeadline.Before(deadline) {
+			deadline = sol.regretDeadline
+		}
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
 	}
-	rctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
+	// Options.RegretSolves bounds them too, where it is lower.
+	limit := orderRegretSolves
+	if so.RegretSolves > 0 {
+		limit = min(limit, so.RegretSolves)
+	}
 	solves := 0
 	for i := range sol.Regrets {
 		r := &sol.Regrets[i]
 		if math.IsInf(r.Regret, 1) && r.Exact {
 			continue // no plan keeps the levels: none has an order either
 		}
-		if solves == orderRegretSolves || rctx.Err() != nil {
+		if solves == limit || rctx.Err() != nil {
 			r.Regret, r.Exact, r.Tie = math.Inf(1), false, false
 			switch {
 			case ctx.Err() != nil:

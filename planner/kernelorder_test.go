@@ -425,9 +425,6 @@ func TestOrderRegretsTakeTheirLevelsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	minTime := orderMinTime
-	defer func() { orderMinTime = minTime }()
-	orderMinTime = time.Hour // exact, however slow the machine
 	var lw *lowering
 	plantInLowering = func(l *lowering) { lw = l }
 	defer func() { plantInLowering = nil }()
@@ -469,10 +466,82 @@ func TestOrderRegretsTakeTheirLevelsOut(t *testing.T) {
 	t.Logf("%d pinned solves' levels taken out; %d reasons name the re-planned choices", regretCuts, named)
 }
 
+// cliRegretLimits are cklplan plan's default regret limits.
+var cliRegretLimits = Options{RegretSolves: DefaultRegretSolves, RegretTimeLimit: DefaultRegretTimeLimit, RegretTimeFactor: DefaultRegretTimeFactor}
+
+// TestKernelOrderUntimed plans random DAGs whose every invocation may run
+// as its own kernel without any time bound: nothing is timed then (no
+// window for the kernel order's rounds or re-solves), so every regret is
+// exact and two plans are the same byte for byte, however slow the
+// machine. With a regret time limit, the re-solves get their window.
+func TestKernelOrderUntimed(t *testing.T) {
+	for _, seed := range []uint64{2, 3} {
+		spec, err := taskgen.DAG(8, 4, seed)
+		if err == nil {
+			err = taskgen.AddUnfused(&spec, 1.2)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := tasks.MarshalSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := tasks.Load(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reports [2]string
+		for i := range reports {
+			r, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != Optimal || r.UnprovenRegrets > 0 {
+				t.Errorf("seed %d: %s, %d regrets unproven, without any time bound", seed, r.Status, r.UnprovenRegrets)
+			}
+			var b strings.Builder
+			if err := r.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			reports[i] = b.String()
+		}
+		if reports[0] != reports[1] {
+			t.Errorf("seed %d: two plans differ", seed)
+		}
+	}
+	// A regret time limit of a nanosecond: the window is the regrets',
+	// and it stops the pinned solves at once.
+	spec, err := taskgen.DAG(8, 4, 2)
+	if err == nil {
+		err = taskgen.AddUnfused(&spec, 1.2)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{RegretTimeLimit: time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.UnprovenRegrets == 0 {
+		t.Error("a regret time limit of a nanosecond left every regret proven: the window is not the regrets'")
+	}
+}
+
 // BenchmarkKernelOrder plans random DAGs whose alternatives choose which
 // edges cross a kernel boundary (orderGraph), with every regret: the
 // rounds that rule kernel-order conflicts out, and a pinned solve per
-// regret (at most orderRegretSolves).
+// regret (at most orderRegretSolves), under cklplan plan's regret limits
+// (which give the kernel order's solves their windows: untimed, 50
+// invocations took 5.5 min).
 //
 //	go test ./planner -run '^$' -bench KernelOrder -benchtime 3x
 func BenchmarkKernelOrder(b *testing.B) {
@@ -483,7 +552,7 @@ func BenchmarkKernelOrder(b *testing.B) {
 			var r *Result
 			for b.Loop() {
 				var err error
-				if r, err = Plan(context.Background(), g, PlanOptions{Cache: cache}); err != nil {
+				if r, err = Plan(context.Background(), g, PlanOptions{Cache: cache, Solve: cliRegretLimits}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -60,6 +60,13 @@ type Options struct {
 	// A regret whose re-solve the limit stops is an interval: Regret.Exact
 	// is false, Regret.Lower and Regret.Regret bound it (Regret is +Inf
 	// when no plan using the alternative was found).
+	//
+	// Where a lowered graph chooses which edges cross a kernel boundary
+	// (planner.Plan), any of TimeLimit, RegretTimeLimit, RegretTimeFactor or
+	// a deadline of the context also gives the kernel order's rounds and
+	// re-solves a window of their own: 3× the plan's solve, at least 2 s.
+	// Without any of them nothing is timed: the same input gives the same
+	// plan and regrets, however long they take.
 	RegretTimeLimit  time.Duration
 	RegretTimeFactor float64
 	// RegretSolves, when positive, bounds the core's re-solves for the
@@ -220,6 +227,15 @@ func (o *Options) stopping(ctx context.Context, start time.Time) func() bool {
 	return func() bool {
 		return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline)
 	}
+}
+
+// timeBounded says whether the caller bounds a plan's time in any way: a
+// time limit or a deadline (limited), or a time limit of the regrets. Only
+// then do the kernel order's rounds and re-solves get their windows
+// (orderTime); without, the plan and its regrets are the same from run to
+// run.
+func (o *Options) timeBounded(ctx context.Context) bool {
+	return limited(ctx, o) || o.RegretTimeLimit > 0 || o.RegretTimeFactor > 0
 }
 
 // limited says whether a solve has a time limit: Options.TimeLimit, or a
