@@ -49,9 +49,9 @@ const orderCutsPerRound = 64
 // back with its conflicts warned of; the regrets left are intervals, which
 // then depend on the machine's speed. Without any bound they run to the
 // end (orderRounds and orderRegretSolves bound their number), so that the
-// same input gives the same plan. Variables: tests change them. At 0.5 s (until 2026-12-05) BenchmarkKernelOrder's 50
-// invocations came back at twice the optimum; at 2 s, at the optimum,
-// unproven (5.8 s to prove).
+// same input gives the same plan. Variables: tests change them. At 0.5 s
+// (until 2026-12-05) BenchmarkKernelOrder's 50 invocations came back at
+// twice the optimum; at 2 s, at the optimum, unproven (5.8 s to prove).
 var (
 	orderTimeFactor = 3.0
 	orderMinTime    = 2 * time.Second
