@@ -410,21 +410,7 @@ func registerCrossings(edges []EdgeCost, choice []GraphChoice) int {
 // HiGHS (they did, 10 s each on a 20-invocation DAG, 64 of them, for
 // reasons left as they were).
 func TestOrderRegretsTakeTheirLevelsOut(t *testing.T) {
-	spec, err := taskgen.DAG(6, 4, 1)
-	if err == nil {
-		err = taskgen.AddUnfused(&spec, 1.2)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := tasks.MarshalSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := unfusedDAG(t, 6, 1)
 	var lw *lowering
 	plantInLowering = func(l *lowering) { lw = l }
 	defer func() { plantInLowering = nil }()
@@ -466,6 +452,28 @@ func TestOrderRegretsTakeTheirLevelsOut(t *testing.T) {
 	t.Logf("%d pinned solves' levels taken out; %d reasons name the re-planned choices", regretCuts, named)
 }
 
+// unfusedDAG is gen dag --invocations n --seed seed --unfused 1.2: a
+// random DAG whose every task may run as its own kernel.
+func unfusedDAG(t *testing.T, n int, seed uint64) *tasks.Graph {
+	t.Helper()
+	spec, err := taskgen.DAG(n, 4, seed)
+	if err == nil {
+		err = taskgen.AddUnfused(&spec, 1.2)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // cliRegretLimits are cklplan plan's default regret limits.
 var cliRegretLimits = Options{RegretSolves: DefaultRegretSolves, RegretTimeLimit: DefaultRegretTimeLimit, RegretTimeFactor: DefaultRegretTimeFactor}
 
@@ -476,21 +484,7 @@ var cliRegretLimits = Options{RegretSolves: DefaultRegretSolves, RegretTimeLimit
 // machine. With a regret time limit, the re-solves get their window.
 func TestKernelOrderUntimed(t *testing.T) {
 	for _, seed := range []uint64{2, 3} {
-		spec, err := taskgen.DAG(8, 4, seed)
-		if err == nil {
-			err = taskgen.AddUnfused(&spec, 1.2)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := tasks.MarshalSpec(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := tasks.Load(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := unfusedDAG(t, 8, seed)
 		var reports [2]string
 		for i := range reports {
 			r, err := Plan(context.Background(), g, PlanOptions{})
@@ -512,21 +506,7 @@ func TestKernelOrderUntimed(t *testing.T) {
 	}
 	// A regret time limit of a nanosecond: the window is the regrets',
 	// and it stops the pinned solves at once.
-	spec, err := taskgen.DAG(8, 4, 2)
-	if err == nil {
-		err = taskgen.AddUnfused(&spec, 1.2)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := tasks.MarshalSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := unfusedDAG(t, 8, 2)
 	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{RegretTimeLimit: time.Nanosecond}})
 	if err != nil {
 		t.Fatal(err)
