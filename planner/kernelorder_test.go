@@ -456,22 +456,7 @@ func TestOrderRegretsTakeTheirLevelsOut(t *testing.T) {
 // random DAG whose every task may run as its own kernel.
 func unfusedDAG(t *testing.T, n int, seed uint64) *tasks.Graph {
 	t.Helper()
-	spec, err := taskgen.DAG(n, 4, seed)
-	if err == nil {
-		err = taskgen.AddUnfused(&spec, 1.2)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := tasks.MarshalSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return editedDAG(t, n, seed, func(s *tasks.Spec) error { return taskgen.AddUnfused(s, 1.2) })
 }
 
 // cliRegretLimits are cklplan plan's default regret limits.

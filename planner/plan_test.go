@@ -1077,9 +1077,16 @@ func generatedDAG(t testing.TB, n int, seed uint64) *tasks.Graph {
 // invocations (average degree 4) from seed.
 func scaledDAG(t testing.TB, n int, seed uint64, factor float64) *tasks.Graph {
 	t.Helper()
+	return editedDAG(t, n, seed, func(s *tasks.Spec) error { return taskgen.ScaleExecution(s, factor) })
+}
+
+// editedDAG is cklplan gen dag's graph of n invocations (average degree 4)
+// from seed, changed by edit.
+func editedDAG(t testing.TB, n int, seed uint64, edit func(*tasks.Spec) error) *tasks.Graph {
+	t.Helper()
 	spec, err := taskgen.DAG(n, 4, seed)
 	if err == nil {
-		err = taskgen.ScaleExecution(&spec, factor)
+		err = edit(&spec)
 	}
 	if err != nil {
 		t.Fatal(err)
