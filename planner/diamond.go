@@ -877,7 +877,8 @@ func (f *flagged) backRegrets(sol *Solution) []Regret {
 
 // diamondCuts names the kernel-order conflicts that the diamonds' flags
 // ruled out of sol, the plan: those of the cheapest plan without the
-// flags, where that plan is cheaper (a solve without regrets; where the
+// flags, where that plan is cheaper (solveCrossings's first plan where it
+// solved one, else a solve without regrets; where the
 // caller bounds the plan's time (Options.timeBounded), given at least a
 // second or twice the plan's solve, within what the plan left of the
 // caller's time limit, and past it none are named). The
@@ -887,21 +888,24 @@ func (lw *lowering) diamondCuts(ctx context.Context, sol *Solution, so Options) 
 	if o == nil || len(o.diamonds) == 0 || sol.Status != Optimal || len(sol.Choices) != len(lw.invs) {
 		return
 	}
-	quiet := so
-	quiet.NoRegrets, quiet.Start = true, nil
-	quiet.TimeLimit = 0
-	if so.timeBounded(ctx) {
-		quiet.TimeLimit = max(time.Second, 2*sol.SolveTime)
-	}
-	if so.TimeLimit > 0 {
-		// Within the caller's time limit, what the plan left of it.
-		if quiet.TimeLimit = min(quiet.TimeLimit, so.TimeLimit-sol.SolveTime); quiet.TimeLimit <= 0 {
-			return
+	s, err := lw.unflaggedPlan, error(nil)
+	if s == nil {
+		quiet := so
+		quiet.NoRegrets, quiet.Start = true, nil
+		quiet.TimeLimit = 0
+		if so.timeBounded(ctx) {
+			quiet.TimeLimit = max(time.Second, 2*sol.SolveTime)
 		}
+		if so.TimeLimit > 0 {
+			// Within the caller's time limit, what the plan left of it.
+			if quiet.TimeLimit = min(quiet.TimeLimit, so.TimeLimit-sol.SolveTime); quiet.TimeLimit <= 0 {
+				return
+			}
+		}
+		o.unflagged = true
+		s, err = Solve(ctx, &lw.problem, quiet)
+		o.unflagged = false
 	}
-	o.unflagged = true
-	s, err := Solve(ctx, &lw.problem, quiet)
-	o.unflagged = false
 	if err != nil || s.Status != Optimal || !(s.Objective < sol.Objective-1e-9*math.Max(1, math.Abs(sol.Objective))) {
 		return
 	}

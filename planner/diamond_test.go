@@ -340,8 +340,11 @@ func TestDiamondFlagsAgainstLevels(t *testing.T) {
 }
 
 // BenchmarkUnfusedTransformer plans cklplan gen transformer --exec-scale
-// 100 --unfused 0.3, every regret explained: every block that may
-// conflict is a diamond.
+// 100 --unfused 0.3, every regret explained (up to 1,000 invocations):
+// every block that may conflict is a diamond. With --unfused 1.5 (the
+// crossing alternatives cost more; "unfused=1.5") the plan without the
+// diamonds' flags has an order, and a graph of more than 1,000
+// invocations is planned without them (solveCrossings).
 //
 //	go test ./planner -run '^$' -bench UnfusedTransformer -benchtime 3x
 func BenchmarkUnfusedTransformer(b *testing.B) {
@@ -349,9 +352,18 @@ func BenchmarkUnfusedTransformer(b *testing.B) {
 		family string
 		gen    func(int, uint64) (tasks.Spec, error)
 		layers int
-	}{{"plain", taskgen.Transformer, 10}, {"plain", taskgen.Transformer, 99}, {"gated", taskgen.GatedTransformer, 9}, {"gated", taskgen.GatedTransformer, 99}, {"gated", taskgen.GatedTransformer, 1000}} {
-		g := unfusedTransformerOf(b, c.gen, c.layers, 0.3)
-		b.Run(fmt.Sprintf("%s/layers=%d", c.family, c.layers), func(b *testing.B) {
+		factor float64
+	}{
+		{"plain", taskgen.Transformer, 10, 0.3}, {"plain", taskgen.Transformer, 99, 0.3},
+		{"gated", taskgen.GatedTransformer, 9, 0.3}, {"gated", taskgen.GatedTransformer, 99, 0.3}, {"gated", taskgen.GatedTransformer, 1000, 0.3},
+		{"plain", taskgen.Transformer, 1000, 1.5}, {"gated", taskgen.GatedTransformer, 1000, 1.5},
+	} {
+		g := unfusedTransformerOf(b, c.gen, c.layers, c.factor)
+		name := fmt.Sprintf("%s/layers=%d", c.family, c.layers)
+		if c.factor != 0.3 {
+			name += fmt.Sprintf("/unfused=%g", c.factor)
+		}
+		b.Run(name, func(b *testing.B) {
 			cache := NewCache()
 			var r *Result
 			for b.Loop() {
@@ -637,4 +649,80 @@ func blockHasOrder(o *orderSystem, edges []int, cross map[int]bool) bool {
 		}
 	}
 	return hasKernelOrder(costs)
+}
+
+// TestDiamondsWaitForAConflict plans layers whose every task may run as
+// its own kernel without regrets, where the plan without the diamonds'
+// flags comes first (solveCrossings), and with every regret, where the
+// flags are there from the start. Where the crossing alternatives cost
+// 1.5× (plain execution costs), the first plan has an order: it stands,
+// and the flags' groups are never built. Where they cost 0.3× and
+// execution outweighs conversion, it has conflicts: the flags rule them
+// out, and the report names the same ones. Both ways plan at one cost.
+func TestDiamondsWaitForAConflict(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		gen       func(int, uint64) (tasks.Spec, error)
+		scale     float64
+		factor    float64
+		conflicts bool
+	}{
+		{"plain 1.5", taskgen.Transformer, 1, 1.5, false},
+		{"gated 1.5", taskgen.GatedTransformer, 1, 1.5, false},
+		{"plain, exec ×100, 0.3", taskgen.Transformer, 100, 0.3, true},
+		{"gated, exec ×100, 0.3", taskgen.GatedTransformer, 100, 0.3, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := c.gen(3, 1)
+			if err == nil && c.scale != 1 {
+				err = taskgen.ScaleExecution(&s, c.scale)
+			}
+			if err == nil {
+				err = taskgen.AddUnfused(&s, c.factor)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := tasks.New(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lw *lowering
+			plantInLowering = func(l *lowering) { lw = l }
+			defer func() { plantInLowering = nil }()
+			plain, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoRegrets: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := lw.problem.order
+			if o == nil {
+				t.Fatal("no order system: the graph chooses no crossing, and the test tests nothing")
+			}
+			if got := lw.unflaggedPlan != nil; got != c.conflicts {
+				t.Errorf("the first plan had kernel-order conflicts: %v, want %v", got, c.conflicts)
+			}
+			if built := o.flagGroups != nil || len(o.diamonds) > 0; built != c.conflicts {
+				t.Errorf("the diamonds' flags were built: %v, want %v", built, c.conflicts)
+			}
+			explained, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain.Status != Optimal || explained.Status != Optimal {
+				t.Fatalf("status %v without regrets, %v with them; want both optimal", plain.Status, explained.Status)
+			}
+			if d := math.Abs(plain.ObjectiveNS - explained.ObjectiveNS); d > 1e-9*explained.ObjectiveNS {
+				t.Errorf("objective %.6f ns without regrets, %.6f ns with them", plain.ObjectiveNS, explained.ObjectiveNS)
+			}
+			if len(plain.KernelConflicts) > 0 {
+				t.Errorf("the plan without regrets has kernel conflicts: %v", plain.KernelConflicts)
+			}
+			if !slices.Equal(plain.KernelOrder, explained.KernelOrder) {
+				t.Errorf("kernel order without regrets:\n  %v\nwith them:\n  %v", plain.KernelOrder, explained.KernelOrder)
+			}
+			if c.conflicts && len(plain.KernelOrder) == 0 {
+				t.Error("no conflict named: the flags ruled nothing out, and the test tests too little")
+			}
+		})
+	}
 }

@@ -388,7 +388,9 @@ func (lw *lowering) orderSystemOf() *orderSystem {
 		o.nodeEdges[e.w] = append(o.nodeEdges[e.w], i)
 	}
 	lw.problem.order = o
-	lw.markDiamonds(o)
+	if !lw.unmarked {
+		lw.markDiamonds(o)
+	}
 	return o
 }
 

@@ -328,6 +328,11 @@ type lowering struct {
 	// time and the pinned solves' (orderTime).
 	orderForRegrets bool
 	orderPlanTime   time.Duration
+	// unmarked says the order system's diamonds are not marked yet
+	// (solveCrossings); unflaggedPlan is the plan solved without their
+	// flags, for diamondCuts.
+	unmarked      bool
+	unflaggedPlan *Solution
 	// class[v] is node v's index in classes.
 	class   []int
 	classes []*nodeClass

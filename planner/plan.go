@@ -541,7 +541,9 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 	}
 	if lw.choosesCrossings() {
 		// The order system, with its diamonds (diamond.go), before the
-		// first solve.
+		// first solve; without a regret to compute, the diamonds wait for
+		// a plan that needs them (solveCrossings).
+		lw.unmarked = so.NoRegrets && orderFlags
 		lw.orderSystemOf()
 	}
 	var sol *Solution
@@ -549,7 +551,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		// Nothing to choose: the empty plan, proven (Solve takes no
 		// Problem without nodes).
 		sol = &Solution{Status: Optimal, explained: !so.NoRegrets}
-	} else if sol, err = Solve(ctx, &lw.problem, so); err != nil {
+	} else if sol, err = lw.solveCrossings(ctx, so); err != nil {
 		return nil, lw.namedError(err)
 	} else if sol, err = lw.keepKernelOrder(ctx, sol, so); err != nil {
 		return nil, lw.namedError(err)
@@ -594,6 +596,49 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 		res.SolveMS = 0
 	}
 	return res, err
+}
+
+// solveCrossings is Solve of the lowered problem. Where the diamonds wait
+// (lowering.unmarked: no regret is asked), the plan without their flags
+// comes first: one whose kernels have an order is optimal with the flags
+// too, which only rule plans out, and their groups are never built. Else
+// every diamond is flagged and the problem solved again, in what is left
+// of the caller's time limit, and diamondCuts names what the flags ruled
+// out of that first plan. (Flagging only the diamonds of the first plan's
+// conflicts moved the conflict to the next layer of a transformer, one
+// solve at a time: docs/benchmarks.md, "Diamonds flagged only where a
+// plan needs them".) A first solve that fails leaves the answer to the
+// flagged problem, as without it.
+func (lw *lowering) solveCrossings(ctx context.Context, so Options) (*Solution, error) {
+	if !lw.unmarked {
+		return Solve(ctx, &lw.problem, so)
+	}
+	lw.unmarked = false
+	o := lw.problem.order
+	first, err := Solve(ctx, &lw.problem, so)
+	if err == nil && first.Status == Optimal && len(first.Choices) == len(lw.invs) && !lw.hasOrderConflict(first.alternatives()) {
+		return first, nil
+	}
+	lw.markDiamonds(o)
+	if len(o.diamonds) == 0 {
+		// The levels' rounds (keepKernelOrder) take the conflicts on.
+		return first, err
+	}
+	flagged, spent := so, time.Duration(0)
+	if err == nil {
+		spent = first.SolveTime
+		if first.Status == Optimal {
+			lw.unflaggedPlan = first
+		}
+		if so.TimeLimit > 0 {
+			flagged.TimeLimit = max(so.TimeLimit-spent, time.Millisecond)
+		}
+	}
+	sol, err := Solve(ctx, &lw.problem, flagged)
+	if sol != nil {
+		sol.SolveTime += spent
+	}
+	return sol, err
 }
 
 // deadlineReserve is the time Plan keeps back from a deadline left after
