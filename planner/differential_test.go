@@ -104,6 +104,9 @@ func TestDifferential(t *testing.T) {
 			if sol.Model.ContractedKernels > 0 {
 				stats["kernels contracted"]++
 			}
+			if slackBudgets(p) != nil {
+				stats["slack budgets dropped"]++
+			}
 			if seed%5 == 0 {
 				// Certificates of one round, which leave queries to
 				// re-solves.
@@ -193,7 +196,7 @@ func TestDifferential(t *testing.T) {
 	t.Logf("%d problems: %v", differentialProblems, stats)
 	// The generator must exercise every path; these fail if it drifts.
 	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "duals solved beside the plan", "certified in a later pass", "certificate missed: re-solves", "re-solves",
-		"certified by elimination", "certified by a small LP", "certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted",
+		"certified by elimination", "certified by a small LP", "certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted", "slack budgets dropped",
 		"started from the given plan", "started from the given plan, NoReduce"} {
 		if stats[k] == 0 {
 			t.Errorf("no problem exercised %q", k)

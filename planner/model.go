@@ -21,6 +21,10 @@ type Problem struct {
 	Budgets []Budget
 	// order is the kernel order a lowered graph's plans keep (order.go).
 	order *orderSystem
+	// usesFrom, when set, is the problem whose uses decide which
+	// alternatives dominate others: the one this was made from without
+	// its slack budgets' uses (withoutSlack), alternative for alternative.
+	usesFrom *Problem
 }
 
 // A Node is one invocation: the alternatives it may be realized by.

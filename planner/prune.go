@@ -297,6 +297,10 @@ func uses(us []Use) bool {
 // pruning keeps the optimum and makes b's regret exact by that shift.
 func (in *instance) prune(v int, live []int, ports [][]string) []int {
 	alts := in.p.Nodes[v].Alternatives
+	if in.p.usesFrom != nil {
+		// The same IDs and costs, with the uses of the budgets dropped.
+		alts = in.p.usesFrom.Nodes[v].Alternatives
+	}
 	same := func(a, b int) bool {
 		for _, labels := range ports {
 			if labels[a] != labels[b] {

@@ -113,10 +113,11 @@ func TestEliminationLimits(t *testing.T) {
 			t.Fatalf("K4 seed %d: core %d with the default limit", seed, sol.Model.CoreNodes)
 		}
 
-		// A chain whose middle node uses a budget: the middle stays, its
+		// A chain whose middle node uses a budget that binds (one that
+		// could not would be dropped, slack.go): the middle stays, its
 		// neighbours fold into it.
 		p = structured(seed, 5, d, [][]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
-		p.Budgets = []Budget{{Name: "smem", Capacity: 4}}
+		p.Budgets = []Budget{{Name: "smem", Capacity: 3}}
 		for a := range p.Nodes[2].Alternatives {
 			p.Nodes[2].Alternatives[a].Uses = []Use{{Budget: 0, Amount: float64(2 * a)}}
 		}

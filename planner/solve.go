@@ -70,6 +70,19 @@ func solveValid(ctx context.Context, p *Problem, opt Options, start time.Time) (
 			return sol, err
 		}, opt)
 	}
+	// Budgets that no plan can exceed are dropped first (slack.go); the
+	// plan's use of them is counted on p.
+	if q := withoutSlack(p); q != nil {
+		sol, err := solveValid(ctx, q, opt, start)
+		if sol != nil && len(sol.Choices) == len(p.Nodes) {
+			ev, everr := p.evaluate(sol.alternatives(), false)
+			if everr != nil {
+				return nil, everr
+			}
+			sol.BudgetUse = ev.BudgetUse
+		}
+		return sol, err
+	}
 	// Kernels whose budgets bind would leave their nodes to HiGHS: those
 	// small enough are contracted first (contract.go).
 	if !opt.NoReduce && !opt.noContract && !p.ordered() {
