@@ -209,8 +209,12 @@ func OutsideBudgets(g *tasks.Graph, r *Result) []string {
 	}
 	group := make(map[string]string, len(r.Choices))
 	chosen := make(map[string]string, len(r.Choices))
+	members := map[string][]string{} // a group's invocations, in the plan's order
 	for _, c := range r.Choices {
 		group[c.Invocation], chosen[c.Invocation] = c.Group, c.Alternative
+		if c.Group != "" {
+			members[c.Group] = append(members[c.Group], c.Invocation)
+		}
 	}
 	inv := func(end string) string {
 		if i := strings.LastIndexByte(end, '.'); i >= 0 {
@@ -245,12 +249,8 @@ func OutsideBudgets(g *tasks.Graph, r *Result) []string {
 		}
 		via := map[string]string{}
 		counted := map[*Boundary]bool{}
-		var queue, reached []string
-		for _, c := range r.Choices {
-			if c.Group == bu.Kernel {
-				queue = append(queue, c.Invocation)
-			}
-		}
+		var reached []string
+		queue := slices.Clone(members[bu.Kernel])
 		for len(queue) > 0 {
 			x := queue[0]
 			queue = queue[1:]
