@@ -93,6 +93,15 @@ func FuzzPlanMutated(f *testing.F) {
 		if (errR == nil) != (errW == nil) {
 			t.Fatalf("reduced: %v; --no-reduce: %v\n%s", errR, errW, data)
 		}
+		// Without regrets (the diamonds' flags only where the first plan
+		// conflicts, solveCrossings): the same optimum.
+		plain, errP := Plan(context.Background(), gr, PlanOptions{Solve: Options{NoRegrets: true}})
+		if (errP == nil) != (errR == nil) {
+			t.Fatalf("reduced: %v; without regrets: %v\n%s", errR, errP, data)
+		}
+		if errP == nil && (plain.Status != Optimal || !closeNS(plain.ObjectiveNS, reduced.ObjectiveNS)) {
+			t.Fatalf("without regrets %s, %v; with them %s, %v\n%s", plain.Status, plain.ObjectiveNS, reduced.Status, reduced.ObjectiveNS, data)
+		}
 		if errR != nil {
 			// Named after the graph, the same either way (the conflict is
 			// found on the whole model), and every rendering succeeds.
