@@ -749,31 +749,69 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 			pairs[s*nl+t] = &g.Pairs[i]
 		}
 	}
-	producer := local[g.Producer]
 	f = newSingle(f.vars, f.dims, size)
+	// The entries in row-major order (the last variable fastest), each
+	// member's alternative read from a digit of the odometer: producer
+	// and consumer by their variable's position. An entry depends on the
+	// labels alone, so where the label tuples are few each is summed once
+	// (memo), in the same order as it would be for each entry.
+	pos := func(li int) int { return slices.Index(f.vars, li) }
+	pk := pos(local[g.Producer])
+	ck := make([]int, len(g.Consumers))
+	for ci := range g.Consumers {
+		ck[ci] = pos(at[ci])
+	}
+	var memo []paretoEntry
+	var memoSet []bool
+	if tuples := nl; len(g.Consumers) <= 3 {
+		for range g.Consumers {
+			tuples *= nl
+		}
+		if tuples <= 1<<12 {
+			memo, memoSet = make([]paretoEntry, tuples), make([]bool, tuples)
+		}
+	}
+	digits := asg[:len(f.vars)]
+	clear(digits)
 	var seen []int
 	for idx := range f.single {
-		f.assign(idx, asg)
-		s := src[asg[producer]]
-		e := paretoEntry{}
-		seen = seen[:0]
-		feasible := true
-		for ci := range g.Consumers {
-			t := tgts[ci][asg[at[ci]]]
-			if slices.Contains(seen, t) {
-				continue
+		s := src[digits[pk]]
+		key := -1
+		if memo != nil {
+			key = s
+			for ci := range g.Consumers {
+				key = key*nl + tgts[ci][digits[ck[ci]]]
 			}
-			seen = append(seen, t)
-			pr := pairs[s*nl+t]
-			if pr == nil || math.IsInf(pr.Cost, 1) {
-				feasible = false
+		}
+		if key >= 0 && memoSet[key] {
+			f.single[idx] = memo[key]
+		} else {
+			e := paretoEntry{}
+			seen = seen[:0]
+			for ci := range g.Consumers {
+				t := tgts[ci][digits[ck[ci]]]
+				if slices.Contains(seen, t) {
+					continue
+				}
+				seen = append(seen, t)
+				pr := pairs[s*nl+t]
+				if pr == nil || math.IsInf(pr.Cost, 1) {
+					e = paretoEntry{use: math.Inf(1)} // infeasible, as newSingle leaves it
+					break
+				}
+				e.cost += pr.Cost
+				e.use += useOf(pr.Uses, k.budget)
+			}
+			f.single[idx] = e
+			if key >= 0 {
+				memo[key], memoSet[key] = e, true
+			}
+		}
+		for j := len(digits) - 1; j >= 0; j-- {
+			if digits[j]++; digits[j] < f.dims[j] {
 				break
 			}
-			e.cost += pr.Cost
-			e.use += useOf(pr.Uses, k.budget)
-		}
-		if feasible {
-			f.single[idx] = e
+			digits[j] = 0
 		}
 	}
 	return f, true
