@@ -137,7 +137,10 @@ type budgetKernel struct {
 	groups   []int           // the groups whose members are all in K
 	unary    [][]paretoEntry // per node and alternative: its use and (interior) cost
 	gfactors []pfactor       // the groups' factors, built once
-	aux      int             // the auxiliary node, in the contracted problem
+	// gkeys[i] is what gfactors[i]'s entries are computed from (groupFactor),
+	// for contentKey: a factor's entries are many more bytes.
+	gkeys [][]byte
+	aux   int // the auxiliary node, in the contracted problem
 	// tuples are the auxiliary node's alternatives: assignments of ∂K, as
 	// row-major indices over the boundary's alternatives (bdims), and
 	// table their T.
@@ -625,11 +628,11 @@ func newKernel(p *Problem, b int, nodes, groups []int, owner, groupBudget []int)
 	}
 	asg := make([]int, len(k.nodes)) // groupFactor's scratch
 	for _, gi := range k.groups {
-		f, ok := k.groupFactor(gi, local, asg)
+		f, key, ok := k.groupFactor(gi, local, asg)
 		if !ok {
 			return nil
 		}
-		k.gfactors = append(k.gfactors, f)
+		k.gfactors, k.gkeys = append(k.gfactors, f), append(k.gkeys, key)
 	}
 	return k
 }
@@ -655,22 +658,23 @@ func (k *budgetKernel) tabulate() bool {
 
 // share makes k, whose content is f's, use f's factors and table.
 func (k *budgetKernel) share(f *budgetKernel) {
-	k.unary, k.gfactors = f.unary, f.gfactors
+	k.unary, k.gfactors, k.gkeys = f.unary, f.gfactors, f.gkeys
 	k.bdims, k.tuples, k.table = f.bdims, f.tuples, f.table
 	k.alike = f
 }
 
 // contentKey identifies what the kernel's program reads: its capacity,
 // its nodes' fronts and which are on the boundary, and its groups'
-// factors. Kernels of one key have one table, and at one boundary
-// assignment the same interior choices.
+// factors (by what groupFactor computes their entries from: the same
+// key, the same entries). Kernels of one key have one table, and at one
+// boundary assignment the same interior choices.
 func (k *budgetKernel) contentKey() []byte {
 	size := 16 * (1 + len(k.boundary) + len(k.gfactors))
 	for _, u := range k.unary {
 		size += 16 * (1 + len(u))
 	}
-	for _, f := range k.gfactors {
-		size += 16 * (len(f.vars) + len(f.single))
+	for i, f := range k.gfactors {
+		size += 16*len(f.vars) + len(k.gkeys[i])
 	}
 	b := make([]byte, 0, size)
 	num := func(x float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x)) }
@@ -688,16 +692,14 @@ func (k *budgetKernel) contentKey() []byte {
 		b = binary.AppendUvarint(b, uint64(li))
 	}
 	b = binary.AppendUvarint(b, uint64(len(k.gfactors)))
-	for _, f := range k.gfactors {
+	for fi, f := range k.gfactors {
 		b = binary.AppendUvarint(b, uint64(len(f.vars)))
 		for i, v := range f.vars {
 			b = binary.AppendUvarint(b, uint64(v))
 			b = binary.AppendUvarint(b, uint64(f.dims[i]))
 		}
-		for _, e := range f.single {
-			num(e.use)
-			num(e.cost)
-		}
+		b = binary.AppendUvarint(b, uint64(len(k.gkeys[fi])))
+		b = append(b, k.gkeys[fi]...)
 	}
 	return b
 }
@@ -717,7 +719,11 @@ func (k *budgetKernel) best(front []paretoEntry) float64 {
 // groupFactor tabulates group gi over its members: its conversions' cost
 // and their scratch in the kernel's budget. asg is scratch of a slot per
 // kernel node (one per group made kernels of 50,000 nodes allocate 20 GB).
-func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfactor, bool) {
+// The key is what the entries are computed from, beside the factor's
+// variables and their sizes: the producer's and each consumer's position
+// among the variables and labels (numbered in order of first use), and
+// each pair of labels' cost and scratch.
+func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfactor, []byte, bool) {
 	g := &k.p.Groups[gi]
 	members := slices.Compact(slices.Sorted(slices.Values(groupNodes(g))))
 	f := pfactor{}
@@ -727,7 +733,7 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 		f.dims = append(f.dims, len(k.p.Nodes[m].Alternatives))
 		size *= f.dims[len(f.dims)-1]
 		if size > contractMaxEntries {
-			return f, false
+			return f, nil, false
 		}
 	}
 	// The labels by number, and the pairs by their labels' numbers, so
@@ -760,6 +766,28 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 	ck := make([]int, len(g.Consumers))
 	for ci := range g.Consumers {
 		ck[ci] = pos(at[ci])
+	}
+	key := binary.AppendUvarint(nil, uint64(nl))
+	ids2 := func(pos int, labels []int) {
+		key = binary.AppendUvarint(key, uint64(pos))
+		key = binary.AppendUvarint(key, uint64(len(labels)))
+		for _, l := range labels {
+			key = binary.AppendUvarint(key, uint64(l))
+		}
+	}
+	ids2(pk, src)
+	key = binary.AppendUvarint(key, uint64(len(g.Consumers)))
+	for ci := range g.Consumers {
+		ids2(ck[ci], tgts[ci])
+	}
+	for _, pr := range pairs {
+		if pr == nil || math.IsInf(pr.Cost, 1) {
+			key = append(key, 0)
+			continue
+		}
+		key = append(key, 1)
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(pr.Cost))
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(useOf(pr.Uses, k.budget)))
 	}
 	var memo []paretoEntry
 	var memoSet []bool
@@ -814,7 +842,7 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 			digits[j] = 0
 		}
 	}
-	return f, true
+	return f, key, true
 }
 
 // solve runs the program over the kernel with the alternatives allowed
