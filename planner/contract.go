@@ -2,7 +2,6 @@ package planner
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -1961,7 +1960,7 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		tables := map[tableKey]*tupleTable{}
 		var keys []tableKey
 		for _, k := range c.kernels {
-			if least := cmp.Or(opt.tableKernels, tableKernels); alike[k.alike] < least {
+			if alike[k.alike] < tablesFrom(k, explained, opt.tableKernels) {
 				continue
 			}
 			for _, li := range k.internal {
@@ -2514,10 +2513,36 @@ func directRegrets(ctx context.Context, q *Problem, c *contraction, tables [][][
 }
 
 // tableKernels is the least number of kernels alike whose regrets read
-// tables T_{v=a}(β) built once (atTuples) rather than each running the
-// program with its W once per interior node: a table costs 4 to 15 such
-// runs on the generated fused transformers.
-const tableKernels = 16
+// tables T_{v=a}(β) built once (atTuples, one per interior node
+// explained) rather than each running the program with its W once: a
+// table costs 4 to 15 such runs on the generated fused transformers, a
+// layer to a kernel. tableInterior is such a kernel's interior: a larger
+// kernel needs more kernels alike in proportion (tablesFrom).
+const (
+	tableKernels  = 16
+	tableInterior = 10
+)
+
+// tablesFrom is the least number of kernels alike k whose regrets read
+// tables: tableKernels (or least, where a test sets it) for an interior
+// of up to tableInterior nodes explained, and in proportion beyond. With
+// three layers to a kernel (gen transformer --layers 99 --kernel-smem
+// 49152 --kernel-layers 3, 33 kernels alike), the tables took 1.12 s
+// against 0.94 s for the kernels' own runs, and 28.4–29.4 s against
+// 19.9–21.0 s with --unfused 1.5 (docs/benchmarks.md, "A sweep of the
+// generated families").
+func tablesFrom(k *budgetKernel, explained func(v int) bool, least int) int {
+	if least > 0 {
+		return least
+	}
+	inner := 0
+	for _, li := range k.internal {
+		if explained(k.nodes[li]) {
+			inner++
+		}
+	}
+	return tableKernels * max(inner, tableInterior) / tableInterior
+}
 
 // wFactor is W as a factor over the boundary (no entry where +Inf).
 func (k *budgetKernel) wFactor(w []float64) pfactor {

@@ -412,3 +412,34 @@ func testKernels(t *testing.T, seeds uint64) []*budgetKernel {
 	}
 	return kernels
 }
+
+// TestTablesFrom: kernels of up to tableInterior interior nodes explained
+// read tables from tableKernels kernels alike, larger ones from
+// proportionally more, and a test's least stands.
+func TestTablesFrom(t *testing.T) {
+	kernel := func(interior int) *budgetKernel {
+		k := &budgetKernel{}
+		for i := range interior {
+			k.nodes = append(k.nodes, 100+i)
+			k.internal = append(k.internal, i)
+		}
+		return k
+	}
+	all := func(int) bool { return true }
+	odd := func(v int) bool { return v%2 == 1 }
+	for _, c := range []struct {
+		interior    int
+		explained   func(int) bool
+		least, want int
+	}{
+		{4, all, 0, tableKernels},
+		{tableInterior, all, 0, tableKernels},
+		{30, all, 0, 3 * tableKernels},
+		{30, odd, 0, 3 * tableKernels / 2},
+		{30, all, 5, 5},
+	} {
+		if got := tablesFrom(kernel(c.interior), c.explained, c.least); got != c.want {
+			t.Errorf("%d interior nodes, least %d: %d kernels alike, want %d", c.interior, c.least, got, c.want)
+		}
+	}
+}
