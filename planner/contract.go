@@ -767,17 +767,17 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 		ck[ci] = pos(at[ci])
 	}
 	key := binary.AppendUvarint(nil, uint64(nl))
-	ids2 := func(pos int, labels []int) {
-		key = binary.AppendUvarint(key, uint64(pos))
+	labelsAt := func(v int, labels []int) { // the variable at position v, by its labels
+		key = binary.AppendUvarint(key, uint64(v))
 		key = binary.AppendUvarint(key, uint64(len(labels)))
 		for _, l := range labels {
 			key = binary.AppendUvarint(key, uint64(l))
 		}
 	}
-	ids2(pk, src)
+	labelsAt(pk, src)
 	key = binary.AppendUvarint(key, uint64(len(g.Consumers)))
 	for ci := range g.Consumers {
-		ids2(ck[ci], tgts[ci])
+		labelsAt(ck[ci], tgts[ci])
 	}
 	for _, pr := range pairs {
 		if pr == nil || math.IsInf(pr.Cost, 1) {
@@ -803,15 +803,15 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 	var seen []int
 	for idx := range f.single {
 		s := src[digits[pk]]
-		key := -1
+		tuple := -1 // the entry's labels, as an index into memo
 		if memo != nil {
-			key = s
+			tuple = s
 			for ci := range g.Consumers {
-				key = key*nl + tgts[ci][digits[ck[ci]]]
+				tuple = tuple*nl + tgts[ci][digits[ck[ci]]]
 			}
 		}
-		if key >= 0 && memoSet[key] {
-			f.single[idx] = memo[key]
+		if tuple >= 0 && memoSet[tuple] {
+			f.single[idx] = memo[tuple]
 		} else {
 			e := paretoEntry{}
 			seen = seen[:0]
@@ -830,8 +830,8 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 				e.use += useOf(pr.Uses, k.budget)
 			}
 			f.single[idx] = e
-			if key >= 0 {
-				memo[key], memoSet[key] = e, true
+			if tuple >= 0 {
+				memo[tuple], memoSet[tuple] = e, true
 			}
 		}
 		for j := len(digits) - 1; j >= 0; j-- {
