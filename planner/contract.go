@@ -139,7 +139,10 @@ type budgetKernel struct {
 	// gkeys[i] is what gfactors[i]'s entries are computed from (groupFactor),
 	// for contentKey: a factor's entries are many more bytes.
 	gkeys [][]byte
-	aux   int // the auxiliary node, in the contracted problem
+	// gfills fill gfactors' tables, where the kernel tabulates
+	// (fillFactors): a kernel that shares another's never does.
+	gfills []func(f *pfactor, asg []int)
+	aux    int // the auxiliary node, in the contracted problem
 	// tuples are the auxiliary node's alternatives: assignments of ∂K, as
 	// row-major indices over the boundary's alternatives (bdims), and
 	// table their T.
@@ -625,21 +628,32 @@ func newKernel(p *Problem, b int, nodes, groups []int, owner, groupBudget []int)
 			k.unary[i] = append(k.unary[i], e)
 		}
 	}
-	asg := make([]int, len(k.nodes)) // groupFactor's scratch
 	for _, gi := range k.groups {
-		f, key, ok := k.groupFactor(gi, local, asg)
+		f, key, fill, ok := k.groupFactor(gi, local)
 		if !ok {
 			return nil
 		}
-		k.gfactors, k.gkeys = append(k.gfactors, f), append(k.gkeys, key)
+		k.gfactors, k.gkeys, k.gfills = append(k.gfactors, f), append(k.gkeys, key), append(k.gfills, fill)
 	}
 	return k
+}
+
+// fillFactors fills the groups' tables, once: a kernel alike another
+// shares its (share), and 1,000 fused layers built 999 sets of tables for
+// nothing.
+func (k *budgetKernel) fillFactors() {
+	asg := make([]int, len(k.nodes)) // the fills' scratch
+	for i, fill := range k.gfills {
+		fill(&k.gfactors[i], asg)
+	}
+	k.gfills = nil
 }
 
 // tabulate tabulates T over the kernel's boundary. It reports false when
 // the kernel cannot be contracted: too many entries, or no feasible
 // assignment (then the row stays, and the conflict is explained by it).
 func (k *budgetKernel) tabulate() bool {
+	k.fillFactors()
 	t, ok := k.solve(nil, k.boundary)
 	if !ok {
 		return false
@@ -657,7 +671,7 @@ func (k *budgetKernel) tabulate() bool {
 
 // share makes k, whose content is f's, use f's factors and table.
 func (k *budgetKernel) share(f *budgetKernel) {
-	k.unary, k.gfactors, k.gkeys = f.unary, f.gfactors, f.gkeys
+	k.unary, k.gfactors, k.gkeys, k.gfills = f.unary, f.gfactors, f.gkeys, nil
 	k.bdims, k.tuples, k.table = f.bdims, f.tuples, f.table
 	k.alike = f
 }
@@ -715,14 +729,15 @@ func (k *budgetKernel) best(front []paretoEntry) float64 {
 	return best
 }
 
-// groupFactor tabulates group gi over its members: its conversions' cost
-// and their scratch in the kernel's budget. asg is scratch of a slot per
-// kernel node (one per group made kernels of 50,000 nodes allocate 20 GB).
-// The key is what the entries are computed from, beside the factor's
-// variables and their sizes: the producer's and each consumer's position
-// among the variables and labels (numbered in order of first use), and
-// each pair of labels' cost and scratch.
-func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfactor, []byte, bool) {
+// groupFactor is group gi's factor over its members, its variables and
+// their sizes, and fill, which tabulates its entries: its conversions'
+// cost and their scratch in the kernel's budget (asg is fill's scratch
+// of a slot per kernel node: one per group made kernels of 50,000 nodes
+// allocate 20 GB). The key is what the entries are computed from, beside
+// the variables and their sizes: the producer's and each consumer's
+// position among the variables and labels (numbered in order of first
+// use), and each pair of labels' cost and scratch.
+func (k *budgetKernel) groupFactor(gi int, local map[int]int) (_ pfactor, key []byte, fill func(f *pfactor, asg []int), ok bool) {
 	g := &k.p.Groups[gi]
 	members := slices.Compact(slices.Sorted(slices.Values(groupNodes(g))))
 	f := pfactor{}
@@ -732,7 +747,7 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 		f.dims = append(f.dims, len(k.p.Nodes[m].Alternatives))
 		size *= f.dims[len(f.dims)-1]
 		if size > contractMaxEntries {
-			return f, nil, false
+			return f, nil, nil, false
 		}
 	}
 	// The labels by number, and the pairs by their labels' numbers, so
@@ -754,7 +769,6 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 			pairs[s*nl+t] = &g.Pairs[i]
 		}
 	}
-	f = newSingle(f.vars, f.dims, size)
 	// The entries in row-major order (the last variable fastest), each
 	// member's alternative read from a digit of the odometer: producer
 	// and consumer by their variable's position. An entry depends on the
@@ -766,7 +780,7 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 	for ci := range g.Consumers {
 		ck[ci] = pos(at[ci])
 	}
-	key := binary.AppendUvarint(nil, uint64(nl))
+	key = binary.AppendUvarint(nil, uint64(nl))
 	labelsAt := func(v int, labels []int) { // the variable at position v, by its labels
 		key = binary.AppendUvarint(key, uint64(v))
 		key = binary.AppendUvarint(key, uint64(len(labels)))
@@ -788,60 +802,63 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int, asg []int) (pfacto
 		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(pr.Cost))
 		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(useOf(pr.Uses, k.budget)))
 	}
-	var memo []paretoEntry
-	var memoSet []bool
-	if tuples := nl; len(g.Consumers) <= 3 {
-		for range g.Consumers {
-			tuples *= nl
-		}
-		if tuples <= 1<<12 {
-			memo, memoSet = make([]paretoEntry, tuples), make([]bool, tuples)
-		}
-	}
-	digits := asg[:len(f.vars)]
-	clear(digits)
-	var seen []int
-	for idx := range f.single {
-		s := src[digits[pk]]
-		tuple := -1 // the entry's labels, as an index into memo
-		if memo != nil {
-			tuple = s
-			for ci := range g.Consumers {
-				tuple = tuple*nl + tgts[ci][digits[ck[ci]]]
+	fill = func(f *pfactor, asg []int) {
+		*f = newSingle(f.vars, f.dims, size)
+		var memo []paretoEntry
+		var memoSet []bool
+		if tuples := nl; len(g.Consumers) <= 3 {
+			for range g.Consumers {
+				tuples *= nl
+			}
+			if tuples <= 1<<12 {
+				memo, memoSet = make([]paretoEntry, tuples), make([]bool, tuples)
 			}
 		}
-		if tuple >= 0 && memoSet[tuple] {
-			f.single[idx] = memo[tuple]
-		} else {
-			e := paretoEntry{}
-			seen = seen[:0]
-			for ci := range g.Consumers {
-				t := tgts[ci][digits[ck[ci]]]
-				if slices.Contains(seen, t) {
-					continue
+		digits := asg[:len(f.vars)]
+		clear(digits)
+		var seen []int
+		for idx := range f.single {
+			s := src[digits[pk]]
+			tuple := -1 // the entry's labels, as an index into memo
+			if memo != nil {
+				tuple = s
+				for ci := range g.Consumers {
+					tuple = tuple*nl + tgts[ci][digits[ck[ci]]]
 				}
-				seen = append(seen, t)
-				pr := pairs[s*nl+t]
-				if pr == nil || math.IsInf(pr.Cost, 1) {
-					e = paretoEntry{use: math.Inf(1)} // infeasible, as newSingle leaves it
+			}
+			if tuple >= 0 && memoSet[tuple] {
+				f.single[idx] = memo[tuple]
+			} else {
+				e := paretoEntry{}
+				seen = seen[:0]
+				for ci := range g.Consumers {
+					t := tgts[ci][digits[ck[ci]]]
+					if slices.Contains(seen, t) {
+						continue
+					}
+					seen = append(seen, t)
+					pr := pairs[s*nl+t]
+					if pr == nil || math.IsInf(pr.Cost, 1) {
+						e = paretoEntry{use: math.Inf(1)} // infeasible, as newSingle leaves it
+						break
+					}
+					e.cost += pr.Cost
+					e.use += useOf(pr.Uses, k.budget)
+				}
+				f.single[idx] = e
+				if tuple >= 0 {
+					memo[tuple], memoSet[tuple] = e, true
+				}
+			}
+			for j := len(digits) - 1; j >= 0; j-- {
+				if digits[j]++; digits[j] < f.dims[j] {
 					break
 				}
-				e.cost += pr.Cost
-				e.use += useOf(pr.Uses, k.budget)
+				digits[j] = 0
 			}
-			f.single[idx] = e
-			if tuple >= 0 {
-				memo[tuple], memoSet[tuple] = e, true
-			}
-		}
-		for j := len(digits) - 1; j >= 0; j-- {
-			if digits[j]++; digits[j] < f.dims[j] {
-				break
-			}
-			digits[j] = 0
 		}
 	}
-	return f, key, true
+	return f, key, fill, true
 }
 
 // solve runs the program over the kernel with the alternatives allowed
