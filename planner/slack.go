@@ -54,54 +54,42 @@ func withoutSlack(p *Problem) *Problem {
 		q.usesFrom = p.usesFrom
 	}
 	q.Nodes = make([]Node, len(p.Nodes))
-	alts := map[*Alternative][]Alternative{} // a slice of p's (its first element) → its copy
+	alts := map[*Alternative][]Alternative{}
 	for v, n := range p.Nodes {
 		q.Nodes[v] = n
-		if len(n.Alternatives) == 0 {
-			continue
-		}
-		if c, ok := alts[&n.Alternatives[0]]; ok && len(c) == len(n.Alternatives) {
-			q.Nodes[v].Alternatives = c
-			continue
-		}
-		if !slices.ContainsFunc(n.Alternatives, func(a Alternative) bool { return drop(a.Uses) }) {
-			continue
-		}
-		c := make([]Alternative, len(n.Alternatives))
-		copy(c, n.Alternatives)
-		for a := range c {
-			if drop(c[a].Uses) {
-				c[a].Uses = keep(c[a].Uses)
-			}
-		}
-		alts[&n.Alternatives[0]] = c
-		q.Nodes[v].Alternatives = c
+		q.Nodes[v].Alternatives = withoutUses(n.Alternatives, func(a *Alternative) *[]Use { return &a.Uses }, alts, drop, keep)
 	}
 	q.Groups = make([]Group, len(p.Groups))
 	pairs := map[*Pair][]Pair{}
 	for gi, g := range p.Groups {
 		q.Groups[gi] = g
-		if len(g.Pairs) == 0 {
-			continue
-		}
-		if c, ok := pairs[&g.Pairs[0]]; ok && len(c) == len(g.Pairs) {
-			q.Groups[gi].Pairs = c
-			continue
-		}
-		if !slices.ContainsFunc(g.Pairs, func(pr Pair) bool { return drop(pr.Uses) }) {
-			continue
-		}
-		c := make([]Pair, len(g.Pairs))
-		copy(c, g.Pairs)
-		for i := range c {
-			if drop(c[i].Uses) {
-				c[i].Uses = keep(c[i].Uses)
-			}
-		}
-		pairs[&g.Pairs[0]] = c
-		q.Groups[gi].Pairs = c
+		q.Groups[gi].Pairs = withoutUses(g.Pairs, func(pr *Pair) *[]Use { return &pr.Uses }, pairs, drop, keep)
 	}
 	return q
+}
+
+// withoutUses is s with the uses that drop finds replaced by what keep
+// leaves of them: s itself where no element has such uses, else a copy,
+// one per slice of p's (copies, by its first element), so that the slices
+// that nodes or groups share stay shared.
+func withoutUses[T any](s []T, uses func(*T) *[]Use, copies map[*T][]T, drop func([]Use) bool, keep func([]Use) []Use) []T {
+	if len(s) == 0 {
+		return s
+	}
+	if c, ok := copies[&s[0]]; ok && len(c) == len(s) {
+		return c
+	}
+	if !slices.ContainsFunc(s, func(x T) bool { return drop(*uses(&x)) }) {
+		return s
+	}
+	c := slices.Clone(s)
+	for i := range c {
+		if u := uses(&c[i]); drop(*u) {
+			*u = keep(*u)
+		}
+	}
+	copies[&s[0]] = c
+	return c
 }
 
 // slackBudgets says, per budget, whether no plan can use more of it than
