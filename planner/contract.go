@@ -82,6 +82,9 @@ type pfactor struct {
 	dims   []int
 	lists  [][]paretoEntry
 	single []paretoEntry
+	// cls, when not nil, classes each variable's values: two of one class
+	// leave every entry the same (classes.go).
+	cls [][]int32
 	// pos: the table is over the positions of its variables' alternatives
 	// in the program's domains (budgetKernel.solve), not the alternatives.
 	pos bool
@@ -802,8 +805,34 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (_ pfactor, key []
 		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(pr.Cost))
 		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(useOf(pr.Uses, k.budget)))
 	}
+	// Each member's alternatives classed by their labels in the group (as
+	// producer, as each consumer): an entry depends on nothing else.
+	cls := make([][]int32, len(f.vars))
+	for j := range f.vars {
+		ids := map[string]int32{}
+		cls[j] = make([]int32, f.dims[j])
+		var lk []byte
+		for a := range f.dims[j] {
+			lk = lk[:0]
+			if j == pk {
+				lk = binary.AppendUvarint(lk, uint64(src[a]))
+			}
+			for ci := range g.Consumers {
+				if ck[ci] == j {
+					lk = binary.AppendUvarint(lk, uint64(tgts[ci][a]))
+				}
+			}
+			id, seen := ids[string(lk)]
+			if !seen {
+				id = int32(len(ids))
+				ids[string(lk)] = id
+			}
+			cls[j][a] = id
+		}
+	}
 	fill = func(f *pfactor, asg []int) {
 		*f = newSingle(f.vars, f.dims, size)
+		f.cls = cls
 		var memo []paretoEntry
 		var memoSet []bool
 		if tuples := nl; len(g.Consumers) <= 3 {
@@ -986,13 +1015,6 @@ func (k *budgetKernel) marginalsOf(allowed func(li, a int) bool, need func(li in
 	if slices.ContainsFunc(pr.dom, func(d []int) bool { return len(d) == 0 }) {
 		return out // no plan at all
 	}
-	posDims := func(vars []int) []int {
-		d := make([]int, len(vars))
-		for i, x := range vars {
-			d[i] = len(pr.dom[x])
-		}
-		return d
-	}
 	sc := &frontScratch{}
 	asg := make([]int, n)
 	pasg := make([]int, n)
@@ -1055,10 +1077,10 @@ func (k *budgetKernel) marginalsOf(allowed func(li, a int) bool, need func(li in
 		}
 		outside[j] = o
 	}
-	// Each node's marginal, from its bucket joined with its outside (the
-	// last join only for its best sum within the capacity).
-	// Each bucket's on its own scratch, among the program's goroutines
-	// (each writes its node's row alone).
+	// Each node's marginal, from its bucket joined with its outside (only
+	// for its best sum within the capacity: bucketMarginal). Each
+	// bucket's on its own scratch, among the program's goroutines (each
+	// writes its node's row alone).
 	var todo []int
 	for j, b := range buckets {
 		if need == nil || need(b.v) {
@@ -1067,36 +1089,107 @@ func (k *budgetKernel) marginalsOf(allowed func(li, a int) bool, need func(li in
 	}
 	forEach(len(todo), pr.workers, func(i int) {
 		b := &buckets[todo[i]]
-		fs := factorsOf(b.inputs)
-		o := &outside[todo[i]]
-		sc := &frontScratch{}
-		asg, pasg := make([]int, n), make([]int, n)
-		ix := pfactor{vars: b.scope, dims: posDims(b.scope)}
-		size := 1
-		for _, d := range ix.dims {
-			size *= d
-		}
-		// The scope's assignments in the table's order (its last node
-		// fastest), by an odometer rather than by dividing each index.
-		ix.assign(0, pasg)
-		for _, x := range b.scope {
-			asg[x] = pr.dom[x][pasg[x]]
-		}
-		for range size {
-			if c := sc.productBest(fs, asg, pasg, pr.limit, o.front(o.index(pasg))); c < out[b.v][asg[b.v]] {
-				out[b.v][asg[b.v]] = c
-			}
-			for j := len(b.scope) - 1; j >= 0; j-- {
-				x := b.scope[j]
-				if pasg[x]++; pasg[x] < ix.dims[j] {
-					asg[x] = pr.dom[x][pasg[x]]
-					break
-				}
-				pasg[x], asg[x] = 0, pr.dom[x][0]
-			}
-		}
+		(&frontScratch{}).bucketMarginal(&pr, factorsOf(b.inputs), &outside[todo[i]], b.scope, b.v, out[b.v])
 	})
 	return out
+}
+
+// bucketMarginal lowers row[a], node v's least cost at each alternative a,
+// to the best plan of the factors fs joined with the bucket's outside o
+// (over scope less v), over every assignment of the bucket's scope.
+//
+// The nodes other than v are walked by class of fs (classes.go): at the
+// assignments of one class tuple fs's join is the same, and its best with
+// o at any of them is its best with the union of o's fronts over them,
+// built once per tuple. The join is kept by prefix (as unionChunk keeps
+// its): the odometer's slowest node is that of the first factor, and a
+// step convolves again only from the first factor over a node it moved.
+// Every sum is the same as a join of fs's fronts and one of o's in that
+// order, so every entry of row is the same number whichever assignments
+// are walked.
+func (sc *frontScratch) bucketMarginal(pr *program, fs []pfactor, o *pfactor, scope []int, v int, row []float64) {
+	n := len(pr.dom)
+	asg, pasg := make([]int, n), make([]int, n)
+	// The nodes of scope, slowest first: by the first factor over each
+	// (len(fs) for none).
+	keys := make([]int, n)
+	order := slices.Clone(scope)
+	for _, x := range order {
+		keys[x] = len(fs)
+		for k := range fs {
+			if slices.Contains(fs[k].vars, x) {
+				keys[x] = k
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return keys[x] - keys[y] })
+	grid := newClassGrid(pr, fs, order, func(x int) bool { return x == v })
+	// The union of o's fronts by class tuple of o's nodes (uIndex, over
+	// o.vars' classes).
+	at := make([]int, len(order)) // per node of o.vars, its index in order
+	for i, x := range o.vars {
+		at[i] = slices.Index(order, x)
+	}
+	uIndex := func() int {
+		u := 0
+		for i, x := range o.vars {
+			j := at[i]
+			u = u*len(grid.members[j]) + int(grid.cls[j][pasg[x]])
+		}
+		return u
+	}
+	nu := 1
+	for i := range o.vars {
+		nu *= len(grid.members[at[i]])
+	}
+	union := make([][]paretoEntry, nu)
+	for idx := range len(o.lists) + len(o.single) {
+		o.assign(idx, pasg)
+		u := uIndex()
+		sc.spare = mergeFronts(sc.spare[:0], union[u], o.front(idx))
+		union[u] = append(union[u][:0], sc.spare...)
+	}
+	// The odometer over classes (v's every alternative its own).
+	ci := make([]int, len(order))
+	size := 1
+	for j, x := range order {
+		size *= len(grid.members[j])
+		pasg[x] = grid.members[j][0][0]
+		asg[x] = pr.dom[x][pasg[x]]
+	}
+	pre := make([][]paretoEntry, len(fs)+1)
+	pre[0] = []paretoEntry{{}}
+	from := 0 // the first factor whose front moved since the last assignment
+	for range size {
+		for k := from; k < len(fs); k++ {
+			if len(pre[k]) == 0 {
+				pre[k+1] = pre[k+1][:0]
+				continue
+			}
+			f := &fs[k]
+			at := asg
+			if f.pos {
+				at = pasg
+			}
+			pre[k+1] = sc.convolve(pre[k+1][:0], pre[k], f.front(f.index(at)), pr.limit)
+		}
+		if c := bestSum(pre[len(fs)], union[uIndex()], pr.limit); c < row[asg[v]] {
+			row[asg[v]] = c
+		}
+		for j := len(order) - 1; j >= 0; j-- {
+			x := order[j]
+			from = keys[x]
+			if ci[j]++; ci[j] >= len(grid.members[j]) {
+				ci[j] = 0
+			}
+			pasg[x] = grid.members[j][ci[j]][0]
+			asg[x] = pr.dom[x][pasg[x]]
+			if ci[j] > 0 {
+				break
+			}
+		}
+	}
 }
 
 // A recorded run of a kernel's program over every node (record): the
@@ -1267,9 +1360,10 @@ func (sc *frontScratch) message(pr *program, with []pfactor, v int, scope, asg, 
 //
 // The join's prefixes are kept per assignment of elim (up to
 // unionPrefixes of them): from one entry to the next the odometer moves
-// only out's last nodes, and a prefix up to the first factor over one of
-// them is the same. On fused transformers of 300 and 1,000 invocations
-// in one kernel that skips half the convolutions, but not the costly
+// only its fastest nodes, and a prefix up to the first factor over one of
+// them is the same. The odometer's slowest node is that of the first
+// factor (unionChunk). On fused transformers of 300 and 1,000 invocations
+// in one kernel that skipped half the convolutions, but not the costly
 // ones (two fronts of many entries, whose factors are over v or the
 // fastest nodes): 1–6 % of the plan. Putting those factors last in the
 // join (which changes its sums in their last bits) gained nothing more.
@@ -1279,6 +1373,11 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 		size *= d
 	}
 	out.lists = make([][]paretoEntry, size)
+	// One entry filled per class tuple (classes.go), its front shared by
+	// the tuple's others.
+	grid := newClassGrid(pr, with, out.vars, nil)
+	out.cls = grid.cls
+	size = grid.size()
 	nElim := 1
 	for _, x := range elim {
 		nElim *= len(pr.dom[x])
@@ -1288,7 +1387,7 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 		chunks = min(pr.workers, size)
 	}
 	if chunks <= 1 {
-		entries := sc.unionChunk(pr, with, out, elim, 0, size, maxEntries, asg, pasg)
+		entries := sc.unionChunk(pr, with, out, &grid, elim, 0, size, maxEntries, asg, pasg)
 		return maxEntries <= 0 || entries <= maxEntries
 	}
 	// The entries in chunks, each on a goroutine with scratch of its own:
@@ -1302,7 +1401,7 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 			sc = &frontScratch{}
 		}
 		wg.Go(func() {
-			counts[c] = sc.unionChunk(pr, with, out, elim, from, to, maxEntries, slices.Clone(asg), slices.Clone(pasg))
+			counts[c] = sc.unionChunk(pr, with, out, &grid, elim, from, to, maxEntries, slices.Clone(asg), slices.Clone(pasg))
 		})
 	}
 	wg.Wait()
@@ -1313,32 +1412,48 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 	return maxEntries <= 0 || total <= maxEntries
 }
 
-// unionChunk fills out's entries from to to (unionJoin) and returns how
-// many front entries they hold; it stops past maxEntries (0: no limit).
-func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, elim []int, from, to, maxEntries int, asg, pasg []int) int {
+// unionChunk fills the entries of out's class tuples from to to (grid's,
+// unionJoin) and returns how many front entries they hold, a front shared
+// counted once per entry; it stops past maxEntries (0: no limit).
+func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, grid *classGrid, elim []int, from, to, maxEntries int, asg, pasg []int) int {
 	ix := pfactor{vars: elim}
 	nElim := 1
 	for _, x := range elim {
 		ix.dims = append(ix.dims, len(pr.dom[x]))
 		nElim *= len(pr.dom[x])
 	}
-	// first[j]: the first factor over a node at out.vars[j] or later, the
-	// first whose front changes when the odometer moves node j.
-	first := make([]int, len(out.vars)+1)
-	for j := range first {
-		first[j] = len(with)
+	// Each assignment of elim, by position and by alternative, once: the
+	// divisions of assign were a sixth of a kernel's regrets.
+	ePos := make([]int, nElim*len(elim))
+	eAlt := make([]int, len(ePos))
+	for e := range nElim {
+		ix.assign(e, pasg)
+		for i, x := range elim {
+			ePos[e*len(elim)+i] = pasg[x]
+			eAlt[e*len(elim)+i] = pr.dom[x][pasg[x]]
+		}
 	}
-	for k := len(with) - 1; k >= 0; k-- {
-		deepest := -1
-		for _, x := range with[k].vars {
-			if j := slices.Index(out.vars, x); j >= 0 {
-				deepest = max(deepest, j)
+	// The entries are walked by an odometer over out's nodes, slowest
+	// first the node of the first factor (keys[j]: the first factor over
+	// out.vars[j]), so that a step that moves the fastest nodes leaves
+	// the join's prefix up to their first factor as it was: with the
+	// fastest node that of the first factor, every step joined anew. The
+	// entries' fronts do not depend on the order they are filled in.
+	keys := make([]int, len(out.vars))
+	for j, x := range out.vars {
+		keys[j] = len(with)
+		for k := range with {
+			if slices.Contains(with[k].vars, x) {
+				keys[j] = k
+				break
 			}
 		}
-		for j := 0; j <= deepest; j++ {
-			first[j] = k
-		}
 	}
+	order := make([]int, len(out.vars)) // positions in out.vars, slowest first
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return keys[i] - keys[j] })
 	cached := nElim <= unionPrefixes
 	slots := 1
 	if cached {
@@ -1351,31 +1466,43 @@ func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, el
 		sc.prefix[e] = slices.Grow(sc.prefix[e][:0], len(with)+1)[:len(with)+1]
 		sc.prefix[e][0] = append(sc.prefix[e][0][:0], paretoEntry{})
 	}
-	sc.last = slices.Grow(sc.last[:0], len(out.vars))[:len(out.vars)]
+	// The odometer, over each node's classes, at the chunk's first step.
+	tuple := make([]int, len(out.vars))
+	for t, i := from, len(order)-1; i >= 0; i-- {
+		j := order[i]
+		n := len(grid.members[j])
+		tuple[j] = t % n
+		t /= n
+	}
+	reached := make([]int, len(out.vars)) // forMembers' scratch
 	var backing []paretoEntry
 	entries := 0
-	for idx := from; idx < to; idx++ {
-		if idx&63 == 0 && pr.stopped() {
+	moved := 0 // the first factor whose front moved since the last entry
+	for step := from; step < to; step++ {
+		if step&63 == 0 && pr.stopped() {
 			break // solve fails: what is left does not matter
 		}
-		out.assign(idx, pasg)
-		moved := 0 // the first factor whose front moved since the last entry
-		if idx > from && cached {
-			j := 0
-			for j < len(out.vars) && pasg[out.vars[j]] == sc.last[j] {
-				j++
+		if step > from {
+			for i := len(order) - 1; i >= 0; i-- {
+				j := order[i]
+				moved = keys[j]
+				if tuple[j]++; tuple[j] < len(grid.members[j]) {
+					break
+				}
+				tuple[j] = 0
 			}
-			moved = first[j]
+			if !cached {
+				moved = 0
+			}
 		}
 		for j, x := range out.vars {
+			pasg[x] = grid.members[j][tuple[j]][0]
 			asg[x] = pr.dom[x][pasg[x]]
-			sc.last[j] = pasg[x]
 		}
 		sc.merged = sc.merged[:0]
 		for e := range nElim {
-			ix.assign(e, pasg)
-			for _, x := range elim {
-				asg[x] = pr.dom[x][pasg[x]]
+			for i, x := range elim {
+				pasg[x], asg[x] = ePos[e*len(elim)+i], eAlt[e*len(elim)+i]
 			}
 			pre := sc.prefix[0]
 			if cached {
@@ -1409,8 +1536,12 @@ func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, el
 		}
 		start := len(backing)
 		backing = append(backing, sc.merged...)
-		out.lists[idx] = backing[start:len(backing):len(backing)]
-		if entries += len(sc.merged); maxEntries > 0 && entries > maxEntries {
+		front := backing[start:len(backing):len(backing)]
+		grid.forMembers(tuple, out.dims, reached, func(idx int) {
+			out.lists[idx] = front
+			entries += len(front)
+		})
+		if maxEntries > 0 && entries > maxEntries {
 			return entries
 		}
 	}
@@ -1432,9 +1563,8 @@ type frontScratch struct {
 	acc, next, merged, spare []paretoEntry
 	cur, union               []paretoEntry
 	// unionJoin's: the joins' prefixes by assignment of the nodes
-	// eliminated, the last entry's positions, and message's node.
+	// eliminated, and message's node.
 	prefix [][][]paretoEntry
-	last   []int
 	elim   []int
 }
 
@@ -1442,7 +1572,8 @@ type frontScratch struct {
 // for the factors over positions), in scratch: valid until the next call.
 func (sc *frontScratch) product(factors []pfactor, asg, pasg []int, limit float64) []paretoEntry {
 	sc.acc = append(sc.acc[:0], paretoEntry{})
-	for _, f := range factors {
+	for i := range factors {
+		f := &factors[i]
 		at := asg
 		if f.pos {
 			at = pasg
@@ -1623,37 +1754,6 @@ func shift(dst []paretoEntry, d paretoEntry, b []paretoEntry, limit float64) []p
 		dst = append(dst, paretoEntry{y.use + d.use, y.cost + d.cost})
 	}
 	return dst
-}
-
-// productBest is bestSum(sc.product(factors, asg, pasg, limit), other,
-// limit), the same number, without the product's last convolution: each
-// entry of the last factor's front is paired with the product of the
-// others and other in one pass (bestSum3).
-func (sc *frontScratch) productBest(factors []pfactor, asg, pasg []int, limit float64, other []paretoEntry) float64 {
-	if len(factors) < 2 {
-		return bestSum(sc.product(factors, asg, pasg, limit), other, limit)
-	}
-	last := &factors[len(factors)-1]
-	at := asg
-	if last.pos {
-		at = pasg
-	}
-	return bestSum3(sc.product(factors[:len(factors)-1], asg, pasg, limit), last.front(last.index(at)), other, limit)
-}
-
-// bestSum3 is bestSum(a ⊗ b, c, limit), the least (x + y) + z of entries
-// x, y, z of the fronts a, b, c whose uses sum within limit: the same
-// number as through the front of a ⊗ b (convolve), whose entries are such
-// sums x + y and dominate the others (uses are whole numbers of bytes, so
-// summed exactly in any order).
-func bestSum3(a, b, c []paretoEntry, limit float64) float64 {
-	best := math.Inf(1)
-	for _, y := range b {
-		if s := bestSumPlus(a, c, limit-y.use, y.cost); s < best {
-			best = s
-		}
-	}
-	return best
 }
 
 // bestSum is the least cost of an entry of a plus one of b within the

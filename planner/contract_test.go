@@ -75,9 +75,11 @@ func TestConvolveIsTheFrontOfAllSums(t *testing.T) {
 	}
 }
 
-// bestSum3(A, B, C) is bestSum(A ⊕ B, C), bit for bit: the least
-// (a + b) + c within the limit, with costs that round.
-func TestBestSum3IsTheBestSumOfTheConvolution(t *testing.T) {
+// bestSum(A ⊕ B, C ∪ D), where ∪ is mergeFronts, is the least
+// (a + b) + c over c in either front within the limit, bit for bit, with
+// costs that round: bucketMarginal's best of a bucket's join with the
+// union of its outside's fronts over a class.
+func TestBestSumOfTheUnion(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	sc := &frontScratch{}
 	rounding := func(f []paretoEntry) []paretoEntry {
@@ -87,24 +89,22 @@ func TestBestSum3IsTheBestSumOfTheConvolution(t *testing.T) {
 		return f
 	}
 	for trial := range 5000 {
-		a, b, c := rounding(randomFront(rng, 6)), rounding(randomFront(rng, 6)), rounding(randomFront(rng, 6))
+		a, b := rounding(randomFront(rng, 6)), rounding(randomFront(rng, 6))
+		c, d := rounding(randomFront(rng, 6)), rounding(randomFront(rng, 6))
 		limit := float64(rng.IntN(24))
-		want := bestSum(sc.convolve(nil, a, b, limit), c, limit)
-		if got := bestSum3(a, b, c, limit); math.Float64bits(got) != math.Float64bits(want) {
-			t.Fatalf("trial %d: bestSum3(%v, %v, %v) within %v = %v, want %v", trial, a, b, c, limit, got, want)
-		}
+		got := bestSum(sc.convolve(nil, a, b, limit), mergeFronts(nil, c, d), limit)
 		brute := math.Inf(1)
 		for _, x := range a {
 			for _, y := range b {
-				for _, z := range c {
+				for _, z := range append(slices.Clone(c), d...) {
 					if x.use+y.use+z.use <= limit {
 						brute = math.Min(brute, (x.cost+y.cost)+z.cost)
 					}
 				}
 			}
 		}
-		if math.Float64bits(brute) != math.Float64bits(want) {
-			t.Fatalf("trial %d: the least sum of %v, %v, %v within %v is %v, want %v", trial, a, b, c, limit, brute, want)
+		if math.Float64bits(brute) != math.Float64bits(got) {
+			t.Fatalf("trial %d: the least sum of %v, %v, %v ∪ %v within %v is %v, bestSum gives %v", trial, a, b, c, d, limit, brute, got)
 		}
 	}
 }
@@ -442,4 +442,86 @@ func TestTablesFrom(t *testing.T) {
 			t.Errorf("%d interior nodes, least %d: %d kernels alike, want %d", c.interior, c.least, got, c.want)
 		}
 	}
+}
+
+// TestClassesChangeNoNumber: filling one entry per class of alternatives
+// and sharing its front (classes.go) gives the program's tables, min-
+// marginals (with and without W) and interiors bit for bit as filling
+// every entry, and the kernels' messages do share.
+func TestClassesChangeNoNumber(t *testing.T) {
+	kernels := testKernels(t, 100)
+	defer func() { classesOff = false }()
+	rng := rand.New(rand.NewPCG(7, 11))
+	same := func(a, b []float64) bool {
+		return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+	}
+	bits := func(f pfactor) []uint64 {
+		var out []uint64
+		for i := range max(len(f.lists), len(f.single)) {
+			for _, e := range f.front(i) {
+				out = append(out, math.Float64bits(e.use), math.Float64bits(e.cost))
+			}
+			out = append(out, math.MaxUint64)
+		}
+		return out
+	}
+	shared := 0 // messages with fewer classes than positions at a node
+	for ki, k := range kernels {
+		var dims []int
+		size := 1
+		for _, b := range k.boundary {
+			dims = append(dims, len(k.unary[b]))
+			size *= dims[len(dims)-1]
+		}
+		w := newSingle(k.boundary, dims, size)
+		for idx := range w.single {
+			if rng.IntN(4) > 0 {
+				w.single[idx] = paretoEntry{0, float64(rng.IntN(50))}
+			}
+		}
+		type run struct {
+			table     []uint64
+			marginals [][]float64
+			withW     [][]float64
+			interior  [][]int
+		}
+		var runs []run
+		for _, off := range []bool{true, false} {
+			classesOff = off
+			f, ok := k.solve(nil, k.boundary)
+			if !ok {
+				t.Fatalf("kernel %d: the program outgrew its limits", ki)
+			}
+			r := run{table: bits(f), marginals: k.marginals(), withW: k.marginals(w)}
+			for tu := range k.tuples {
+				if !math.IsInf(k.table[tu], 1) {
+					r.interior = append(r.interior, k.interior(tu))
+				}
+			}
+			runs = append(runs, r)
+			if !off {
+				pr := k.prepare(nil, nil)
+				run, ok := (&frontScratch{}).record(&pr, make([]int, len(k.nodes)), make([]int, len(k.nodes)))
+				if !ok {
+					t.Fatalf("kernel %d: the program outgrew its limits", ki)
+				}
+				for _, m := range run.pool[len(pr.factors):] {
+					for j, c := range m.cls {
+						if int(slices.Max(append([]int32{-1}, c...)))+1 < m.dims[j] {
+							shared++
+						}
+					}
+				}
+			}
+		}
+		a, b := runs[0], runs[1]
+		if !slices.Equal(a.table, b.table) || !slices.EqualFunc(a.marginals, b.marginals, same) ||
+			!slices.EqualFunc(a.withW, b.withW, same) || !slices.EqualFunc(a.interior, b.interior, slices.Equal) {
+			t.Fatalf("kernel %d (%d nodes): by class and entry by entry the program differs", ki, len(k.nodes))
+		}
+	}
+	if shared < 10 {
+		t.Fatalf("%d messages' nodes have fewer classes than positions, want 10 or more", shared)
+	}
+	t.Logf("%d kernels; %d messages' nodes classed", len(kernels), shared)
 }
