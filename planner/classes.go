@@ -23,9 +23,10 @@ import "encoding/binary"
 // groups' factors get theirs from their members' labels (groupFactor), the
 // messages from the factors they join (newClassGrid).
 
-// classesOff makes every class one value (for tests: the program's numbers
-// are the same either way).
-var classesOff bool
+// classesOff makes every class one value, and tailsOff joins nodes' own
+// fronts in their order (unionJoinTails), for tests: the program's numbers
+// are the same either way (with tailsOff, up to rounding).
+var classesOff, tailsOff bool
 
 // A classGrid is the assignments of some nodes (vars, by position in the
 // program's domains) by class: per node, each class's positions

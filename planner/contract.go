@@ -1368,6 +1368,9 @@ func (sc *frontScratch) message(pr *program, with []pfactor, v int, scope, asg, 
 // fastest nodes): 1–6 % of the plan. Putting those factors last in the
 // join (which changes its sums in their last bits) gained nothing more.
 func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, elim []int, maxEntries int, asg, pasg []int) bool {
+	if tails := tailFactors(with, out.vars); tails > 0 && !tailsOff {
+		return sc.unionJoinTails(pr, with, tails, out, elim, maxEntries, asg, pasg)
+	}
 	size := 1
 	for _, d := range out.dims {
 		size *= d
@@ -1410,6 +1413,80 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 		total += n
 	}
 	return maxEntries <= 0 || total <= maxEntries
+}
+
+// tailFactors counts the factors of with that are a node's own front (one
+// node, of out, single entries): a node's own costs are its own, so that a
+// table over it has a class per alternative. The outside tables of a
+// kernel's min-marginals join each one (marginalsOf).
+func tailFactors(with []pfactor, vars []int) int {
+	n := 0
+	for k := range with {
+		if f := &with[k]; len(f.vars) == 1 && f.single != nil && slices.Contains(vars, f.vars[0]) {
+			n++
+		}
+	}
+	return n
+}
+
+// unionJoinTails is unionJoin where some of with are nodes' own fronts
+// (tailFactors): the union is of the other factors' join, by class, and
+// each entry is then shifted by the tails' entries there. A node's own
+// entry is the same at every assignment eliminated, so it shifts the
+// union as it shifts each front in it. The sums are the same numbers
+// added in another order (the tails last), equal to theirs up to
+// rounding.
+func (sc *frontScratch) unionJoinTails(pr *program, with []pfactor, tails int, out *pfactor, elim []int, maxEntries int, asg, pasg []int) bool {
+	rest := make([]pfactor, 0, len(with)-tails)
+	tail := make([]pfactor, 0, tails)
+	for _, f := range with {
+		if len(f.vars) == 1 && f.single != nil && slices.Contains(out.vars, f.vars[0]) {
+			tail = append(tail, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	union := pfactor{vars: out.vars, dims: out.dims, pos: true}
+	if !sc.unionJoin(pr, rest, &union, elim, maxEntries, asg, pasg) {
+		return false
+	}
+	out.cls = newClassGrid(pr, with, out.vars, nil).cls
+	out.lists = make([][]paretoEntry, len(union.lists))
+	var backing []paretoEntry
+	entries := 0
+	for idx, u := range union.lists {
+		if len(u) == 0 {
+			continue
+		}
+		out.assign(idx, pasg)
+		d := paretoEntry{}
+		for k := range tail {
+			f := &tail[k]
+			at := asg
+			if f.pos {
+				at = pasg
+			} else {
+				x := f.vars[0]
+				asg[x] = pr.dom[x][pasg[x]]
+			}
+			e := f.front(f.index(at))
+			if len(e) == 0 {
+				d.use = math.Inf(1)
+				break
+			}
+			d = paretoEntry{d.use + e[0].use, d.cost + e[0].cost}
+		}
+		if len(backing)+len(u) > cap(backing) {
+			backing = make([]paretoEntry, 0, max(1024, 2*cap(backing), len(u)))
+		}
+		start := len(backing)
+		backing = shift(backing, d, u, pr.limit)
+		if len(backing) > start {
+			out.lists[idx] = backing[start:len(backing):len(backing)]
+			entries += len(backing) - start
+		}
+	}
+	return maxEntries <= 0 || entries <= maxEntries
 }
 
 // unionChunk fills the entries of out's class tuples from to to (grid's,

@@ -525,3 +525,45 @@ func TestClassesChangeNoNumber(t *testing.T) {
 	}
 	t.Logf("%d kernels; %d messages' nodes classed", len(kernels), shared)
 }
+
+// TestTailsChangeNoMarginal: the outside tables with the nodes' own
+// fronts shifted in after the union (unionJoinTails) give the kernels'
+// min-marginals, with and without W, as joining them in their order does,
+// up to rounding.
+func TestTailsChangeNoMarginal(t *testing.T) {
+	kernels := testKernels(t, 100)
+	defer func() { tailsOff = false }()
+	rng := rand.New(rand.NewPCG(13, 17))
+	close := func(a, b []float64) bool {
+		return slices.EqualFunc(a, b, func(x, y float64) bool {
+			return x == y || math.Abs(x-y) <= 1e-9*math.Max(1, math.Abs(y))
+		})
+	}
+	compared := 0
+	for ki, k := range kernels {
+		var dims []int
+		size := 1
+		for _, b := range k.boundary {
+			dims = append(dims, len(k.unary[b]))
+			size *= dims[len(dims)-1]
+		}
+		w := newSingle(k.boundary, dims, size)
+		for idx := range w.single {
+			if rng.IntN(4) > 0 {
+				w.single[idx] = paretoEntry{0, float64(rng.IntN(50)) + rng.Float64()}
+			}
+		}
+		var runs [2][2][][]float64
+		for i, off := range []bool{true, false} {
+			tailsOff = off
+			runs[i] = [2][][]float64{k.marginals(), k.marginals(w)}
+		}
+		for j := range 2 {
+			if !slices.EqualFunc(runs[0][j], runs[1][j], close) {
+				t.Fatalf("kernel %d (%d nodes, W: %v): the tails shifted in last change the min-marginals", ki, len(k.nodes), j == 1)
+			}
+			compared += len(runs[0][j])
+		}
+	}
+	t.Logf("%d kernels, %d nodes' min-marginals compared", len(kernels), compared)
+}
