@@ -2529,7 +2529,9 @@ func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explai
 	withW := func() bool {
 		if !tried {
 			tried = true
-			need := func(li int) bool { return explained(k.nodes[li]) }
+			// The interior's: the boundary's regrets are the contracted
+			// problem's.
+			need := func(li int) bool { _, in := slices.BinarySearch(k.internal, li); return in && explained(k.nodes[li]) }
 			if mlo = k.marginalsOf(nil, need, k.wFactor(wlo)); mlo != nil {
 				if mhi = mlo; !exact {
 					mhi = k.marginalsOf(nil, need, k.wFactor(whi))
