@@ -119,6 +119,23 @@ func (f *pfactor) index(asg []int) int {
 	return i
 }
 
+// partIndex is the part of f's index at asg (pasg where f.pos) from the
+// variables in says yes to: index is the sum of the parts of any split.
+func (f *pfactor) partIndex(in func(x int) bool, asg, pasg []int) int {
+	at := asg
+	if f.pos {
+		at = pasg
+	}
+	i, stride := 0, 1
+	for k := len(f.vars) - 1; k >= 0; k-- {
+		if x := f.vars[k]; in(x) {
+			i += stride * at[x]
+		}
+		stride *= f.dims[k]
+	}
+	return i
+}
+
 // assign is index's inverse: it sets f's variables in asg to entry idx.
 func (f *pfactor) assign(idx int, asg []int) {
 	for j := len(f.vars) - 1; j >= 0; j-- {
@@ -1543,6 +1560,25 @@ func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, gr
 		sc.prefix[e] = slices.Grow(sc.prefix[e][:0], len(with)+1)[:len(with)+1]
 		sc.prefix[e][0] = append(sc.prefix[e][0][:0], paretoEntry{})
 	}
+	// A factor's index is a sum over its nodes (partIndex): the part of
+	// elim's nodes once per assignment of elim, that of out's as the
+	// odometer moves them.
+	isElim := make([]bool, len(pr.dom))
+	for _, x := range elim {
+		isElim[x] = true
+	}
+	inElim := func(x int) bool { return isElim[x] }
+	inOut := func(x int) bool { return !isElim[x] }
+	ePart := make([]int, len(with)*nElim)
+	for e := range nElim {
+		for i, x := range elim {
+			pasg[x], asg[x] = ePos[e*len(elim)+i], eAlt[e*len(elim)+i]
+		}
+		for k := range with {
+			ePart[k*nElim+e] = with[k].partIndex(inElim, asg, pasg)
+		}
+	}
+	oPart := make([]int, len(with))
 	// The odometer, over each node's classes, at the chunk's first step.
 	tuple := make([]int, len(out.vars))
 	for t, i := from, len(order)-1; i >= 0; i-- {
@@ -1576,11 +1612,11 @@ func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, gr
 			pasg[x] = grid.members[j][tuple[j]][0]
 			asg[x] = pr.dom[x][pasg[x]]
 		}
+		for k := moved; k < len(with); k++ {
+			oPart[k] = with[k].partIndex(inOut, asg, pasg)
+		}
 		sc.merged = sc.merged[:0]
 		for e := range nElim {
-			for i, x := range elim {
-				pasg[x], asg[x] = ePos[e*len(elim)+i], eAlt[e*len(elim)+i]
-			}
 			pre := sc.prefix[0]
 			if cached {
 				pre = sc.prefix[e]
@@ -1590,12 +1626,7 @@ func (sc *frontScratch) unionChunk(pr *program, with []pfactor, out *pfactor, gr
 					pre[k+1] = pre[k+1][:0]
 					continue
 				}
-				f := &with[k]
-				at := asg
-				if f.pos {
-					at = pasg
-				}
-				pre[k+1] = sc.convolve(pre[k+1][:0], pre[k], f.front(f.index(at)), pr.limit)
+				pre[k+1] = sc.convolve(pre[k+1][:0], pre[k], with[k].front(oPart[k]+ePart[k*nElim+e]), pr.limit)
 			}
 			if acc := pre[len(with)]; len(acc) > 0 {
 				sc.spare = mergeFronts(sc.spare[:0], sc.merged, acc)

@@ -567,3 +567,31 @@ func TestTailsChangeNoMarginal(t *testing.T) {
 	}
 	t.Logf("%d kernels, %d nodes' min-marginals compared", len(kernels), compared)
 }
+
+// TestPartIndexSumsToIndex: a factor's index at an assignment is the sum
+// of partIndex over any split of its nodes, over alternatives and over
+// positions alike.
+func TestPartIndexSumsToIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 31))
+	for trial := range 1000 {
+		n := 1 + rng.IntN(4)
+		f := pfactor{pos: trial%2 == 1}
+		asg, pasg := make([]int, 8), make([]int, 8)
+		f.vars = slices.Sorted(slices.Values(rng.Perm(8)[:n]))
+		for _, x := range f.vars {
+			d := 1 + rng.IntN(5)
+			f.dims = append(f.dims, d)
+			asg[x], pasg[x] = rng.IntN(d), rng.IntN(d)
+		}
+		split := rng.Uint64()
+		in := func(x int) bool { return split>>x&1 == 1 }
+		out := func(x int) bool { return !in(x) }
+		at := asg
+		if f.pos {
+			at = pasg
+		}
+		if got, want := f.partIndex(in, asg, pasg)+f.partIndex(out, asg, pasg), f.index(at); got != want {
+			t.Fatalf("trial %d: %v dims %v: parts sum to %d, index %d", trial, f.vars, f.dims, got, want)
+		}
+	}
+}
