@@ -2244,13 +2244,15 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 				}
 			}
 		}
+		ws := newWShare(c.kernels, s, auxRegret, explained, !opt.noWShare)
 		forEach(len(c.kernels), opt.workers(), func(ki int) {
 			k := c.kernels[ki]
-			kernelRegrets[ki] = k.regrets(s, auxRegret[ki], choices, explained, func(li int) *tupleTable { return tables[tableKey{k.alike, li}] }, direct[ki])
+			kernelRegrets[ki] = k.regrets(s, auxRegret[ki], choices, explained, func(li int) *tupleTable { return tables[tableKey{k.alike, li}] }, direct[ki], ws, ki)
 		})
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			s.regretsTimedOut = true // the limit struck while the kernels' regrets ran
 		}
+		s.kernelsSharingW = int(ws.shared.Load())
 	}
 	var regrets []Regret
 	for _, rs := range kernelRegrets {
@@ -2531,43 +2533,20 @@ func (k *budgetKernel) interiorNodeByNode(t int) []int {
 //
 // direct, where not nil, gives by local node the best plans' costs with
 // each alternative (directRegrets) instead.
-func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explained func(int) bool, table func(li int) *tupleTable, direct [][2][]float64) []Regret {
+func (k *budgetKernel) regrets(s *Solution, aux []*Regret, choices []int, explained func(int) bool, table func(li int) *tupleTable, direct [][2][]float64, ws *wShare, ki int) []Regret {
 	opt0 := s.Objective
-	chosen := s.Choices[k.aux].Alternative
-	// W over the tuples, from MM's lower and upper bounds (+Inf where no
-	// plan is known, or none is proven not to be).
-	wlo := make([]float64, len(k.tuples))
-	whi := make([]float64, len(k.tuples))
-	exact := true
-	for t := range k.tuples {
-		mlo, mhi := opt0, opt0
-		if t != chosen {
-			r := Regret{Lower: math.Inf(1), Regret: math.Inf(1), Exact: true}
-			if aux != nil && aux[t] != nil {
-				r = *aux[t]
-			}
-			mlo, mhi = opt0+r.Lower, opt0+r.Regret
-			exact = exact && r.Exact
-		}
-		wlo[t], whi[t] = mlo-k.table[t], mhi-k.table[t]
-	}
+	wlo, whi, exact := k.wBounds(s, aux)
 	// Where no table serves, the program's min-marginals with W as one
 	// more table over the boundary (its lower and upper bounds, one where
 	// exact) give every interior node's: computed at the first node that
-	// needs them.
+	// needs them (once for the kernels alike whose Ws differ by a
+	// constant: wShare).
 	var mlo, mhi [][]float64
 	tried := false
 	withW := func() bool {
 		if !tried {
 			tried = true
-			// The interior's: the boundary's regrets are the contracted
-			// problem's.
-			need := func(li int) bool { _, in := slices.BinarySearch(k.internal, li); return in && explained(k.nodes[li]) }
-			if mlo = k.marginalsOf(nil, need, k.wFactor(wlo)); mlo != nil {
-				if mhi = mlo; !exact {
-					mhi = k.marginalsOf(nil, need, k.wFactor(whi))
-				}
-			}
+			mlo, mhi = ws.marginals(ki)
 		}
 		return mlo != nil && mhi != nil
 	}

@@ -124,6 +124,9 @@ type Options struct {
 	// tableKernels, for tests, replaces the constant tableKernels when
 	// positive.
 	tableKernels int
+	// noWShare, for tests, runs every kernel's program with its own W
+	// (wShare).
+	noWShare bool
 	// lpAhead, for tests, loads the first re-solve worker's LP ahead
 	// (loadLP) whenever the certificates' duals come from the root LP,
 	// even when that LP has finished already.

@@ -144,6 +144,10 @@ type Solution struct {
 	// certifiedLater counts the regrets' queries certified after the first
 	// pass of certificates (certificatePasses).
 	certifiedLater int
+	// kernelsSharingW counts the kernels whose interior regrets came from
+	// another kernel alike's program, its W the same up to a constant
+	// (wShare).
+	kernelsSharingW int
 	// lpAhead says a re-solve worker of the regrets took the LP loaded
 	// while the certificates waited for the duals (loadLP).
 	lpAhead bool
