@@ -2130,8 +2130,8 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 		// Many kernels alike share their tables T_{v=a}(β) (atTuples):
 		// first each is built once, for the interior nodes explained, in
 		// parallel; then each kernel's regrets read them. A table costs
-		// several times one run of the program with W, so a kernel with
-		// few alike runs the program instead.
+		// several times one run of the program with W, so kernels alike
+		// with few Ws apart (wShare) run the program instead.
 		deadline := s.regretDeadline
 		// The direct kernels' tables, where their auxiliary node stayed in
 		// the core.
@@ -2178,14 +2178,20 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 				directTables[ki] = tables
 			}
 		}
-		alike := map[*budgetKernel]int{}
-		for _, k := range c.kernels {
-			alike[k.alike]++
+		// A table serves the kernels alike; one run of the program serves
+		// those of them whose Ws differ by a constant (wShare): the
+		// tables where those runs are many.
+		ws := newWShare(c.kernels, s, auxRegret, explained, !opt.noWShare)
+		runs := map[*budgetKernel]int{}
+		for ki, k := range c.kernels {
+			if ws.rep[ki] == ki {
+				runs[k.alike]++
+			}
 		}
 		tables := map[tableKey]*tupleTable{}
 		var keys []tableKey
 		for _, k := range c.kernels {
-			if alike[k.alike] < tablesFrom(k, explained, opt.tableKernels) {
+			if runs[k.alike] < tablesFrom(k, explained, opt.tableKernels) {
 				continue
 			}
 			for _, li := range k.internal {
@@ -2244,7 +2250,6 @@ func solveContracted(ctx context.Context, p *Problem, c *contraction, opt Option
 				}
 			}
 		}
-		ws := newWShare(c.kernels, s, auxRegret, explained, !opt.noWShare)
 		forEach(len(c.kernels), opt.workers(), func(ki int) {
 			k := c.kernels[ki]
 			kernelRegrets[ki] = k.regrets(s, auxRegret[ki], choices, explained, func(li int) *tupleTable { return tables[tableKey{k.alike, li}] }, direct[ki], ws, ki)
@@ -2718,19 +2723,21 @@ func directRegrets(ctx context.Context, q *Problem, c *contraction, tables [][][
 	return out, nil
 }
 
-// tableKernels is the least number of kernels alike whose regrets read
-// tables T_{v=a}(β) built once (atTuples, one per interior node
-// explained) rather than each running the program with its W once: a
-// table costs 4 to 15 such runs on the generated fused transformers, a
-// layer to a kernel. tableInterior is such a kernel's interior: a larger
-// kernel needs more kernels alike in proportion (tablesFrom).
+// tableKernels is the least number of runs of the program with W (one
+// per group of kernels alike whose Ws differ by a constant: wShare) for
+// which kernels alike read tables T_{v=a}(β) built once instead (atTuples,
+// one per interior node explained): a table costs 4 to 15 such runs on
+// the generated fused transformers, a layer to a kernel. tableInterior is
+// such a kernel's interior: a larger kernel needs more runs in proportion
+// (tablesFrom).
 const (
 	tableKernels  = 16
 	tableInterior = 10
 )
 
-// tablesFrom is the least number of kernels alike k whose regrets read
-// tables: tableKernels (or least, where a test sets it) for an interior
+// tablesFrom is the least number of runs of k's program with W for which
+// the kernels alike k read tables: tableKernels (or least, where a test
+// sets it) for an interior
 // of up to tableInterior nodes explained, and in proportion beyond. With
 // three layers to a kernel (gen transformer --layers 99 --kernel-smem
 // 49152 --kernel-layers 3, 33 kernels alike), the tables took 1.12 s

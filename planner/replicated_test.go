@@ -158,11 +158,17 @@ func BenchmarkFusedLayers(b *testing.B) {
 // not: 90 generated layers at B = 300,000 took 14.8 s to plan and
 // explain, 15 s with every kernel distinct (0.44 and 0.81 s now), every
 // regret exact either way.
+//
+// Kernels alike whose Ws differ by a constant run the program once
+// (wShare), so tables pay only where those runs are many: the test counts
+// the kernels alike without it, and with it checks that the layers alike,
+// all of one W but those at the ends, build none.
 func TestRegretTablesOnlyWhereRead(t *testing.T) {
 	highstest.Library(t)
+	noWShare := true
 	runs := func(layers int, step int64) int64 {
 		var n atomic.Int64
-		r, err := Plan(context.Background(), fusedStepped(t, layers, 1, 300_000, step), PlanOptions{Solve: Options{tableRuns: &n}})
+		r, err := Plan(context.Background(), fusedStepped(t, layers, 1, 300_000, step), PlanOptions{Solve: Options{tableRuns: &n, noWShare: noWShare}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,5 +189,9 @@ func TestRegretTablesOnlyWhereRead(t *testing.T) {
 	}
 	if n20, n40 := runs(20, 0), runs(40, 0); n20 == 0 || n40 != n20 {
 		t.Errorf("20 layers alike built %d regret tables, 40 layers %d; want as many, and some", n20, n40)
+	}
+	noWShare = false
+	if n := runs(40, 0); n != 0 {
+		t.Errorf("40 layers alike, sharing their Ws, built %d regret tables, want none", n)
 	}
 }
