@@ -822,34 +822,9 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (_ pfactor, key []
 		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(pr.Cost))
 		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(useOf(pr.Uses, k.budget)))
 	}
-	// Each member's alternatives classed by their labels in the group (as
-	// producer, as each consumer): an entry depends on nothing else.
-	cls := make([][]int32, len(f.vars))
-	for j := range f.vars {
-		ids := map[string]int32{}
-		cls[j] = make([]int32, f.dims[j])
-		var lk []byte
-		for a := range f.dims[j] {
-			lk = lk[:0]
-			if j == pk {
-				lk = binary.AppendUvarint(lk, uint64(src[a]))
-			}
-			for ci := range g.Consumers {
-				if ck[ci] == j {
-					lk = binary.AppendUvarint(lk, uint64(tgts[ci][a]))
-				}
-			}
-			id, seen := ids[string(lk)]
-			if !seen {
-				id = int32(len(ids))
-				ids[string(lk)] = id
-			}
-			cls[j][a] = id
-		}
-	}
 	fill = func(f *pfactor, asg []int) {
 		*f = newSingle(f.vars, f.dims, size)
-		f.cls = cls
+		f.cls = groupClasses(f, pk, ck, src, tgts)
 		var memo []paretoEntry
 		var memoSet []bool
 		if tuples := nl; len(g.Consumers) <= 3 {
@@ -905,6 +880,37 @@ func (k *budgetKernel) groupFactor(gi int, local map[int]int) (_ pfactor, key []
 		}
 	}
 	return f, key, fill, true
+}
+
+// groupClasses classes each member's alternatives of a group's factor f by
+// their labels in the group (src as producer, at variable pk; tgts as
+// each consumer, at ck): an entry depends on nothing else.
+func groupClasses(f *pfactor, pk int, ck []int, src []int, tgts [][]int) [][]int32 {
+	cls := make([][]int32, len(f.vars))
+	ids := map[string]int32{}
+	var lk []byte
+	for j := range f.vars {
+		clear(ids)
+		cls[j] = make([]int32, f.dims[j])
+		for a := range f.dims[j] {
+			lk = lk[:0]
+			if j == pk {
+				lk = binary.AppendUvarint(lk, uint64(src[a]))
+			}
+			for ci := range ck {
+				if ck[ci] == j {
+					lk = binary.AppendUvarint(lk, uint64(tgts[ci][a]))
+				}
+			}
+			id, seen := ids[string(lk)]
+			if !seen {
+				id = int32(len(ids))
+				ids[string(lk)] = id
+			}
+			cls[j][a] = id
+		}
+	}
+	return cls
 }
 
 // solve runs the program over the kernel with the alternatives allowed
