@@ -1438,10 +1438,10 @@ func (sc *frontScratch) unionJoin(pr *program, with []pfactor, out *pfactor, eli
 	return maxEntries <= 0 || total <= maxEntries
 }
 
-// tailFactors counts the factors of with that are a node's own front (one
-// node, of out, single entries): a node's own costs are its own, so that a
-// table over it has a class per alternative. The outside tables of a
-// kernel's min-marginals join each one (marginalsOf).
+// tailFactors counts the factors of with over one node of out, of single
+// entries: a node's own front (its own costs, so that a table over it has
+// a class per alternative), or W over a boundary of one node. The outside
+// tables of a kernel's min-marginals join nodes' own fronts (marginalsOf).
 func tailFactors(with []pfactor, vars []int) int {
 	n := 0
 	for k := range with {

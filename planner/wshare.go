@@ -15,16 +15,16 @@ import (
 // tuple (budgetKernel.regrets). Kernels alike run the same program, and in
 // a stack of layers fused alike most kernels sit amid the same
 // neighbours: their Ws are the same up to a constant, to the last bits the
-// subtractions that give W leave (12 of 33 kernels of three fused layers
-// each, 10 of 10 of ten). W enters every plan of the program once, so its
-// min-marginals with W + c are those with W, plus c: wShare runs the
-// program once per group of kernels alike whose Ws, less their least
-// entry, are within wShareTolerance of the objective of each other, for
-// the group's first kernel, and gives the others its min-marginals,
-// shifted. A regret so taken is within the tolerance times the objective
-// of the program's own (1e-12 of it, a thousandth of the MIP gap the
-// regrets are proven to), and each is taken from the same kernel on any
-// number of goroutines.
+// subtractions that give W leave (33 kernels of three fused layers each
+// have 12 distinct Ws to 9 digits, 22 bit for bit). W enters every plan of
+// the program once, so its min-marginals with W + c are those with W, plus
+// c: wShare runs the program once per group of kernels alike whose Ws,
+// less their least entry, are within wShareTolerance of the objective of
+// each other, for the group's first kernel, and gives the others its
+// min-marginals, shifted. A regret so taken is within the tolerance times
+// the objective of the program's own (a millionth of the tolerance ties
+// are decided at, objectiveTolerance), and each is taken from the same
+// kernel on any number of goroutines.
 
 // wShareTolerance bounds, relative to the objective, how far apart the
 // entries of two Ws, less their least, may be for one to stand for both.
