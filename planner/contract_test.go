@@ -109,6 +109,28 @@ func TestBestSumOfTheUnion(t *testing.T) {
 	}
 }
 
+// randomW is a table W over k's boundary: of no plan at a quarter of its
+// entries, else a cost of 0 to 49 ns (plus a fraction, where fraction).
+func randomW(rng *rand.Rand, k *budgetKernel, fraction bool) pfactor {
+	var dims []int
+	size := 1
+	for _, b := range k.boundary {
+		dims = append(dims, len(k.unary[b]))
+		size *= dims[len(dims)-1]
+	}
+	w := newSingle(k.boundary, dims, size)
+	for idx := range w.single {
+		if rng.IntN(4) > 0 {
+			c := float64(rng.IntN(50))
+			if fraction {
+				c += rng.Float64()
+			}
+			w.single[idx] = paretoEntry{0, c}
+		}
+	}
+	return w
+}
+
 // TestMarginalsAreTheProgramsPerNode: the junction tree's min-marginals of
 // a kernel, with a random table W over its boundary, are those of the
 // program run with each node kept, on the kernels of random problems and
@@ -121,18 +143,7 @@ func TestMarginalsAreTheProgramsPerNode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	compared := 0
 	for ki, k := range kernels {
-		var dims []int
-		size := 1
-		for _, b := range k.boundary {
-			dims = append(dims, len(k.unary[b]))
-			size *= dims[len(dims)-1]
-		}
-		w := newSingle(k.boundary, dims, size)
-		for idx := range w.single {
-			if rng.IntN(4) > 0 {
-				w.single[idx] = paretoEntry{0, float64(rng.IntN(50))}
-			}
-		}
+		w := randomW(rng, k, false)
 		for _, extra := range [][]pfactor{nil, {w}} {
 			got := k.marginals(extra...)
 			if got == nil {
@@ -467,18 +478,7 @@ func TestClassesChangeNoNumber(t *testing.T) {
 	}
 	shared := 0 // messages with fewer classes than positions at a node
 	for ki, k := range kernels {
-		var dims []int
-		size := 1
-		for _, b := range k.boundary {
-			dims = append(dims, len(k.unary[b]))
-			size *= dims[len(dims)-1]
-		}
-		w := newSingle(k.boundary, dims, size)
-		for idx := range w.single {
-			if rng.IntN(4) > 0 {
-				w.single[idx] = paretoEntry{0, float64(rng.IntN(50))}
-			}
-		}
+		w := randomW(rng, k, false)
 		type run struct {
 			table     []uint64
 			marginals [][]float64
@@ -541,18 +541,7 @@ func TestTailsChangeNoMarginal(t *testing.T) {
 	}
 	compared := 0
 	for ki, k := range kernels {
-		var dims []int
-		size := 1
-		for _, b := range k.boundary {
-			dims = append(dims, len(k.unary[b]))
-			size *= dims[len(dims)-1]
-		}
-		w := newSingle(k.boundary, dims, size)
-		for idx := range w.single {
-			if rng.IntN(4) > 0 {
-				w.single[idx] = paretoEntry{0, float64(rng.IntN(50)) + rng.Float64()}
-			}
-		}
+		w := randomW(rng, k, true)
 		var runs [2][2][][]float64
 		for i, off := range []bool{true, false} {
 			tailsOff = off
