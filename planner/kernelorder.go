@@ -904,12 +904,14 @@ var orderRegretSolves = 256
 // the regrets were computed over the plans that keep the blocks added so
 // far, and the best plan using a rejected alternative may have a conflict
 // of its own. Each regret is solved again with its alternative pinned,
-// ruling out conflicts as the plan did: with the plan's levels, and those
-// its own plans' conflicts add (pinnedOrderCost: taken out again after it,
-// so that the next query is not a MILP for levels it does not need); the
-// first orderRegretSolves of them,
-// in order; the others become intervals from the regret computed, a lower
-// bound, with no plan known. Where every block that may have a conflict
+// ruling out conflicts as the plan did: by the search over the edges'
+// states, or with the plan's levels and those its own plans' conflicts add
+// (pinnedOrderCost: taken out again after it, so that the next query is
+// not a MILP for levels it does not need). The first orderRegretSolves
+// queries, in order, whose pinned plans have a conflict are solved so;
+// past them a query gets its one pinned solve, and where that plan has a
+// conflict its regret becomes an interval from the regret computed, a
+// lower bound, with no plan known. Where every block that may have a conflict
 // is added, the regrets are exact already and none is solved again.
 func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options) error {
 	if lw.hasOrderConflict(sol.alternatives()) {
@@ -954,7 +956,7 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 		if math.IsInf(r.Regret, 1) && r.Exact {
 			continue // no plan keeps the levels: none has an order either
 		}
-		if solves == limit || rctx.Err() != nil {
+		unproven := func() {
 			r.Regret, r.Exact, r.Tie = math.Inf(1), false, false
 			switch {
 			case ctx.Err() != nil:
@@ -964,10 +966,16 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 			default:
 				sol.regretsCapped++
 			}
+		}
+		if rctx.Err() != nil {
+			unproven()
 			continue
 		}
-		solves++
-		cost, exact, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet)
+		// A query counts against the limit where its pinned plan has a
+		// conflict: one the reduction answers alone costs a solve, as a
+		// min-marginal does. Past the limit, only that solve is tried.
+		capped := solves == limit
+		cost, lower, exact, more, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet, capped)
 		if errors.Is(err, ErrNoSolver) {
 			// The rows' core needs HiGHS: the regret computed stays, a
 			// lower bound, with no plan known.
@@ -977,6 +985,13 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 		}
 		if err != nil {
 			return err
+		}
+		if more {
+			solves++
+		}
+		if capped && !exact {
+			unproven()
+			continue
 		}
 		if !exact || math.Abs(cost-sol.Objective-r.Regret) > tol {
 			r.DominatedBy = -1
@@ -996,6 +1011,10 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 			}
 			r.Regret, r.Lower, r.Exact = d, d, true
 		default:
+			if !math.IsInf(lower, 0) {
+				// What the search or the levels proved below.
+				r.Lower = math.Max(r.Lower, math.Min(lower, cost)-sol.Objective)
+			}
 			r.Regret, r.Exact, r.Tie = math.Max(cost-sol.Objective, r.Lower), false, false
 		}
 	}
@@ -1004,10 +1023,14 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 
 // pinnedOrderCost is the cost of the best plan with an order of kernels
 // whose node v takes alternative a (+Inf when none), solved under so with
-// v's other alternatives removed and its conflicts ruled out by levels,
-// which it takes out again when it returns (those added before it stay);
-// exact is false when a solve stopped before proving it.
-func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (cost float64, exact bool, err error) {
+// v's other alternatives removed: first by the search over the edges'
+// states (ordersearch.go), then, where that stops short, with its
+// conflicts ruled out by levels, which it takes out again when it returns
+// (those added before it stay). exact is false when a solve stopped before
+// proving it; lower is then what is proven below (-Inf: nothing). more
+// says it took more than one solve. capped, it takes that one alone: the
+// answer where the best plan so pinned has an order, else not exact.
+func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, capped bool) (cost, lower float64, exact, more bool, err error) {
 	node := &lw.problem.Nodes[v]
 	saved := node.Alternatives
 	pinned := slices.Clone(saved)
@@ -1017,13 +1040,6 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (
 		}
 	}
 	node.Alternatives = pinned
-	// The levels this query adds are taken out after it: the next
-	// query starts from the plan's, so that one whose best plan has an
-	// order of kernels is solved by the reduction alone, not by HiGHS
-	// over levels that only other queries needed.
-	o := lw.orderSystemOf()
-	added := slices.Clone(o.added)
-	defer copy(o.added, added)
 	if lw.ownAlts == nil {
 		lw.ownAlts = map[int]bool{}
 	}
@@ -1033,23 +1049,61 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options) (
 			node.Alternatives[i].Removed = saved[i].Removed
 		}
 	}()
+	lower = math.Inf(-1)
+	limit := orderSearchSolves
+	if capped {
+		limit = 1
+	}
+	if limit > 0 {
+		s, err := lw.searchOrder(ctx, so, limit)
+		if err != nil {
+			return 0, lower, false, false, err
+		}
+		more = s.solves > 1
+		if more {
+			lw.orderSearchBranched++
+		}
+		if s.exact {
+			lw.orderSearches++
+			return s.upper, s.upper, true, more, nil
+		}
+		lower = s.lower
+		if capped {
+			return math.Inf(1), lower, false, more, nil
+		}
+		lw.orderSearchesShort++
+	}
+	more = true
+	// The levels this query adds are taken out after it: the next
+	// query starts from the plan's, so that one whose best plan has an
+	// order of kernels is solved by the reduction alone, not by HiGHS
+	// over levels that only other queries needed.
+	o := lw.orderSystemOf()
+	added := slices.Clone(o.added)
+	defer copy(o.added, added)
 	for range orderRounds + 1 {
 		s, err := Solve(ctx, &lw.problem, so)
 		switch {
 		case errors.Is(err, ErrInfeasible):
-			return math.Inf(1), true, nil
+			return math.Inf(1), math.Inf(1), true, more, nil
 		case errors.Is(err, ErrNoPlan) && ctx.Err() != nil:
 			// Stopped before a plan: nothing known above.
-			return math.Inf(1), false, nil
+			return math.Inf(1), lower, false, more, nil
 		case err != nil:
-			return 0, false, err
+			return 0, lower, false, more, err
 		}
 		choices := s.alternatives()
 		if lw.addOrderBlocks(choices) == 0 {
-			return s.Objective, s.Status == Optimal && !lw.hasOrderConflict(choices), nil
+			exact := s.Status == Optimal && !lw.hasOrderConflict(choices)
+			if exact {
+				lower = s.Objective
+			} else if !math.IsNaN(s.Bound) && !math.IsInf(s.Bound, 0) {
+				lower = math.Max(lower, s.Bound)
+			}
+			return s.Objective, lower, exact, more, nil
 		}
 	}
-	return math.Inf(1), false, nil
+	return math.Inf(1), lower, false, more, nil
 }
 
 // hasOrderConflict reports whether choices leave a kernel-order conflict.

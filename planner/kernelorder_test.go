@@ -218,6 +218,7 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 	cache := NewCache()
 	cut, pairCut, graphs := 0, 0, 120
 	inside, cycles := 0, 0
+	searched := 0 // the regrets' searches over the edges' states that branched
 	rounds, minTime := orderRounds, orderMinTime
 	defer func() { orderRounds, orderMinTime = rounds, minTime }()
 	orderMinTime = time.Hour // exact, however slow the machine
@@ -245,10 +246,14 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 				unordered = append(unordered, unorderedPlan{ev.Cost, in, cy})
 			}
 		})
+		var lw *lowering
+		plantInLowering = func(l *lowering) { lw = l }
 		r, err := Plan(context.Background(), g, PlanOptions{Cache: cache})
+		plantInLowering = nil
 		if !checkOrderedPlan(t, fmt.Sprintf("graph %d", gi), r, err, best, using) {
 			continue
 		}
+		searched += lw.orderSearchBranched
 		ev, err := EvaluateGraph(g, ChoicesOf(r), PlanOptions{Cache: cache})
 		if err != nil || !hasKernelOrder(ev.Edges) {
 			t.Errorf("graph %d: the plan's kernels have no order (%v)", gi, err)
@@ -282,10 +287,15 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 			}
 		}
 	}
-	t.Logf("%d of %d graphs needed levels against kernel-order conflicts (%d where the cheapest plan without an order splits a kernel between register bindings); cheaper plans with an edge crossing inside one kernel in %d, with a cycle of kernels in %d",
-		cut, graphs, pairCut, inside, cycles)
+	t.Logf("%d of %d graphs needed levels against kernel-order conflicts (%d where the cheapest plan without an order splits a kernel between register bindings); cheaper plans with an edge crossing inside one kernel in %d, with a cycle of kernels in %d; %d regrets' searches over the edges' states branched",
+		cut, graphs, pairCut, inside, cycles, searched)
 	if testing.Short() {
 		return // too few graphs to need every kind of row
+	}
+	if !pairs && searched == 0 {
+		// (Where both ends decide, the plans that need levels keep them
+		// for their regrets: their pinned plans have an order already.)
+		t.Error("no regret's search over the edges' states branched: the test tests too little of it")
 	}
 	if cut == 0 || inside == 0 || cycles == 0 {
 		t.Error("the graphs did not need the levels against both kinds of conflict: the test tests too little")
@@ -410,6 +420,10 @@ func registerCrossings(edges []EdgeCost, choice []GraphChoice) int {
 // HiGHS (they did, 10 s each on a 20-invocation DAG, 64 of them, for
 // reasons left as they were).
 func TestOrderRegretsTakeTheirLevelsOut(t *testing.T) {
+	// The levels, not the search over the edges' states (which needs
+	// none: TestOrderSearchAgreesWithLevels).
+	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
+	orderSearchSolves = 0
 	g := unfusedDAG(t, 6, 1)
 	var lw *lowering
 	plantInLowering = func(l *lowering) { lw = l }
@@ -454,7 +468,7 @@ func TestOrderRegretsTakeTheirLevelsOut(t *testing.T) {
 
 // unfusedDAG is gen dag --invocations n --seed seed --unfused 1.2: a
 // random DAG whose every task may run as its own kernel.
-func unfusedDAG(t *testing.T, n int, seed uint64) *tasks.Graph {
+func unfusedDAG(t testing.TB, n int, seed uint64) *tasks.Graph {
 	t.Helper()
 	return editedDAG(t, n, seed, func(s *tasks.Spec) error { return taskgen.AddUnfused(s, 1.2) })
 }

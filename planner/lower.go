@@ -328,6 +328,10 @@ type lowering struct {
 	// time and the pinned solves' (orderTime).
 	orderForRegrets bool
 	orderPlanTime   time.Duration
+	// orderSearches counts the regrets' pinned plans the search over the
+	// edges' states (ordersearch.go) proved, orderSearchesShort those it
+	// left to the levels, orderSearchBranched those it branched for.
+	orderSearches, orderSearchesShort, orderSearchBranched int
 	// unmarked says the order system's diamonds are not marked yet
 	// (solveCrossings); unflaggedPlan is the plan solved without their
 	// flags, for diamondCuts.

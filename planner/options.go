@@ -135,6 +135,10 @@ type Options struct {
 	// windows alone, as a regret time limit striking right after them
 	// would (no certificate, no re-solve).
 	windowsOnly bool
+	// noIIS has an infeasible problem's error say so without the IIS of
+	// its MILP: the kernel order's search (ordersearch.go) prunes such
+	// nodes, and their IIS took HiGHS half of the search's time.
+	noIIS bool
 	// lpNear, for tests, replaces the constant lpNearGap when nonzero
 	// (negative: only an integral relaxation skips the search).
 	lpNear float64

@@ -588,6 +588,9 @@ func localChoice(p *Problem) LocalChoice {
 // problem's MILP.
 func infeasible(ctx context.Context, in *instance, opt Options) error {
 	e := &InfeasibleError{}
+	if opt.noIIS {
+		return e
+	}
 	lib, err := loadHiGHS()
 	if err != nil {
 		e.Note = "no HiGHS to find the conflicting constraints: " + err.Error()

@@ -1,0 +1,178 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestOrderSearchAgreesWithLevels: on random DAGs whose every task may run
+// as its own kernel (gen dag --unfused), every regret is the same whether
+// the search over the edges' states proves its plan with an order
+// (ordersearch.go), the levels do (orderSearchSolves 0), or the search
+// stops after two solves and hands the query to the levels with its
+// bounds: each exact, within 1e-9 of the plan's cost. TestKernelOrderExhaustive
+// checks the search against every plan enumerated.
+func TestOrderSearchAgreesWithLevels(t *testing.T) {
+	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
+	branched, short := 0, 0
+	for _, c := range []struct {
+		n    int
+		seed uint64
+	}{{6, 1}, {7, 2}, {8, 2}} {
+		g := unfusedDAG(t, c.n, c.seed)
+		plan := func(solves int) (*Result, *lowering) {
+			t.Helper()
+			orderSearchSolves = solves
+			var lw *lowering
+			plantInLowering = func(l *lowering) { lw = l }
+			defer func() { plantInLowering = nil }()
+			r, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatalf("n=%d seed=%d, %d solves: %v", c.n, c.seed, solves, err)
+			}
+			if r.UnprovenRegrets > 0 {
+				t.Errorf("n=%d seed=%d, %d solves: %d regrets unproven without limits", c.n, c.seed, solves, r.UnprovenRegrets)
+			}
+			return r, lw
+		}
+		levels, _ := plan(0)
+		for _, solves := range []int{200, 2} {
+			r, lw := plan(solves)
+			name := fmt.Sprintf("n=%d seed=%d, %d solves", c.n, c.seed, solves)
+			if solves == 2 {
+				short += lw.orderSearchesShort
+			} else {
+				branched += lw.orderSearchBranched
+				if lw.orderSearchesShort > 0 {
+					t.Errorf("%s: %d searches stopped short", name, lw.orderSearchesShort)
+				}
+			}
+			if r.ObjectiveNS != levels.ObjectiveNS {
+				t.Fatalf("%s: plan %v ns, with the levels %v ns", name, r.ObjectiveNS, levels.ObjectiveNS)
+			}
+			tol := 1e-9 * levels.ObjectiveNS
+			for i, ch := range r.Choices {
+				for j, rj := range ch.Rejected {
+					want := levels.Choices[i].Rejected[j]
+					switch {
+					case rj.Infeasible != want.Infeasible || (rj.RegretNS == nil) != (want.RegretNS == nil):
+						t.Errorf("%s: %s's %s: %+v, with the levels %+v", name, ch.Invocation, rj.Alternative, rj, want)
+					case rj.RegretNS != nil && (math.Abs(*rj.RegretNS-*want.RegretNS) > tol || !rj.Exact || !want.Exact):
+						t.Errorf("%s: %s's %s: regret %v (exact %v), with the levels %v (exact %v)", name, ch.Invocation, rj.Alternative, *rj.RegretNS, rj.Exact, *want.RegretNS, want.Exact)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d searches branched; %d stopped short and went on with the levels", branched, short)
+	if branched == 0 || short == 0 {
+		t.Error("no search branched, or none stopped short: the test tests too little")
+	}
+}
+
+// TestStateGroupAdmitsTheState: an edge's state group admits a pair of its
+// ends' alternatives exactly where the edge is in the state asked for, on
+// random state tables (a state that depends on both ends, as a kernel
+// split between register bindings does), and labels the alternatives by
+// classes: no more labels than distinct rows (producer) or columns
+// (consumer) of the table.
+func TestStateGroupAdmitsTheState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for trial := range 200 {
+		nu, nw := 1+rng.IntN(6), 1+rng.IntN(6)
+		state := make([]int8, nu*nw)
+		for i := range state {
+			state[i] = int8(rng.IntN(3)) - 1 // -1 not convertible, 0 inside, 1 crossing
+		}
+		lw := &lowering{}
+		lw.problem.Nodes = []Node{{Alternatives: make([]Alternative, nu)}, {Alternatives: make([]Alternative, nw)}}
+		lw.problem.order = &orderSystem{edges: []orderSysEdge{{u: 0, w: 1, name: "v0.y -> v1.x0", state: state, nw: nw}}}
+		for _, s := range []int8{0, 1} {
+			g := lw.stateGroup(stateReq{edge: 0, state: s})
+			admitted := map[[2]string]bool{}
+			for _, p := range g.Pairs {
+				if p.Cost != 0 {
+					t.Fatalf("trial %d: pair %+v costs something", trial, p)
+				}
+				admitted[[2]string{p.Source, p.Target}] = true
+			}
+			rows, cols := map[string]bool{}, map[string]bool{}
+			for au := range nu {
+				rows[fmt.Sprint(state[au*nw:(au+1)*nw])] = true
+				for aw := range nw {
+					want := state[au*nw+aw] == s
+					if got := admitted[[2]string{g.Sources[au], g.Consumers[0].Targets[aw]}]; got != want {
+						t.Fatalf("trial %d, state %d: (%d, %d) in state %d admitted %v", trial, s, au, aw, state[au*nw+aw], got)
+					}
+				}
+			}
+			for aw := range nw {
+				var col []int8
+				for au := range nu {
+					col = append(col, state[au*nw+aw])
+				}
+				cols[fmt.Sprint(col)] = true
+			}
+			if labels(g.Sources) > len(rows) || labels(g.Consumers[0].Targets) > len(cols) {
+				t.Errorf("trial %d: %d and %d labels for %d rows and %d columns", trial, labels(g.Sources), labels(g.Consumers[0].Targets), len(rows), len(cols))
+			}
+			if g.Producer != 0 || len(g.Consumers) != 1 || g.Consumers[0].Node != 1 {
+				t.Fatalf("trial %d: the group is over %d and %+v", trial, g.Producer, g.Consumers)
+			}
+		}
+	}
+}
+
+// labels counts the distinct labels of a group's side.
+func labels(ls []string) int {
+	seen := map[string]bool{}
+	for _, l := range ls {
+		seen[l] = true
+	}
+	return len(seen)
+}
+
+// BenchmarkOrderRegrets plans random DAGs whose every task may run as its
+// own kernel (gen dag --invocations n --seed 2 --unfused 1.2) with every
+// regret exact (no limits): the regrets whose best plans have a
+// kernel-order conflict are the search's (ordersearch.go), or the levels'
+// with levels=only (orderSearchSolves 0).
+//
+//	go test ./planner -run '^$' -bench OrderRegrets -benchtime 1x
+func BenchmarkOrderRegrets(b *testing.B) {
+	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
+	for _, n := range []int{8, 12, 16} {
+		g := unfusedDAG(b, n, 2)
+		for _, levels := range []bool{false, true} {
+			name := fmt.Sprintf("invocations=%d", n)
+			if levels {
+				if n > 12 {
+					continue // 89 s at 16 (docs/benchmarks.md)
+				}
+				name += "/levels=only"
+			}
+			b.Run(name, func(b *testing.B) {
+				orderSearchSolves = 200
+				if levels {
+					orderSearchSolves = 0
+				}
+				cache := NewCache()
+				var lw *lowering
+				plantInLowering = func(l *lowering) { lw = l }
+				defer func() { plantInLowering = nil }()
+				var r *Result
+				for b.Loop() {
+					var err error
+					if r, err = Plan(context.Background(), g, PlanOptions{Cache: cache}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(r.UnprovenRegrets), "unproven")
+				b.ReportMetric(float64(lw.orderSearchBranched), "searches-branched")
+			})
+		}
+	}
+}
