@@ -1065,6 +1065,14 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, c
 		}
 		if s.exact {
 			lw.orderSearches++
+			if more && s.plan != nil {
+				// The reasons name what this plan changes (the pinned
+				// solve they would make again has a conflict).
+				if lw.orderPlans == nil {
+					lw.orderPlans = map[[2]int]orderPlan{}
+				}
+				lw.orderPlans[[2]int{v, a}] = orderPlan{cost: s.upper, choices: s.plan}
+			}
 			return s.upper, s.upper, true, more, nil
 		}
 		lower = s.lower

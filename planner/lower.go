@@ -332,6 +332,10 @@ type lowering struct {
 	// edges' states (ordersearch.go) proved, orderSearchesShort those it
 	// left to the levels, orderSearchBranched those it branched for.
 	orderSearches, orderSearchesShort, orderSearchBranched int
+	// orderPlans are the best plans with an order of kernels that the
+	// regrets' searches found where the pinned plan had a conflict, by
+	// node and alternative: the plans the reasons name the changes of.
+	orderPlans map[[2]int]orderPlan
 	// unmarked says the order system's diamonds are not marked yet
 	// (solveCrossings); unflaggedPlan is the plan solved without their
 	// flags, for diamondCuts.

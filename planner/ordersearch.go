@@ -44,6 +44,13 @@ var orderSearchSolves = 200
 
 const orderSearchConflicts = 16
 
+// An orderPlan is a plan a regret's search found: its cost and its
+// alternative of each node.
+type orderPlan struct {
+	cost    float64
+	choices []int
+}
+
 // A stateReq requires order edge edge to be in state (0 inside one
 // kernel, 1 crossing).
 type stateReq struct {
@@ -66,6 +73,7 @@ type orderSearch struct {
 	lower, upper float64
 	exact        bool
 	solves       int
+	plan         []int // the alternatives of a plan of cost upper (nil: none)
 }
 
 // searchOrder finds the best plan of lw.problem, as it stands (a
@@ -100,7 +108,9 @@ func (lw *lowering) searchOrder(ctx context.Context, so Options, limit int) (ord
 		}
 		choices := s.alternatives()
 		if !lw.hasOrderConflict(choices) {
-			out.upper = math.Min(out.upper, s.Objective)
+			if s.Objective < out.upper {
+				out.upper, out.plan = s.Objective, choices
+			}
 			return true, nil
 		}
 		if s.Objective < out.upper {

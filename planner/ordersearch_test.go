@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -13,11 +14,14 @@ import (
 // the search over the edges' states proves its plan with an order
 // (ordersearch.go), the levels do (orderSearchSolves 0), or the search
 // stops after two solves and hands the query to the levels with its
-// bounds: each exact, within 1e-9 of the plan's cost. TestKernelOrderExhaustive
-// checks the search against every plan enumerated.
+// bounds: each exact, within 1e-9 of the plan's cost. The plans the
+// searches keep for the reasons pin their alternatives, cost what they say
+// and have an order, and the reasons name what they change where the
+// levels' words could not. TestKernelOrderExhaustive checks the search
+// against every plan enumerated.
 func TestOrderSearchAgreesWithLevels(t *testing.T) {
 	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
-	branched, short := 0, 0
+	branched, short, kept, named := 0, 0, 0, 0
 	for _, c := range []struct {
 		n    int
 		seed uint64
@@ -49,6 +53,18 @@ func TestOrderSearchAgreesWithLevels(t *testing.T) {
 				if lw.orderSearchesShort > 0 {
 					t.Errorf("%s: %d searches stopped short", name, lw.orderSearchesShort)
 				}
+				// The plans kept for the reasons: each pins its
+				// alternative, costs what it says and has an order.
+				for va, op := range lw.orderPlans {
+					ev, err := lw.problem.Evaluate(op.choices)
+					switch {
+					case err != nil || op.choices[va[0]] != va[1]:
+						t.Errorf("%s: the plan kept for node %d's alternative %d: %v, choices %v", name, va[0], va[1], err, op.choices)
+					case math.Abs(ev.Cost-op.cost) > 1e-9*op.cost || lw.hasOrderConflict(op.choices):
+						t.Errorf("%s: the plan kept for node %d's alternative %d costs %v, kept as %v; conflict %v", name, va[0], va[1], ev.Cost, op.cost, lw.hasOrderConflict(op.choices))
+					}
+				}
+				kept += len(lw.orderPlans)
 			}
 			if r.ObjectiveNS != levels.ObjectiveNS {
 				t.Fatalf("%s: plan %v ns, with the levels %v ns", name, r.ObjectiveNS, levels.ObjectiveNS)
@@ -57,6 +73,9 @@ func TestOrderSearchAgreesWithLevels(t *testing.T) {
 			for i, ch := range r.Choices {
 				for j, rj := range ch.Rejected {
 					want := levels.Choices[i].Rejected[j]
+					if solves != 2 && strings.HasSuffix(want.Reason, replannedAlone) && strings.Contains(rj.Reason, replannedAlsoAt) {
+						named++ // the levels' replan had a conflict: words only
+					}
 					switch {
 					case rj.Infeasible != want.Infeasible || (rj.RegretNS == nil) != (want.RegretNS == nil):
 						t.Errorf("%s: %s's %s: %+v, with the levels %+v", name, ch.Invocation, rj.Alternative, rj, want)
@@ -67,9 +86,9 @@ func TestOrderSearchAgreesWithLevels(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d searches branched; %d stopped short and went on with the levels", branched, short)
-	if branched == 0 || short == 0 {
-		t.Error("no search branched, or none stopped short: the test tests too little")
+	t.Logf("%d searches branched; %d stopped short and went on with the levels; %d plans kept, %d reasons name their changes where the levels' said only that there are some", branched, short, kept, named)
+	if branched == 0 || short == 0 || named == 0 {
+		t.Error("no search branched, none stopped short, or no reason named a search's plan: the test tests too little")
 	}
 }
 

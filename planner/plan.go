@@ -1263,10 +1263,18 @@ func (lw *lowering) nameReplannedChoices(ctx context.Context, p *Result, sol *So
 		wg   sync.WaitGroup
 		next atomic.Int64
 	)
+	for i, n := range todo {
+		// The plan a regret's search found needs no solve again (where the
+		// pinned solve's plan has a kernel-order conflict, it would name
+		// nothing).
+		solved[i] = lw.searchedPlan(n.vi, n.rj.Alternative)
+	}
 	for range min(max(lw.workers, 1), len(todo)) {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(todo); i = int(next.Add(1)) - 1 {
-				solved[i], failed[i] = lw.replan(ctx, todo[i].vi, todo[i].rj.Alternative)
+				if solved[i] == nil {
+					solved[i], failed[i] = lw.replan(ctx, todo[i].vi, todo[i].rj.Alternative)
+				}
 			}
 		})
 	}
@@ -1292,6 +1300,30 @@ func (lw *lowering) nameReplannedChoices(ctx context.Context, p *Result, sol *So
 			rj.Reason = rj.Reason[:n.note] + replannedNote[:len(replannedNote)-2] + ": " + n.changes + "; " + signedNS(*rj.RegretNS) + ")"
 		}
 	}
+}
+
+// searchedPlan is the cheapest plan that the regrets' searches over the
+// edges' states found for invocation vi's task alternative alt (any of its
+// variants), as a Solution with its choices and cost; nil when none did.
+func (lw *lowering) searchedPlan(vi int, alt string) *Solution {
+	task := lw.invs[vi].Task
+	var best *orderPlan
+	for a, na := range lw.alts[vi] {
+		if task.Alternatives[na.task].ID != alt {
+			continue
+		}
+		if op, ok := lw.orderPlans[[2]int{vi, a}]; ok && (best == nil || op.cost < best.cost) {
+			best = &op
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	s := &Solution{Status: Optimal, Objective: best.cost, Choices: make([]Choice, len(best.choices))}
+	for v, a := range best.choices {
+		s.Choices[v] = Choice{Node: v, Alternative: a}
+	}
+	return s
 }
 
 // replan solves the plan again with invocation vi pinned to its task
