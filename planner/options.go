@@ -72,8 +72,9 @@ type Options struct {
 	// RegretSolves, when positive, bounds the core's re-solves for the
 	// regrets (each an LP re-solve of the core, then a MILP where its
 	// choices are fractional, or a search of a core the branch and bound
-	// proved; and as many solves of a contracted budget's interior
-	// alternatives): the queries that no window, certificate or
+	// proved; as many solves of a contracted budget's interior
+	// alternatives; and the kernel order's queries whose pinned plans have
+	// a conflict, each searched or solved with levels): the queries that no window, certificate or
 	// min-marginal answered are re-solved, those whose plans found so far
 	// cost least first (ties in the queries' order), up to this many; the
 	// rest keep the interval proven without a re-solve (Regret.Exact
