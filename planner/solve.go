@@ -103,6 +103,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		local = localChoice(p)
 		close(localDone)
 	}()
+	// Every return waits for it, as for the model's size below: the
+	// caller may change p once Solve returns (a regret's pin, put back).
+	defer func() { <-localDone }()
 	in := newInstance(p, opt.KeepDominated)
 	if len(in.empty) > 0 {
 		return nil, &InfeasibleError{Empty: in.empty}
@@ -112,6 +115,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 	fullDone := make(chan ModelSize, 1)
 	go func() { fullDone <- fullSize(in) }()
 	full := sync.OnceValue(func() ModelSize { return <-fullDone })
+	defer full()
 	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, opt.MaxTable == 0, wholeBudget+opt.wholeExtra, full, opt.stopping(ctx, start))
 	sol := &Solution{Removed: in.removed}
 	sol.Model = ModelStats{
