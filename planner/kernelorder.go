@@ -544,10 +544,12 @@ func (lw *lowering) everyBlockAdded() bool {
 }
 
 // keepKernelOrder rules out the kernel-order conflicts of sol, the plan
-// solved under so, and solves again until the plan has none (orderRounds
-// at most; the time limit, when there is one, covering them all). The
-// rounds skip the regrets: when a block was added, the last plan is solved
-// once more with them. The solve time is the rounds' together.
+// solved under so: by the search over the edges' states where it applies
+// and ends (searchPlan), else by levels, solving again until the plan has
+// none (orderRounds at most; the time limit, when there is one, covering
+// them all). The rounds skip the regrets: when a block was added, the last
+// plan is solved once more with them. The solve time is the rounds'
+// together.
 func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Options) (*Solution, error) {
 	if !lw.choosesCrossings() {
 		return sol, nil
@@ -589,6 +591,14 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 	var roundsEnd time.Time
 	if bounded {
 		roundsEnd = time.Now().Add(max(orderTime(first.SolveTime), so.TimeLimit-first.SolveTime))
+	}
+	if orderRounds > 0 && len(sol.Choices) == len(lw.invs) && ctx.Err() == nil && lw.hasOrderConflict(sol.alternatives()) {
+		// A plan with an order by the search over the edges' states,
+		// where it applies (ordersearch.go), before any level.
+		if s, ok := lw.searchPlan(ctx, sol, so, roundsEnd); ok {
+			s.SolveTime = time.Since(begun)
+			return s, nil
+		}
 	}
 	for range orderRounds {
 		if len(sol.Choices) != len(lw.invs) || ctx.Err() != nil || lw.addOrderBlocks(sol.alternatives()) == 0 {

@@ -205,20 +205,35 @@ func kernelOrderConflicts(edges []EdgeCost) (inside, cycle bool) {
 // distributions that split the tile over blocks differently, so that a
 // row's alternative sets must keep the pair's state against the other
 // end's set.
+//
+// Each runs twice: with the search over the edges' states (ordersearch.go)
+// and with the levels alone (orderSearchSolves 0), which the search leaves
+// the plans and regrets to past its solves.
 func TestKernelOrderExhaustive(t *testing.T) {
-	t.Run("one end", func(t *testing.T) {
-		kernelOrderExhaustive(t, rand.New(rand.NewPCG(7, 11)), false)
-	})
-	t.Run("both ends", func(t *testing.T) {
-		kernelOrderExhaustive(t, rand.New(rand.NewPCG(13, 17)), true)
-	})
+	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
+	for _, levels := range []bool{false, true} {
+		solves, suffix := 200, ""
+		if levels {
+			solves, suffix = 0, ", levels"
+		}
+		t.Run("one end"+suffix, func(t *testing.T) {
+			orderSearchSolves = solves
+			kernelOrderExhaustive(t, rand.New(rand.NewPCG(7, 11)), false, levels)
+		})
+		t.Run("both ends"+suffix, func(t *testing.T) {
+			orderSearchSolves = solves
+			kernelOrderExhaustive(t, rand.New(rand.NewPCG(13, 17)), true, levels)
+		})
+	}
 }
 
-func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
+func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs, levels bool) {
 	cache := NewCache()
 	cut, pairCut, graphs := 0, 0, 120
 	inside, cycles := 0, 0
-	searched := 0 // the regrets' searches over the edges' states that branched
+	searched := 0    // the regrets' searches over the edges' states that branched
+	searchPlans := 0 // the plans that search found instead of levels
+	levelPlans := 0  // the plans whose levels stayed in the problem
 	rounds, minTime := orderRounds, orderMinTime
 	defer func() { orderRounds, orderMinTime = rounds, minTime }()
 	orderMinTime = time.Hour // exact, however slow the machine
@@ -254,6 +269,10 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 			continue
 		}
 		searched += lw.orderSearchBranched
+		searchPlans += lw.orderSearchPlans
+		if o := lw.problem.order; o != nil && slices.Contains(o.added, true) {
+			levelPlans++
+		}
 		ev, err := EvaluateGraph(g, ChoicesOf(r), PlanOptions{Cache: cache})
 		if err != nil || !hasKernelOrder(ev.Edges) {
 			t.Errorf("graph %d: the plan's kernels have no order (%v)", gi, err)
@@ -287,10 +306,22 @@ func kernelOrderExhaustive(t *testing.T, rng *rand.Rand, pairs bool) {
 			}
 		}
 	}
-	t.Logf("%d of %d graphs needed levels against kernel-order conflicts (%d where the cheapest plan without an order splits a kernel between register bindings); cheaper plans with an edge crossing inside one kernel in %d, with a cycle of kernels in %d; %d regrets' searches over the edges' states branched",
-		cut, graphs, pairCut, inside, cycles, searched)
+	t.Logf("%d of %d graphs needed levels against kernel-order conflicts (%d where the cheapest plan without an order splits a kernel between register bindings); cheaper plans with an edge crossing inside one kernel in %d, with a cycle of kernels in %d; %d plans and %d regrets' searches over the edges' states branched",
+		cut, graphs, pairCut, inside, cycles, searchPlans, searched)
 	if testing.Short() {
 		return // too few graphs to need every kind of row
+	}
+	if levels {
+		if searchPlans > 0 || searched > 0 {
+			t.Errorf("%d plans and %d regrets searched with orderSearchSolves 0", searchPlans, searched)
+		}
+		if levelPlans == 0 {
+			t.Error("no plan needed levels: the test tests too little of them")
+		}
+		return
+	}
+	if searchPlans == 0 {
+		t.Error("no plan was the search's: the test tests too little of it")
 	}
 	if !pairs && searched == 0 {
 		// (Where both ends decide, the plans that need levels keep them

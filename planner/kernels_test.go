@@ -153,14 +153,23 @@ func TestKernelConflicts(t *testing.T) {
 	load := loadHiGHS
 	defer func() { loadHiGHS = load }()
 
-	// Without HiGHS, which the row's core needs, the plan found first
+	// Without HiGHS the search over the edges' states (ordersearch.go),
+	// which needs none, keeps the kernels in an order still. The levels'
+	// core needs HiGHS: with the levels alone, the plan found first
 	// stands, warned of.
 	loadHiGHS = func() (*highs.Library, error) { return nil, fmt.Errorf("planner: %w", &highs.LoadError{}) }
 	r, err = Plan(context.Background(), g, PlanOptions{})
+	if err != nil || r.Choices[1].Alternative != "regs" || !slices.Equal(r.KernelOrder, []string{what}) || len(r.KernelConflicts) > 0 {
+		t.Errorf("without HiGHS: %v, want the plan of regs kept in an order", err)
+	}
+	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
+	orderSearchSolves = 0
+	r, err = Plan(context.Background(), g, PlanOptions{})
 	loadHiGHS = load
 	if err != nil || r.Choices[1].Alternative != "global" || len(r.KernelOrder) > 0 || len(r.KernelConflicts) == 0 || !strings.Contains(r.KernelConflicts[0], want) {
-		t.Errorf("without HiGHS: %v, want the plan of global with its conflict warned of", err)
+		t.Errorf("without HiGHS, the levels alone: %v, want the plan of global with its conflict warned of", err)
 	}
+	orderSearchSolves = 200
 
 	// m's alternative in registers over its kernel's budget: no plan has
 	// an order of kernels, and the conflict says so.

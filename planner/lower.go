@@ -332,6 +332,9 @@ type lowering struct {
 	// edges' states (ordersearch.go) proved, orderSearchesShort those it
 	// left to the levels, orderSearchBranched those it branched for.
 	orderSearches, orderSearchesShort, orderSearchBranched int
+	// orderSearchPlans counts the plans the search gave the rounds
+	// (searchPlan).
+	orderSearchPlans int
 	// orderPlans are the best plans with an order of kernels that the
 	// regrets' searches found where the pinned plan had a conflict, by
 	// node and alternative: the plans the reasons name the changes of.

@@ -1,11 +1,13 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // Kernel order by a search over the edges' states.
@@ -73,7 +75,8 @@ type orderSearch struct {
 	lower, upper float64
 	exact        bool
 	solves       int
-	plan         []int // the alternatives of a plan of cost upper (nil: none)
+	plan         []int      // the alternatives of a plan of cost upper (nil: none)
+	reqs         []stateReq // the requirements whose best plan plan is
 }
 
 // searchOrder finds the best plan of lw.problem, as it stands (a
@@ -109,7 +112,7 @@ func (lw *lowering) searchOrder(ctx context.Context, so Options, limit int) (ord
 		choices := s.alternatives()
 		if !lw.hasOrderConflict(choices) {
 			if s.Objective < out.upper {
-				out.upper, out.plan = s.Objective, choices
+				out.upper, out.plan, out.reqs = s.Objective, choices, reqs
 			}
 			return true, nil
 		}
@@ -283,4 +286,83 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// searchPlan is the plan of the rounds (keepKernelOrder) found by the
+// search instead of levels, where first, the plan without them, has a
+// conflict and the problem is eliminated whole without levels (each step a
+// reduction) and has no budget: first with the best plan that has an order
+// in its place (its choices, cost and conversions, solved again under the
+// requirements the search found it under), the conflicts of first kept
+// for the report, and each regret left for orderRegrets to make exact
+// from a lower bound: what the plan without levels proved, less the new
+// optimum. ok is false where the search does not apply, or does not prove
+// a plan within its solves or by deadline (zero: none): the levels take
+// the plan then, as before.
+func (lw *lowering) searchPlan(ctx context.Context, first *Solution, so Options, deadline time.Time) (*Solution, bool) {
+	if orderSearchSolves == 0 || first.Status != Optimal || len(first.Choices) != len(lw.invs) ||
+		len(lw.problem.Budgets) > 0 || lw.problem.ordered() || !dissolves(&lw.problem) {
+		return nil, false
+	}
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	quiet := so
+	quiet.NoRegrets, quiet.Start, quiet.Explain = true, nil, nil
+	res, err := lw.searchOrder(ctx, quiet, orderSearchSolves)
+	if err != nil || !res.exact || res.plan == nil {
+		return nil, false
+	}
+	s, err := lw.solveRequiring(ctx, res.reqs, quiet)
+	if err != nil || s.Status != Optimal || !slices.Equal(s.alternatives(), res.plan) {
+		return nil, false
+	}
+	sol := *first
+	sol.Objective, sol.Bound, sol.Gap, sol.BoundFrom = s.Objective, s.Objective, 0, ""
+	sol.Choices, sol.Execution, sol.Conversion = s.Choices, s.Execution, s.Conversion
+	sol.Groups, sol.BudgetUse = s.Groups[:len(lw.problem.Groups)], s.BudgetUse
+	if first.Regrets != nil {
+		sol.Regrets = make([]Regret, 0, len(first.Regrets))
+		swapped := map[int]bool{} // the nodes whose choice the plan changed, explained
+		for _, r := range first.Regrets {
+			lowest := first.Objective + r.Lower // no plan using it costs less
+			if a := res.plan[r.Node]; r.Alternative == a {
+				// The plan's choice now: the first plan's is rejected.
+				a = first.Choices[r.Node].Alternative
+				r = Regret{Node: r.Node, Alternative: a, ID: lw.problem.Nodes[r.Node].Alternatives[a].ID}
+				lowest = first.Objective
+				swapped[r.Node] = true
+			} else if math.IsInf(r.Regret, 1) && r.Exact {
+				sol.Regrets = append(sol.Regrets, r) // no plan uses it
+				continue
+			}
+			r.Regret, r.Lower, r.Exact, r.Tie, r.DominatedBy = math.Inf(1), math.Max(0, lowest-sol.Objective), false, false, -1
+			sol.Regrets = append(sol.Regrets, r)
+		}
+		slices.SortFunc(sol.Regrets, func(a, b Regret) int {
+			return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Alternative, b.Alternative))
+		})
+		for _, r := range first.Regrets {
+			if v := r.Node; res.plan[v] != first.Choices[v].Alternative && !swapped[v] {
+				// The plan chose what the first plan's regrets do not
+				// list (an alternative pruned there): the levels take it.
+				return nil, false
+			}
+		}
+	}
+	// The conflicts the plan was kept from: the first plan's, one a block.
+	o := lw.orderSystemOf()
+	edges := lw.orderEdges(first.alternatives())
+	var blocks []int
+	for _, c := range orderConflicts(edges, orderCutsPerRound) {
+		e := edges[c[0]]
+		if b := o.edges[lw.orderIndex[e.gi]+e.ci].block; !slices.Contains(blocks, b) {
+			blocks = append(blocks, b)
+			lw.orderCuts = append(lw.orderCuts, orderCut{block: b, what: lw.describeConflict(edges, c), inside: lw.insideEdges(edges, c)})
+		}
+	}
+	lw.orderSearchPlans++
+	return &sol, true
 }

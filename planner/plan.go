@@ -123,7 +123,8 @@ type Result struct {
 	// model"); empty when the plan's kernels have an order.
 	KernelConflicts []string `json:"kernel_conflicts,omitempty"`
 	// KernelOrder lists the kernel-order conflicts the plan was kept from,
-	// in words, one for each block of the graph given levels against them:
+	// in words, one for each block of the graph whose conflicts the
+	// search over the edges' states or levels ruled out:
 	// a plan that took the alternatives that make one would cross a kernel
 	// boundary on an edge whose ends other edges keep inside one kernel, or
 	// close a cycle of kernels (docs/format.md, "Kernels"). Empty when the
