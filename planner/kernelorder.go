@@ -1065,7 +1065,7 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, c
 		limit = 1
 	}
 	if limit > 0 {
-		s, err := lw.searchOrder(ctx, so, limit)
+		s, err := lw.searchOrder(ctx, so, limit, orderSearchEntries)
 		if err != nil {
 			return 0, lower, false, false, err
 		}

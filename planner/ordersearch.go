@@ -36,13 +36,26 @@ import (
 //     cheapest left costs no less than the best plan with an order.
 //
 // The result is exact, as the levels' solve is. The search is bounded by
-// a count of solves (orderSearchSolves, so that what it proves does not
-// depend on the machine's speed); past it, the levels take the query as
-// before, with the search's bounds kept.
+// a count of solves and of their work (orderSearchSolves,
+// orderSearchEntries: counts, so that what it proves does not depend on
+// the machine's speed); past them, the levels take the query as before,
+// with the search's bounds kept.
 
-// orderSearchSolves bounds the solves of one query's search;
+// orderSearchSolves bounds the solves of one query's search, and
+// orderSearchEntries their reductions' buckets, in entries together (the
+// work of an elimination, about 10 ns an entry here: 0.5 ms a solve on a
+// 12-invocation DAG whose every task may run as its own kernel, 3 ms on a
+// 16-invocation one, 2.8 M entries and 70 ms on the 50-invocation DAG of
+// BenchmarkKernelOrder, whose plan's search did not end in 200 solves);
 // orderSearchConflicts bounds the conflicts of a plan it chooses from.
-var orderSearchSolves = 200
+// A plan's search (searchPlan) gets orderPlanEntries: where it does not
+// end, the levels solve the plan once, whereas each regret it leaves is
+// a solve of its own.
+var (
+	orderSearchSolves  = 200
+	orderSearchEntries = 1 << 28
+	orderPlanEntries   = 1 << 24
+)
 
 const orderSearchConflicts = 16
 
@@ -75,17 +88,19 @@ type orderSearch struct {
 	lower, upper float64
 	exact        bool
 	solves       int
+	entries      int        // the solves' reductions' entries together (Solution.entries)
 	plan         []int      // the alternatives of a plan of cost upper (nil: none)
 	reqs         []stateReq // the requirements whose best plan plan is
 }
 
 // searchOrder finds the best plan of lw.problem, as it stands (a
 // regret's pin included), whose kernels have an order, by the search
-// above, solving each node under so within ctx and at most limit solves.
+// above, solving each node under so within ctx, at most limit solves and
+// work entries of their reductions (the last solve may pass it).
 // An error is Solve's, but for infeasibility (a node without plans, which
 // the search prunes) and a stop (ctx ended, a node's solve not proven),
 // which end the search with exact false.
-func (lw *lowering) searchOrder(ctx context.Context, so Options, limit int) (orderSearch, error) {
+func (lw *lowering) searchOrder(ctx context.Context, so Options, limit, work int) (orderSearch, error) {
 	out := orderSearch{lower: math.Inf(1), upper: math.Inf(1)}
 	so.noIIS = true // a node without plans is pruned, its reasons unread
 	o := lw.orderSystemOf()
@@ -94,11 +109,14 @@ func (lw *lowering) searchOrder(ctx context.Context, so Options, limit int) (ord
 	// to upper when it has none. It reports false when the search must
 	// stop short (a limit, a solve not proven).
 	solve := func(reqs []stateReq) (bool, error) {
-		if out.solves == limit || ctx.Err() != nil {
+		if out.solves == limit || out.entries >= work || ctx.Err() != nil {
 			return false, nil
 		}
 		out.solves++
 		s, err := lw.solveRequiring(ctx, reqs, so)
+		if s != nil {
+			out.entries += s.entries
+		}
 		switch {
 		case errors.Is(err, ErrInfeasible):
 			return true, nil
@@ -297,21 +315,23 @@ func boolInt(b bool) int {
 // for the report, and each regret left for orderRegrets to make exact
 // from a lower bound: what the plan without levels proved, less the new
 // optimum. ok is false where the search does not apply, or does not prove
-// a plan within its solves or by deadline (zero: none): the levels take
-// the plan then, as before.
+// a plan within its solves or by half the time to deadline (zero: none):
+// the levels take the plan then, as before.
 func (lw *lowering) searchPlan(ctx context.Context, first *Solution, so Options, deadline time.Time) (*Solution, bool) {
 	if orderSearchSolves == 0 || first.Status != Optimal || len(first.Choices) != len(lw.invs) ||
 		len(lw.problem.Budgets) > 0 || lw.problem.ordered() || !dissolves(&lw.problem) {
 		return nil, false
 	}
 	if !deadline.IsZero() {
+		// Half the rounds' window at most: the levels get the rest
+		// where the search does not end.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
+		ctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/2))
 		defer cancel()
 	}
 	quiet := so
 	quiet.NoRegrets, quiet.Start, quiet.Explain = true, nil, nil
-	res, err := lw.searchOrder(ctx, quiet, orderSearchSolves)
+	res, err := lw.searchOrder(ctx, quiet, orderSearchSolves, orderPlanEntries)
 	if err != nil || !res.exact || res.plan == nil {
 		return nil, false
 	}

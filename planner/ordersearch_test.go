@@ -13,23 +13,24 @@ import (
 // as its own kernel (gen dag --unfused), every regret is the same whether
 // the search over the edges' states proves its plan with an order
 // (ordersearch.go), the levels do (orderSearchSolves 0), or the search
-// stops after two solves and hands the query to the levels with its
-// bounds: each exact, within 1e-9 of the plan's cost. The plans the
+// stops after two solves, or after one by its work, and hands the query
+// to the levels with its bounds: each exact, within 1e-9 of the plan's cost. The plans the
 // searches keep for the reasons pin their alternatives, cost what they say
 // and have an order, and the reasons name what they change where the
 // levels' words could not. TestKernelOrderExhaustive checks the search
 // against every plan enumerated.
 func TestOrderSearchAgreesWithLevels(t *testing.T) {
-	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
+	defer func(n, e int) { orderSearchSolves, orderSearchEntries = n, e }(orderSearchSolves, orderSearchEntries)
 	branched, short, kept, named := 0, 0, 0, 0
+	worked := 0 // the searches stopped short by their work
 	for _, c := range []struct {
 		n    int
 		seed uint64
 	}{{6, 1}, {7, 2}, {8, 2}} {
 		g := unfusedDAG(t, c.n, c.seed)
-		plan := func(solves int) (*Result, *lowering) {
+		plan := func(solves, entries int) (*Result, *lowering) {
 			t.Helper()
-			orderSearchSolves = solves
+			orderSearchSolves, orderSearchEntries = solves, entries
 			var lw *lowering
 			plantInLowering = func(l *lowering) { lw = l }
 			defer func() { plantInLowering = nil }()
@@ -42,13 +43,17 @@ func TestOrderSearchAgreesWithLevels(t *testing.T) {
 			}
 			return r, lw
 		}
-		levels, _ := plan(0)
-		for _, solves := range []int{200, 2} {
-			r, lw := plan(solves)
-			name := fmt.Sprintf("n=%d seed=%d, %d solves", c.n, c.seed, solves)
-			if solves == 2 {
+		levels, _ := plan(0, 1<<28)
+		for _, limits := range [][2]int{{200, 1 << 28}, {2, 1 << 28}, {200, 1}} {
+			solves := limits[0]
+			r, lw := plan(solves, limits[1])
+			name := fmt.Sprintf("n=%d seed=%d, %d solves, %d entries", c.n, c.seed, solves, limits[1])
+			switch {
+			case solves == 2:
 				short += lw.orderSearchesShort
-			} else {
+			case limits[1] == 1:
+				worked += lw.orderSearchesShort
+			default:
 				branched += lw.orderSearchBranched
 				if lw.orderSearchesShort > 0 {
 					t.Errorf("%s: %d searches stopped short", name, lw.orderSearchesShort)
@@ -73,7 +78,7 @@ func TestOrderSearchAgreesWithLevels(t *testing.T) {
 			for i, ch := range r.Choices {
 				for j, rj := range ch.Rejected {
 					want := levels.Choices[i].Rejected[j]
-					if solves != 2 && strings.HasSuffix(want.Reason, replannedAlone) && strings.Contains(rj.Reason, replannedAlsoAt) {
+					if limits == [2]int{200, 1 << 28} && strings.HasSuffix(want.Reason, replannedAlone) && strings.Contains(rj.Reason, replannedAlsoAt) {
 						named++ // the levels' replan had a conflict: words only
 					}
 					switch {
@@ -86,8 +91,8 @@ func TestOrderSearchAgreesWithLevels(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d searches branched; %d stopped short and went on with the levels; %d plans kept, %d reasons name their changes where the levels' said only that there are some", branched, short, kept, named)
-	if branched == 0 || short == 0 || named == 0 {
+	t.Logf("%d searches branched; %d stopped short after 2 solves and %d by their work, and went on with the levels; %d plans kept, %d reasons name their changes where the levels' said only that there are some", branched, short, worked, kept, named)
+	if branched == 0 || short == 0 || worked == 0 || named == 0 {
 		t.Error("no search branched, none stopped short, or no reason named a search's plan: the test tests too little")
 	}
 }

@@ -63,6 +63,7 @@ type reduction struct {
 	core     []int    // core nodes, ascending
 	offset   float64  // Σ messages over the empty scope
 	maxSeen  int      // the largest bucket eliminated, in entries
+	entries  int      // the buckets eliminated, in entries together
 
 	dry *dryRun // non-nil: size the buckets only (eliminatesWithin)
 	// stop, when non-nil, is asked before each elimination whether to
@@ -411,6 +412,7 @@ func (r *reduction) eliminate(adj [][]int, limit int) {
 			b.msg = r.message(b, sc)
 		}
 		r.maxSeen = max(r.maxSeen, entries)
+		r.entries += entries
 		eliminated[v] = true
 		r.pos[v] = len(r.order) - 1
 		switch {

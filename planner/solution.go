@@ -157,6 +157,9 @@ type Solution struct {
 	// milpFixedEarlier counts the regrets' MILP re-solves whose columns a
 	// plan found before the re-solve fixed.
 	milpFixedEarlier int
+	// entries are the reduction's buckets, in entries together: the
+	// elimination's work, counted the same on any machine.
+	entries int
 }
 
 // A Choice is one node's chosen alternative.

@@ -117,7 +117,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 	full := sync.OnceValue(func() ModelSize { return <-fullDone })
 	defer full()
 	r, cm := reduceAndBuild(in, opt.maxTable(), !opt.NoReduce, opt.MaxTable == 0, wholeBudget+opt.wholeExtra, full, opt.stopping(ctx, start))
-	sol := &Solution{Removed: in.removed}
+	sol := &Solution{Removed: in.removed, entries: r.entries}
 	sol.Model = ModelStats{
 		Nodes:      len(p.Nodes),
 		Eliminated: len(r.order),
