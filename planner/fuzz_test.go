@@ -18,8 +18,8 @@ import (
 	"github.com/cklplan/cklplan/tasks"
 )
 
-// FuzzPlanMutated plans the bundled examples (and a transformer layer
-// whose tasks may run as their own kernels) with what the planner reads
+// FuzzPlanMutated plans the bundled examples (and a transformer layer and
+// a random DAG whose tasks may run as their own kernels) with what the planner reads
 // changed: costs and sizes scaled or zeroed, pins and forbids, kernel
 // budgets, edges that must cross. Whatever loads must plan without a panic,
 // and the reduced and the --no-reduce paths must agree: the same optimum,
@@ -61,6 +61,21 @@ func FuzzPlanMutated(f *testing.F) {
 		}
 		bases = append(bases, data)
 	}
+	// A random DAG whose every task may run as its own kernel: its blocks
+	// are not diamonds, so the kernel order's search over the edges'
+	// states (ordersearch.go) keeps its plans and regrets in order.
+	spec, err := taskgen.DAG(6, 4, 2)
+	if err == nil {
+		err = taskgen.AddUnfused(&spec, 1.2)
+	}
+	if err != nil {
+		f.Fatal(err)
+	}
+	data, err := tasks.MarshalSpec(spec)
+	if err != nil {
+		f.Fatal(err)
+	}
+	bases = append(bases, data)
 	for ex := range bases {
 		for _, seed := range []uint64{1, 2, 3} {
 			f.Add(uint8(ex), seed, uint8(seed))

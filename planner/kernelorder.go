@@ -1061,6 +1061,9 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, c
 	}()
 	lower = math.Inf(-1)
 	limit := orderSearchSolves
+	if so.NoReduce {
+		limit = 0 // HiGHS alone, with levels: a check of the search
+	}
 	if capped {
 		limit = 1
 	}

@@ -308,17 +308,18 @@ func boolInt(b bool) int {
 
 // searchPlan is the plan of the rounds (keepKernelOrder) found by the
 // search instead of levels, where first, the plan without them, has a
-// conflict and the problem is eliminated whole without levels (each step a
-// reduction) and has no budget: first with the best plan that has an order
-// in its place (its choices, cost and conversions, solved again under the
-// requirements the search found it under), the conflicts of first kept
-// for the report, and each regret left for orderRegrets to make exact
-// from a lower bound: what the plan without levels proved, less the new
-// optimum. ok is false where the search does not apply, or does not prove
-// a plan within its solves or by half the time to deadline (zero: none):
-// the levels take the plan then, as before.
+// conflict, the problem is eliminated whole without levels (each step a
+// reduction) and has no budget, and the caller did not ask for HiGHS alone
+// (Options.NoReduce keeps the levels: a check of the search). It is first
+// with the best plan that has an order in its place (its choices, cost and
+// conversions, solved again under the requirements the search found it
+// under), the conflicts of first kept for the report, and each regret left
+// for orderRegrets to make exact from a lower bound: what the plan without
+// levels proved, less the new optimum. ok is false where the search does
+// not apply, or does not prove a plan within its solves or by half the time
+// to deadline (zero: none): the levels take the plan then, as before.
 func (lw *lowering) searchPlan(ctx context.Context, first *Solution, so Options, deadline time.Time) (*Solution, bool) {
-	if orderSearchSolves == 0 || first.Status != Optimal || len(first.Choices) != len(lw.invs) ||
+	if orderSearchSolves == 0 || so.NoReduce || first.Status != Optimal || len(first.Choices) != len(lw.invs) ||
 		len(lw.problem.Budgets) > 0 || lw.problem.ordered() || !dissolves(&lw.problem) {
 		return nil, false
 	}
