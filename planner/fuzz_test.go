@@ -64,7 +64,7 @@ func FuzzPlanMutated(f *testing.F) {
 	// A random DAG whose every task may run as its own kernel: its blocks
 	// are not diamonds, so the kernel order's search over the edges'
 	// states (ordersearch.go) keeps its plans and regrets in order.
-	spec, err := taskgen.DAG(6, 4, 2)
+	spec, err := taskgen.DAG(5, 4, 2)
 	if err == nil {
 		err = taskgen.AddUnfused(&spec, 1.2)
 	}

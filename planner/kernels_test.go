@@ -162,14 +162,13 @@ func TestKernelConflicts(t *testing.T) {
 	if err != nil || r.Choices[1].Alternative != "regs" || !slices.Equal(r.KernelOrder, []string{what}) || len(r.KernelConflicts) > 0 {
 		t.Errorf("without HiGHS: %v, want the plan of regs kept in an order", err)
 	}
-	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
+	solves := orderSearchSolves
 	orderSearchSolves = 0
 	r, err = Plan(context.Background(), g, PlanOptions{})
-	loadHiGHS = load
+	loadHiGHS, orderSearchSolves = load, solves
 	if err != nil || r.Choices[1].Alternative != "global" || len(r.KernelOrder) > 0 || len(r.KernelConflicts) == 0 || !strings.Contains(r.KernelConflicts[0], want) {
 		t.Errorf("without HiGHS, the levels alone: %v, want the plan of global with its conflict warned of", err)
 	}
-	orderSearchSolves = 200
 
 	// m's alternative in registers over its kernel's budget: no plan has
 	// an order of kernels, and the conflict says so.

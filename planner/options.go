@@ -73,12 +73,12 @@ type Options struct {
 	// regrets (each an LP re-solve of the core, then a MILP where its
 	// choices are fractional, or a search of a core the branch and bound
 	// proved; as many solves of a contracted budget's interior
-	// alternatives; and the kernel order's queries whose pinned plans have
-	// a conflict, each searched or solved with levels): the queries that no window, certificate or
-	// min-marginal answered are re-solved, those whose plans found so far
-	// cost least first (ties in the queries' order), up to this many; the
-	// rest keep the interval proven without a re-solve (Regret.Exact
-	// false). Unlike a time limit it leaves the same regrets for the same
+	// alternatives; and the kernel order's queries whose pinned plans
+	// have a conflict, each searched or solved with levels): the queries
+	// that no window, certificate or min-marginal answered are re-solved,
+	// those whose plans found so far cost least first (ties in the
+	// queries' order), up to this many; the rest keep the interval proven
+	// without a re-solve (Regret.Exact false). Unlike a time limit it leaves the same regrets for the same
 	// input: every query re-solved is solved to the end, and which ones
 	// are does not depend on time or on the workers. 0 means no limit.
 	RegretSolves int
