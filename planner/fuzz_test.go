@@ -41,41 +41,37 @@ func FuzzPlanMutated(f *testing.F) {
 		}
 		bases = append(bases, data)
 	}
-	// A transformer layer whose every task may run as its own kernel:
-	// its residual edges make diamonds, a gated MLP one inside another
-	// (diamond.go).
-	for _, gen := range []func(int, uint64) (tasks.Spec, error){taskgen.Transformer, taskgen.GatedTransformer} {
-		spec, err := gen(1, 1)
+	// base adds a generated graph, edited, to the bases.
+	base := func(spec tasks.Spec, err error, edits ...func(*tasks.Spec) error) {
+		for _, edit := range edits {
+			if err == nil {
+				err = edit(&spec)
+			}
+		}
+		var data []byte
 		if err == nil {
-			err = taskgen.ScaleExecution(&spec, 100)
+			data, err = tasks.MarshalSpec(spec)
 		}
-		if err == nil {
-			err = taskgen.AddUnfused(&spec, 0.3)
-		}
-		if err != nil {
-			f.Fatal(err)
-		}
-		data, err := tasks.MarshalSpec(spec)
 		if err != nil {
 			f.Fatal(err)
 		}
 		bases = append(bases, data)
 	}
+	unfused := func(factor float64) func(*tasks.Spec) error {
+		return func(s *tasks.Spec) error { return taskgen.AddUnfused(s, factor) }
+	}
+	// A transformer layer whose every task may run as its own kernel:
+	// its residual edges make diamonds, a gated MLP one inside another
+	// (diamond.go).
+	for _, gen := range []func(int, uint64) (tasks.Spec, error){taskgen.Transformer, taskgen.GatedTransformer} {
+		spec, err := gen(1, 1)
+		base(spec, err, func(s *tasks.Spec) error { return taskgen.ScaleExecution(s, 100) }, unfused(0.3))
+	}
 	// A random DAG whose every task may run as its own kernel: its blocks
 	// are not diamonds, so the kernel order's search over the edges'
 	// states (ordersearch.go) keeps its plans and regrets in order.
 	spec, err := taskgen.DAG(5, 4, 2)
-	if err == nil {
-		err = taskgen.AddUnfused(&spec, 1.2)
-	}
-	if err != nil {
-		f.Fatal(err)
-	}
-	data, err := tasks.MarshalSpec(spec)
-	if err != nil {
-		f.Fatal(err)
-	}
-	bases = append(bases, data)
+	base(spec, err, unfused(1.2))
 	for ex := range bases {
 		for _, seed := range []uint64{1, 2, 3} {
 			f.Add(uint8(ex), seed, uint8(seed))
