@@ -88,9 +88,9 @@ type orderSearch struct {
 	lower, upper float64
 	exact        bool
 	solves       int
-	entries      int        // the solves' reductions' entries together (Solution.entries)
-	plan         []int      // the alternatives of a plan of cost upper (nil: none)
-	reqs         []stateReq // the requirements whose best plan plan is
+	entries      int       // the solves' reductions' entries together (Solution.entries)
+	plan         []int     // the alternatives of a plan of cost upper (nil: none)
+	sol          *Solution // that plan's solve
 }
 
 // searchOrder finds the best plan of lw.problem, as it stands (a
@@ -130,7 +130,7 @@ func (lw *lowering) searchOrder(ctx context.Context, so Options, limit, work int
 		choices := s.alternatives()
 		if !lw.hasOrderConflict(choices) {
 			if s.Objective < out.upper {
-				out.upper, out.plan, out.reqs = s.Objective, choices, reqs
+				out.upper, out.plan, out.sol = s.Objective, choices, s
 			}
 			return true, nil
 		}
@@ -312,8 +312,7 @@ func boolInt(b bool) int {
 // reduction) and has no budget, and the caller did not ask for HiGHS alone
 // (Options.NoReduce keeps the levels: a check of the search). It is first
 // with the best plan that has an order in its place (its choices, cost and
-// conversions, solved again under the requirements the search found it
-// under), the conflicts of first kept for the report, and each regret left
+// conversions, from the search's solve that found it), the conflicts of first kept for the report, and each regret left
 // for orderRegrets to make exact from a lower bound: what the plan without
 // levels proved, less the new optimum. ok is false where the search does
 // not apply, or does not prove a plan within its solves or by half the time
@@ -336,10 +335,7 @@ func (lw *lowering) searchPlan(ctx context.Context, first *Solution, so Options,
 	if err != nil || !res.exact || res.plan == nil {
 		return nil, false
 	}
-	s, err := lw.solveRequiring(ctx, res.reqs, quiet)
-	if err != nil || s.Status != Optimal || !slices.Equal(s.alternatives(), res.plan) {
-		return nil, false
-	}
+	s := res.sol
 	sol := *first
 	sol.Objective, sol.Bound, sol.Gap, sol.BoundFrom = s.Objective, s.Objective, 0, ""
 	sol.Choices, sol.Execution, sol.Conversion = s.Choices, s.Execution, s.Conversion
