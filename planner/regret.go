@@ -908,6 +908,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 	point := make([]int, len(rg.asg))
 	base := rg.opt.solverOptions()
 	var changes, restore []highs.BoundChange
+	cp := newCompactor(&m)
 	warm := false // the LP holds the basis of this chain's last re-solve
 	for {
 		qi, fresh, ok := next()
@@ -1023,10 +1024,20 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 				m.Columns[j].Upper = 0
 			}
 		}
-		opt := base
-		opt.Start = rg.cm.point(rg.r, point)
-		opt.NoFeasibilityJump = feasibleStart(&m, opt.Start)
-		res, err = s.Solve(rg.ctx, &m, opt)
+		// HiGHS gets the columns that the bounds leave free: its presolve
+		// on the whole core took most of each MILP re-solve (compact.go).
+		if c, ok := cp.compact(&m); !ok {
+			res = &highs.Result{Status: highs.Infeasible}
+		} else {
+			opt := base
+			if opt.Start = c.point(rg.cm.point(rg.r, point)); opt.Start != nil {
+				opt.NoFeasibilityJump = feasibleStart(&c.model, opt.Start)
+			}
+			res, err = s.Solve(rg.ctx, &c.model, opt)
+			if err == nil && res.Values != nil {
+				res.Values = c.expand(res.Values)
+			}
+		}
 		for _, ch := range restore {
 			m.Columns[ch.Col].Upper = ch.Upper
 		}
