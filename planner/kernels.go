@@ -23,8 +23,8 @@ func (lw *lowering) kernelConflicts(bs []Boundary) []string {
 	kernels := newUnionFind(len(lw.invs))
 	find, union := kernels.find, kernels.union
 	inKernel := tasks.InKernel.String()
-	for i, b := range bs {
-		if b.Crossing == inKernel {
+	for i := range bs { // by index: a Boundary is large to copy
+		if bs[i].Crossing == inKernel {
 			e := lw.boundaryEdges[i]
 			union(e.From.Invocation.Index, e.To.Invocation.Index)
 		}
@@ -36,8 +36,8 @@ func (lw *lowering) kernelConflicts(bs []Boundary) []string {
 	succ := map[int][]int{}
 	indeg := map[int]int{}
 	var crossing []int
-	for i, b := range bs {
-		if b.Crossing == inKernel {
+	for i := range bs {
+		if bs[i].Crossing == inKernel {
 			continue
 		}
 		e := lw.boundaryEdges[i]

@@ -1076,7 +1076,7 @@ func (lw *lowering) alternativesLeft(sol *Solution) int {
 	for vi, alts := range lw.alts {
 		last := -1 // a task alternative's variants are together
 		for ai, na := range alts {
-			if na.removed == "" && !gone[[2]int{vi, ai}] && na.task != last {
+			if na.removed == "" && na.task != last && (len(gone) == 0 || !gone[[2]int{vi, ai}]) {
 				last = na.task
 				n++
 			}
