@@ -89,10 +89,10 @@ func newCompactor(m *highs.Model) *compactor {
 // compact propagates m's column bounds over its unit rows and returns the
 // model of the columns left free, with the fixed ones' cost in its offset
 // and their activity in its rows' bounds; false when the bounds leave no
-// solution. m has the rows c was made for (its columns' bounds may
-// differ); where a column's bounds are not
-// whole numbers nothing is propagated (only the fixed columns are taken
-// out). The result is valid until the next call.
+// solution. m has the rows c was made for; its columns' bounds may differ.
+// Where a column's bounds are not whole numbers, nothing is propagated and
+// only the fixed columns are taken out. The result is valid until the next
+// call.
 func (c *compactor) compact(m *highs.Model) (*compacted, bool) {
 	n := len(m.Columns)
 	lower, upper := c.lower, c.upper

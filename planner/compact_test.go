@@ -12,15 +12,14 @@ import (
 )
 
 // A chain u → v → w of two choices each, a pair column y per edge and
-// choice pair, with u's first choice held at 0: u must take its second,
-// and a pair cost that only (u₁, v₁) avoids sends v to v₁; w stays free.
-// Propagation fixes u₀, u₁ and u's pairs, and leaves w and the (v, w)
-// pairs to HiGHS.
+// choice pair, with u₀ and v₀ held at 0: u and v must take their second
+// choices, which fixes every (u, v) pair and half of the (v, w) pairs;
+// w stays free, and so do its choices' pairs with v₁.
 func TestCompactPropagatesChoices(t *testing.T) {
 	m := pairwiseModel([]int{2, 2, 2}, [][2]int{{0, 1}, {1, 2}})
 	x := func(v, a int) int { return 2*v + a }
 	m.Columns[x(0, 0)].Upper = 0
-	m.Columns[x(1, 0)].Upper = 0 // v₀ ruled out too: v must be v₁
+	m.Columns[x(1, 0)].Upper = 0
 	c, ok := newCompactor(&m).compact(&m)
 	if !ok {
 		t.Fatal("compact: infeasible, want a model")
