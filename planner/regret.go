@@ -56,6 +56,9 @@ type regrets struct {
 	out       []Regret
 	solves    int // queries answered by re-solving the core
 	certified int // queries answered by a certificate instead
+	// fanOutsClustered counts the fan-outs' clusters and the pairs of
+	// nodes whose rows the re-solves' LP got (clusterFanOuts).
+	fanOutsClustered int
 	// dualsAhead: the certificates' duals came from root.
 	dualsAhead bool
 	// lpAhead: a re-solve worker took the LP loaded while the
@@ -550,6 +553,24 @@ func (rg *regrets) solveQueries() error {
 	}
 	open = rg.solvesAllowed(open)
 	rg.solves = len(open)
+	if ahead == nil && len(open) > 0 {
+		// The first worker would solve the LP first: it is solved here,
+		// for its vertex, and the other workers start from its basis.
+		ahead = rg.loadLP(&lp)
+		defer ahead.close()
+	}
+	if len(open) > 0 && ahead.optimalBasis() != nil {
+		// Where the LP's vertex is fractional at a few nodes, every query's
+		// LP is most often fractional there too, and each is a MILP: the
+		// fan-outs there get rows that make the LP tight (fanoutcut.go).
+		if tight, n := rg.clusterFanOuts(&lp, ahead.values); n > 0 {
+			ahead.close()
+			lp = tight
+			ahead = rg.loadLP(&lp)
+			defer ahead.close()
+			rg.fanOutsClustered = n
+		}
+	}
 	chains := chains(open)
 	return rg.parallel(len(chains), func(w int, next func() (int, bool)) error {
 		pre, from := ahead, (*loadedLP)(nil)
@@ -939,7 +960,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 			}
 		}
 		if !lpLoaded {
-			if err = rg.solveLP(lpSolver, lp, from.optimalBasis()); err != nil {
+			if _, err = rg.solveLP(lpSolver, lp, from.optimalBasis()); err != nil {
 				return err
 			}
 			lpLoaded = true
@@ -1078,12 +1099,11 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 // 46–50 s with it. From the LP loaded ahead's basis, the second worker's
 // LP takes no simplex iteration instead of 0.4–0.6 s on cklplan gen dag
 // --invocations 1000 --exec-scale 100.
-func (rg *regrets) solveLP(s *highs.Solver, lp *highs.Model, basis *highs.Basis) error {
+func (rg *regrets) solveLP(s *highs.Solver, lp *highs.Model, basis *highs.Basis) (*highs.Result, error) {
 	opt := rg.opt.solverOptions()
 	opt.Presolve = highs.PresolveOff
 	opt.Basis = basis
-	_, err := s.Solve(rg.ctx, lp, opt)
-	return err
+	return s.Solve(rg.ctx, lp, opt)
 }
 
 // A loadedLP is the core's LP relaxation solved on a HiGHS instance of
@@ -1097,8 +1117,10 @@ type loadedLP struct {
 	done  chan struct{}
 	taken bool
 	// basis is the LP's optimal basis, taken before any worker changes
-	// it, for the other workers' LPs to start from (nil: none).
-	basis *highs.Basis
+	// it, for the other workers' LPs to start from (nil: none), and values
+	// the vertex it ends at (nil: none).
+	basis  *highs.Basis
+	values []float64
 }
 
 // optimalBasis waits for the solve and returns the LP's optimal basis (a
@@ -1118,11 +1140,15 @@ func (rg *regrets) loadLP(lp *highs.Model) *loadedLP {
 		defer close(l.done)
 		s, err := rg.lib.NewSolver()
 		if err == nil {
-			if err = rg.solveLP(s, lp, nil); err != nil {
+			var res *highs.Result
+			if res, err = rg.solveLP(s, lp, nil); err != nil {
 				s.Close()
 				s = nil
 			} else if b, err := s.Basis(lp); err == nil {
 				l.basis = b // none when the context ended first
+				if res.Status == highs.Optimal {
+					l.values = res.Values
+				}
 			}
 		}
 		l.s, l.err = s, err
@@ -1141,12 +1167,14 @@ func (l *loadedLP) take() (*highs.Solver, bool, error) {
 	return l.s, l.s != nil, l.err
 }
 
-// close waits for the solve and closes its instance, if no worker took it.
+// close waits for the solve and closes its instance, if no worker took it
+// and it is not closed yet.
 func (l *loadedLP) close() {
 	<-l.done
 	if !l.taken && l.s != nil {
 		l.s.Close()
 	}
+	l.taken = true // closed once
 }
 
 // canonical is the core model's objective at the plan whose core choices

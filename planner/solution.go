@@ -144,6 +144,9 @@ type Solution struct {
 	// certifiedLater counts the regrets' queries certified after the first
 	// pass of certificates (certificatePasses).
 	certifiedLater int
+	// fanOutsClustered counts the fan-outs' clusters and the pairs of nodes
+	// whose rows the regrets' LP re-solves got (clusterFanOuts).
+	fanOutsClustered int
 	// kernelsSharingW counts the kernels whose interior regrets came from
 	// another kernel alike's program, its W the same up to a constant
 	// (wShare).

@@ -397,6 +397,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
 		sol.RegretCertified, sol.dualsAhead, sol.certifiedLater = rg.certified, rg.dualsAhead, rg.certifiedLater
 		sol.certifiedEliminated, sol.milpFixedEarlier = rg.eliminated, rg.fixedEarlier
+		sol.fanOutsClustered = rg.fanOutsClustered
 		sol.regretsCapped = rg.capped
 		sol.lpAhead = rg.lpAhead
 		// An interrupt, not the time limit, stopped the regrets when the
