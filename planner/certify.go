@@ -940,15 +940,17 @@ func (c *certifier) delta(w *certWorker) (float64, bool) {
 	return delta, true
 }
 
-// fixings lists the columns that no plan of query q costing at most the
-// optimum plus delta has at 1 (reduced-cost fixing): by the Lagrangian at the multipliers
-// rowDuals (the query's own LP's duals, whose bound is that LP's optimum),
-// with d ≥ its box minimum everywhere, a plan x costs at least
+// fixings lists the core model's columns that no plan of query q costing
+// at most the optimum plus delta has at 1 (reduced-cost fixing): by the
+// Lagrangian of lp (the core's LP relaxation, with the rows that
+// clusterFanOuts added after the core's) at the multipliers rowDuals (the
+// query's own LP's duals, whose bound is that LP's optimum), with d ≥ its
+// box minimum everywhere, a plan x costs at least
 // L(y) + Σ_j (d_j x_j − boxMin_j), so one with x_j = 1 costs at least
 // L(y) + d_j − boxMin_j.
-func (c *certifier) fixings(rowDuals []float64, q *query, delta float64) []int {
+func (c *certifier) fixings(lp *highs.Model, rowDuals []float64, q *query, delta float64) []int {
 	cm := c.rg.cm
-	m := &cm.model
+	m := lp
 	d := make([]float64, len(m.Columns))
 	upper := make([]float64, len(m.Columns))
 	for j, col := range m.Columns {
@@ -982,7 +984,7 @@ func (c *certifier) fixings(rowDuals []float64, q *query, delta float64) []int {
 	}
 	room := c.cost + delta - lagrangian + c.tol
 	var fixed []int
-	for j, col := range m.Columns {
+	for j, col := range m.Columns[:len(cm.model.Columns)] {
 		if col.Lower == 0 && upper[j] == 1 && !forced[j] && d[j]-boxMin(d[j], 0, 1) > room {
 			fixed = append(fixed, j)
 		}

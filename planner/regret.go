@@ -1040,7 +1040,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		}
 		var fixed []int
 		if res.RowDuals != nil && !math.IsInf(ub, 1) {
-			fixed = cert.fixings(res.RowDuals, q, ub-rg.opt0)
+			fixed = cert.fixings(lp, res.RowDuals, q, ub-rg.opt0)
 			for _, j := range fixed {
 				m.Columns[j].Upper = 0
 			}
