@@ -38,9 +38,10 @@ import (
 // queries became integral, and so exact without a MILP.
 //
 // The rows go to the re-solves' LP only: the plan, the certificates and
-// the MILP re-solves keep the core model (a MILP re-solve's reduced-cost
-// fixing prices the core's rows by the LP's duals of those rows, which is
-// valid for any multipliers).
+// the MILP re-solves keep the core model. A MILP re-solve's reduced-cost
+// fixing (certifier.fixings) prices the whole LP, these rows included, by
+// the LP re-solve's duals: a bound on every plan, each of which extends
+// to these columns.
 
 // clusterNodes bounds the fractional nodes (0: none), and clusterEntries a
 // cluster's combinations, for which clusterFanOuts adds rows; tests change
