@@ -281,14 +281,20 @@ type certWorker struct {
 	// bestDelta its cost minus the optimum's (+Inf: none).
 	best      []int
 	bestDelta float64
+	// search descends from the regions' plans (nil: not on this problem).
+	search *chainPlan
 }
 
 func (c *certifier) newWorker(s *highs.Solver) *certWorker {
 	m := &c.rg.cm.model
-	return &certWorker{s: s, rowMark: make([]int, len(m.Rows)), colMark: make([]int, len(m.Columns)),
+	w := &certWorker{s: s, rowMark: make([]int, len(m.Rows)), colMark: make([]int, len(m.Columns)),
 		colLocal: make([]int, len(m.Columns)), inN: make([]int, len(c.rg.asg)), asg: make([]int, len(c.rg.asg)),
 		el: newEliminator(len(c.rg.asg)), termMark: make([]int, len(c.rg.cm.terms)), best: make([]int, len(c.rg.asg)),
 		seen: make([]bool, c.targets)}
+	if c.rg.descends() {
+		w.search = c.rg.newChainPlan()
+	}
+	return w
 }
 
 // certify answers query q exactly, or reports false: then it needs a
@@ -395,6 +401,11 @@ func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWo
 			copy(w.best, w.asg)
 		}
 		q.known.hi = math.Min(q.known.hi, rg.opt0+delta)
+		if w.search != nil {
+			// A cheaper plan a descent from the region's finds
+			// (descent.go).
+			w.search.from(w.asg, w.changed, q)
+		}
 	}
 	if lb >= q.known.hi-c.tol {
 		// A plan found before (a window) meets the bound.

@@ -59,6 +59,9 @@ type regrets struct {
 	// fanOutsClustered counts the fan-outs' clusters and the pairs of
 	// nodes whose rows the re-solves' LP got (clusterFanOuts).
 	fanOutsClustered int
+	// descended counts the queries answered by the descent from the plan
+	// of their chain's last query (chainPlan).
+	descended int
 	// dualsAhead: the certificates' duals came from root.
 	dualsAhead bool
 	// lpAhead: a re-solve worker took the LP loaded while the
@@ -931,6 +934,12 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 	var changes, restore []highs.BoundChange
 	cp := newCompactor(&m)
 	warm := false // the LP holds the basis of this chain's last re-solve
+	// The plan that answered the chain's last query, for the next one's
+	// descent (chainPlan); nil at a chain's start.
+	var ch *chainPlan
+	if cw != nil && rg.descends() {
+		ch = rg.newChainPlan()
+	}
 	for {
 		qi, fresh, ok := next()
 		if !ok {
@@ -938,6 +947,9 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		}
 		if fresh {
 			warm = false
+			if ch != nil {
+				ch.valid = false
+			}
 		}
 		q := &rg.queries[qi]
 		if rg.fixedOut(q) {
@@ -948,6 +960,12 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 			// The regret time limit has struck (or the caller gave up):
 			// what is known is all that is proven.
 			q.lo, q.hi = q.known.lo, q.known.hi
+			continue
+		}
+		if ch != nil && ch.answers(q, cert.tol) {
+			rg.mu.Lock()
+			rg.descended++
+			rg.mu.Unlock()
 			continue
 		}
 		changes, restore = changes[:0], restore[:0]
@@ -998,6 +1016,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		if res.Status == highs.Optimal && rg.integral(res.Values) {
 			c := rg.canonical(res.Values, point)
 			q.lo, q.hi = c, c
+			ch.record(point)
 			continue
 		}
 		if cw != nil {
@@ -1078,6 +1097,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		case res.Status == highs.Optimal:
 			c := rg.canonical(res.Values, point)
 			q.lo, q.hi = math.Min(c, ub), math.Min(c, ub)
+			ch.record(point)
 		case res.Status == highs.Infeasible:
 			q.lo, q.hi = ub, ub
 		case res.Status.HasSolution():
@@ -1359,12 +1379,8 @@ func (rg *regrets) windowBounds(open []int) error {
 		w.size = queryWindow
 		var allowed [][]int
 		var alts []int
-		for rg.ctx.Err() == nil {
-			u, ok := next()
-			if !ok {
-				return nil
-			}
-			unit := units[u]
+		// window prices a unit's queries by the window around its nodes.
+		window := func(unit []int) {
 			if q := &rg.queries[unit[0]]; len(q.nodes) == 1 && len(q.sets[0]) == 1 && queryWindow == 1 {
 				v := q.nodes[0]
 				alts = alts[:0]
@@ -1373,14 +1389,14 @@ func (rg *regrets) windowBounds(open []int) error {
 				}
 				before, after, ok := w.moves(v, alts, plan)
 				if !ok || math.IsInf(before, 1) {
-					continue
+					return
 				}
 				for k, qi := range unit {
 					if !math.IsInf(after[k], 1) {
 						rg.queries[qi].known.hi = rg.opt0 + math.Max(0, after[k]-before)
 					}
 				}
-				continue
+				return
 			}
 			q := &rg.queries[unit[0]]
 			allowed = allowed[:0]
@@ -1396,6 +1412,30 @@ func (rg *regrets) windowBounds(open []int) error {
 				q.known.hi = rg.opt0 + math.Max(0, after-before)
 			}
 		}
+		// Then the descent from the optimum (descent.go), where it finds a
+		// cheaper plan.
+		var d *descent
+		var asg []int
+		if rg.descends() {
+			d, asg = newDescent(in), slices.Clone(rg.asg)
+		}
+		for rg.ctx.Err() == nil {
+			u, ok := next()
+			if !ok {
+				return nil
+			}
+			window(units[u])
+			if d == nil {
+				continue
+			}
+			for _, qi := range units[u] {
+				q := &rg.queries[qi]
+				if delta := d.run(asg, q.nodes, q.sets); !math.IsInf(delta, 1) {
+					q.known.hi = math.Min(q.known.hi, rg.opt0+math.Max(0, delta))
+				}
+				d.undo(asg)
+			}
+		}
 		return nil
 	})
 }
@@ -1408,3 +1448,15 @@ func (rg *regrets) windowBounds(open []int) error {
 // were barely cheaper (the sum of the upper bounds 0.5 % lower at 4 nodes),
 // and at 10 nodes a seventh of the queries got none within the limit.
 const queryWindow = 1
+
+// queryDescent says the queries' plans are improved by descents
+// (descent.go): windowBounds's, the certificates' and the chains' last
+// answers'; tests turn it off.
+var queryDescent = true
+
+// descends says the descents apply: a problem without budgets (whose
+// moves a descent does not price) or kernel order.
+func (rg *regrets) descends() bool {
+	p := rg.r.in.p
+	return queryDescent && len(p.Budgets) == 0 && !p.ordered()
+}

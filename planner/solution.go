@@ -147,6 +147,9 @@ type Solution struct {
 	// fanOutsClustered counts the fan-outs' clusters and the pairs of nodes
 	// whose rows the regrets' LP re-solves got (clusterFanOuts).
 	fanOutsClustered int
+	// descended counts the regrets' queries that a descent from their
+	// chain's last answer answered, without a re-solve (chainPlan).
+	descended int
 	// kernelsSharingW counts the kernels whose interior regrets came from
 	// another kernel alike's program, its W the same up to a constant
 	// (wShare).

@@ -394,10 +394,10 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		if err := rg.compute(); err != nil {
 			return nil, err
 		}
-		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves, rg.milpSolves
+		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves-rg.descended, rg.milpSolves
 		sol.RegretCertified, sol.dualsAhead, sol.certifiedLater = rg.certified, rg.dualsAhead, rg.certifiedLater
 		sol.certifiedEliminated, sol.milpFixedEarlier = rg.eliminated, rg.fixedEarlier
-		sol.fanOutsClustered = rg.fanOutsClustered
+		sol.fanOutsClustered, sol.descended = rg.fanOutsClustered, rg.descended
 		sol.regretsCapped = rg.capped
 		sol.lpAhead = rg.lpAhead
 		// An interrupt, not the time limit, stopped the regrets when the
