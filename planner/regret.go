@@ -935,7 +935,7 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 	cp := newCompactor(&m)
 	warm := false // the LP holds the basis of this chain's last re-solve
 	// The plan that answered the chain's last query, for the next one's
-	// descent (chainPlan); nil at a chain's start.
+	// descent (chainPlan; none at a chain's start, nil without descents).
 	var ch *chainPlan
 	if cw != nil && rg.descends() {
 		ch = rg.newChainPlan()

@@ -395,7 +395,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			return nil, err
 		}
 		sol.Regrets, sol.RegretSolves, sol.RegretMILPSolves = rg.out, rg.solves-rg.descended, rg.milpSolves
-		sol.RegretCertified, sol.dualsAhead, sol.certifiedLater = rg.certified, rg.dualsAhead, rg.certifiedLater
+		// A query a chain's descent answered is certified: its plan met
+		// a certificate's bound.
+		sol.RegretCertified, sol.dualsAhead, sol.certifiedLater = rg.certified+rg.descended, rg.dualsAhead, rg.certifiedLater
 		sol.certifiedEliminated, sol.milpFixedEarlier = rg.eliminated, rg.fixedEarlier
 		sol.fanOutsClustered, sol.descended = rg.fanOutsClustered, rg.descended
 		sol.regretsCapped = rg.capped
