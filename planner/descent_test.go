@@ -164,6 +164,6 @@ func TestDescentsKeepTheRegrets(t *testing.T) {
 	if with.RegretSolves >= without.RegretSolves {
 		t.Errorf("re-solves: %d with the descents, %d without; want fewer", with.RegretSolves, without.RegretSolves)
 	}
-	t.Logf("%d regrets; re-solves %d → %d, %d of them answered by a chain's descent", len(with.Regrets),
+	t.Logf("%d regrets; re-solves %d → %d, and %d queries answered by a chain's descent", len(with.Regrets),
 		without.RegretSolves, with.RegretSolves, with.descended)
 }
