@@ -775,16 +775,18 @@ func (r *reduction) message(b *bucket, sc *scratch) []float64 {
 	kn := &r.kernel
 	kn.load(r, b)
 	o := sc.odometer(b.sep, b.reps)
+	keep := kn.rows(len(msg))
+	from := 0 // the first row: every term
 	for i := range msg {
-		kn.row(sc, row)
 		best, arg := inf, 0
-		for k, c := range row {
+		for k, c := range kn.rowFrom(sc, row, from, keep) {
 			if c < best {
 				best, arg = c, k
 			}
 		}
 		msg[i], b.arg[i] = best, int32(arg)
 		o.next()
+		from = o.changed + 1
 	}
 	return msg
 }

@@ -381,12 +381,14 @@ func (dp *distributor) bucket(i int, w *dworker) []int {
 	}
 	kidIx, kidBase := w.kidIx, w.kidBase
 	o := newOdometer(b.sep, b.reps, sc.asg)
+	keep := kn.rows(len(b.msg))
+	from := 0 // the first row: every term
 	for e := range b.msg {
-		kn.row(sc, row)
+		vals := kn.rowFrom(sc, row, from, keep)
 		for c := range kidIx {
 			kidBase[c] = kidIx[c].baseOf(sc.asg)
 		}
-		for k, val := range row {
+		for k, val := range vals {
 			lo := combine(val, cur.lo[e], b.msg[e])
 			lower(&node.lo[k], lo)
 			for c := range kidIx {
@@ -402,6 +404,7 @@ func (dp *distributor) bucket(i int, w *dworker) []int {
 			}
 		}
 		o.next()
+		from = o.changed + 1
 	}
 	for c, j := range children[i] {
 		mms[j] = kids[c]

@@ -88,6 +88,9 @@ type odometer struct {
 	reps  [][]int // per scope node: class → representative position
 	c     []int   // the current class per scope node
 	asg   []int
+	// changed is the first scope position that the last next changed
+	// (every later one changed too, back to its first class).
+	changed int
 }
 
 func newOdometer(scope []int, reps [][]int, asg []int) *odometer {
@@ -105,11 +108,13 @@ func (o *odometer) next() bool {
 		o.c[i]++
 		if o.c[i] < len(o.reps[i]) {
 			o.asg[n] = o.reps[i][o.c[i]]
+			o.changed = i
 			return true
 		}
 		o.c[i] = 0
 		o.asg[n] = o.reps[i][0]
 	}
+	o.changed = 0
 	return false
 }
 
