@@ -48,12 +48,19 @@ import (
 // 16-invocation one, 2.8 M entries and 70 ms on the 50-invocation DAG of
 // BenchmarkKernelOrder, whose plan's search did not end in 200 solves);
 // orderSearchConflicts bounds the conflicts of a plan it chooses from.
-// A plan's search (searchPlan) gets orderPlanEntries: where it does not
-// end, the levels solve the plan once, whereas each regret it leaves is
-// a solve of its own.
+// A plan's search (searchPlan) gets orderPlanSolves and orderPlanEntries:
+// where it does not end, the levels solve the plan once, whereas each
+// regret it leaves is a solve of its own, which on those DAGs takes HiGHS
+// several seconds (8 s a query at 20 invocations). So a regret's search
+// goes on longer: at 200 solves and 2^28 entries, 8 of the 16-invocation
+// DAG's searches (seed 1) and 10 of the 20-invocation one's (seed 2)
+// stopped short, and every regret took 51 s and 142 s; at 2,000 solves and
+// 2^30 entries, none and 1, 32 s and 64 s (docs/benchmarks.md, "Bucket
+// rows that go on from the last").
 var (
-	orderSearchSolves  = 200
-	orderSearchEntries = 1 << 28
+	orderSearchSolves  = 2000
+	orderSearchEntries = 1 << 30
+	orderPlanSolves    = 200
 	orderPlanEntries   = 1 << 24
 )
 
@@ -331,7 +338,7 @@ func (lw *lowering) searchPlan(ctx context.Context, first *Solution, so Options,
 	}
 	quiet := so
 	quiet.NoRegrets, quiet.Start, quiet.Explain = true, nil, nil
-	res, err := lw.searchOrder(ctx, quiet, orderSearchSolves, orderPlanEntries)
+	res, err := lw.searchOrder(ctx, quiet, min(orderSearchSolves, orderPlanSolves), orderPlanEntries)
 	if err != nil || !res.exact || res.plan == nil {
 		return nil, false
 	}

@@ -167,7 +167,8 @@ func labels(ls []string) int {
 //
 //	go test ./planner -run '^$' -bench OrderRegrets -benchtime 1x
 func BenchmarkOrderRegrets(b *testing.B) {
-	defer func(n int) { orderSearchSolves = n }(orderSearchSolves)
+	search := orderSearchSolves
+	defer func() { orderSearchSolves = search }()
 	for _, n := range []int{8, 12, 16} {
 		g := unfusedDAG(b, n, 2)
 		for _, levels := range []bool{false, true} {
@@ -179,7 +180,7 @@ func BenchmarkOrderRegrets(b *testing.B) {
 				name += "/levels=only"
 			}
 			b.Run(name, func(b *testing.B) {
-				orderSearchSolves = 200
+				orderSearchSolves = search
 				if levels {
 					orderSearchSolves = 0
 				}
@@ -199,4 +200,67 @@ func BenchmarkOrderRegrets(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestOrderRegretsSearchLast: a regret whose pinned plan has an order is
+// answered by that one solve before any query is searched, so a window
+// that ends at the first search leaves only the searched queries
+// unproven. Untimed, the same DAGs count the searches (those queries) and
+// every regret is exact; stopped by the caller as the first search would
+// begin, every other regret is exact still, and the searched ones are
+// unproven, by the interrupt.
+func TestOrderRegretsSearchLast(t *testing.T) {
+	defer func() { plantBeforeOrderSearch = nil }()
+	for _, c := range []struct {
+		n    int
+		seed uint64
+	}{{8, 2}, {10, 2}, {12, 1}} {
+		g := unfusedDAG(t, c.n, c.seed)
+		searched := 0
+		plantBeforeOrderSearch = func() { searched++ }
+		var lw *lowering
+		plantInLowering = func(l *lowering) { lw = l }
+		r, err := Plan(context.Background(), g, PlanOptions{})
+		plantInLowering = nil
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, exact := exactRegrets(r)
+		// Each query searched has a conflict in its pinned plan, and
+		// branches on it.
+		if exact != all || searched == 0 || searched != lw.orderSearchBranched {
+			t.Fatalf("%d invocations, seed %d, untimed: %d of %d regrets exact, %d searched, %d branched",
+				c.n, c.seed, exact, all, searched, lw.orderSearchBranched)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		plantBeforeOrderSearch = cancel
+		r, err = Plan(ctx, g, PlanOptions{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all2, exact2 := exactRegrets(r)
+		if all2 != all || exact2 != all-searched || r.UnprovenRegrets != searched || r.UnprovenBy != UnprovenByInterrupt {
+			t.Errorf("%d invocations, seed %d, stopped at the first search: %d of %d regrets exact, %d unproven (by %q); want %d exact, the %d searched unproven",
+				c.n, c.seed, exact2, all2, r.UnprovenRegrets, r.UnprovenBy, all-searched, searched)
+		}
+		t.Logf("%d invocations, seed %d: %d regrets, %d searched", c.n, c.seed, all, searched)
+	}
+}
+
+// exactRegrets counts the rejected alternatives with a regret (neither
+// removed nor unexplained) and those exact.
+func exactRegrets(r *Result) (all, exact int) {
+	for _, c := range r.Choices {
+		for _, rj := range c.Rejected {
+			if rj.Removed || rj.RegretNS == nil && !rj.Infeasible && rj.RegretLowerNS == nil {
+				continue
+			}
+			all++
+			if rj.Exact {
+				exact++
+			}
+		}
+	}
+	return all, exact
 }
