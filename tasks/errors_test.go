@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -587,6 +588,25 @@ func TestProblemsOnce(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: problems %q, want %q\n%v", c.name, got, c.want, err)
 		}
+	}
+}
+
+// TestDuplicateInvocationAlone: an invocation whose id an earlier one has
+// is reported once, as that; the edges that name the id are the earlier
+// one's, and the duplicate's ports, fed and consumed by none, are not
+// warned of besides.
+func TestDuplicateInvocationAlone(t *testing.T) {
+	data := edit(t, func(g map[string]any) {
+		invs := g["invocations"].([]any)
+		g["invocations"] = append(invs, maps.Clone(invs[1].(map[string]any)))
+	})
+	_, err := Load(data)
+	var got []string
+	for _, p := range problemsOf(t, err) {
+		got = append(got, p.Path.String()+" "+string(p.Code))
+	}
+	if want := []string{"$.invocations[5].id duplicate_name"}; !slices.Equal(got, want) {
+		t.Errorf("problems %q, want %q\n%v", got, want, err)
 	}
 }
 

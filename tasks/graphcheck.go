@@ -298,7 +298,9 @@ func (v *validator) edges() {
 	// inv's edges per port was quadratic in a task's ports).
 	var leaves, enters []bool
 	for _, inv := range g.invocations {
-		if inv.Task == nil {
+		if inv.Task == nil || g.invByID[inv.ID] != inv {
+			// (A duplicate id, reported: the edges that name it are the
+			// first invocation's, and its ports' want of them is no news.)
 			continue
 		}
 		n := len(inv.Task.Ports)
