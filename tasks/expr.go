@@ -29,6 +29,7 @@ import (
 type Expr struct {
 	root  *exprNode
 	text  string
+	src   string   // the text as parsed ("" for one built): what errors quote
 	names []string // the sizes it uses, sorted
 }
 
@@ -96,7 +97,19 @@ func ParseExpr(text string) (Expr, error) {
 	if p.pos < len(p.src) {
 		return Expr{}, p.errorf("unexpected %q after the expression", p.src[p.pos:p.pos+1])
 	}
-	return newExpr(n), nil
+	e := newExpr(n)
+	e.src = text
+	return e, nil
+}
+
+// Source is the text e was parsed from, as written (String where e was
+// built, not parsed): what a message about e quotes, for its reader to
+// find in the file.
+func (e Expr) Source() string {
+	if e.src == "" {
+		return e.String()
+	}
+	return e.src
 }
 
 func newExpr(n *exprNode) Expr {
@@ -154,7 +167,7 @@ func (e Expr) Eval(lookup func(name string) (int64, bool)) (int64, error) {
 	if e.root == nil {
 		return 1, nil
 	}
-	return e.root.eval(e.text, lookup)
+	return e.root.eval(e.Source(), lookup)
 }
 
 func (n *exprNode) eval(text string, lookup func(string) (int64, bool)) (int64, error) {

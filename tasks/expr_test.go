@@ -228,3 +228,29 @@ func FuzzParseExpr(f *testing.F) {
 		}
 	})
 }
+
+// TestExprQuotesItsSource: String is canonical, but what a message quotes
+// is the text as written, for its reader to find in the file; a built
+// expression quotes its String. The graph's problems quote it too.
+func TestExprQuotesItsSource(t *testing.T) {
+	const src = "S/16  *D/0"
+	e, err := ParseExpr(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Source() != src || e.String() != "S / 16 * D / 0" {
+		t.Errorf("Source %q, String %q; want %q and the canonical %q", e.Source(), e.String(), src, "S / 16 * D / 0")
+	}
+	_, err = e.Eval(func(string) (int64, bool) { return 64, true })
+	if err == nil || !strings.Contains(err.Error(), `"`+src+`"`) {
+		t.Errorf("Eval: %v, want the source %q quoted", err, src)
+	}
+	if c := ConstExpr(3); c.Source() != "3" {
+		t.Errorf("ConstExpr(3).Source() = %q, want 3", c.Source())
+	}
+	data := edit(t, func(g map[string]any) { obj(g, "tasks", "mma", "alternatives", 0)["multiplicity"] = "M/16  *  nosuch" })
+	_, err = Load(data)
+	if err == nil || !strings.Contains(err.Error(), `multiplicity "M/16  *  nosuch" uses the unknown size "nosuch"`) {
+		t.Errorf("Load: %v, want the multiplicity quoted as written", err)
+	}
+}

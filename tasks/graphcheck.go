@@ -49,7 +49,7 @@ func (v *validator) invocations() {
 					used[name], usedAny[name] = true, true
 					if _, ok := known[name]; !ok {
 						globallyUnknown[name] = true
-						v.d.Report(p, CodeMultiplicity, "multiplicity %q uses the unknown size %q (sizes: %s)", e, name, strings.Join(sortedKeys(known), ", "))
+						v.d.Report(p, CodeMultiplicity, "multiplicity %q uses the unknown size %q (sizes: %s)", e.Source(), name, strings.Join(sortedKeys(known), ", "))
 					}
 				}
 			}
@@ -198,7 +198,7 @@ func (v *validator) candidate(p func() jsonv.Path, inv *Invocation, a *Alternati
 			return 0
 		}
 		if n < 1 {
-			v.d.Report(p(), CodeMultiplicity, "alternative %s, %s: multiplicity %q is %d under this invocation's sizes; it must be at least 1", a.ID, what, e, n)
+			v.d.Report(p(), CodeMultiplicity, "alternative %s, %s: multiplicity %q is %d under this invocation's sizes; it must be at least 1", a.ID, what, e.Source(), n)
 			ok = false
 		}
 		return n
