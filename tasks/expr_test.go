@@ -213,6 +213,12 @@ func FuzzParseExpr(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if e.Source() != text {
+			t.Fatalf("%q parsed has the source %q", text, e.Source())
+		}
+		if e.Source() != text {
+			t.Fatalf("%q parsed has the source %q", text, e.Source())
+		}
 		again, err := ParseExpr(e.String())
 		if err != nil || again.String() != e.String() {
 			t.Fatalf("%q prints as %q, which parses to %q (%v)", text, e.String(), again.String(), err)
