@@ -1016,51 +1016,50 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 	// (one the reduction answers alone costs a solve, as a min-marginal
 	// does), and past the limit only that solve is tried.
 	var searched []int
-	for i := range sol.Regrets {
-		r := &sol.Regrets[i]
-		if math.IsInf(r.Regret, 1) && r.Exact {
-			continue // no plan keeps the levels: none has an order either
-		}
-		if rctx.Err() != nil {
-			unproven(r)
-			continue
-		}
-		cost, lower, exact, _, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet, true)
-		if errors.Is(err, ErrNoSolver) {
-			noSolver(r)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if exact {
-			record(r, cost, lower, exact)
-			continue
-		}
-		searched = append(searched, i)
-	}
 	solves := 0
-	for _, i := range searched {
+	// ask answers r's query: by its pinned solve alone (first), or by its
+	// search; it reports whether r still needs a search.
+	ask := func(i int, first bool) (bool, error) {
 		r := &sol.Regrets[i]
-		if plantBeforeOrderSearch != nil {
-			plantBeforeOrderSearch()
-		}
-		if rctx.Err() != nil || solves == limit {
+		if rctx.Err() != nil || !first && solves == limit {
 			unproven(r)
-			continue
+			return false, nil
 		}
-		cost, lower, exact, more, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet, false)
-		if errors.Is(err, ErrNoSolver) {
+		cost, lower, exact, more, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet, first)
+		switch {
+		case errors.Is(err, ErrNoSolver):
 			noSolver(r)
-			continue
-		}
-		if err != nil {
-			return err
+			return false, nil
+		case err != nil:
+			return false, err
+		case first && !exact:
+			return true, nil
 		}
 		if more {
 			solves++
 		}
 		record(r, cost, lower, exact)
+		return false, nil
+	}
+	for i := range sol.Regrets {
+		if r := &sol.Regrets[i]; math.IsInf(r.Regret, 1) && r.Exact {
+			continue // no plan keeps the levels: none has an order either
+		}
+		search, err := ask(i, true)
+		if err != nil {
+			return err
+		}
+		if search {
+			searched = append(searched, i)
+		}
+	}
+	for _, i := range searched {
+		if plantBeforeOrderSearch != nil {
+			plantBeforeOrderSearch()
+		}
+		if _, err := ask(i, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }

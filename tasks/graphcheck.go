@@ -299,8 +299,9 @@ func (v *validator) edges() {
 	var leaves, enters []bool
 	for _, inv := range g.invocations {
 		if inv.Task == nil || g.invByID[inv.ID] != inv {
-			// (A duplicate id, reported: the edges that name it are the
-			// first invocation's, and its ports' want of them is no news.)
+			// (A duplicate id or none, reported: the edges that name the
+			// id are the first invocation's, and no edge can name none,
+			// so its ports' want of edges is no news.)
 			continue
 		}
 		n := len(inv.Task.Ports)
