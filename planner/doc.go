@@ -127,7 +127,14 @@
 //     problem without budgets gives every query a plan that answers it (its
 //     nodes re-chosen exactly, the rest of the optimum kept; improve.go's
 //     windows): the upper end of the interval a time limit leaves, and
-//     exact where a certificate's bound meets it.
+//     exact where a certificate's bound meets it. A separator's query
+//     matters only through the eliminated nodes' min-marginals: the
+//     distribute pass run over what the queries have proven, and run
+//     backwards (distributor.slack), tells which queries could bring a
+//     min-marginal below what a plan already gives; the others are not
+//     re-solved (dropUnneeded), once before any re-solve and once after
+//     each separator's query has had its LP re-solve, whose bound is its
+//     lower end.
 //
 // Options.NoReduce skips stages 2 and 4: HiGHS solves the whole problem and every
 // regret is a re-solve.

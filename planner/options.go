@@ -136,6 +136,9 @@ type Options struct {
 	// windows alone, as a regret time limit striking right after them
 	// would (no certificate, no re-solve).
 	windowsOnly bool
+	// allSeparators, for tests, re-solves every open query of a
+	// separator, as if each were needed (dropUnneeded).
+	allSeparators bool
 	// noIIS has an infeasible problem's error say so without the IIS of
 	// its MILP: the kernel order's search (ordersearch.go) prunes such
 	// nodes, and their IIS took HiGHS half of the search's time.

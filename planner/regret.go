@@ -52,6 +52,15 @@ type regrets struct {
 
 	queries []query
 	index   map[string]int
+	// dp runs the distribute pass, where some needed bucket's message
+	// went to the core (nil: no query is a separator's).
+	dp *distributor
+	// unneeded counts the separators' queries that no regret depends on
+	// beyond what they had proven before their re-solves (dropUnneeded).
+	unneeded int
+	// unneededLP counts those of unneeded that their LP re-solves' bounds
+	// left out.
+	unneededLP int
 
 	out       []Regret
 	solves    int // queries answered by re-solving the core
@@ -189,34 +198,46 @@ func (rg *regrets) compute() error {
 		}
 		rootQ[i] = qs
 	}
-	if err := rg.solveQueries(); err != nil {
-		return err
-	}
-
-	// The distribute pass, from the last bucket down.
+	// The distribute pass, from the last bucket down, once the queries are
+	// answered (and once before, to tell which root queries a regret can
+	// depend on: dropUnneeded).
 	children := make([][]int, len(order))
 	for j := range order {
 		if needed[j] && order[j].parent >= 0 {
 			children[order[j].parent] = append(children[order[j].parent], j)
 		}
 	}
-	mms := make([]interval, len(order))
-	nodeMM := make([]interval, n)
-	twoSided := false
-	for _, q := range rg.queries {
-		if q.lo != q.hi {
-			twoSided = true
-		}
-	}
-	dp := &distributor{rg: rg, order: order, children: children, mms: mms, nodeMM: nodeMM,
-		explain: explain, rootQ: rootQ, twoSided: twoSided}
 	var roots []int
 	for i := len(order) - 1; i >= 0; i-- {
 		if needed[i] && order[i].parent < 0 {
 			roots = append(roots, i)
 		}
 	}
-	dp.run(roots, rg.opt.workers())
+	dp := &distributor{rg: rg, order: order, children: children, needed: needed, roots: roots,
+		explain: explain, rootQ: rootQ}
+	if len(rootQ) > 0 {
+		// (A separator of one core node asks what that node's own
+		// queries ask, where its classes are single alternatives: those
+		// are the node's regrets, and are not the separators' alone.)
+		own := map[int]bool{}
+		for _, q := range coreQ {
+			own[q] = true
+		}
+		dp.sepQ = map[int]bool{}
+		for _, qs := range rootQ {
+			for _, q := range qs {
+				if !own[q] {
+					dp.sepQ[q] = true
+				}
+			}
+		}
+		rg.dp = dp
+	}
+	if err := rg.solveQueries(); err != nil {
+		return err
+	}
+	dp.pass(rg.opt.workers())
+	nodeMM := dp.nodeMM
 
 	// The regrets, by node and alternative.
 	tol := objectiveTolerance(rg.opt0)
@@ -290,11 +311,103 @@ type distributor struct {
 	rg       *regrets
 	order    []bucket
 	children [][]int
+	needed   []bool // the buckets an explained node's min-marginals need
+	roots    []int  // the needed buckets whose message went to the core
 	mms      []interval
 	nodeMM   []interval
 	explain  []bool
 	rootQ    map[int][]int
+	sepQ     map[int]bool // the queries of rootQ
 	twoSided bool
+}
+
+// pass runs the distribute pass over the queries' values as they are:
+// nodeMM then holds every explained eliminated node's min-marginals.
+func (dp *distributor) pass(workers int) {
+	dp.mms = make([]interval, len(dp.order))
+	dp.nodeMM = make([]interval, len(dp.rg.r.in.p.Nodes))
+	dp.twoSided = false
+	for _, q := range dp.rg.queries {
+		if q.lo != q.hi {
+			dp.twoSided = true
+		}
+	}
+	dp.run(dp.roots, workers)
+}
+
+// slack runs the distribute pass backwards, after pass: for each needed
+// root bucket i with a separator and each of its separator's assignments
+// e, it returns the least, over the explained nodes' alternatives k that
+// bucket i's min-marginals reach, of what MMS_i(e) adds on its way to k's
+// min-marginal, less k's min-marginal's upper end (nodeMM's hi). An
+// alternative's min-marginal is a least over separator assignments of
+// MMS_i(e) plus what the buckets on the way add (B − m, never negative);
+// where MMS_i(e)'s lower end plus its slack is not below zero, every value
+// through e is at least the upper end already known, so that no regret
+// depends on MMS_i(e) beyond its lower end.
+func (dp *distributor) slack() map[int][]float64 {
+	rg, order := dp.rg, dp.order
+	below := make([][]float64, len(order)) // bucket j → its slack per entry of its message
+	out := map[int][]float64{}
+	w := &dworker{sc: rg.r.in.newScratch()}
+	sc, kn := w.sc, &w.kn
+	for i := range order { // every child before its parent
+		if !dp.needed[i] {
+			continue
+		}
+		b := &order[i]
+		kids := dp.children[i]
+		kn.load(rg.r, b)
+		w.row = grow(w.row, len(b.unary))
+		w.kidIx, w.kidRest = w.kidIx[:0], w.kidRest[:0]
+		w.kidBase = growInts(w.kidBase, len(kids))
+		for _, j := range kids {
+			w.kidIx = append(w.kidIx, newIndexer(order[j].sep, order[j].cls, classCounts(order[j].reps), b.node, &w.kidRest))
+		}
+		var hi []float64
+		if dp.explain[b.node] {
+			hi = dp.nodeMM[b.node].hi
+		}
+		sl := filled(len(b.msg), inf)
+		o := newOdometer(b.sep, b.reps, sc.asg)
+		keep := kn.rows(len(b.msg))
+		from := 0
+		for e := range b.msg {
+			vals := kn.rowFrom(sc, w.row, from, keep)
+			for c := range w.kidIx {
+				w.kidBase[c] = w.kidIx[c].baseOf(sc.asg)
+			}
+			o.next()
+			from = o.changed + 1
+			if math.IsInf(b.msg[e], 1) {
+				continue
+			}
+			for k, val := range vals {
+				if math.IsInf(val, 1) {
+					continue
+				}
+				t := inf
+				if hi != nil {
+					t = -hi[k]
+				}
+				for c, j := range kids {
+					t = math.Min(t, below[j][w.kidIx[c].at(w.kidBase[c], k)])
+				}
+				if !math.IsInf(t, 1) {
+					lower(&sl[e], val-b.msg[e]+t)
+				}
+			}
+		}
+		for _, j := range kids {
+			below[j] = nil
+		}
+		if b.parent >= 0 {
+			below[i] = sl
+		} else if len(b.sep) > 0 {
+			out[i] = sl
+		}
+	}
+	return out
 }
 
 // dworker is one worker's scratch.
@@ -557,6 +670,7 @@ func (rg *regrets) solveQueries() error {
 			return err
 		}
 	}
+	open = rg.dropUnneeded(open)
 	open = rg.solvesAllowed(open)
 	rg.solves = len(open)
 	if ahead == nil && len(open) > 0 {
@@ -577,15 +691,63 @@ func (rg *regrets) solveQueries() error {
 			rg.fanOutsClustered = n
 		}
 	}
+	if rg.dp != nil && !rg.opt.allSeparators {
+		// The separators' queries first, each to its LP's bound: with
+		// those, fewer of them matter to a regret (dropUnneeded), and the
+		// rest go on with the others.
+		var seps []int
+		for _, qi := range open {
+			if rg.dp.sepQ[qi] {
+				seps = append(seps, qi)
+			}
+		}
+		if len(seps) > 0 {
+			if err := rg.resolve(&lp, cert, ahead, false, seps, true); err != nil {
+				return err
+			}
+			still := open[:0:0]
+			for _, qi := range open {
+				if math.IsNaN(rg.queries[qi].hi) {
+					still = append(still, qi)
+				} else {
+					rg.answered()
+				}
+			}
+			if plantSeparatorLPs != nil {
+				plantSeparatorLPs(rg, still)
+			}
+			before := rg.unneeded
+			still = rg.dropUnneeded(still)
+			rg.unneededLP = rg.unneeded - before
+			return rg.resolve(&lp, cert, ahead, true, still, false)
+		}
+	}
+	return rg.resolve(&lp, cert, ahead, false, open, false)
+}
+
+// plantSeparatorLPs, when set (by a test), is called with the queries
+// left open after the separators' LP re-solves, before dropUnneeded.
+var plantSeparatorLPs func(rg *regrets, open []int)
+
+// resolve re-solves the queries open in chains, in parallel. The first
+// worker takes the LP loaded ahead, where there is one and it is not
+// taken yet, and the others start from its optimal basis; lpOnly stops each
+// query at its LP re-solve, which answers it where its LP comes out
+// integral and else raises its known.lo to the LP's bound.
+func (rg *regrets) resolve(lp *highs.Model, cert *certifier, ahead *loadedLP, taken bool, open []int, lpOnly bool) error {
 	chains := chains(open)
 	return rg.parallel(len(chains), func(w int, next func() (int, bool)) error {
 		pre, from := ahead, (*loadedLP)(nil)
-		if w > 0 {
+		if w > 0 || taken {
 			pre, from = nil, ahead
 		}
 		var chain []int
 		fresh := false // the query next takes begins a chain
-		query := rg.counting(func() (int, bool) {
+		count := rg.counting
+		if lpOnly {
+			count = func(next func() (int, bool)) func() (int, bool) { return next }
+		}
+		query := count(func() (int, bool) {
 			if fresh = len(chain) == 0; fresh {
 				c, ok := next()
 				if !ok {
@@ -597,11 +759,65 @@ func (rg *regrets) solveQueries() error {
 			chain = chain[1:]
 			return qi, true
 		})
-		return rg.worker(&lp, cert, pre, from, func() (int, bool, bool) {
+		return rg.worker(lp, cert, pre, from, lpOnly, func() (int, bool, bool) {
 			qi, ok := query()
 			return qi, fresh, ok
 		})
 	})
+}
+
+// dropUnneeded leaves out of the re-solves, open, the separators' queries
+// on which no regret depends: with every open query at what it has proven
+// (known), the distribute pass gives each explained eliminated node's
+// min-marginals as intervals, and a query whose lower end cannot bring any
+// of them below its upper end (slack) would change no regret by its
+// re-solve. Those keep [known.lo, known.hi]; the regrets come out the same
+// as with every query re-solved. What is left out depends on the queries'
+// known values alone, not on the time or the workers.
+func (rg *regrets) dropUnneeded(open []int) []int {
+	dp := rg.dp
+	if dp == nil || rg.opt.allSeparators {
+		return open
+	}
+	root := dp.sepQ
+	some := false
+	for _, qi := range open {
+		if root[qi] {
+			some = true
+			q := &rg.queries[qi]
+			q.lo, q.hi = q.known.lo, q.known.hi
+		}
+	}
+	if !some {
+		return open
+	}
+	dp.pass(rg.opt.workers())
+	slack := dp.slack()
+	dp.mms, dp.nodeMM = nil, nil
+	tol := objectiveTolerance(rg.opt0)
+	needed := map[int]bool{}
+	for i, qs := range dp.rootQ {
+		for e, qi := range qs {
+			q := &rg.queries[qi]
+			if !math.IsInf(q.known.lo, 1) && q.known.lo+slack[i][e] < tol {
+				needed[qi] = true
+			}
+		}
+	}
+	kept := open[:0:0]
+	for _, qi := range open {
+		if root[qi] && !needed[qi] {
+			rg.unneeded++
+			rg.answered()
+			continue
+		}
+		if root[qi] {
+			q := &rg.queries[qi]
+			q.lo, q.hi = math.NaN(), math.NaN()
+		}
+		kept = append(kept, qi)
+	}
+	return kept
 }
 
 // The re-solves go in chains (chains) of resolveChainMin to
@@ -894,7 +1110,7 @@ func (rg *regrets) fixedOut(q *query) bool {
 // larger regions (solved as MILPs); then the MILP is re-solved, started at
 // the best plan they found and with every column fixed to 0 that the LP's
 // reduced costs show no plan at most as costly uses.
-func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP, next func() (qi int, fresh, ok bool)) error {
+func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP, lpOnly bool, next func() (qi int, fresh, ok bool)) error {
 	s, err := rg.lib.NewSolver()
 	if err != nil {
 		return err
@@ -1020,6 +1236,12 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 			c := rg.canonical(res.Values, point)
 			q.lo, q.hi = c, c
 			ch.record(point)
+			continue
+		}
+		if lpOnly {
+			if res.Status == highs.Optimal {
+				q.known.lo = math.Min(math.Max(q.known.lo, res.DualBound), q.known.hi)
+			}
 			continue
 		}
 		if cw != nil {

@@ -129,7 +129,7 @@ func TestLoadedLPRegrets(t *testing.T) {
 				}
 			}
 			i := 0
-			err := rg.worker(&lp, nil, pre, from, func() (int, bool, bool) {
+			err := rg.worker(&lp, nil, pre, from, false, func() (int, bool, bool) {
 				i++
 				return i - 1, (i-1)%chain == 0, i <= len(rg.queries)
 			})

@@ -136,6 +136,12 @@ type Solution struct {
 	// alternatives) left unproven because Options.RegretSolves allowed no
 	// more re-solves.
 	regretsCapped int
+	// regretsUnneeded counts the separators' queries left unsolved because
+	// no regret depends on them (dropUnneeded).
+	regretsUnneeded int
+	// regretsUnneededLP counts those of regretsUnneeded that their LP
+	// re-solves' bounds left out.
+	regretsUnneededLP int
 	// explained says the regrets were computed (for the nodes asked).
 	explained bool
 	// dualsAhead: the regrets' certificates were priced by the root LP

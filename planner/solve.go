@@ -400,7 +400,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		sol.RegretCertified, sol.dualsAhead, sol.certifiedLater = rg.certified+rg.descended, rg.dualsAhead, rg.certifiedLater
 		sol.certifiedEliminated, sol.milpFixedEarlier = rg.eliminated, rg.fixedEarlier
 		sol.fanOutsClustered, sol.descended = rg.fanOutsClustered, rg.descended
-		sol.regretsCapped = rg.capped
+		sol.regretsCapped, sol.regretsUnneeded, sol.regretsUnneededLP = rg.capped, rg.unneeded, rg.unneededLP
 		sol.lpAhead = rg.lpAhead
 		// An interrupt, not the time limit, stopped the regrets when the
 		// caller's context ended (cancelled, or at its own deadline).
