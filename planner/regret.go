@@ -779,16 +779,15 @@ func (rg *regrets) dropUnneeded(open []int) []int {
 	if dp == nil || rg.opt.allSeparators {
 		return open
 	}
-	root := dp.sepQ
-	some := false
+	// The separators' queries still open (not answered by a window).
+	root := map[int]bool{}
 	for _, qi := range open {
-		if root[qi] {
-			some = true
-			q := &rg.queries[qi]
+		if q := &rg.queries[qi]; dp.sepQ[qi] && math.IsNaN(q.hi) {
+			root[qi] = true
 			q.lo, q.hi = q.known.lo, q.known.hi
 		}
 	}
-	if !some {
+	if len(root) == 0 {
 		return open
 	}
 	dp.pass(rg.opt.workers())
