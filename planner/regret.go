@@ -317,7 +317,7 @@ type distributor struct {
 	nodeMM   []interval
 	explain  []bool
 	rootQ    map[int][]int
-	sepQ     map[int]bool // the queries of rootQ
+	sepQ     map[int]bool // the queries of rootQ, less those a core node's regrets ask too
 	twoSided bool
 }
 
@@ -779,7 +779,7 @@ func (rg *regrets) dropUnneeded(open []int) []int {
 	if dp == nil || rg.opt.allSeparators {
 		return open
 	}
-	// The separators' queries still open (not answered by a window).
+	// The separators' queries still open.
 	root := map[int]bool{}
 	for _, qi := range open {
 		if q := &rg.queries[qi]; dp.sepQ[qi] && math.IsNaN(q.hi) {
