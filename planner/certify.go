@@ -86,6 +86,7 @@ type certifier struct {
 	rg      *regrets
 	y       []float64 // row multipliers, their signs made valid
 	d       []float64 // reduced costs c − Aᵀy
+	costs   []float64 // the columns' costs less the appended rows' prices (nil: their costs)
 	boxMin  []float64 // per column, min of d_j x_j over its box
 	base    float64   // L(y) over no kept row: Σ y_i b_i + Σ boxMin + offset
 	colRows [][]highs.Term
@@ -116,6 +117,16 @@ type certifier struct {
 
 // newCertifier prices the core's rows by the LP duals rowDuals.
 func newCertifier(rg *regrets, rowDuals []float64) *certifier {
+	return newCertifierOn(rg, nil, rowDuals)
+}
+
+// newCertifierOn prices the rows of lp, the core's LP relaxation with
+// rows and columns appended (clusterFanOuts; nil: none), by its duals
+// rowDuals. The appended rows are never kept: priced, they move into
+// the core columns' costs (c.cost) and the bound's constant (c.base,
+// with the appended columns at their box minima), and a term whose
+// columns they price is left to the small LPs.
+func newCertifierOn(rg *regrets, lp *highs.Model, rowDuals []float64) *certifier {
 	cm := rg.cm
 	m := &cm.model
 	c := &certifier{rg: rg, y: make([]float64, len(m.Rows)), d: make([]float64, len(m.Columns)),
@@ -130,19 +141,43 @@ func newCertifier(rg *regrets, rowDuals []float64) *certifier {
 	c.cost += m.Offset
 	c.base = m.Offset
 	for i, row := range m.Rows {
-		y := rowDuals[i]
-		if math.IsInf(row.Lower, -1) {
-			y = math.Min(y, 0)
-		}
-		if math.IsInf(row.Upper, 1) {
-			y = math.Max(y, 0)
-		}
+		y := validDual(row, rowDuals[i])
 		c.y[i] = y
 		c.base += y * rowBound(row, y)
 		for _, t := range row.Terms {
 			c.d[t.Col] -= y * t.Coef
 			c.colRows[t.Col] = append(c.colRows[t.Col], highs.Term{Col: i, Coef: t.Coef})
 			c.act[i] += t.Coef * c.star[t.Col]
+		}
+	}
+	var moved []bool // the core columns an appended row prices
+	if lp != nil && len(lp.Rows) > len(m.Rows) {
+		moved = make([]bool, len(m.Columns))
+		c.costs = make([]float64, len(m.Columns))
+		for j, col := range m.Columns {
+			c.costs[j] = col.Cost
+		}
+		extra := make([]float64, len(lp.Columns)-len(m.Columns))
+		for j := range extra {
+			extra[j] = lp.Columns[len(m.Columns)+j].Cost
+		}
+		for i := len(m.Rows); i < len(lp.Rows); i++ {
+			row := lp.Rows[i]
+			y := validDual(row, rowDuals[i])
+			c.base += y * rowBound(row, y)
+			for _, t := range row.Terms {
+				if t.Col < len(m.Columns) {
+					c.d[t.Col] -= y * t.Coef
+					c.costs[t.Col] -= y * t.Coef
+					moved[t.Col] = moved[t.Col] || y != 0
+				} else {
+					extra[t.Col-len(m.Columns)] -= y * t.Coef
+				}
+			}
+		}
+		for j, d := range extra {
+			col := lp.Columns[len(m.Columns)+j]
+			c.base += boxMin(d, col.Lower, col.Upper)
 		}
 	}
 	for j, col := range m.Columns {
@@ -185,8 +220,32 @@ func newCertifier(rg *regrets, rowDuals []float64) *certifier {
 		if c.priced[t] {
 			c.starCost[t] = rg.r.in.eval(&rg.r.terms[ct.term], rg.asg, sc.seen)
 		}
+		if moved != nil && slices.Contains(moved[ct.colStart:ct.colEnd], true) {
+			// Its function is not what its columns cost now.
+			c.tables[t], c.shared[t] = nil, false
+		}
 	}
 	return c
+}
+
+// colCost is column j's cost, its appended rows priced (newCertifierOn).
+func (c *certifier) colCost(j int) float64 {
+	if c.costs != nil {
+		return c.costs[j]
+	}
+	return c.rg.cm.model.Columns[j].Cost
+}
+
+// validDual is y with the sign a multiplier of row needs (0 where the
+// row has no bound on its side).
+func validDual(row highs.Row, y float64) float64 {
+	if math.IsInf(row.Lower, -1) {
+		y = math.Min(y, 0)
+	}
+	if math.IsInf(row.Upper, 1) {
+		y = math.Max(y, 0)
+	}
+	return y
 }
 
 // budgeted reports whether a budget row uses column j.
@@ -796,7 +855,7 @@ func (c *certifier) smallModel(q *query, w *certWorker) *highs.Model {
 	}
 	small.Columns = make([]highs.Column, len(w.cols))
 	for k, j := range w.cols {
-		cost := m.Columns[j].Cost
+		cost := c.colCost(j)
 		for _, t := range c.colRows[j] {
 			if w.rowMark[t.Col] != stamp {
 				cost -= c.y[t.Col] * t.Coef

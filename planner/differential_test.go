@@ -101,6 +101,9 @@ func TestDifferential(t *testing.T) {
 			if sol.certifiedLater > 0 {
 				stats["certified in a later pass"]++
 			}
+			if sol.clusterDuals {
+				stats["certificates priced with the fan-outs' clusters"]++
+			}
 			if sol.Model.ContractedKernels > 0 {
 				stats["kernels contracted"]++
 			}
@@ -195,7 +198,7 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("%d problems: %v", differentialProblems, stats)
 	// The generator must exercise every path; these fail if it drifts.
-	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "duals solved beside the plan", "certified in a later pass", "certificate missed: re-solves", "re-solves",
+	for _, k := range []string{"feasible", "core empty", "core and eliminated", "certified", "duals solved beside the plan", "certified in a later pass", "certificates priced with the fan-outs' clusters", "certificate missed: re-solves", "re-solves",
 		"certified by elimination", "certified by a small LP", "certified after a fractional LP", "MILP re-solves after a certificate missed", "MILP re-solves", "ties", "infinite regrets", "dominated", "kernels contracted", "slack budgets dropped",
 		"started from the given plan", "started from the given plan, NoReduce"} {
 		if stats[k] == 0 {

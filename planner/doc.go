@@ -119,7 +119,11 @@
 //     the other processor, when the core's queries are known to be that
 //     many), in passes over every query (each query's first region, then
 //     its second, then the rest: the cheap certificates first, should a
-//     time limit strike); only the rest are re-solved. certelim.go takes a
+//     time limit strike); only the rest are re-solved. Where that LP is
+//     below the optimum because its vertex is fractional at a few fan-out
+//     nodes, the fan-outs' cluster rows (fanoutcut.go) are added first,
+//     and the certificates are priced by the duals of the LP with them
+//     (newCertifierOn), whose bound is the optimum there. certelim.go takes a
 //     region's bound over integral choices by bucket elimination, its
 //     argmin the plan, where no budget touches the region and its buckets
 //     are small; elsewhere the bound is a small LP over the region's

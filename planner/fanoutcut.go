@@ -37,8 +37,17 @@ import (
 // query stays what it was. On that DAG the LP of 2,708 of the 2,709
 // queries became integral, and so exact without a MILP.
 //
-// The rows go to the re-solves' LP only: the plan, the certificates and
-// the MILP re-solves keep the core model. A MILP re-solve's reduced-cost
+// The rows go to the re-solves' LP and to the certificates' bound: the
+// plan and the MILP re-solves keep the core model. Where the core's LP is
+// below the optimum, the rows are added before the certificates, which are
+// then priced by the duals of the LP with them: their Lagrangian bound
+// relaxes the rows (they are valid at every plan, whose w and p are
+// indicators), so a term whose columns they price is left to the small
+// LPs (newCertifierOn). On gen dag --invocations 300 --exec-scale 100
+// --seed 1 the certificates' bound was 138.6 ns below the optimum, and
+// they certified 343 of the 3,052 queries; priced so, the bound is the
+// optimum, they certify 2,650, and 183 queries are re-solved instead of
+// 1,742 (every regret 10.2 s → 3.7 s). A MILP re-solve's reduced-cost
 // fixing (certifier.fixings) prices the whole LP, these rows included, by
 // the LP re-solve's duals: a bound on every plan, each of which extends
 // to these columns.

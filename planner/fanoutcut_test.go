@@ -63,3 +63,59 @@ func TestFanOutClustersKeepTheRegrets(t *testing.T) {
 	t.Logf("%d regrets; %d clusters and pairs; MILP re-solves %d → %d of %d re-solves", len(with.Regrets), with.fanOutsClustered,
 		without.RegretMILPSolves, with.RegretMILPSolves, with.RegretSolves)
 }
+
+// TestClusterDualsKeepTheRegrets: where the core's LP is below the
+// optimum because of its fan-outs, the certificates are priced by the
+// duals of the LP with the clusters' rows (newCertifierOn), whose bound
+// is the optimum there. Every regret must be what the certificates priced
+// by the core's own LP give, and more of them certified. On gen dag
+// --invocations n --exec-scale 100 --seed 1, with every node explained
+// (every fourth under the race detector).
+func TestClusterDualsKeepTheRegrets(t *testing.T) {
+	highstest.Library(t)
+	n, every := 200, 1
+	if raceEnabled {
+		every = 4
+	}
+	spec, err := taskgen.DAG(n, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := taskgen.ScaleExecution(&spec, 100); err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &lowered(t, g).problem
+	var explain []int
+	for v := 0; v < len(p.Nodes); v += every {
+		explain = append(explain, v)
+	}
+	with, err := Solve(context.Background(), p, Options{Explain: explain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Solve(context.Background(), p, Options{Explain: explain, noClusterDuals: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !with.clusterDuals || without.clusterDuals {
+		t.Fatalf("certificates priced with the clusters: %v, and %v without; want true and false (the graph's LP may be tight now: the test needs another)", with.clusterDuals, without.clusterDuals)
+	}
+	if with.Objective != without.Objective || len(with.Regrets) != len(without.Regrets) {
+		t.Fatalf("objective %v and %d regrets with the clusters' duals, %v and %d without", with.Objective, len(with.Regrets), without.Objective, len(without.Regrets))
+	}
+	tol := objectiveTolerance(with.Objective)
+	for i, r := range with.Regrets {
+		w := without.Regrets[i]
+		if r.Node != w.Node || r.Alternative != w.Alternative || r.Exact != w.Exact || !w.Exact || math.Abs(r.Regret-w.Regret) > tol {
+			t.Errorf("regret %d: %+v with the clusters' duals, %+v without", i, r, w)
+		}
+	}
+	if with.RegretCertified <= without.RegretCertified {
+		t.Errorf("certified %d with the clusters' duals, %d without; want more", with.RegretCertified, without.RegretCertified)
+	}
+	t.Logf("%d regrets; certified %d → %d, re-solves %d → %d", len(with.Regrets), without.RegretCertified, with.RegretCertified, without.RegretSolves, with.RegretSolves)
+}

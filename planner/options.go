@@ -139,6 +139,9 @@ type Options struct {
 	// allSeparators, for tests, re-solves every open query of a
 	// separator, as if each were needed (dropUnneeded).
 	allSeparators bool
+	// noClusterDuals, for tests, prices the certificates by the core's
+	// LP duals even where the fan-outs' cluster rows would tighten it.
+	noClusterDuals bool
 	// noIIS has an infeasible problem's error say so without the IIS of
 	// its MILP: the kernel order's search (ordersearch.go) prunes such
 	// nodes, and their IIS took HiGHS half of the search's time.

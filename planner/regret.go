@@ -73,6 +73,9 @@ type regrets struct {
 	descended int
 	// dualsAhead: the certificates' duals came from root.
 	dualsAhead bool
+	// clusterDuals: the certificates were priced by the duals of the LP
+	// with the fan-outs' cluster rows.
+	clusterDuals bool
 	// lpAhead: a re-solve worker took the LP loaded while the
 	// certificates waited for the duals (loadLP).
 	lpAhead bool
@@ -649,19 +652,41 @@ func (rg *regrets) solveQueries() error {
 		// levels: an ordered problem's queries are re-solved.)
 		// The LP relaxation, solved once for its duals by the interior
 		// point method (a vertex's duals are mostly 0 on this degenerate LP).
-		root, err := rg.lib.NewSolver()
-		if err != nil {
-			return err
-		}
-		lpOpt := rg.opt.solverOptions()
-		lpOpt.Duals, lpOpt.InteriorPoint = true, true
-		res, err := solveDuals(rg.ctx, root, &lp, lpOpt)
-		root.Close()
+		res, err := rg.interiorDuals(&lp)
 		if err != nil {
 			return err
 		}
 		if res.Status == highs.Optimal {
 			cert = newCertifier(rg, res.RowDuals)
+		}
+	}
+	clustered := false
+	if cert != nil && cert.base < rg.opt0-cert.tol && !rg.opt.noClusterDuals {
+		// The LP is below the optimum, and so is every certificate's bound
+		// by as much. Where that is the fan-outs' doing, the rows that
+		// tighten the re-solves' LP are added first, and the certificates
+		// priced by its duals instead.
+		if ahead == nil {
+			ahead = rg.loadLP(&lp)
+			defer ahead.close()
+		}
+		if ahead.optimalBasis() != nil {
+			if tight, n := rg.clusterFanOuts(&lp, ahead.values); n > 0 {
+				clustered = true
+				ahead.close()
+				lp = tight
+				ahead = rg.loadLP(&lp)
+				defer ahead.close()
+				rg.fanOutsClustered = n
+				res, err := rg.interiorDuals(&lp)
+				if err != nil {
+					return err
+				}
+				if res.Status == highs.Optimal {
+					cert = newCertifierOn(rg, &lp, res.RowDuals)
+					rg.clusterDuals = true
+				}
+			}
 		}
 	}
 	if cert != nil && rg.opt.certify != certifyFallback {
@@ -679,7 +704,7 @@ func (rg *regrets) solveQueries() error {
 		ahead = rg.loadLP(&lp)
 		defer ahead.close()
 	}
-	if len(open) > 0 && ahead.optimalBasis() != nil {
+	if len(open) > 0 && !clustered && ahead.optimalBasis() != nil {
 		// Where the LP's vertex is fractional at a few nodes, every query's
 		// LP is most often fractional there too, and each is a MILP: the
 		// fan-outs there get rows that make the LP tight (fanoutcut.go).
@@ -723,6 +748,18 @@ func (rg *regrets) solveQueries() error {
 		}
 	}
 	return rg.resolve(&lp, cert, ahead, false, open, false)
+}
+
+// interiorDuals solves lp by the interior point method, for its duals.
+func (rg *regrets) interiorDuals(lp *highs.Model) (*highs.Result, error) {
+	s, err := rg.lib.NewSolver()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	opt := rg.opt.solverOptions()
+	opt.Duals, opt.InteriorPoint = true, true
+	return solveDuals(rg.ctx, s, lp, opt)
 }
 
 // plantSeparatorLPs, when set (by a test), is called with the queries

@@ -163,6 +163,9 @@ type Solution struct {
 	// lpAhead says a re-solve worker of the regrets took the LP loaded
 	// while the certificates waited for the duals (loadLP).
 	lpAhead bool
+	// clusterDuals says the regrets' certificates were priced by the
+	// duals of the LP with the fan-outs' cluster rows (clusterFanOuts).
+	clusterDuals bool
 	// certifiedEliminated counts the regrets' queries certified by an
 	// eliminated region rather than a small LP.
 	certifiedEliminated int
