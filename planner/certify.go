@@ -69,6 +69,7 @@ const (
 	certifyMIPColumns = 2 // half the core's
 	certifyQueries    = 100
 	certifyMinColumns = 500 // whatever the core's size
+	certifySample     = 100 // certifySampled
 )
 
 // certifyPasses are the rounds of each pass; they sum to certifyRounds.
@@ -226,6 +227,15 @@ func newCertifierOn(rg *regrets, lp *highs.Model, rowDuals []float64) *certifier
 		}
 	}
 	return c
+}
+
+// belowOptimum reports whether the certificates' bound at the root, L(y),
+// is below the optimum by more than the tolerance and the interior point
+// solve's own error (1e-8 of the optimum; its duals are optimal to 1e-10
+// relative): on the engine's dense DAG L(y) is 2.4e-7 ns below, on gen dag
+// --invocations 300 --exec-scale 100 --seed 3 6.5e-6 ns, both tight.
+func (c *certifier) belowOptimum() bool {
+	return c.rg.opt0-c.base > math.Max(c.tol, 1e-8*math.Abs(c.rg.opt0))
 }
 
 // colCost is column j's cost, its appended rows priced (newCertifierOn).

@@ -123,7 +123,10 @@
 //     below the optimum because its vertex is fractional at a few fan-out
 //     nodes, the fan-outs' cluster rows (fanoutcut.go) are added first,
 //     and the certificates are priced by the duals of the LP with them
-//     (newCertifierOn), whose bound is the optimum there. certelim.go takes a
+//     (newCertifierOn), whose bound is the optimum there; where the bound
+//     stays below it, a sample of the queries goes first, and the others
+//     get one round only if the sample certified none (certifySampled).
+//     certelim.go takes a
 //     region's bound over integral choices by bucket elimination, its
 //     argmin the plan, where no budget touches the region and its buckets
 //     are small; elsewhere the bound is a small LP over the region's

@@ -142,6 +142,10 @@ type Options struct {
 	// noClusterDuals, for tests, prices the certificates by the core's
 	// LP duals even where the fan-outs' cluster rows would tighten it.
 	noClusterDuals bool
+	// noCertifySample, for tests, tries a certificate for every query
+	// even where the certificates' bound is below the optimum
+	// (certifySampled).
+	noCertifySample bool
 	// noIIS has an infeasible problem's error say so without the IIS of
 	// its MILP: the kernel order's search (ordersearch.go) prunes such
 	// nodes, and their IIS took HiGHS half of the search's time.

@@ -166,6 +166,10 @@ type Solution struct {
 	// clusterDuals says the regrets' certificates were priced by the
 	// duals of the LP with the fan-outs' cluster rows (clusterFanOuts).
 	clusterDuals bool
+	// certifySkipped counts the regrets' queries whose certificates got
+	// the first round alone, a sample having certified none
+	// (certifySampled).
+	certifySkipped int
 	// certifiedEliminated counts the regrets' queries certified by an
 	// eliminated region rather than a small LP.
 	certifiedEliminated int
