@@ -124,7 +124,7 @@ func newCertifier(rg *regrets, rowDuals []float64) *certifier {
 // newCertifierOn prices the rows of lp, the core's LP relaxation with
 // rows and columns appended (clusterFanOuts; nil: none), by its duals
 // rowDuals. The appended rows are never kept: priced, they move into
-// the core columns' costs (c.cost) and the bound's constant (c.base,
+// the core columns' costs (c.costs) and the bound's constant (c.base,
 // with the appended columns at their box minima), and a term whose
 // columns they price is left to the small LPs.
 func newCertifierOn(rg *regrets, lp *highs.Model, rowDuals []float64) *certifier {

@@ -126,6 +126,9 @@
 //     (newCertifierOn), whose bound is the optimum there; where the bound
 //     stays below it, a sample of the queries goes first, and the others
 //     get one round only if the sample certified none (certifySampled).
+//     The queries left are LP re-solved alone first, and where their LPs
+//     are fractional at few nodes, those nodes' fan-outs get their
+//     clusters before the rest is re-solved.
 //     certelim.go takes a
 //     region's bound over integral choices by bucket elimination, its
 //     argmin the plan, where no budget touches the region and its buckets

@@ -47,7 +47,17 @@ import (
 // --seed 1 the certificates' bound was 138.6 ns below the optimum, and
 // they certified 343 of the 3,052 queries; priced so, the bound is the
 // optimum, they certify 2,650, and 183 queries are re-solved instead of
-// 1,742 (every regret 10.2 s → 3.7 s). A MILP re-solve's reduced-cost
+// 1,742 (every regret 10.2 s → 3.7 s).
+//
+// Where the core's LP is tight, the queries' LPs can still be fractional,
+// and most often at a few nodes between them: on gen dag --invocations 100
+// --exec-scale 100 --seed 3, 85 of its 280 re-solved queries' LPs were,
+// at 27 nodes in all, ten of them in about 50 queries each. So every
+// query's LP is re-solved alone first (solveQueries), and where the nodes
+// fractional in them are few, their fan-outs get their clusters too,
+// before the queries left are re-solved: there 71 MILP re-solves → 24.
+//
+// A MILP re-solve's reduced-cost
 // fixing (certifier.fixings) prices the whole LP, these rows included, by
 // the LP re-solve's duals: a bound on every plan, each of which extends
 // to these columns.
@@ -72,11 +82,17 @@ type fanOutCluster struct {
 // at values, a vertex of lp, and the clusters and pairs it added (0: lp
 // itself).
 func (rg *regrets) clusterFanOuts(lp *highs.Model, values []float64) (highs.Model, int) {
-	cm, in := rg.cm, rg.r.in
-	if values == nil || len(values) < len(cm.cols) {
+	if values == nil || len(values) < len(rg.cm.cols) {
 		return *lp, 0
 	}
 	frac := map[int]bool{}
+	rg.fractional(values, frac)
+	return rg.clusterFanOutsAt(lp, frac)
+}
+
+// fractional adds to frac the core nodes whose x are fractional at values.
+func (rg *regrets) fractional(values []float64, frac map[int]bool) {
+	cm, in := rg.cm, rg.r.in
 	for _, v := range rg.r.core {
 		for k := range in.domain[v] {
 			if x := values[cm.xcol[v]+k]; math.Abs(x-math.Round(x)) > 1e-6 {
@@ -85,6 +101,11 @@ func (rg *regrets) clusterFanOuts(lp *highs.Model, values []float64) (highs.Mode
 			}
 		}
 	}
+}
+
+// clusterFanOutsAt is clusterFanOuts for the fractional nodes frac.
+func (rg *regrets) clusterFanOutsAt(lp *highs.Model, frac map[int]bool) (highs.Model, int) {
+	cm, in := rg.cm, rg.r.in
 	if len(frac) == 0 || len(frac) > clusterNodes {
 		return *lp, 0
 	}

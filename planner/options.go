@@ -142,6 +142,9 @@ type Options struct {
 	// noClusterDuals, for tests, prices the certificates by the core's
 	// LP duals even where the fan-outs' cluster rows would tighten it.
 	noClusterDuals bool
+	// noQueryClusters, for tests, adds no cluster rows for the nodes the
+	// queries' LPs are fractional at (solveQueries).
+	noQueryClusters bool
 	// noCertifySample, for tests, tries a certificate for every query
 	// even where the certificates' bound is below the optimum
 	// (certifySampled).

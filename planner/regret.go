@@ -73,6 +73,11 @@ type regrets struct {
 	descended int
 	// dualsAhead: the certificates' duals came from root.
 	dualsAhead bool
+	// fracNodes gathers the core nodes fractional in the queries' LP
+	// re-solves alone (lpOnly), and queryClusters counts the clusters and
+	// pairs their fan-outs got (0: none).
+	fracNodes     map[int]bool
+	queryClusters int
 	// certifySkipped counts the queries whose certificates got the first
 	// round alone, the sample having certified none (certifySampled).
 	certifySkipped int
@@ -713,6 +718,7 @@ func (rg *regrets) solveQueries() error {
 		// LP is most often fractional there too, and each is a MILP: the
 		// fan-outs there get rows that make the LP tight (fanoutcut.go).
 		if tight, n := rg.clusterFanOuts(&lp, ahead.values); n > 0 {
+			clustered = true
 			ahead.close()
 			lp = tight
 			ahead = rg.loadLP(&lp)
@@ -720,6 +726,9 @@ func (rg *regrets) solveQueries() error {
 			rg.fanOutsClustered = n
 		}
 	}
+	rg.fracNodes = map[int]bool{}
+	lpDone := make([]bool, len(rg.queries)) // the queries whose LP was re-solved alone
+	taken := false
 	if rg.dp != nil && !rg.opt.allSeparators {
 		// The separators' queries first, each to its LP's bound: with
 		// those, fewer of them matter to a regret (dropUnneeded), and the
@@ -728,30 +737,68 @@ func (rg *regrets) solveQueries() error {
 		for _, qi := range open {
 			if rg.dp.sepQ[qi] {
 				seps = append(seps, qi)
+				lpDone[qi] = true
 			}
 		}
 		if len(seps) > 0 {
 			if err := rg.resolve(&lp, cert, ahead, false, seps, true); err != nil {
 				return err
 			}
-			still := open[:0:0]
-			for _, qi := range open {
-				if math.IsNaN(rg.queries[qi].hi) {
-					still = append(still, qi)
-				} else {
-					rg.answered()
-				}
-			}
+			taken = true
+			open = rg.stillOpen(open)
 			if plantSeparatorLPs != nil {
-				plantSeparatorLPs(rg, still)
+				plantSeparatorLPs(rg, open)
 			}
 			before := rg.unneeded
-			still = rg.dropUnneeded(still)
+			open = rg.dropUnneeded(open)
 			rg.unneededLP = rg.unneeded - before
-			return rg.resolve(&lp, cert, ahead, true, still, false)
 		}
 	}
-	return rg.resolve(&lp, cert, ahead, false, open, false)
+	if !clustered && !rg.opt.noQueryClusters && len(open) > 0 {
+		// The other queries' LPs too, each alone: where those that come out
+		// fractional are so at a few nodes between them, the fan-outs
+		// there get their clusters' rows (fanoutcut.go), and the queries
+		// left are re-solved on that LP, most of them integral now
+		// instead of MILPs.
+		var rest []int
+		for _, qi := range open {
+			if !lpDone[qi] {
+				rest = append(rest, qi)
+			}
+		}
+		if len(rest) > 0 {
+			if err := rg.resolve(&lp, cert, ahead, taken, rest, true); err != nil {
+				return err
+			}
+			taken = true
+			open = rg.stillOpen(open)
+		}
+		if len(open) > 0 {
+			if tight, n := rg.clusterFanOutsAt(&lp, rg.fracNodes); n > 0 {
+				lp = tight
+				ahead.close()
+				ahead = rg.loadLP(&lp)
+				defer ahead.close()
+				taken = false
+				rg.fanOutsClustered, rg.queryClusters = n, n
+			}
+		}
+	}
+	return rg.resolve(&lp, cert, ahead, taken, open, false)
+}
+
+// stillOpen returns the queries of open not answered yet, counting the
+// others answered.
+func (rg *regrets) stillOpen(open []int) []int {
+	still := open[:0:0]
+	for _, qi := range open {
+		if math.IsNaN(rg.queries[qi].hi) {
+			still = append(still, qi)
+		} else {
+			rg.answered()
+		}
+	}
+	return still
 }
 
 // interiorDuals solves lp by the interior point method, for its duals.
@@ -1343,6 +1390,9 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		if lpOnly {
 			if res.Status == highs.Optimal {
 				q.known.lo = math.Min(math.Max(q.known.lo, res.DualBound), q.known.hi)
+				rg.mu.Lock()
+				rg.fractional(res.Values, rg.fracNodes)
+				rg.mu.Unlock()
 			}
 			continue
 		}

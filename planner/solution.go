@@ -170,6 +170,9 @@ type Solution struct {
 	// the first round alone, a sample having certified none
 	// (certifySampled).
 	certifySkipped int
+	// queryClusters counts the clusters and pairs added for the nodes the
+	// queries' LPs were fractional at (0: none).
+	queryClusters int
 	// certifiedEliminated counts the regrets' queries certified by an
 	// eliminated region rather than a small LP.
 	certifiedEliminated int

@@ -401,7 +401,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		sol.certifiedEliminated, sol.milpFixedEarlier = rg.eliminated, rg.fixedEarlier
 		sol.fanOutsClustered, sol.descended = rg.fanOutsClustered, rg.descended
 		sol.regretsCapped, sol.regretsUnneeded, sol.regretsUnneededLP = rg.capped, rg.unneeded, rg.unneededLP
-		sol.lpAhead, sol.clusterDuals, sol.certifySkipped = rg.lpAhead, rg.clusterDuals, rg.certifySkipped
+		sol.lpAhead, sol.clusterDuals, sol.certifySkipped, sol.queryClusters = rg.lpAhead, rg.clusterDuals, rg.certifySkipped, rg.queryClusters
 		// An interrupt, not the time limit, stopped the regrets when the
 		// caller's context ended (cancelled, or at its own deadline).
 		sol.regretsInterrupted = ctx.Err() != nil
