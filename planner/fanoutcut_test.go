@@ -10,6 +10,24 @@ import (
 	"github.com/cklplan/cklplan/tasks"
 )
 
+// genDAGSeed1 is the lowered graph of gen dag --invocations n --exec-scale
+// scale --seed 1.
+func genDAGSeed1(t *testing.T, n int, scale float64) *Problem {
+	t.Helper()
+	spec, err := taskgen.DAG(n, 4, 1)
+	if err == nil {
+		err = taskgen.ScaleExecution(&spec, scale)
+	}
+	var g *tasks.Graph
+	if err == nil {
+		g, err = tasks.New(spec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &lowered(t, g).problem
+}
+
 // On cklplan gen dag --invocations 200 --exec-scale 100 (seed 1) the
 // core's LP vertex is fractional at two nodes that share fan-outs, and so
 // is the LP of nearly every regret query: each was a MILP re-solve. With
@@ -18,18 +36,7 @@ import (
 // same as without them, with fewer MILP re-solves.
 func TestFanOutClustersKeepTheRegrets(t *testing.T) {
 	highstest.Library(t)
-	spec, err := taskgen.DAG(200, 4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := taskgen.ScaleExecution(&spec, 100); err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &lowered(t, g).problem
+	p := genDAGSeed1(t, 200, 100)
 	var explain []int
 	for v := 0; v < len(p.Nodes); v += 40 {
 		explain = append(explain, v)
@@ -77,18 +84,7 @@ func TestClusterDualsKeepTheRegrets(t *testing.T) {
 	if raceEnabled {
 		every = 4
 	}
-	spec, err := taskgen.DAG(n, 4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := taskgen.ScaleExecution(&spec, 100); err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &lowered(t, g).problem
+	p := genDAGSeed1(t, n, 100)
 	var explain []int
 	for v := 0; v < len(p.Nodes); v += every {
 		explain = append(explain, v)
@@ -128,18 +124,7 @@ func TestClusterDualsKeepTheRegrets(t *testing.T) {
 // every regret must come out as with a certificate tried for every query.
 func TestCertifySampledKeepsTheRegrets(t *testing.T) {
 	highstest.Library(t)
-	spec, err := taskgen.DAG(40, 4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := taskgen.ScaleExecution(&spec, 30); err != nil {
-		t.Fatal(err)
-	}
-	g, err := tasks.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &lowered(t, g).problem
+	p := genDAGSeed1(t, 40, 30)
 	every := 2
 	if raceEnabled {
 		every = 4
