@@ -26,7 +26,7 @@ import (
 // dense 1,000-invocation DAG, 0.3 ms a region on average, where a small LP
 // took 1–15 ms. The argmin, the optimum elsewhere, is the upper bound's
 // plan. Where it does not meet the bound, the boundary nodes it moved join
-// the region for the next round (certify).
+// the region for the next round (certify.go, round).
 //
 // Where a kept row or column touches a budget (a budget is a row of its
 // own, which the elimination does not keep), a shared conversion costs

@@ -182,7 +182,7 @@ func TestEliminatedBound(t *testing.T) {
 // and region take together (certifyRound: one elimination of the other
 // variables, each query finishing its own) against the same round taken
 // by each query alone (round from elimShared, its own elimination of the
-// other variables; a group of one query as certify takes it, one round):
+// other variables; a group of one query from elimAlone):
 // on small random cores, for
 // each core node's choices and for pairs of core nodes restricted to
 // random sets of choices, at random regions around them, every outcome
@@ -228,31 +228,28 @@ func TestCertifyRoundBatched(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, q := range alone {
-				var ok bool
+				// A query alone takes the round from elimAlone, as
+				// certifyRound takes a group of one.
+				from := elimShared
 				if len(alone) == 1 {
-					// A query alone: as certify takes it.
-					var err error
-					if ok, err = c.certify(ctx, q, w, 1, maxColumns, false); err != nil {
-						t.Fatal(err)
-					}
-				} else {
-					region := q.resume
-					if region == nil {
-						region = q.nodes
-					}
-					q.resume = nil
-					c.keepRegion(region, w)
-					end, grown, intact, err := c.round(ctx, q, region, w, maxColumns, false, elimShared)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !intact {
-						refused++
-					}
-					ok = end == roundCertified
-					if end == roundGrown {
-						q.resume = grown
-					}
+					from = elimAlone
+				}
+				region := q.resume
+				if region == nil {
+					region = q.nodes
+				}
+				q.resume = nil
+				c.keepRegion(region, w)
+				end, grown, intact, err := c.round(ctx, q, region, w, maxColumns, from)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !intact && from == elimShared {
+					refused++
+				}
+				ok := end == roundCertified
+				if end == roundGrown {
+					q.resume = grown
 				}
 				g := together[i]
 				if ok != ends[i] || !same(q.lo, g.lo) || !same(q.hi, g.hi) || !same(q.known.lo, g.known.lo) ||

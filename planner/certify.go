@@ -41,9 +41,9 @@ import (
 // an LP re-solve of the core: on the dense 1,000-node DAG (23,030 columns)
 // a small LP of 2,000 columns takes about as long as a warm re-solve of the
 // core (10–20 ms), larger ones longer. Where that LP is fractional, the
-// query tries again with regions up to certifyMIPColumns, as MILPs (a tenth
-// of a second at 5,000 columns), before the MILP of the whole core. Fewer
-// than certifyQueries queries are all re-solved: the interior point solve
+// MILP of the whole core follows (compacted: compact.go), which since
+// 2026-12-07 costs less than certificates of larger regions solved as
+// MILPs (up to half the core's columns) did. Fewer than certifyQueries queries are all re-solved: the interior point solve
 // that prices the certificates costs about as much as 50 warm re-solves.
 // Six rounds left gen dag --invocations 1000 --exec-scale 100 --seed 2 62
 // queries still growing, whose re-solves took 1.4 s; ten leave none (every
@@ -65,8 +65,6 @@ import (
 const (
 	certifyRounds     = 10
 	certifyColumns    = 10 // a tenth of the core's
-	certifyMIPRounds  = 4
-	certifyMIPColumns = 2 // half the core's
 	certifyQueries    = 100
 	certifyMinColumns = 500 // whatever the core's size
 	certifySample     = 100 // certifySampled
@@ -346,10 +344,6 @@ type certWorker struct {
 	seen      []bool    // a group's targets seen (delta)
 	last      []int     // the query's nodes' local variables (prepare)
 	saved     []float64 // their unaries while finish restricts them
-	// best is the cheapest plan certify saw that answers its query, and
-	// bestDelta its cost minus the optimum's (+Inf: none).
-	best      []int
-	bestDelta float64
 	// search descends from the regions' plans (nil: not on this problem).
 	search *chainPlan
 }
@@ -358,47 +352,12 @@ func (c *certifier) newWorker(s *highs.Solver) *certWorker {
 	m := &c.rg.cm.model
 	w := &certWorker{s: s, rowMark: make([]int, len(m.Rows)), colMark: make([]int, len(m.Columns)),
 		colLocal: make([]int, len(m.Columns)), inN: make([]int, len(c.rg.asg)), asg: make([]int, len(c.rg.asg)),
-		el: newEliminator(len(c.rg.asg)), termMark: make([]int, len(c.rg.cm.terms)), best: make([]int, len(c.rg.asg)),
+		el: newEliminator(len(c.rg.asg)), termMark: make([]int, len(c.rg.cm.terms)),
 		seen: make([]bool, c.targets)}
 	if c.rg.descends() {
 		w.search = c.rg.newChainPlan()
 	}
 	return w
-}
-
-// certify answers query q exactly, or reports false: then it needs a
-// re-solve of the core. Its regions are eliminated (certelim.go) where
-// their buckets are small enough, and otherwise solved as small LPs of at
-// most maxColumns columns; it tries at most rounds of them. With mip, the
-// small LPs are solved with integral x at once. Without mip, a query whose
-// rounds ran out while its region still grew keeps that region in
-// q.resume, and the next call goes on from it; any other end clears it.
-// (certificatePasses takes the rounds of many queries together, round by
-// round: certifyRound.)
-func (c *certifier) certify(ctx context.Context, q *query, w *certWorker, rounds, maxColumns int, mip bool) (bool, error) {
-	region := slices.Clone(q.nodes)
-	if !mip && q.resume != nil {
-		region = q.resume
-	}
-	q.resume = nil
-	w.bestDelta = inf
-	for range rounds {
-		if ctx.Err() != nil {
-			// The regret time limit has struck: an elimination would
-			// not notice it, as HiGHS does.
-			return false, nil
-		}
-		c.keepRegion(region, w)
-		end, grown, _, err := c.round(ctx, q, region, w, maxColumns, mip, elimAlone)
-		if err != nil || end != roundGrown {
-			return end == roundCertified, err
-		}
-		region = grown
-	}
-	if !mip {
-		q.resume = region
-	}
-	return false, nil
 }
 
 // How a round of a query's certificate ended.
@@ -422,14 +381,14 @@ const (
 	elimPrepared
 )
 
-// round is one round of query q's certificate (certify) on region, whose
+// round is one round of query q's certificate on region, whose
 // rows keepRegion kept last: the bound of the region's elimination (from
 // from), or of its small LP where no elimination can take it, against the
 // plan that comes with it. It returns the region grown by the nodes the
 // plan moved (a new slice; region is not changed), and intact where w.el
 // and w's kept rows and columns still hold what prepare left (from shared
 // or prepared, and the queries' elimination took the region).
-func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWorker, maxColumns int, mip bool, from elimFrom) (end roundEnd, grown []int, intact bool, err error) {
+func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWorker, maxColumns int, from elimFrom) (end roundEnd, grown []int, intact bool, err error) {
 	rg, cm := c.rg, c.rg.cm
 	stamp := w.stamp
 	var lb float64
@@ -444,7 +403,7 @@ func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWo
 	}
 	var res *highs.Result
 	if !eliminated {
-		res, err = c.smallLP(ctx, q, region, w, maxColumns, mip)
+		res, err = c.smallLP(ctx, q, region, w, maxColumns)
 		if err != nil || res == nil {
 			return roundStuck, nil, intact, err
 		}
@@ -464,10 +423,6 @@ func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWo
 			q.lo, q.hi = rg.opt0+delta, rg.opt0+delta
 			rg.certifiedBy(res)
 			return roundCertified, nil, intact, nil
-		}
-		if delta < w.bestDelta {
-			w.bestDelta = delta
-			copy(w.best, w.asg)
 		}
 		q.known.hi = math.Min(q.known.hi, rg.opt0+delta)
 		if w.search != nil {
@@ -526,7 +481,7 @@ func (c *certifier) round(ctx context.Context, q *query, region []int, w *certWo
 // certifyRound takes one round of the certificates of the queries qs,
 // which share their nodes and their region (q.resume, or their nodes where
 // that is nil), as round takes it for each (from elimShared; a query alone,
-// from elimAlone, as certify does): one region kept and, where it can be
+// from elimAlone): one region kept and, where it can be
 // eliminated, one elimination of the variables other than the queries'
 // nodes (prepare), each query finishing its own. Each query ends the round
 // certified (ends[i] true), with q.resume set to the region grown, or stuck
@@ -545,7 +500,8 @@ func (c *certifier) certifyRound(ctx context.Context, qs []*query, w *certWorker
 		q.resume = nil
 		ends[i] = false
 		if ctx.Err() != nil {
-			// The regret time limit has struck (certify).
+			// The regret time limit has struck: an elimination would
+			// not notice it, as HiGHS does.
 			continue
 		}
 		f := from
@@ -554,8 +510,7 @@ func (c *certifier) certifyRound(ctx context.Context, qs []*query, w *certWorker
 		} else {
 			c.keepRegion(region, w)
 		}
-		w.bestDelta = inf
-		end, grown, intact, err := c.round(ctx, q, region, w, maxColumns, false, f)
+		end, grown, intact, err := c.round(ctx, q, region, w, maxColumns, f)
 		if err != nil {
 			return err
 		}
@@ -782,12 +737,12 @@ func (c *certifier) build(region []int, w *certWorker) bool {
 	return true
 }
 
-// smallLP solves the region's small LP (with mip, or where the LP's
-// choices are fractional, its MILP) and sets w.asg to its choices (with the
+// smallLP solves the region's small LP (where the LP's choices are
+// fractional, its MILP) and sets w.asg to its choices (with the
 // region's nodes that moved in w.changed) and w.cols to its columns. It
 // returns nil where it answers nothing: the columns exceed maxColumns,
 // HiGHS stopped short, or the choices are fractional still.
-func (c *certifier) smallLP(ctx context.Context, q *query, region []int, w *certWorker, maxColumns int, mip bool) (*highs.Result, error) {
+func (c *certifier) smallLP(ctx context.Context, q *query, region []int, w *certWorker, maxColumns int) (*highs.Result, error) {
 	rg, cm := c.rg, c.rg.cm
 	small := c.smallModel(q, w)
 	if len(w.cols) > maxColumns {
@@ -795,14 +750,11 @@ func (c *certifier) smallLP(ctx context.Context, q *query, region []int, w *cert
 	}
 	opt := rg.opt.solverOptions()
 	opt.Presolve = highs.PresolveOff
-	var res *highs.Result
-	var err error
-	if !mip {
-		if res, err = w.s.Solve(ctx, small, opt); err != nil {
-			return nil, err
-		}
+	res, err := w.s.Solve(ctx, small, opt)
+	if err != nil {
+		return nil, err
 	}
-	if mip || res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
+	if res.Status == highs.Optimal && !c.choose(region, res.Values, w) {
 		// Fractional choices: the same region with integral x, a
 		// stronger bound (a Lagrangian relaxation of the integer
 		// program is one) that gives a plan.

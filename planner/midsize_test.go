@@ -197,7 +197,7 @@ func TestMidSizeRegretsByRestriction(t *testing.T) {
 		{"one worker, table limit 8", Options{Workers: 1, MaxTable: 8}},
 		{"table limit 64, certificates", Options{Workers: 2, MaxTable: 64, certify: certifyAlways}},
 		{"regret time limit 1 ms", Options{Workers: 2, RegretTimeLimit: time.Millisecond}},
-		{"table limit 8, dominated kept, budgets rows", Options{Workers: 1, MaxTable: 8, KeepDominated: true, certify: certifyFallback, noContract: true}},
+		{"table limit 8, dominated kept, budgets rows", Options{Workers: 1, MaxTable: 8, KeepDominated: true, certify: certifyFixings, noContract: true}},
 		{"table limit 1, regret time limit 2 ms", Options{Workers: 2, MaxTable: 1, RegretTimeLimit: 2 * time.Millisecond}},
 	}
 	stats := map[string]int{}
@@ -382,9 +382,9 @@ func TestMidSizeKernelRegretsDirectly(t *testing.T) {
 
 // TestMILPReSolvesFixedByEarlierPlans: on the random DAG of 60 nodes
 // (seed 2) most queries that a fractional LP re-solve leaves go on to
-// MILPs, and for some of them the best plan found before the re-solve (a
-// window's, a certificate pass's) costs less than what certify found after
-// it: the MILP's columns are then fixed by that plan's bound. Every regret
+// MILPs, and for some of them a plan found before the re-solve (a
+// window's, a certificate pass's) bounds the MILP: its columns are then
+// fixed by that plan's bound and the LP's reduced costs. Every regret
 // stays exact: the same as from re-solves without certificates (so
 // without any fixing), and every sixth as the problem restricted to its
 // alternative.
@@ -399,7 +399,7 @@ func TestMILPReSolvesFixedByEarlierPlans(t *testing.T) {
 	if err != nil || sol.Status != Optimal {
 		t.Fatalf("%v, %v", sol, err)
 	}
-	if sol.milpFixedEarlier == 0 {
+	if sol.milpFixed == 0 {
 		t.Fatalf("%d MILP re-solves, none fixed by a plan found before it: the test no longer reaches that path", sol.RegretMILPSolves)
 	}
 	plain, err := Solve(ctx, p, Options{certify: certifyNone})
@@ -423,5 +423,5 @@ func TestMILPReSolvesFixedByEarlierPlans(t *testing.T) {
 			t.Fatalf("node %d alternative %d: regret %+v; the optimum restricted to it is %v more", r.Node, r.Alternative, r, truth)
 		}
 	}
-	t.Logf("%d regrets, %d re-solves, %d MILP re-solves, %d of them fixed by an earlier plan", len(sol.Regrets), sol.RegretSolves, sol.RegretMILPSolves, sol.milpFixedEarlier)
+	t.Logf("%d regrets, %d re-solves, %d MILP re-solves, %d of them fixed by an earlier plan", len(sol.Regrets), sol.RegretSolves, sol.RegretMILPSolves, sol.milpFixed)
 }

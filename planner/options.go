@@ -308,10 +308,10 @@ func (o *Options) validate(nodes int) error {
 type certifyPath uint8
 
 const (
-	certifyAuto     certifyPath = iota // certificates for many queries (certifyQueries), then re-solves
-	certifyAlways                      // certificates, then re-solves
-	certifyNone                        // re-solves alone
-	certifyFallback                    // re-solves; where the LP is fractional, certificates of one region
+	certifyAuto    certifyPath = iota // certificates for many queries (certifyQueries), then re-solves
+	certifyAlways                     // certificates, then re-solves
+	certifyNone                       // re-solves alone
+	certifyFixings                    // re-solves alone, the certificates' duals fixing the MILP re-solves' columns
 )
 
 // A searchMode says when Solve searches the core by branch and bound.

@@ -95,9 +95,9 @@ type regrets struct {
 
 	mu                   sync.Mutex
 	lpSolves, milpSolves int
-	// fixedEarlier counts the MILP re-solves whose columns were fixed by
-	// a plan found before the re-solve, lower than certify's.
-	fixedEarlier int
+	// fixed counts the MILP re-solves whose columns a plan found before
+	// the re-solve fixed.
+	fixed int
 	// capped counts the open queries left at what is proven because
 	// Options.RegretSolves allowed no more re-solves.
 	capped int
@@ -655,7 +655,7 @@ func (rg *regrets) solveQueries() error {
 		// Solved beside the plan's branch and bound (certifiesAhead).
 		cert = newCertifier(rg, rg.root.duals)
 		rg.dualsAhead = true
-	} else if mode := rg.opt.certify; !rg.r.in.p.ordered() && (mode == certifyAlways || mode == certifyFallback || mode == certifyAuto && len(open) >= certifyQueries) {
+	} else if mode := rg.opt.certify; !rg.r.in.p.ordered() && (mode == certifyAlways || mode == certifyFixings || mode == certifyAuto && len(open) >= certifyQueries) {
 		// (A certificate's plan is not checked against kernel-order
 		// levels: an ordered problem's queries are re-solved.)
 		// The LP relaxation, solved once for its duals by the interior
@@ -697,7 +697,7 @@ func (rg *regrets) solveQueries() error {
 			}
 		}
 	}
-	if cert != nil && rg.opt.certify != certifyFallback {
+	if cert != nil && rg.opt.certify != certifyFixings {
 		var err error
 		if open, err = rg.certifySampled(cert, open); err != nil {
 			return err
@@ -975,7 +975,7 @@ func (rg *regrets) solvesAllowed(open []int) []int {
 // queries of one node set whose regions are the same (every other choice of
 // a node, at its first region; a third of them at their second) share the
 // region's elimination but for their nodes' (certifyRound), and each comes
-// out as certify would have left it.
+// out as its own rounds would have left it.
 func (rg *regrets) certificatePasses(cert *certifier, open []int) ([]int, error) {
 	return rg.certificatePassesOf(cert, open, rg.certifyPasses())
 }
@@ -1255,10 +1255,9 @@ func (rg *regrets) fixedOut(q *query) bool {
 // and re-solves, from the LP's optimal basis where next says the query
 // begins a chain (chains), else from the last re-solve's. Where the LP's x are integral its
 // optimum is the MILP's (LP ≤ MILP, and an integral x determines y and z
-// exactly). Elsewhere, with a certifier, the query tries certificates of
-// larger regions (solved as MILPs); then the MILP is re-solved, started at
-// the best plan they found and with every column fixed to 0 that the LP's
-// reduced costs show no plan at most as costly uses.
+// exactly). Elsewhere the MILP is re-solved, with a certifier every column
+// fixed to 0 that the LP's reduced costs show no plan at most as costly as
+// the best one found before uses.
 func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP, lpOnly bool, next func() (qi int, fresh, ok bool)) error {
 	s, err := rg.lib.NewSolver()
 	if err != nil {
@@ -1396,23 +1395,6 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 			}
 			continue
 		}
-		if cw != nil {
-			rounds := certifyMIPRounds
-			if rg.opt.certify == certifyFallback {
-				rounds = 1 // for tests: more misses, each with a plan
-			}
-			ok, err := cert.certify(rg.ctx, q, cw, rounds, cert.columnLimit(certifyMIPColumns), true)
-			if err != nil {
-				return err
-			}
-			if ok {
-				rg.mu.Lock()
-				rg.certified++
-				rg.mu.Unlock()
-				continue
-			}
-		}
-
 		copy(point, rg.asg)
 		for j, v := range q.nodes {
 			if !slices.Contains(q.sets[j], point[v]) {
@@ -1422,18 +1404,14 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		for _, ch := range changes {
 			m.Columns[ch.Col].Upper = 0
 		}
-		// The best plan certify found, when it found one, starts the MILP.
-		// It and the best plan found before (a window's, an earlier
-		// certificate's) bound it: no better plan uses the columns that
-		// bound rules out. The bound before is often the lower (on the
-		// engine's dense DAG, 428 against 1,719 above the optimum), and
-		// fixes thousands of columns where certify's fixed none.
-		ub, earlier := q.known.hi, true
-		if cw != nil && !math.IsInf(cw.bestDelta, 1) {
-			earlier = q.known.hi < rg.opt0+cw.bestDelta
-			ub = math.Min(ub, rg.opt0+cw.bestDelta)
-			copy(point, cw.best)
-		}
+		// The best plan found before (a window's, a certificate's) bounds
+		// the MILP: no better plan uses the columns that bound rules out
+		// (on the engine's dense DAG, thousands of its 23,030). Certificates
+		// of larger regions solved as MILPs, tried here until 2026-12-07,
+		// cost more than the compacted MILP they would spare: on cklplan gen
+		// dag --invocations 100 --exec-scale 100 --seed 3, 24 of 30 missed,
+		// 1.9–2.2 s of CPU against 0.4 s for all 30 MILPs (docs/benchmarks.md).
+		ub := q.known.hi
 		var fixed []int
 		if res.RowDuals != nil && !math.IsInf(ub, 1) {
 			fixed = cert.fixings(lp, res.RowDuals, q, ub-rg.opt0)
@@ -1466,8 +1444,8 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		}
 		rg.mu.Lock()
 		rg.milpSolves++
-		if earlier && len(fixed) > 0 {
-			rg.fixedEarlier++
+		if len(fixed) > 0 {
+			rg.fixed++
 		}
 		rg.mu.Unlock()
 		switch {

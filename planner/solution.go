@@ -176,9 +176,9 @@ type Solution struct {
 	// certifiedEliminated counts the regrets' queries certified by an
 	// eliminated region rather than a small LP.
 	certifiedEliminated int
-	// milpFixedEarlier counts the regrets' MILP re-solves whose columns a
-	// plan found before the re-solve fixed.
-	milpFixedEarlier int
+	// milpFixed counts the regrets' MILP re-solves whose columns a plan
+	// found before the re-solve fixed.
+	milpFixed int
 	// entries are the reduction's buckets, in entries together: the
 	// elimination's work, counted the same on any machine.
 	entries int
