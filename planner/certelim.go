@@ -110,12 +110,15 @@ type eliminator struct {
 	last []bool
 	work int
 	// dry makes a step compute its message's classes, not its table
-	// (prepare).
-	dry bool
-	ck  struct {
+	// (prepare), and choose its variable, kept in order; a step not dry
+	// takes the variable of order at its step, less base.
+	dry   bool
+	order []int
+	base  int
+	ck    struct {
 		factors, steps, ints, floats, work int
 		used, gone                         []bool
-		key, adj                           []int // adj: each variable's list's length
+		adj                                []int // each variable's list's length
 	}
 }
 
@@ -200,7 +203,7 @@ func (e *eliminator) index(f *elimFactor) int {
 // CPU, most of them at certifyWork (docs/benchmarks.md).
 func (e *eliminator) prepare(last []int) bool {
 	nf, ni, nfl, ns := len(e.factors), len(e.ints), len(e.floats), len(e.steps)
-	e.dry = true
+	e.dry, e.order, e.base = true, e.order[:0], ns
 	e.start(last)
 	ok := e.take(len(e.nodes)-len(last), false) && e.take(len(last), true)
 	e.dry = false
@@ -217,7 +220,6 @@ func (e *eliminator) prepare(last []int) bool {
 	ck.factors, ck.steps, ck.ints, ck.floats, ck.work = len(e.factors), len(e.steps), len(e.ints), len(e.floats), e.work
 	ck.used = append(ck.used[:0], e.used...)
 	ck.gone = append(ck.gone[:0], e.gone...)
-	ck.key = append(ck.key[:0], e.key...)
 	ck.adj = ck.adj[:0]
 	for _, a := range e.adj {
 		ck.adj = append(ck.adj, len(a))
@@ -246,8 +248,10 @@ func (e *eliminator) start(last []int) {
 	for _, u := range last {
 		e.last[u] = true
 	}
-	for v := range n {
-		e.key[v] = e.separator(v)
+	if e.dry {
+		for v := range n {
+			e.key[v] = e.separator(v)
+		}
 	}
 	e.work = 0
 }
@@ -271,7 +275,6 @@ func (e *eliminator) finish() (min float64, ok bool) {
 	e.factors, e.steps, e.ints, e.floats, e.work = e.factors[:ck.factors], e.steps[:ck.steps], e.ints[:ck.ints], e.floats[:ck.floats], ck.work
 	e.used = append(e.used[:0], ck.used...)
 	copy(e.gone, ck.gone)
-	copy(e.key, ck.key)
 	last := 0
 	for u, l := range ck.adj {
 		e.adj[u] = e.adj[u][:l]
@@ -312,15 +315,21 @@ func (e *eliminator) finish() (min float64, ok bool) {
 }
 
 // step eliminates the variable of the smallest bucket (the lowest on ties)
-// among those not eliminated that are last (or not); it reports false
-// where the bucket would exceed certifyTable entries or all of them
-// certifyWork.
+// among those not eliminated that are last (or not), in a dry run; then,
+// the variable the dry run took at this step. It reports false where the
+// bucket would exceed certifyTable entries or all of them certifyWork.
 func (e *eliminator) step(last bool) bool {
-	v := -1
-	for u := range e.nodes {
-		if !e.gone[u] && e.last[u] == last && (v < 0 || e.key[u] < e.key[v]) {
-			v = u
+	var v int
+	if e.dry {
+		v = -1
+		for u := range e.nodes {
+			if !e.gone[u] && e.last[u] == last && (v < 0 || e.key[u] < e.key[v]) {
+				v = u
+			}
 		}
+		e.order = append(e.order, v)
+	} else {
+		v = e.order[len(e.steps)-e.base]
 	}
 	bucket := e.separator(v)
 	if bucket > e.table {
@@ -339,8 +348,10 @@ func (e *eliminator) step(last bool) bool {
 	}
 	e.eliminate(v, sep, factors)
 	e.gone[v] = true
-	for _, u := range sep {
-		e.key[u] = e.separator(u)
+	if e.dry {
+		for _, u := range sep {
+			e.key[u] = e.separator(u)
+		}
 	}
 	return true
 }
