@@ -132,8 +132,10 @@
 //     certelim.go takes a
 //     region's bound over integral choices by bucket elimination, its
 //     argmin the plan, where no budget touches the region and its buckets
-//     are small; elsewhere the bound is a small LP over the region's
-//     columns. Before certificates and re-solves, a
+//     are small (decided by a dry run over the structure, before any
+//     table); elsewhere the bound is a small LP over the region's
+//     columns. A query whose LP re-solve is fractional goes to a MILP
+//     re-solve of the core, compacted (compact.go). Before certificates and re-solves, a
 //     problem without budgets gives every query a plan that answers it (its
 //     nodes re-chosen exactly, the rest of the optimum kept; improve.go's
 //     windows): the upper end of the interval a time limit leaves, and
