@@ -88,7 +88,7 @@ type eliminator struct {
 	adj     [][]int // local variable → its factors, consumed ones too
 	used    []bool  // per factor: joined into a bucket
 	gone    []bool  // per local variable: eliminated
-	key     []int   // per local variable: its bucket's estimated entries
+	key     []int   // per local variable: its bucket's estimated entries (dry runs)
 	steps   []elimStep
 	asg     []int // local variable → domain position
 	// Scratch of separator: its variables, marked, and their class

@@ -43,8 +43,9 @@ import (
 // core (10–20 ms), larger ones longer. Where that LP is fractional, the
 // MILP of the whole core follows (compacted: compact.go), which since
 // 2026-12-07 costs less than certificates of larger regions solved as
-// MILPs (up to half the core's columns) did. Fewer than certifyQueries queries are all re-solved: the interior point solve
-// that prices the certificates costs about as much as 50 warm re-solves.
+// MILPs (up to half the core's columns) did. Fewer than certifyQueries
+// queries are all re-solved: the interior point solve that prices the
+// certificates costs about as much as 50 warm re-solves.
 // Six rounds left gen dag --invocations 1000 --exec-scale 100 --seed 2 62
 // queries still growing, whose re-solves took 1.4 s; ten leave none (every
 // regret 5.9 s → 4.6 s, seed 1 5.0–5.3 s → 4.8 s), and on the engine's
