@@ -10,6 +10,24 @@ import (
 	"github.com/cklplan/cklplan/tasks"
 )
 
+// sameRegrets fails t unless got and want (solved as gotAs and wantAs
+// say) have the same regrets: the same queries, as exact in both, their
+// values within the objective's tolerance. With exact, their objectives
+// must be the same too, and every regret of want exact.
+func sameRegrets(t *testing.T, got, want *Solution, gotAs, wantAs string, exact bool) {
+	t.Helper()
+	if exact && got.Objective != want.Objective || len(got.Regrets) != len(want.Regrets) {
+		t.Fatalf("objective %v and %d regrets %s, %v and %d %s", got.Objective, len(got.Regrets), gotAs, want.Objective, len(want.Regrets), wantAs)
+	}
+	tol := objectiveTolerance(got.Objective)
+	for i, r := range got.Regrets {
+		w := want.Regrets[i]
+		if r.Node != w.Node || r.Alternative != w.Alternative || r.Exact != w.Exact || exact && !w.Exact || math.Abs(r.Regret-w.Regret) > tol {
+			t.Errorf("regret %d: %+v %s, %+v %s", i, r, gotAs, w, wantAs)
+		}
+	}
+}
+
 // genDAGSeed1 is the lowered graph of gen dag --invocations n --exec-scale
 // scale --seed 1.
 func genDAGSeed1(t *testing.T, n int, scale float64) *Problem {
@@ -57,16 +75,7 @@ func TestFanOutClustersKeepTheRegrets(t *testing.T) {
 	if with.RegretMILPSolves >= without.RegretMILPSolves {
 		t.Errorf("MILP re-solves: %d with the clusters, %d without; want fewer", with.RegretMILPSolves, without.RegretMILPSolves)
 	}
-	if len(with.Regrets) != len(without.Regrets) {
-		t.Fatalf("%d regrets with the clusters, %d without", len(with.Regrets), len(without.Regrets))
-	}
-	tol := objectiveTolerance(with.Objective)
-	for i, r := range with.Regrets {
-		w := without.Regrets[i]
-		if r.Node != w.Node || r.Alternative != w.Alternative || r.Exact != w.Exact || math.Abs(r.Regret-w.Regret) > tol {
-			t.Errorf("regret %d: %+v with the clusters, %+v without", i, r, w)
-		}
-	}
+	sameRegrets(t, with, without, "with the clusters", "without", false)
 	t.Logf("%d regrets; %d clusters and pairs; MILP re-solves %d → %d of %d re-solves", len(with.Regrets), with.fanOutsClustered,
 		without.RegretMILPSolves, with.RegretMILPSolves, with.RegretSolves)
 }
@@ -100,16 +109,7 @@ func TestClusterDualsKeepTheRegrets(t *testing.T) {
 	if !with.clusterDuals || without.clusterDuals {
 		t.Fatalf("certificates priced with the clusters: %v, and %v without; want true and false (the graph's LP may be tight now: the test needs another)", with.clusterDuals, without.clusterDuals)
 	}
-	if with.Objective != without.Objective || len(with.Regrets) != len(without.Regrets) {
-		t.Fatalf("objective %v and %d regrets with the clusters' duals, %v and %d without", with.Objective, len(with.Regrets), without.Objective, len(without.Regrets))
-	}
-	tol := objectiveTolerance(with.Objective)
-	for i, r := range with.Regrets {
-		w := without.Regrets[i]
-		if r.Node != w.Node || r.Alternative != w.Alternative || r.Exact != w.Exact || !w.Exact || math.Abs(r.Regret-w.Regret) > tol {
-			t.Errorf("regret %d: %+v with the clusters' duals, %+v without", i, r, w)
-		}
-	}
+	sameRegrets(t, with, without, "with the clusters' duals", "without", true)
 	if with.RegretCertified <= without.RegretCertified {
 		t.Errorf("certified %d with the clusters' duals, %d without; want more", with.RegretCertified, without.RegretCertified)
 	}
@@ -144,16 +144,7 @@ func TestCertifySampledKeepsTheRegrets(t *testing.T) {
 	if sampled.certifySkipped == 0 || all.certifySkipped != 0 {
 		t.Fatalf("queries skipped: %d sampled, %d without the sample; want some and none (the graph's certificates may certify its sample now: the test needs another)", sampled.certifySkipped, all.certifySkipped)
 	}
-	if sampled.Objective != all.Objective || len(sampled.Regrets) != len(all.Regrets) {
-		t.Fatalf("objective %v and %d regrets sampled, %v and %d without the sample", sampled.Objective, len(sampled.Regrets), all.Objective, len(all.Regrets))
-	}
-	tol := objectiveTolerance(sampled.Objective)
-	for i, r := range sampled.Regrets {
-		w := all.Regrets[i]
-		if r.Node != w.Node || r.Alternative != w.Alternative || r.Exact != w.Exact || !w.Exact || math.Abs(r.Regret-w.Regret) > tol {
-			t.Errorf("regret %d: %+v sampled, %+v without the sample", i, r, w)
-		}
-	}
+	sameRegrets(t, sampled, all, "sampled", "without the sample", true)
 	t.Logf("%d regrets; %d queries skipped; certified %d → %d, re-solves %d → %d", len(sampled.Regrets), sampled.certifySkipped,
 		all.RegretCertified, sampled.RegretCertified, all.RegretSolves, sampled.RegretSolves)
 }
@@ -184,16 +175,7 @@ func TestQueryClustersKeepTheRegrets(t *testing.T) {
 	if with.queryClusters == 0 || without.queryClusters != 0 {
 		t.Fatalf("clusters for the queries' fractional nodes: %d, and %d without; want some and none (the graph's queries may be integral now: the test needs another)", with.queryClusters, without.queryClusters)
 	}
-	if with.Objective != without.Objective || len(with.Regrets) != len(without.Regrets) {
-		t.Fatalf("objective %v and %d regrets with the clusters, %v and %d without", with.Objective, len(with.Regrets), without.Objective, len(without.Regrets))
-	}
-	tol := objectiveTolerance(with.Objective)
-	for i, r := range with.Regrets {
-		w := without.Regrets[i]
-		if r.Node != w.Node || r.Alternative != w.Alternative || r.Exact != w.Exact || !w.Exact || math.Abs(r.Regret-w.Regret) > tol {
-			t.Errorf("regret %d: %+v with the clusters, %+v without", i, r, w)
-		}
-	}
+	sameRegrets(t, with, without, "with the clusters", "without", true)
 	if with.RegretMILPSolves >= without.RegretMILPSolves {
 		t.Errorf("MILP re-solves: %d with the clusters, %d without; want fewer", with.RegretMILPSolves, without.RegretMILPSolves)
 	}
