@@ -51,8 +51,8 @@ type descent struct {
 	units  []int
 	gmark  []int
 	gstamp int
-	// Scratch of sum, delta and chainPlan.from.
-	keep, base, diffNodes []int
+	// Scratch of sum, delta, chainPlan.from and jointBest.
+	keep, base, diffNodes, keepAt []int
 }
 
 // descentMoves bounds a descent's moves, per node of the instance (each
@@ -223,6 +223,60 @@ func (d *descent) delta(asg []int) float64 {
 // can be made.
 func (d *descent) diff(asg, base []int, nodes []int) float64 {
 	return d.sum(asg, nodes, func(i int) int { return base[nodes[i]] })
+}
+
+// jointCombos bounds the combinations jointBest prices: a separator's
+// query of the generated DAGs has at most 4 nodes of 2 classes each (16).
+const jointCombos = 256
+
+// jointBest is what the best plan that re-chooses nodes jointly, each
+// nodes[j] at a position of sets[j], the rest of base kept, costs more
+// than base (+Inf where none can be made): every combination priced over
+// the nodes' terms (diff), the lowest kept. It is windower.best's window
+// of the nodes alone (a window of queryWindow 1 node), without the
+// window's problem and its elimination, each of which cost 0.15–0.2 ms
+// a query (on cklplan gen dag --invocations 100 --exec-scale 100 --seed
+// 1, a quarter of every regret's time). asg is scratch that holds base on
+// entry and again on return; base is a plan that can be made. ok is false
+// where the combinations number more than jointCombos.
+func (d *descent) jointBest(asg, base []int, nodes []int, sets [][]int) (delta float64, ok bool) {
+	combos := 1
+	for _, set := range sets {
+		if combos *= len(set); combos > jointCombos {
+			return 0, false
+		}
+	}
+	best := math.Inf(1)
+	if combos == 0 {
+		return best, true
+	}
+	at := d.keepAt[:0]
+	for range nodes {
+		at = append(at, 0)
+	}
+	d.keepAt = at
+	for {
+		for j, v := range nodes {
+			asg[v] = sets[j][at[j]]
+		}
+		if c := d.diff(asg, base, nodes); c < best {
+			best = c
+		}
+		j := len(at) - 1
+		for ; j >= 0; j-- {
+			if at[j]++; at[j] < len(sets[j]) {
+				break
+			}
+			at[j] = 0
+		}
+		if j < 0 {
+			break
+		}
+	}
+	for _, v := range nodes {
+		asg[v] = base[v]
+	}
+	return best, true
 }
 
 // sum is asg's cost less that of the plan with nodes[i] at old(i): over the

@@ -130,6 +130,118 @@ func TestDescentPricesItsPlans(t *testing.T) {
 	}
 }
 
+// On 400 random problems (those without budgets) and DAGs, from a plan
+// that can be made, 1–4 nodes
+// each held to a random set of its positions (a separator's query):
+// jointBest's delta is the least, over every combination, of the
+// verifier's cost less the plan's, and windowBounds's window of those
+// nodes (windower.best, a window of queryWindow 1) finds it too, within
+// rounding; +Inf where no combination can be made, and asg is given back.
+func TestJointBestIsTheWindow(t *testing.T) {
+	compared, infinite, windows := 0, 0, 0
+	for seed := range uint64(400) {
+		p := randomProblem(seed, 10)
+		if seed%2 == 1 {
+			p = randomDAG(seed, 12, 4)
+		}
+		in := newInstance(p, false)
+		if len(in.empty) > 0 || len(p.Budgets) > 0 {
+			continue // (the windows and the descents are of problems without budgets)
+		}
+		rng := rand.New(rand.NewPCG(seed, 11))
+		n := len(in.domain)
+		base := make([]int, n)
+		made := false
+		for range 20 {
+			for v := range base {
+				base[v] = rng.IntN(len(in.domain[v]))
+			}
+			if made = !math.IsInf(evalCost(t, in, base), 1); made {
+				break
+			}
+		}
+		if !made {
+			continue
+		}
+		d := newDescent(in)
+		w := newWindower(p)
+		w.size = queryWindow
+		plan := make([]int, n)
+		for v, k := range base {
+			plan[v] = in.domain[v][k]
+		}
+		for range 5 {
+			nodes := rng.Perm(n)[:1+rng.IntN(min(4, n))]
+			sets := make([][]int, len(nodes))
+			for j, v := range nodes {
+				for k := range in.domain[v] {
+					if rng.IntN(2) == 0 {
+						sets[j] = append(sets[j], k)
+					}
+				}
+				if len(sets[j]) == 0 {
+					sets[j] = []int{rng.IntN(len(in.domain[v]))}
+				}
+			}
+			asg := slices.Clone(base)
+			got, ok := d.jointBest(asg, base, nodes, sets)
+			if !ok {
+				t.Fatalf("seed %d: %d nodes refused", seed, len(nodes))
+			}
+			if !slices.Equal(asg, base) {
+				t.Fatalf("seed %d: jointBest left %v, want %v", seed, asg, base)
+			}
+			// Every combination by the verifier.
+			was, want := evalCost(t, in, base), math.Inf(1)
+			at := make([]int, len(nodes))
+			for {
+				for j, v := range nodes {
+					asg[v] = sets[j][at[j]]
+				}
+				if c := evalCost(t, in, asg); c-was < want {
+					want = c - was
+				}
+				j := len(at) - 1
+				for ; j >= 0 && at[j]+1 == len(sets[j]); j-- {
+					at[j] = 0
+				}
+				if j < 0 {
+					break
+				}
+				at[j]++
+			}
+			copy(asg, base)
+			if !sameCost(got, want) {
+				t.Fatalf("seed %d: nodes %v in %v: jointBest %v, the verifier's %v", seed, nodes, sets, got, want)
+			}
+			compared++
+			if math.IsInf(got, 1) {
+				infinite++
+			}
+			allowed := make([][]int, len(nodes))
+			for j, v := range nodes {
+				for _, k := range sets[j] {
+					allowed[j] = append(allowed[j], in.domain[v][k])
+				}
+			}
+			if before, after, ok := w.best(nodes, allowed, plan, false); ok {
+				windows++
+				if !sameCost(after-before, got) {
+					t.Fatalf("seed %d: nodes %v in %v: jointBest %v, the window's %v − %v", seed, nodes, sets, got, after, before)
+				}
+			}
+		}
+	}
+	t.Logf("%d queries compared (%d by a window too), %d of them without a plan", compared, windows, infinite)
+	if compared < 1000 || infinite == 0 || windows < compared/2 {
+		t.Errorf("%d queries compared (%d by a window too), %d without a plan", compared, windows, infinite)
+	}
+	d := newDescent(newInstance(randomProblem(1, 10), false))
+	if _, ok := d.jointBest(nil, nil, []int{0, 1, 2}, [][]int{make([]int, 7), make([]int, 7), make([]int, 7)}); ok {
+		t.Errorf("7³ combinations priced, over jointCombos (%d)", jointCombos)
+	}
+}
+
 // On the engine's dense random DAG of 150 nodes (randomDAG, seed 3), every
 // third node explained: the regrets are the same with the descents and
 // without them (exact either way), with fewer re-solves, and some queries

@@ -1696,7 +1696,11 @@ func (rg *regrets) searchQueries(open []int) error {
 // limit too. A node's other choices share one window, which prices every
 // move of the node by the verifier (windower.moves) rather than by an
 // elimination each: on gen dag --invocations 1000 --exec-scale 100, 0.3–0.4
-// s less CPU than one window each, the same regrets.
+// s less CPU than one window each, the same regrets. A query of several
+// nodes (a separator's) prices each combination of their positions over
+// their terms (descent.jointBest) rather than by the window's elimination:
+// on gen dag --invocations 100 --exec-scale 100 --seed 1, every regret took
+// 0.85–0.86 s instead of 1.20–1.24 s, the same regrets, byte for byte.
 func (rg *regrets) windowBounds(open []int) error {
 	p := rg.r.in.p
 	if len(p.Budgets) > 0 || p.ordered() {
@@ -1734,6 +1738,14 @@ func (rg *regrets) windowBounds(open []int) error {
 		w.size = queryWindow
 		var allowed [][]int
 		var alts []int
+		// The descent from the optimum (descent.go), after each window,
+		// where it finds a cheaper plan; it prices the windows of
+		// several nodes too.
+		var d *descent
+		var asg []int
+		if rg.descends() {
+			d, asg = newDescent(in), slices.Clone(rg.asg)
+		}
 		// window prices a unit's queries by the window around its nodes.
 		window := func(unit []int) {
 			if q := &rg.queries[unit[0]]; len(q.nodes) == 1 && len(q.sets[0]) == 1 && queryWindow == 1 {
@@ -1754,6 +1766,16 @@ func (rg *regrets) windowBounds(open []int) error {
 				return
 			}
 			q := &rg.queries[unit[0]]
+			if d != nil && queryWindow == 1 {
+				// The window of the query's nodes alone, each combination
+				// of their positions priced over their terms.
+				if delta, ok := d.jointBest(asg, rg.asg, q.nodes, q.sets); ok {
+					if !math.IsInf(delta, 1) {
+						q.known.hi = rg.opt0 + math.Max(0, delta)
+					}
+					return
+				}
+			}
 			allowed = allowed[:0]
 			for j, v := range q.nodes {
 				alts := make([]int, len(q.sets[j]))
@@ -1766,13 +1788,6 @@ func (rg *regrets) windowBounds(open []int) error {
 			if ok && !math.IsInf(before, 1) && !math.IsInf(after, 1) {
 				q.known.hi = rg.opt0 + math.Max(0, after-before)
 			}
-		}
-		// Then the descent from the optimum (descent.go), where it finds a
-		// cheaper plan.
-		var d *descent
-		var asg []int
-		if rg.descends() {
-			d, asg = newDescent(in), slices.Clone(rg.asg)
 		}
 		for rg.ctx.Err() == nil {
 			u, ok := next()
