@@ -131,12 +131,12 @@ func TestDescentPricesItsPlans(t *testing.T) {
 }
 
 // On 400 random problems (those without budgets) and DAGs, from a plan
-// that can be made, 1–4 nodes
-// each held to a random set of its positions (a separator's query):
-// jointBest's delta is the least, over every combination, of the
-// verifier's cost less the plan's, and windowBounds's window of those
-// nodes (windower.best, a window of queryWindow 1) finds it too, within
-// rounding; +Inf where no combination can be made, and asg is given back.
+// that can be made, 1–4 nodes each held to a random set of its positions
+// (a separator's query): jointBest's delta is the least, over every
+// combination, of the verifier's cost less the plan's, and windowBounds's
+// window of those nodes (windower.best, a window of queryWindow 1) finds
+// it too, within rounding; +Inf where no combination can be made, and asg
+// is given back.
 func TestJointBestIsTheWindow(t *testing.T) {
 	compared, infinite, windows := 0, 0, 0
 	for seed := range uint64(400) {
