@@ -49,6 +49,7 @@ func benchSolve(b *testing.B, p *Problem, opt Options) {
 	b.ReportMetric(float64(sol.RegretSolves), "re-solves")
 	b.ReportMetric(float64(sol.RegretMILPSolves), "milp-re-solves")
 	b.ReportMetric(float64(sol.RegretCertified), "certified")
+	b.ReportMetric(float64(sol.certifiedWindows), "windowed")
 	b.ReportMetric(float64(len(sol.Regrets)), "regrets")
 	exact, bounded := 0, 0
 	for _, r := range sol.Regrets {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -433,4 +434,53 @@ func deltaByRows(c *certifier, w *certWorker) (float64, bool) {
 		}
 	}
 	return delta, true
+}
+
+// TestRegionWindows checks the windows of the queries' last certificate
+// regions (regionWindows) on the engine's random dense DAGs of 100 and 150
+// nodes, where they answer some of the queries the certificates left: every
+// regret is what the same solve finds without them (the queries re-solved),
+// and every twentieth what the problem restricted to its alternative costs
+// more.
+func TestRegionWindows(t *testing.T) {
+	highstest.Library(t)
+	ctx := context.Background()
+	windowed := 0
+	for _, c := range []struct {
+		n    int
+		seed uint64
+	}{{100, 0}, {100, 1}, {100, 2}, {150, 1}, {150, 3}} {
+		p := randomDAG(c.seed, c.n, 4)
+		name := fmt.Sprintf("randomDAG(%d, %d, 4)", c.seed, c.n)
+		sol, err := Solve(ctx, p, Options{certify: certifyAlways})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		plain, err := Solve(ctx, p, Options{certify: certifyAlways, noRegionWindows: true})
+		if err != nil {
+			t.Fatalf("%s without windows: %v", name, err)
+		}
+		if plain.certifiedWindows != 0 || len(sol.Regrets) != len(plain.Regrets) || !near(sol.Objective, plain.Objective) {
+			t.Fatalf("%s: %d windows, %d regrets at %v; without windows %d, %d at %v", name, sol.certifiedWindows, len(sol.Regrets), sol.Objective,
+				plain.certifiedWindows, len(plain.Regrets), plain.Objective)
+		}
+		windowed += sol.certifiedWindows
+		for i, r := range sol.Regrets {
+			w := plain.Regrets[i]
+			if r.Node != w.Node || r.Alternative != w.Alternative || !r.Exact || !w.Exact || !near(r.Regret, w.Regret) || r.Tie != w.Tie {
+				t.Fatalf("%s: regret %+v; without windows %+v", name, r, w)
+			}
+			if i%20 != 0 {
+				continue
+			}
+			rs, err := Solve(ctx, restricted(p, r.Node, r.Alternative), Options{NoRegrets: true})
+			if err != nil || rs.Status != Optimal || !near(rs.Objective-sol.Objective, r.Regret) {
+				t.Fatalf("%s: node %d restricted to alternative %d: %v, %v; regret %v", name, r.Node, r.Alternative, rs, err, r.Regret)
+			}
+		}
+	}
+	t.Logf("%d queries answered by their regions' windows", windowed)
+	if windowed == 0 {
+		t.Error("no query was answered by its region's window")
+	}
 }

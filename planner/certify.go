@@ -529,7 +529,9 @@ func (c *certifier) certifyRound(ctx context.Context, qs []*query, w *certWorker
 		case roundCertified:
 			ends[i] = true
 		case roundGrown:
-			q.resume = grown
+			q.resume, q.last = grown, grown
+		case roundStuck:
+			q.last = region
 		}
 	}
 	return nil

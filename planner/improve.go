@@ -196,6 +196,18 @@ func (w *windower) window(seeds []int, plan []int) (sub *Problem, index map[int]
 // more than plan. With write, a window cheaper than before is written into
 // plan. ok is false when the window does not dissolve within the limits.
 func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (before, after float64, ok bool) {
+	var out []int
+	if write {
+		out = plan
+	}
+	return w.bestInto(seeds, allowed, plan, out, true)
+}
+
+// bestInto is best, writing the window's best plan into out (nil: none)
+// over plan's other choices: only where it is cheaper than plan with
+// cheaperOnly, whatever it costs without (out then holds a plan of the
+// window's restriction, where it has one).
+func (w *windower) bestInto(seeds []int, allowed [][]int, plan, out []int, cheaperOnly bool) (before, after float64, ok bool) {
 	sub, index, cur, ok := w.window(seeds, plan)
 	if !ok {
 		return 0, 0, false
@@ -226,14 +238,17 @@ func (w *windower) best(seeds []int, allowed [][]int, plan []int, write bool) (b
 	after = red.offset
 	// A window whose current plan needs a conversion that cannot be done
 	// takes any plan the elimination finds: that repairs the start.
-	if !write || !cheaper(after, before) {
+	if out == nil || cheaperOnly && !cheaper(after, before) || math.IsInf(after, 1) {
 		return before, after, true
+	}
+	if &out[0] != &plan[0] {
+		copy(out, plan)
 	}
 	asg := make([]int, len(sub.Nodes))
 	red.backSubstitute(asg)
 	for v, i := range index {
 		if w.in[v] == w.stamp { // inside the window
-			plan[v] = in.domain[i][asg[i]]
+			out[v] = in.domain[i][asg[i]]
 		}
 	}
 	return before, after, true

@@ -145,6 +145,9 @@ type Options struct {
 	// noQueryClusters, for tests, adds no cluster rows for the nodes the
 	// queries' LPs are fractional at (solveQueries).
 	noQueryClusters bool
+	// noRegionWindows, for tests, re-plans no window of a query's last
+	// certificate region (regionWindows).
+	noRegionWindows bool
 	// noCertifySample, for tests, tries a certificate for every query
 	// even where the certificates' bound is below the optimum
 	// (certifySampled).

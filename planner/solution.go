@@ -176,6 +176,9 @@ type Solution struct {
 	// certifiedEliminated counts the regrets' queries certified by an
 	// eliminated region rather than a small LP.
 	certifiedEliminated int
+	// certifiedWindows counts the regrets' queries certified by the
+	// window of their last certificate region (regionWindows).
+	certifiedWindows int
 	// milpFixed counts the regrets' MILP re-solves whose columns a plan
 	// found before the re-solve fixed.
 	milpFixed int

@@ -398,7 +398,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		// A query a chain's descent answered is certified: its plan met
 		// a certificate's bound.
 		sol.RegretCertified, sol.dualsAhead, sol.certifiedLater = rg.certified+rg.descended, rg.dualsAhead, rg.certifiedLater
-		sol.certifiedEliminated, sol.milpFixed = rg.eliminated, rg.fixed
+		sol.certifiedEliminated, sol.milpFixed, sol.certifiedWindows = rg.eliminated, rg.fixed, rg.windowed
 		sol.fanOutsClustered, sol.descended = rg.fanOutsClustered, rg.descended
 		sol.regretsCapped, sol.regretsUnneeded, sol.regretsUnneededLP = rg.capped, rg.unneeded, rg.unneededLP
 		sol.lpAhead, sol.clusterDuals, sol.certifySkipped, sol.queryClusters = rg.lpAhead, rg.clusterDuals, rg.certifySkipped, rg.queryClusters
