@@ -79,6 +79,9 @@ type windower struct {
 	in    []int   // node → stamp when in the current window or its boundary
 	stamp int
 	queue []int
+	// table and budget bound a window's buckets (improveTable,
+	// improveBudget by default).
+	table, budget int
 }
 
 // newWindower prepares windows over p; each goroutine needs its own.
@@ -93,7 +96,7 @@ func newWindower(p *Problem) *windower {
 			}
 		}
 	}
-	return &windower{p: p, size: improveWindow, touch: touch, in: make([]int, n)}
+	return &windower{p: p, size: improveWindow, touch: touch, in: make([]int, n), table: improveTable, budget: improveBudget}
 }
 
 // replan re-plans the window around seed exactly, with the rest of plan
@@ -231,10 +234,10 @@ func (w *windower) bestInto(seeds []int, allowed [][]int, plan, out []int, cheap
 		return before, math.Inf(1), true
 	}
 	// The dry run gives up early on a window that would not dissolve.
-	if !eliminatesWithin(in, improveTable, improveBudget) {
+	if !eliminatesWithin(in, w.table, w.budget) {
 		return before, 0, false
 	}
-	red := reduce(in, improveTable, true)
+	red := reduce(in, w.table, true)
 	after = red.offset
 	// A window whose current plan needs a conversion that cannot be done
 	// takes any plan the elimination finds: that repairs the start.
