@@ -119,7 +119,11 @@
 //     the other processor, when the core's queries are known to be that
 //     many), in passes over every query (each query's first region, then
 //     its second, then the rest: the cheap certificates first, should a
-//     time limit strike); only the rest are re-solved. Where that LP is
+//     time limit strike); a query they leave gets the window of its last
+//     region re-planned exactly, the rest of the optimum kept, and is
+//     answered where that plan meets the certificate's bound
+//     (regionWindows; tried on a sample first); only the rest are
+//     re-solved. Where that LP is
 //     below the optimum because its vertex is fractional at a few fan-out
 //     nodes, the fan-outs' cluster rows (fanoutcut.go) are added first,
 //     and the certificates are priced by the duals of the LP with them
