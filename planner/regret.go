@@ -1074,7 +1074,7 @@ func (rg *regrets) certificatePassesOf(cert *certifier, open []int, passes [3]in
 
 // regionWindows re-plans, for each query of open that its certificate left
 // open, the window of its last region (query.last) exactly, the rest of
-// the optimum fixed (windower.best): a plan of the query, and where it
+// the optimum fixed (windower.bestInto): a plan of the query, and where it
 // costs what the certificate proved (known.lo), the query is answered.
 //
 // A certificate bounds a query by its region and prices the rest by the
