@@ -1091,7 +1091,7 @@ func (rg *regrets) certificatePassesOf(cert *certifier, open []int, passes [3]in
 // a breadth-first ball of 4 to 32 nodes around the query instead answered
 // at most 19 (docs/benchmarks.md).
 func (rg *regrets) regionWindows(cert *certifier, open []int) error {
-	p, in := rg.r.in.p, rg.r.in
+	p := rg.r.in.p
 	if len(p.Budgets) > 0 || p.ordered() || rg.opt.noRegionWindows {
 		return nil
 	}
@@ -1104,10 +1104,7 @@ func (rg *regrets) regionWindows(cert *certifier, open []int) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	plan := make([]int, len(p.Nodes))
-	for v, k := range rg.asg {
-		plan[v] = in.domain[v][k]
-	}
+	plan := rg.optimumPlan()
 	// A sample first: where its windows answer none, the others' would
 	// most likely answer none either (on cklplan gen dag --invocations
 	// 300 --exec-scale 100 --seed 1, none of 403, in 0.14 s).
@@ -1125,6 +1122,29 @@ func (rg *regrets) regionWindows(cert *certifier, open []int) error {
 		return err
 	}
 	return rg.windowsOf(cert, others, plan)
+}
+
+// optimumPlan is the optimum as alternative indices, one per node.
+func (rg *regrets) optimumPlan() []int {
+	plan := make([]int, len(rg.r.in.p.Nodes))
+	for v, k := range rg.asg {
+		plan[v] = rg.r.in.domain[v][k]
+	}
+	return plan
+}
+
+// queryAllowed appends to allowed, for each of q's nodes, the alternatives
+// of its set (its domain positions' alternatives), as windower.best takes
+// them.
+func (rg *regrets) queryAllowed(q *query, allowed [][]int) [][]int {
+	for j, v := range q.nodes {
+		alts := make([]int, len(q.sets[j]))
+		for n, k := range q.sets[j] {
+			alts[n] = rg.r.in.domain[v][k]
+		}
+		allowed = append(allowed, alts)
+	}
+	return allowed
 }
 
 // windowSample is the queries regionWindows tries first, and
@@ -1160,17 +1180,9 @@ func (rg *regrets) windowsOf(cert *certifier, todo []int, plan []int) error {
 					seeds = append(seeds, v)
 				}
 			}
-			allowed = allowed[:0]
-			for j, v := range seeds {
-				var alts []int
-				if j < len(q.nodes) {
-					for _, k := range q.sets[j] {
-						alts = append(alts, in.domain[v][k])
-					}
-				} else {
-					alts = in.domain[v]
-				}
-				allowed = append(allowed, alts)
+			allowed = rg.queryAllowed(q, allowed[:0])
+			for _, v := range seeds[len(q.nodes):] {
+				allowed = append(allowed, in.domain[v])
 			}
 			w.size = len(seeds)
 			before, after, ok := w.bestInto(seeds, allowed, plan, out, false)
@@ -1844,10 +1856,7 @@ func (rg *regrets) windowBounds(open []int) error {
 		return nil
 	}
 	in := rg.r.in
-	plan := make([]int, len(p.Nodes))
-	for v, k := range rg.asg {
-		plan[v] = in.domain[v][k]
-	}
+	plan := rg.optimumPlan()
 	// The queries of one node (its other choices) share its window: one
 	// unit of work prices every move of the node (windower.moves).
 	var units [][]int
@@ -1913,14 +1922,7 @@ func (rg *regrets) windowBounds(open []int) error {
 					return
 				}
 			}
-			allowed = allowed[:0]
-			for j, v := range q.nodes {
-				alts := make([]int, len(q.sets[j]))
-				for n, k := range q.sets[j] {
-					alts[n] = in.domain[v][k]
-				}
-				allowed = append(allowed, alts)
-			}
+			allowed = rg.queryAllowed(q, allowed[:0])
 			before, after, ok := w.best(q.nodes, allowed, plan, false)
 			if ok && !math.IsInf(before, 1) && !math.IsInf(after, 1) {
 				q.known.hi = rg.opt0 + math.Max(0, after-before)
