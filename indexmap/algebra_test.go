@@ -368,6 +368,15 @@ func TestInverse(t *testing.T) {
 			t.Errorf("%s: Inverse succeeded", name)
 		}
 	}
+	// A map into physical is refused as what was asked, not as the
+	// physical -> logical map its inverse would be; untyped, it inverts.
+	_, err := MustParse("logical(m:4, k:8) -> physical(a:32) = (8 * m + k)").Inverse()
+	if want := "the inverse of a logical -> physical map would map out of physical"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("into physical: Inverse error %v, want %q", err, want)
+	}
+	if inv, err := MustParse("(m:4, k:8) -> (a:32) = (8 * m + k)").Inverse(); err != nil || inv.String() != "(a:32) -> (m:4, k:8) = (a / 8, a % 8)" {
+		t.Errorf("untyped: Inverse = %v, %v", inv, err)
+	}
 }
 
 // TestCuteRoundTrip checks FromCute against CuTe's own evaluation at every

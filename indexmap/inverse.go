@@ -7,7 +7,8 @@ import (
 
 // Inverse returns the inverse of a bijection m: A → B, a map B → A with the
 // kinds exchanged. m must be unguarded, without broadcast axes, and a dense
-// bijection onto B (decided by Decide).
+// bijection onto B (decided by Decide); a map into physical must be a
+// swizzle (physical → physical), as nothing else maps out of physical.
 //
 // Each domain leaf of m, as a function of the codomain point, is written as a
 // layout of the codomain's leaves plus a constant where it is one (found as
@@ -18,6 +19,11 @@ import (
 func (m Map) Inverse() (Map, error) {
 	if !m.guard.IsTrue() || len(m.broadcast) > 0 {
 		return Map{}, fmt.Errorf("indexmap: inverse: the map has a guard or broadcast axes, so it is no bijection of its spaces")
+	}
+	if m.cod.Kind == Physical && m.dom.Kind != Physical {
+		// Said before the work, and as what the caller asked: the
+		// inverse's own kind error would name a map never written.
+		return Map{}, fmt.Errorf("indexmap: inverse: the inverse of a %s -> physical map would map out of physical, which only a physical -> physical swizzle may; write the map untyped (without its kinds) to invert it", m.dom.Kind)
 	}
 	p, err := m.Decide()
 	if err != nil {

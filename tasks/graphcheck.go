@@ -539,6 +539,10 @@ func (v *validator) specEdgeIndex(e *Edge) int {
 func (v *validator) measured() {
 	s := v.spec.Measured
 	g := v.g
+	// Whether a measured conversion is used is known only of a valid
+	// graph: an error before (a size, a pin, an edge) can leave out the
+	// edges or candidates that use it.
+	valid := !v.d.Failed()
 	g.measured = Measured{Target: s.Target, Alternatives: map[MeasuredKey]float64{}, Conversions: map[ConversionKey]float64{}}
 	if s.Target != "" && v.g.target.Name != "" && s.Target != v.g.target.Name {
 		v.d.Warn(root.Key("measured").Key("target"), CodeMeasuredTarget,
@@ -595,7 +599,7 @@ func (v *validator) measured() {
 			v.d.Report(p, jsonv.DuplicateName, "conversion %s → %s measured twice", m.Source, m.Target)
 		}
 		g.measured.Conversions[k] = positiveZero(m.NS)
-		if err != nil || !v.knownRealization(m.Source) || !v.knownRealization(m.Target) {
+		if err != nil || !valid || !v.knownRealization(m.Source) || !v.knownRealization(m.Target) {
 			continue
 		}
 		how := "no renaming"

@@ -508,6 +508,47 @@ func TestMeasuredRoundTripIsUnused(t *testing.T) {
 	}
 }
 
+// A measured conversion an edge of the graph uses is not said unused when
+// another error (a size, a pin) leaves out the edges or candidates that use
+// it: of an invalid graph, nobody knows.
+func TestUnusedMeasurementOnlyOfValidGraphs(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/fanout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(data); err != nil {
+		t.Fatal(err) // valid, its measurement used: no warning either
+	}
+	for name, edit := range map[string]func(spec map[string]any){
+		"a negative size": func(spec map[string]any) { spec["sizes"].(map[string]any)["T"] = -256 },
+		"an unknown pin": func(spec map[string]any) {
+			spec["invocations"].([]any)[0].(map[string]any)["pin"] = []any{"nosuch"}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var spec map[string]any
+			if err := json.Unmarshal(data, &spec); err != nil {
+				t.Fatal(err)
+			}
+			edit(spec)
+			bad, err := json.Marshal(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load(bad)
+			var ps jsonv.Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("Load: %v, want problems", err)
+			}
+			for _, p := range ps {
+				if p.Code == CodeUnusedMeasured {
+					t.Errorf("%s: %s [%s], beside the graph's error", p.Path, p.Msg, p.Code)
+				}
+			}
+		})
+	}
+}
+
 // TestMeasuredFileReplacesRenamedEntry: a file's measured conversion
 // replaces the graph's for the same renaming however either writes it
 // (spaces, pair order, pairs that keep a name): they are one key, not an

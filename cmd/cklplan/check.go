@@ -96,6 +96,31 @@ type checkSummary struct {
 	Measured     int              `json:"measured"`
 }
 
+// costProblems are the execution costs of g that plan refuses (over
+// planner.MaxCostNS), each a range problem: at the costs file's entry
+// (costsData, loaded over the graph's own measured costs own) where its
+// measured time is the cost, else at the invocation in the graph's file.
+// A target the planner cannot cost at all is plan's to report: none.
+func costProblems(g *tasks.Graph, costsData []byte, own tasks.Measured) jsonv.Problems {
+	costs, err := planner.CheckCosts(g)
+	if err != nil || len(costs) == 0 {
+		return nil
+	}
+	m, merr := tasks.DecodeMeasured(costsData) // it loaded: no error
+	var ps jsonv.Problems
+	for _, c := range costs {
+		path := jsonv.Root.Key("invocations").Index(c.Index)
+		if costsData != nil && merr == nil {
+			if at, ok := costsEntry(m, own, g, c.Index, c.Alternative); ok {
+				path = at
+			}
+		}
+		ps = append(ps, &jsonv.Problem{Path: path, Code: jsonv.Range,
+			Msg: strings.TrimPrefix(c.Error(), "planner: "), Offset: -1, Err: c})
+	}
+	return ps
+}
+
 func runCheck(q *checkRequest, _ *env) (result, error) {
 	name, costs := shownName(q.name), shownName(q.costs)
 	r := &checkResult{File: name, costs: costs, Problems: []checkProblem{}}
@@ -103,7 +128,7 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 	var own tasks.Measured // the graph's own measured costs, before the file's
 	var costsData []byte
 	if err == nil && q.costs != "" {
-		if costsData, err = q.in.file(q.costs); err != nil {
+		if costsData, err = q.in.flagFile("costs", q.costs); err != nil {
 			return nil, err
 		}
 		own = g.Measured()
@@ -118,18 +143,8 @@ func runCheck(q *checkRequest, _ *env) (result, error) {
 		// time is the cost, else at their invocations in the graph's
 		// file. A target the planner cannot cost at all is plan's to
 		// report.
-		if costs, cerr := planner.CheckCosts(g); cerr == nil && len(costs) > 0 {
-			m, merr := tasks.DecodeMeasured(costsData) // it loaded: no error
-			for _, c := range costs {
-				path := jsonv.Root.Key("invocations").Index(c.Index)
-				if costsData != nil && merr == nil {
-					if at, ok := costsEntry(m, own, g, c.Index, c.Alternative); ok {
-						path = at
-					}
-				}
-				ps = append(ps, &jsonv.Problem{Path: path, Code: jsonv.Range,
-					Msg: strings.TrimPrefix(c.Error(), "planner: "), Offset: -1, Err: c})
-			}
+		if cps := costProblems(g, costsData, own); len(cps) > 0 {
+			ps = append(ps, cps...)
 			ps.Sort()
 			err = ps
 		}

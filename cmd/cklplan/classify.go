@@ -90,14 +90,15 @@ func loadTarget(arg string, in *input) (*costmodel.Target, error) {
 	}
 	data, err := in.namedFile(arg)
 	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\`) && !strings.HasSuffix(arg, ".json") {
-		return nil, fmt.Errorf("--target %q: neither a built-in target (%s) nor a file", arg, strings.Join(costmodel.TargetNames(), ", "))
+		return nil, badRequest("--target %q: neither a built-in target (%s) nor a file", arg, strings.Join(costmodel.TargetNames(), ", "))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--target: %w", err)
 	}
 	t, err := costmodel.DecodeTarget(data)
 	if err != nil {
-		return nil, fmt.Errorf("--target %s: %w", arg, err)
+		// Every problem a line of its own, each naming the flag and file.
+		return nil, inFiles(err, inputFiles{graph: "--target " + arg})
 	}
 	return t, nil
 }
@@ -131,7 +132,7 @@ func classifyRun(q *classifyRequest, _ *env) (result, error) {
 	if q.element != "" {
 		e, err := storage.ParseElementType(q.element)
 		if err != nil {
-			return nil, fmt.Errorf("--element: %w", err)
+			return nil, badRequest("--element: %v", err)
 		}
 		if src, err = src.WithElement(e); err != nil {
 			return nil, fmt.Errorf("--element: SRC: %w", err)
@@ -142,7 +143,7 @@ func classifyRun(q *classifyRequest, _ *env) (result, error) {
 	}
 	opts := conversion.Options{KernelBoundary: q.kernelBoundary}
 	if opts.Rename, err = distribution.ParseRename(q.rename); err != nil {
-		return nil, fmt.Errorf("--rename: %w", err)
+		return nil, badRequest("--rename: %v", err)
 	}
 	if opts.Target, err = loadTarget(q.target, q.in); err != nil {
 		return nil, err

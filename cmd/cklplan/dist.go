@@ -82,6 +82,9 @@ func (q *distRequest) setOperands(args []string, in *input) error {
 		return err
 	}
 	if file, name, ok := strings.Cut(arg, "#"); ok {
+		if file == "" || name == "" {
+			return fmt.Errorf("%q: want GRAPH#NAME, a task-graph file and one of its distributions", arg)
+		}
 		q.dist, err = graphDistribution(file, name, in)
 		return err
 	}

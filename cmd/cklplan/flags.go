@@ -57,14 +57,18 @@ func scanFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args[i:end]); err != nil {
 			const needs = "flag needs an argument: "
 			if msg := err.Error(); strings.HasPrefix(msg, needs) && end < len(args) && isNegativeInt(args[end]) {
-				// "--invocations -5": the value is there, but a negative
-				// integer is always an argument.
+				// "--gap -1": the flag, the last one parsed, has its value
+				// in a negative integer, elsewhere an argument. Given to
+				// the flag, its range refuses it (no flag of cklplan takes
+				// one) as it refuses "--gap=-1".
 				name := strings.TrimLeft(strings.TrimPrefix(msg, needs), "-")
-				// No flag of cklplan takes one: "--invocations=-5" would
-				// only be refused by the flag's range.
-				return pos, fmt.Errorf("--%s %s: no flag takes a negative number (a negative integer is an argument)", name, args[end])
+				if err := fs.Set(name, args[end]); err != nil {
+					return pos, fmt.Errorf("invalid value %q for flag --%s: %v", args[end], name, err)
+				}
+				i = end + 1
+				continue
 			}
-			return pos, err
+			return pos, doubleDash(err)
 		}
 		rest := fs.Args()
 		i = end - len(rest)
@@ -84,6 +88,29 @@ func scanFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		return pos, fmt.Errorf("%s: an empty value; leave the flag out for its default", strings.Join(empty, ", "))
 	}
 	return pos, nil
+}
+
+// doubleDash is an error of package flag with the flag named as cklplan's
+// usage lines and help name it: "--name", a one-letter flag "-o" (the
+// package writes "-name").
+func doubleDash(err error) error {
+	msg := err.Error()
+	for _, at := range []string{"flag provided but not defined: -", " for flag -", " for -", "flag needs an argument: -"} {
+		i := strings.Index(msg, at)
+		if i < 0 {
+			continue
+		}
+		j := i + len(at)
+		name := msg[j:]
+		if k := strings.IndexByte(name, ':'); k >= 0 {
+			name = name[:k]
+		}
+		if len(name) > 1 {
+			return errors.New(msg[:j] + "-" + msg[j:])
+		}
+		return err
+	}
+	return err
 }
 
 // arity says how many arguments a command takes.

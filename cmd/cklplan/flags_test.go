@@ -40,9 +40,10 @@ func TestScanFlags(t *testing.T) {
 		{name: "help last", args: []string{"A", "B", "--help"}, wantPos: []string{"A", "B"}, wantErr: "help"},
 		{name: "help after a negative integer", args: []string{"A", "-1", "-help"}, wantPos: []string{"A", "-1"}, wantErr: "help"},
 
-		{name: "unknown flag", args: []string{"A", "--colour"}, wantPos: []string{"A"}, wantErr: "flag provided but not defined: -colour"},
-		{name: "flag without its value", args: []string{"A", "--format"}, wantPos: []string{"A"}, wantErr: "flag needs an argument: -format"},
-		{name: "flag before a negative integer", args: []string{"A", "--format", "-1"}, wantPos: []string{"A"}, wantErr: "--format -1: no flag takes a negative number (a negative integer is an argument)"},
+		{name: "unknown flag", args: []string{"A", "--colour"}, wantPos: []string{"A"}, wantErr: "flag provided but not defined: --colour"},
+		{name: "flag without its value", args: []string{"A", "--format"}, wantPos: []string{"A"}, wantErr: "flag needs an argument: --format"},
+		{name: "flag before a negative integer, its value", args: []string{"A", "--format", "-1", "B"}, wantPos: []string{"A", "B"}, wantFormat: "-1"},
+		{name: "bool flag given a negative integer", args: []string{"A", "--table=-1"}, wantPos: []string{"A"}, wantErr: "invalid boolean value \"-1\" for --table: parse error"},
 		{name: "an empty value", args: []string{"A", "--format", ""}, wantPos: []string{"A"}, wantErr: "--format: an empty value; leave the flag out for its default"},
 		{name: "an empty value after =", args: []string{"--format=", "A"}, wantPos: []string{"A"}, wantErr: "--format: an empty value; leave the flag out for its default"},
 		{name: "stdin twice", args: []string{"-", "-"}, wantPos: []string{"-", "-"}, wantErr: `only one argument may be "-" (stdin)`},

@@ -72,6 +72,17 @@ func (in *input) file(name string) ([]byte, error) {
 	return in.lim.readAll(f, name)
 }
 
+// flagFile is file for the value of a flag (--costs): an error opening or
+// reading it names the flag; one over the cap on input bytes names the file
+// and the cap, as for FILE.
+func (in *input) flagFile(flag, name string) ([]byte, error) {
+	data, err := in.file(name)
+	if le := (*limitError)(nil); err != nil && !errors.As(err, &le) {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return data, err
+}
+
 // namedFile reads the file name (never stdin: "-" is a file's name here)
 // under the cap on input bytes.
 func (in *input) namedFile(name string) ([]byte, error) {

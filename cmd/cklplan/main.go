@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 )
 
 // Exit codes.
@@ -110,6 +112,10 @@ func help(args []string, s streams) int {
 		}
 		fmt.Fprintf(s.stderr, "cklplan help: unknown command %q\n", args[0])
 	default:
+		if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") }) {
+			fmt.Fprintf(s.stderr, "cklplan help: takes no flags (cklplan help COMMAND, or cklplan COMMAND -h)\n")
+			break
+		}
 		fmt.Fprintf(s.stderr, "cklplan help: takes at most 1 argument, got %d\n", len(args))
 	}
 	listCommands(s.stderr)

@@ -50,7 +50,7 @@ every domain point.`},
 			doc: `the map with the named domain axes fixed (maps into physical or
 untyped only), emitted as affine plus a constant where possible.`},
 		{name: "inverse", operands: "MAP", min: 1, max: 1, run: mapUnary(indexmap.Map.Inverse),
-			doc: "the inverse of a dense bijection (unguarded, no broadcast)."},
+			doc: "the inverse of a dense bijection (unguarded, no broadcast); a map into physical has one only as a swizzle (physical -> physical), as nothing else maps out of physical: write it untyped to invert it."},
 		{name: "emit", operands: "MAP", min: 1, max: 1, run: mapEmit,
 			doc: `each result as code generation prints it: one weighted sum of
 digits when it is a layout, else the simplified composite; then the

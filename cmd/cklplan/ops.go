@@ -430,7 +430,7 @@ func (u *reporter[Q, P]) writeFlags(w io.Writer, o *op[P]) {
 		}
 		writeFlag(w, f)
 	})
-	fmt.Fprintf(w, "  -format string\n    \toutput format: %s (default %s)\n", orList(o.formatList()), o.formatList()[0])
+	fmt.Fprintf(w, "  --format string\n    \toutput format: %s (default %s)\n", orList(o.formatList()), o.formatList()[0])
 	u.fs.VisitAll(func(f *flag.Flag) {
 		if isLimitFlag(f.Name) {
 			writeFlag(w, f)
@@ -441,7 +441,10 @@ func (u *reporter[Q, P]) writeFlags(w io.Writer, o *op[P]) {
 // writeFlag writes one flag as flag.PrintDefaults does.
 func writeFlag(w io.Writer, f *flag.Flag) {
 	name, text := flag.UnquoteUsage(f)
-	line := "  -" + f.Name
+	line := "  --" + f.Name
+	if len(f.Name) == 1 {
+		line = "  -" + f.Name // -o, -v: as the usage lines write them
+	}
 	if name != "" {
 		line += " " + name
 	}

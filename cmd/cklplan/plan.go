@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -163,6 +164,9 @@ func quoteShort(s string) string {
 	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
+// durationSyntax is what time.ParseDuration reads, of any size.
+var durationSyntax = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // A durationFlag is a time.Duration flag whose error says what a duration
 // looks like: flag.Duration's says only "parse error", for "5" too.
 type durationFlag time.Duration
@@ -174,6 +178,10 @@ func (d *durationFlag) Set(v string) error {
 	if err != nil {
 		if _, nerr := strconv.ParseFloat(v, 64); nerr == nil {
 			return fmt.Errorf("a number without a unit: want a duration such as %ss or %sms", v, v)
+		}
+		if durationSyntax.MatchString(v) {
+			// Written as a duration, refused: it overflows.
+			return errors.New("too long: want a duration of at most 2562047h (about 292 years)")
 		}
 		return errors.New("want a duration such as 10s, 500ms or 2m")
 	}
@@ -274,20 +282,8 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	if err != nil {
 		return nil, inFiles(err, inputFiles{graph: shownName(q.file)})
 	}
-	var own tasks.Measured // the graph's own measured costs, before the file's
-	var costsData []byte
-	if q.costs != "" {
-		data, err := q.in.file(q.costs)
-		if err != nil {
-			return nil, err
-		}
-		own, costsData = g.Measured(), data
-		if g, err = g.LoadMeasured(data); err != nil {
-			// The problems name paths in the costs file, but for the
-			// graph's own (an error a measurement makes in the graph).
-			return nil, inFiles(err, inputFiles{graph: shownName(q.file), costs: shownName(q.costs)})
-		}
-	}
+	// The target first, then the costs: a costs file's problems are then
+	// named at its own paths, whatever the target.
 	// --target replaces the graph's target whole: its features and limits
 	// decide which alternatives run, as its figures cost them (a plan for
 	// sm80 may not take a wgmma or TMA alternative). A target file holds
@@ -300,6 +296,12 @@ func runPlan(q *planRequest, env *env) (result, error) {
 			name, features := target.Name, g.Target().Features
 			if bt, ok := tasks.BuiltinTarget(name); ok {
 				name, features = fmt.Sprintf("%s (%s)", name, q.target), bt.Features
+			} else if env.stderr != nil {
+				// Features decide which alternatives run: said, as a
+				// file of an A100's figures under another name would
+				// otherwise plan wgmma and TMA.
+				fmt.Fprintf(env.stderr, "cklplan plan: --target %s: warning: %q is no built-in target's name (%s): it takes the features of the graph's target, %s (%s) [target_features]\n",
+					q.target, name, strings.Join(costmodel.TargetNames(), ", "), g.Target().Name, strings.Join(features, ", "))
 			}
 			t := tasks.CustomTarget(name, features, target)
 			spec = tasks.TargetSpec{Name: name, Custom: &t}
@@ -313,6 +315,26 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		// named like a built-in): the report names the target whose
 		// figures cost the plan, not the built-in one.
 		target = g.Target().Model
+	}
+	var own tasks.Measured // the graph's own measured costs, before the file's
+	var costsData []byte
+	if q.costs != "" {
+		data, err := q.in.flagFile("costs", q.costs)
+		if err != nil {
+			return nil, err
+		}
+		own, costsData = g.Measured(), data
+		if g, err = g.LoadMeasured(data); err != nil {
+			// The problems name paths in the costs file, but for the
+			// graph's own (an error a measurement makes in the graph).
+			return nil, inFiles(err, inputFiles{graph: shownName(q.file), costs: shownName(q.costs)})
+		}
+	}
+	// Costs measured on another target than the plan's are refused by the
+	// planner; said here, at the file and the flag they came from, instead
+	// of a warning and then the planner's error.
+	if on := g.Measured().Target; on != "" && on != g.Target().Name {
+		return nil, measuredTargetError(q, costsData, on, g.Target().Name)
 	}
 	// The graph's warnings (an input no edge feeds, an output no edge
 	// reads, …) do not stop the plan, but they are said, as check says
@@ -372,12 +394,13 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		return infeasibleResult{pe}, nil
 	}
 	var ce *planner.CostError
-	if errors.As(err, &ce) && costsData != nil {
-		// A cost over the planner's limit that the costs file measured
-		// is the file's, at its entry.
-		m, merr := tasks.DecodeMeasured(costsData) // it loaded: no error
-		if at, ok := costsEntry(m, own, g, ce.Index, ce.Alternative); ok && merr == nil {
-			return nil, fmt.Errorf("%s: %s: %s [%s]", shownName(q.costs), at, strings.TrimPrefix(ce.Error(), "planner: "), jsonv.Range)
+	if errors.As(err, &ce) {
+		// Every cost over the planner's limit, as check says them: at
+		// the costs file's entry that measured it, else at its
+		// invocation.
+		if ps := costProblems(g, costsData, own); len(ps) > 0 {
+			ps.Sort()
+			return nil, problemsError{ps, inputFiles{graph: shownName(q.file), costs: shownName(q.costs)}}
 		}
 	}
 	if err != nil {
@@ -517,4 +540,22 @@ func firstKey(p jsonv.Path) string {
 	}
 	k, _ := p.At(0)
 	return k
+}
+
+// measuredTargetError is the error of costs measured on another target
+// (on) than the plan's: at the costs file's "target" where the file names
+// it, else at the graph's own measured costs; the plan's target named with
+// the flag that chose it.
+func measuredTargetError(q *planRequest, costsData []byte, on, target string) error {
+	file, path, leave := shownName(q.file), "$.measured.target", "its \"measured\""
+	if q.costs != "" {
+		if m, err := tasks.DecodeMeasured(costsData); err == nil && m.Target != "" {
+			file, path, leave = shownName(q.costs), "$.target", "--costs"
+		}
+	}
+	whose := "the graph's target"
+	if q.target != "" {
+		whose = "--target " + q.target
+	}
+	return errors.New(problemLine(file, path, fmt.Sprintf("the costs were measured on %s, but the plan is for %s (%s): they are not its costs (plan on %s, or leave out %s)", on, target, whose, on, leave), string(tasks.CodeMeasuredTarget), false))
 }
