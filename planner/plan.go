@@ -1116,7 +1116,7 @@ func (lw *lowering) result(ctx context.Context, sol *Solution, target *costmodel
 	for _, r := range sol.Removed {
 		why := r.Reason
 		if r.DominatedBy >= 0 {
-			why += " (the same port realizations, at no lower cost and no lower use of any budget)"
+			why += " (the same realization of every port an edge uses, at no lower cost and no lower use of any budget)"
 		}
 		removed[[2]int{r.Node, r.Alternative}] = why
 	}

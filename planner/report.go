@@ -100,18 +100,19 @@ func (r *Result) WriteText(w io.Writer) error {
 	default:
 		contracted = fmt.Sprintf(" (%d kernels contracted over their budgets first)", m.ContractedKernels)
 	}
-	fmt.Fprintf(tw, "model\t%d invocations, %d alternatives left; the exact reduction eliminated %d of the invocations%s, leaving %d %s %d columns, %d rows; the whole model: %d columns, %d rows)\n",
-		m.Invocations, m.Alternatives, m.Eliminated, contracted, m.Core, left, m.Solved.Columns, m.Solved.Rows, m.Whole.Columns, m.Whole.Rows)
-	solve := fmt.Sprintf("HiGHS: %d branch-and-bound nodes", r.MILPNodes)
+	fmt.Fprintf(tw, "model\t%s, %s left; the exact reduction eliminated %d of the invocations%s, leaving %d %s %s, %s; the whole model: %s, %s)\n",
+		count(m.Invocations, "invocation"), count(m.Alternatives, "alternative"), m.Eliminated, contracted, m.Core, left,
+		count(m.Solved.Columns, "column"), count(m.Solved.Rows, "row"), count(m.Whole.Columns, "column"), count(m.Whole.Rows, "row"))
+	solve := fmt.Sprintf("HiGHS: %s", count(r.MILPNodes, "branch-and-bound node"))
 	switch cs := r.CoreSearch; {
 	case m.Core == 0 && m.Solved.Columns == 0:
 		solve = "no MILP: the reduction solved the whole model"
 	case cs != nil && cs.Proved && r.BoundFrom != "":
-		solve = fmt.Sprintf("the branch and bound proved the core's plan within the gap allowed in %d search nodes", cs.Nodes)
+		solve = fmt.Sprintf("the branch and bound proved the core's plan within the gap allowed in %s", count(cs.Nodes, "search node"))
 	case cs != nil && cs.Proved:
-		solve = fmt.Sprintf("the branch and bound proved the core's optimum in %d search nodes", cs.Nodes)
+		solve = fmt.Sprintf("the branch and bound proved the core's optimum in %s", count(cs.Nodes, "search node"))
 	case cs != nil:
-		solve = fmt.Sprintf("the branch and bound searched %d nodes without a proof; then HiGHS, from its plan: %d branch-and-bound nodes", cs.Nodes, r.MILPNodes)
+		solve = fmt.Sprintf("the branch and bound searched %s without a proof; then HiGHS, from its plan: %s", count(cs.Nodes, "node"), count(r.MILPNodes, "branch-and-bound node"))
 	}
 	if r.SolveMS > 0 {
 		fmt.Fprintf(tw, "solve\t%s, %s\n", fmtMS(r.SolveMS), solve)
@@ -644,4 +645,12 @@ func violationsText(vs []string) string {
 		return strings.Join(vs, "; ")
 	}
 	return fmt.Sprintf("%s; and %d more (the JSON plan lists them all)", strings.Join(vs[:maxViolationsShown], "; "), len(vs)-maxViolationsShown)
+}
+
+// count is n noun, the noun plural but for one: "1 row", "0 columns".
+func count[T ~int | ~int64](n T, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(int64(n), 10) + " " + noun + "s"
 }

@@ -33,9 +33,9 @@ bind each port to one of 4 one-warp distributions; costs are drawn from --seed.
 		{name: "transformer", flags: []string{"layers", "seed", "exec-scale", "kernel-smem", "kernel-layers", "unfused", "gated"}, formats: []string{"json"}, run: genFamily("transformer"),
 			doc: "a stack of --layers transformer-like layers, ten invocations each with two\nresidual edges: x → norm1 → qkv → attn → proj → add1(x) → norm2 → up → act\n→ down → add2(add1), the first x an embedding (--gated: norm2 → up, gate → mul\n→ down, eleven); --kernel-smem fuses each layer\n(each --kernel-layers layers) into one kernel with that shared-memory budget"},
 		{name: "dag", flags: []string{"invocations", "degree", "seed", "exec-scale", "unfused"}, formats: []string{"json"}, run: genFamily("dag"),
-			doc: "a random DAG of --invocations invocations, each but the first taking 1 to\ndegree−1 inputs from earlier ones (mostly recent), so of average degree about\n--degree; a final chain of sinks reads the outputs nothing else reads"},
+			doc: "a random DAG of --invocations invocations, each but the first taking 1 to\ndegree−1 inputs from earlier ones (mostly recent), so of average degree about\n--degree; a final chain of sinks, invocations beyond those, reads the outputs\nnothing else reads"},
 		{name: "tree", flags: []string{"invocations", "seed", "exec-scale", "unfused"}, formats: []string{"json"}, run: genFamily("tree"),
-			doc: "a random in-tree of --invocations invocations: every invocation but the\nroot feeds exactly one later one, which takes up to 3 inputs"},
+			doc: "a random in-tree of --invocations invocations: every invocation but the\nroot feeds exactly one later one, which takes up to 3 inputs; one more, a\nsink, reads the root"},
 	},
 }
 

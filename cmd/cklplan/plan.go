@@ -52,7 +52,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file of figures, with the features of the built-in target it is named after, else the graph's) instead of the graph's: its features and limits decide which alternatives run")
 		fs.Var((*durationFlag)(&q.timeLimit), "time-limit", "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
-		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "also bound the regrets by time, to `limit`: a duration, auto (5× the plan's time, at least 10s: a backstop for cores whose re-solves are hard MILPs) or none; regrets it leaves unproven are shown as intervals, which then differ from run to run. A limit here or --time-limit also gives the kernel order's solves, where the plan chooses which edges cross, a window (3× the plan's solve, at least 2s); none without --time-limit times nothing")
+		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "also bound the regrets by time, to `limit`: a duration, auto (5× the plan's time, at least 10s: a backstop for cores whose re-solves are hard MILPs) or none (or 0); regrets it leaves unproven are shown as intervals, which then differ from run to run. A limit here or --time-limit also gives the kernel order's solves, where the plan chooses which edges cross, a window (3× the plan's solve, at least 2s); none without --time-limit times nothing")
 		fs.StringVar(&q.regretSolves, "regret-solves", strconv.Itoa(defaultRegretSolves), "re-solve at most `n` of the core's regret queries (or all), those whose plans found so far cost least; the regrets left are shown as the intervals proven without them, the same from run to run")
 		fs.Var(&q.explain, "explain", "compute regrets only for these comma-separated invocation `ids` (given again: for those too)")
 		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"; - reads stdin), overriding the graph's and the model's")
@@ -245,12 +245,12 @@ func runPlan(q *planRequest, env *env) (result, error) {
 	regretLimit := time.Duration(-1) // auto
 	switch q.regretLimit {
 	case "auto":
-	case "none":
-		regretLimit = 0
+	case "none", "0":
+		regretLimit = 0 // 0, as for --time-limit: no limit
 	default:
 		d, err := time.ParseDuration(q.regretLimit)
-		if err != nil || d <= 0 {
-			return nil, badRequest("--regret-time-limit %q: want a positive duration (e.g. 30s), auto or none", q.regretLimit)
+		if err != nil || d < 0 {
+			return nil, badRequest("--regret-time-limit %q: want a duration (e.g. 30s; 0: none), auto or none", q.regretLimit)
 		}
 		regretLimit = d
 	}
