@@ -146,7 +146,8 @@ type Result struct {
 	regretSolves int
 	// UnprovenRegrets counts the regrets left as intervals (Rejected.Exact
 	// false with RegretLowerNS set), and UnprovenBy says what left them:
-	// UnprovenByRegretSolves, UnprovenByTimeLimit or UnprovenByInterrupt
+	// UnprovenByRegretSolves, UnprovenByWorkLimit, UnprovenByTimeLimit or
+	// UnprovenByInterrupt
 	// ("" when none is).
 	UnprovenRegrets int    `json:"unproven_regrets,omitempty"`
 	UnprovenBy      string `json:"unproven_by,omitempty"`
@@ -586,7 +587,11 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 			switch {
 			case sol.regretsInterrupted:
 				res.UnprovenBy = UnprovenByInterrupt
-			case sol.regretsCapped > 0 && !sol.regretsTimedOut:
+			case sol.regretsTimedOut:
+				res.UnprovenBy = UnprovenByTimeLimit
+			case sol.regretsWorkSpent:
+				res.UnprovenBy = UnprovenByWorkLimit
+			case sol.regretsCapped > 0:
 				res.UnprovenBy = UnprovenByRegretSolves
 			default:
 				res.UnprovenBy = UnprovenByTimeLimit
@@ -689,9 +694,11 @@ func (lw *lowering) startFrom(r *Result) []int {
 
 // What left a plan's unproven regrets as intervals (Result.UnprovenBy):
 // Options.RegretSolves, which leaves the same ones every run; the regrets'
+// work budget (Options.RegretWork), the same every run too; the regrets'
 // time limit; or an interrupt.
 const (
 	UnprovenByRegretSolves = "regret_solves"
+	UnprovenByWorkLimit    = "work_limit"
 	UnprovenByTimeLimit    = "time_limit"
 	UnprovenByInterrupt    = "interrupt"
 )

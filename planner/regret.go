@@ -40,15 +40,25 @@ import (
 // intervals. Without limits lo == hi and the regrets are exact.
 
 type regrets struct {
-	ctx  context.Context
-	r    *reduction
-	cm   *coreModel // nil when the core is empty
-	lib  *highs.Library
-	cs   *coreSearch // non-nil: the search solved the core, and answers the queries
-	root *rootLP     // non-nil: the root LP solved beside the plan's, for the certificates
-	opt  *Options
-	asg  []int   // the optimal plan, node → domain position
-	opt0 float64 // the optimum
+	ctx context.Context
+	// parent is ctx without the regrets' time limit: the context of the
+	// searches a work budget bounds instead (Options.RegretWork).
+	parent context.Context
+	// planWork is the work of the core search that proved the plan
+	// (searchResult.work).
+	planWork int64
+	// workBounded says a work budget bounded the searches, in place of
+	// the regrets' time limit (nothing before them heeds it); workSpent
+	// that it left a query unproven.
+	workBounded, workSpent bool
+	r                      *reduction
+	cm                     *coreModel // nil when the core is empty
+	lib                    *highs.Library
+	cs                     *coreSearch // non-nil: the search solved the core, and answers the queries
+	root                   *rootLP     // non-nil: the root LP solved beside the plan's, for the certificates
+	opt                    *Options
+	asg                    []int   // the optimal plan, node → domain position
+	opt0                   float64 // the optimum
 
 	queries []query
 	index   map[string]int
@@ -1757,7 +1767,8 @@ var querySteps = [...]struct {
 // searchQueries answers the open queries by the core's branch and bound
 // (bnb.go), in parallel on at most Options.Workers goroutines, each query
 // started from the optimum with the query's choices put in. A search the
-// regret context stops gives the interval [its bound, its best plan].
+// regret context or the work budget stops gives the interval [its bound,
+// its best plan].
 func (rg *regrets) searchQueries(open []int) error {
 	// Past Options.RegretSolves, a query gets the start and the
 	// heuristic's bound, as past the time limit: the queries searched are
@@ -1767,72 +1778,190 @@ func (rg *regrets) searchQueries(open []int) error {
 		allowed, rg.capped = k, len(open)-k
 	}
 	rg.solves = allowed
-	return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
-		next = rg.counting(next)
-		s := rg.cs.newSearcher()
-		start := make([]int, len(rg.asg))
-		for {
-			i, ok := next()
-			if !ok {
-				return nil
+	left := rg.workBudget()
+	if left == 0 {
+		return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
+			next = rg.counting(next)
+			s := rg.cs.newSearcher()
+			for {
+				i, ok := next()
+				if !ok {
+					return nil
+				}
+				rg.searchQuery(s, open[i], rg.ctx, i >= allowed || rg.ctx.Err() != nil, 0)
 			}
-			q := &rg.queries[open[i]]
-			copy(start, rg.asg)
-			for j, v := range q.nodes {
-				if !slices.Contains(q.sets[j], start[v]) {
-					start[v] = q.sets[j][0]
+		})
+	}
+	// A work budget: the queries searched in batches of regretBatch, in
+	// their order, each of a batch allowed an eighth of what the batches
+	// before left (all of it among the last eight); what each did is
+	// taken from it after the batch. All of it depends on the queries
+	// alone, not on time or on the workers.
+	rg.workBounded = true
+	used := make([]int64, regretBatch)
+	cut := make([]bool, regretBatch)
+	for b := 0; b < len(open); b += regretBatch {
+		e := min(b+regretBatch, len(open))
+		limit := max(left/int64(max(min(allowed-b, regretShare), 1)), 1) // positive: bounded
+		err := rg.parallel(e-b, func(w int, next func() (int, bool)) error {
+			next = rg.counting(next)
+			s := rg.cs.newSearcher()
+			for {
+				i, ok := next()
+				if !ok {
+					return nil
 				}
+				spent := b+i < allowed && left <= 0
+				used[i], cut[i] = rg.searchQuery(s, open[b+i], rg.parent, b+i >= allowed || spent || rg.parent.Err() != nil, limit)
+				cut[i] = cut[i] || spent
 			}
-			lim := searchLimits{relGap: rg.opt.relativeGap(), absGap: rg.opt.absoluteGap()}
-			if rg.ctx.Err() != nil || i >= allowed {
-				lim.nodes = 1 // past the limit: the start and the heuristic's bound
-			}
-			first := lim
-			if first.nodes == 0 {
-				first.nodes = staticNodes
-				if rg.opt.queryNodes > 0 {
-					first.nodes = rg.opt.queryNodes
-				}
-			}
-			res := s.search(rg.ctx, q.nodes, q.sets, start, first)
-			// A hard query: the heuristic computed with its restriction,
-			// and the search again from the best plan so far; first with
-			// a smaller i-bound (its messages take a fraction of the time,
-			// and seeing the restriction matters more than their size),
-			// then, should that not settle it, with the core's.
-			for i, step := range querySteps {
-				ib := min(step.ibound, rg.cs.ibound)
-				if step.ibound == 0 {
-					ib = rg.cs.ibound
-				} else if i > 0 && ib == min(querySteps[i-1].ibound, rg.cs.ibound) {
-					continue // the same heuristic as the step before
-				}
-				if res.proven || lim.nodes != 0 || rg.ctx.Err() != nil {
-					break
-				}
-				if res.asg != nil {
-					start = res.asg
-				}
-				next := lim
-				if ib < rg.cs.ibound {
-					next.nodes = step.nodes
-					if rg.opt.queryNodes > 0 {
-						next.nodes = rg.opt.queryNodes
-					}
-				}
-				if rcs, err := rg.cs.restricted(q.nodes, q.sets, ib, searchBudget); err == nil {
-					res = rcs.newSearcher().search(rg.ctx, q.nodes, q.sets, start, next)
-				} else if ib == rg.cs.ibound {
-					res = s.search(rg.ctx, q.nodes, q.sets, start, lim)
-				}
-			}
-			q.hi = res.objective
-			q.lo = q.hi
-			if !res.proven {
-				q.lo = min(max(rg.opt0, res.bound), q.hi)
+		})
+		if err != nil {
+			return err
+		}
+		for i, u := range used[:e-b] {
+			left -= u
+			rg.workSpent = rg.workSpent || cut[i]
+		}
+	}
+	return nil
+}
+
+// regretBatch and regretShare are how a work budget is shared among the
+// queries (searchQueries).
+const (
+	regretBatch = 4
+	regretShare = 8
+)
+
+// regretWorkFloor is the least work budget of the regrets' searches
+// (Options.RegretWork), as DefaultRegretTimeLimit is the least time: on
+// the 44-node core of cklplan gen dag --invocations 50, two workers did
+// 7.3 M of work (searchWork) a second, so this is about 9 s.
+const regretWorkFloor = 1 << 26
+
+// workBudget is the work the regrets' searches may do in all
+// (Options.RegretWork), 0 for no bound.
+func (rg *regrets) workBudget() int64 {
+	if rg.opt.RegretWork <= 0 || rg.parent == nil {
+		return 0
+	}
+	floor := int64(regretWorkFloor)
+	if rg.opt.workFloor > 0 {
+		floor = rg.opt.workFloor
+	}
+	return max(int64(rg.opt.RegretWork*float64(rg.planWork)), floor)
+}
+
+// searchQuery answers query qi by searches under ctx: one at most, of one
+// node (the start and the heuristic's bound) where start says so, else the
+// static heuristic's and then those of querySteps. With limit positive,
+// the searches together do at most that much work (searchWork): a
+// heuristic that would take more is not computed, and a search stops at
+// what is left. It returns the work done, and whether limit left the query
+// unproven.
+func (rg *regrets) searchQuery(s *searcher, qi int, ctx context.Context, stop bool, limit int64) (int64, bool) {
+	q := &rg.queries[qi]
+	start := make([]int, len(rg.asg))
+	copy(start, rg.asg)
+	for j, v := range q.nodes {
+		if !slices.Contains(q.sets[j], start[v]) {
+			start[v] = q.sets[j][0]
+		}
+	}
+	var work int64
+	// nodes is a search's node limit n (0: none) within what is left of
+	// limit; ok false where nothing is.
+	nodes := func(n int64) (int64, bool) {
+		if limit <= 0 {
+			return n, true
+		}
+		rest := limit - work
+		if rest <= 0 {
+			return 0, false
+		}
+		if n == 0 || n > rest {
+			n = rest
+		}
+		return n, true
+	}
+	lim := searchLimits{relGap: rg.opt.relativeGap(), absGap: rg.opt.absoluteGap()}
+	if stop {
+		lim.nodes = 1 // past the limit: the start and the heuristic's bound
+	}
+	first := lim
+	if first.nodes == 0 {
+		first.nodes = staticNodes
+		if rg.opt.queryNodes > 0 {
+			first.nodes = rg.opt.queryNodes
+		}
+		first.nodes, _ = nodes(first.nodes)
+	}
+	res := s.search(ctx, q.nodes, q.sets, start, first)
+	work += res.nodes
+	// A hard query: the heuristic computed with its restriction, and the
+	// search again from the best plan so far; first with a smaller
+	// i-bound (its messages take a fraction of the time, and seeing the
+	// restriction matters more than their size), then, should that not
+	// settle it, with the core's.
+	for i, step := range querySteps {
+		ib := min(step.ibound, rg.cs.ibound)
+		if step.ibound == 0 {
+			ib = rg.cs.ibound
+		} else if i > 0 && ib == min(querySteps[i-1].ibound, rg.cs.ibound) {
+			continue // the same heuristic as the step before
+		}
+		if res.proven || lim.nodes != 0 || ctx.Err() != nil {
+			break
+		}
+		if res.asg != nil {
+			start = res.asg
+		}
+		next := lim
+		if ib < rg.cs.ibound {
+			next.nodes = step.nodes
+			if rg.opt.queryNodes > 0 {
+				next.nodes = rg.opt.queryNodes
 			}
 		}
-	})
+		budget := searchBudget
+		if limit > 0 {
+			// The heuristic's entries within what is left, and at
+			// least a node's worth left for its search.
+			rest := 2 * (limit - work - 1)
+			if rest <= 0 {
+				break
+			}
+			budget = int(min(int64(budget), rest))
+		}
+		if rcs, err := rg.cs.restricted(q.nodes, q.sets, ib, budget); err == nil {
+			work += searchWork(0, rcs.entries)
+			var ok bool
+			if next.nodes, ok = nodes(next.nodes); !ok {
+				break
+			}
+			res = rcs.newSearcher().search(ctx, q.nodes, q.sets, start, next)
+			work += res.nodes
+		} else {
+			if limit > 0 {
+				work += searchWork(0, budget) // what it computed, at most
+			}
+			if ib == rg.cs.ibound {
+				var ok bool
+				if lim.nodes, ok = nodes(lim.nodes); !ok {
+					break
+				}
+				res = s.search(ctx, q.nodes, q.sets, start, lim)
+				work += res.nodes
+			}
+		}
+	}
+	q.hi = res.objective
+	q.lo = q.hi
+	if !res.proven {
+		q.lo = min(max(rg.opt0, res.bound), q.hi)
+	}
+	return work, limit > 0 && !stop && !res.proven && ctx.Err() == nil
 }
 
 // windowBounds gives every open query of a problem without budgets a plan

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,55 @@ func TestRegretTimeLimitGivesSoundIntervals(t *testing.T) {
 	if cores == 0 || unproven == 0 {
 		t.Fatalf("%d problems with a core, %d unproven regrets: the limit was never exercised", cores, unproven)
 	}
+}
+
+// TestSearchRegretsWorkBudget: the regrets of a core the branch and bound
+// proved, bounded by a work budget (Options.RegretWork) instead of time,
+// are the same from run to run and for any number of workers; the
+// intervals the budget leaves hold the exhaustive regrets; a budget that
+// suffices leaves every regret exact.
+func TestSearchRegretsWorkBudget(t *testing.T) {
+	highstest.Library(t)
+	ctx := context.Background()
+	searched, cut := 0, 0
+	for seed := uint64(0); searched < 40 && seed < 400; seed++ {
+		p := randomProblem(seed+1<<21, 10)
+		if len(p.Budgets) > 0 {
+			continue
+		}
+		ex := exhaustive(p)
+		name := fmt.Sprintf("seed %d", seed+1<<21)
+		// A budget of a few nodes' work: each query's static search and
+		// little more, the later batches nothing.
+		opt := Options{MaxTable: 1, search: searchForce, RegretWork: 1, workFloor: 1, queryNodes: 1, RegretTimeLimit: time.Nanosecond, Workers: 1}
+		sol, err := Solve(ctx, p, opt)
+		checkAgainst(t, name, p, ex, sol, err, false)
+		if err != nil || sol.Model.CoreNodes == 0 || sol.Search == nil {
+			continue
+		}
+		searched++
+		n := checkRegretIntervals(t, name, ex, sol.Regrets)
+		cut += n
+		if (n > 0) != sol.regretsWorkSpent || sol.regretsTimedOut {
+			t.Fatalf("%s: %d intervals, work spent %v, timed out %v: want the budget named, not the time limit it overrides",
+				name, n, sol.regretsWorkSpent, sol.regretsTimedOut)
+		}
+		for _, w := range []int{1, 2, 4} {
+			opt.Workers = w
+			again, err := Solve(ctx, p, opt)
+			if err != nil || !reflect.DeepEqual(again.Regrets, sol.Regrets) {
+				t.Fatalf("%s: with %d workers the regrets differ (%v):\n%v\nwant\n%v", name, w, err, again.Regrets, sol.Regrets)
+			}
+		}
+		// A budget ample for every query: every regret exact.
+		opt.RegretWork, opt.workFloor = 1, 1<<40
+		sol, err = Solve(ctx, p, opt)
+		checkAgainst(t, name+" ample", p, ex, sol, err, true)
+	}
+	if searched < 40 || cut == 0 {
+		t.Fatalf("%d searched cores, %d intervals: the budget was never exercised", searched, cut)
+	}
+	t.Logf("%d searched cores, %d intervals", searched, cut)
 }
 
 // checkRegretIntervals checks each regret against exhaustive search: an

@@ -154,6 +154,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		switch r.UnprovenBy {
 		case UnprovenByInterrupt:
 			cause = "an interrupt stopped the re-solves"
+		case UnprovenByWorkLimit:
+			cause = "the regrets' work budget, a multiple of the plan's own search (--regret-time-limit auto), stopped the searches, the same every run"
 		case UnprovenByRegretSolves:
 			cause = fmt.Sprintf("re-solved only the %d queries whose plans found so far cost least (--regret-solves)", r.regretSolves)
 		}

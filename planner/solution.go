@@ -132,6 +132,9 @@ type Solution struct {
 	// ended (checked as they end, not when the result is written: the
 	// report's unproven_by does not depend on how long writing took).
 	regretsTimedOut bool
+	// regretsWorkSpent says the regrets' work budget (Options.RegretWork)
+	// left a query unproven.
+	regretsWorkSpent bool
 	// regretsCapped counts the queries (and a contracted budget's interior
 	// alternatives) left unproven because Options.RegretSolves allowed no
 	// more re-solves.

@@ -138,7 +138,8 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 	solverObjective := r.offset
 	sol.Bound = r.offset
 	var cs *coreSearch
-	var ahead *rootLP // the root LP whose duals the regrets take
+	var planWork int64 // the core search's work (searchResult.work)
+	var ahead *rootLP  // the root LP whose duals the regrets take
 	if len(r.core) > 0 {
 		sol.Model.Core = sizeOf(&cm.model)
 		<-localDone
@@ -154,6 +155,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		cs, sres = searchCore(ctx, r, cm, first, &opt, start)
 		if sres != nil {
 			sol.Search = &SearchStats{Nodes: sres.nodes, Proved: sres.proven}
+			planWork = sres.work
 		}
 		if sres != nil && sres.proven {
 			if sres.asg == nil {
@@ -390,7 +392,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			defer cancel()
 		}
 		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &ropt, asg: asg, opt0: sol.Objective, ctx: rctx, root: ahead,
-			bound: sol.Bound, gap: sol.Gap}
+			bound: sol.Bound, gap: sol.Gap, parent: ctx, planWork: planWork}
 		if err := rg.compute(); err != nil {
 			return nil, err
 		}
@@ -406,6 +408,11 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		// caller's context ended (cancelled, or at its own deadline).
 		sol.regretsInterrupted = ctx.Err() != nil
 		sol.regretsTimedOut = !sol.regretsInterrupted && errors.Is(rctx.Err(), context.DeadlineExceeded)
+		if rg.workBounded {
+			// The searches heed the work budget, not the time limit.
+			sol.regretsTimedOut = false
+			sol.regretsWorkSpent = rg.workSpent
+		}
 	}
 	<-localDone
 	sol.Local = local

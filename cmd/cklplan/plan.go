@@ -52,7 +52,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.StringVar(&q.target, "target", "", "plan for `target` (sm80, sm90, h200, or a target JSON file of figures, with the features of the built-in target it is named after, else the graph's) instead of the graph's: its features and limits decide which alternatives run")
 		fs.Var((*durationFlag)(&q.timeLimit), "time-limit", "stop HiGHS after `duration` (e.g. 10s; 0: no limit) and report the best plan with its gap")
 		fs.Float64Var(&q.gap, "gap", 0, "relative MIP `gap` at which HiGHS may stop (default 1e-9)")
-		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "also bound the regrets by time, to `limit`: a duration, auto (5× the plan's time, at least 10s: a backstop for cores whose re-solves are hard MILPs) or none (or 0); regrets it leaves unproven are shown as intervals, which then differ from run to run. A limit here or --time-limit also gives the kernel order's solves, where the plan chooses which edges cross, a window (3× the plan's solve, at least 2s); none without --time-limit times nothing")
+		fs.StringVar(&q.regretLimit, "regret-time-limit", "auto", "also bound the regrets by time, to `limit`: a duration, auto (5× the plan's time, at least 10s: a backstop for cores whose re-solves are hard MILPs; on a core the branch and bound proved, 5× its search's work instead, the same every run) or none (or 0); regrets it leaves unproven are shown as intervals, which then differ from run to run. A limit here or --time-limit also gives the kernel order's solves, where the plan chooses which edges cross, a window (3× the plan's solve, at least 2s); none without --time-limit times nothing")
 		fs.StringVar(&q.regretSolves, "regret-solves", strconv.Itoa(defaultRegretSolves), "re-solve at most `n` of the core's regret queries (or all), those whose plans found so far cost least; the regrets left are shown as the intervals proven without them, the same from run to run")
 		fs.Var(&q.explain, "explain", "compute regrets only for these comma-separated invocation `ids` (given again: for those too)")
 		fs.StringVar(&q.costs, "costs", "", "measured costs `file` (docs/format.md, \"Measured costs\"; - reads stdin), overriding the graph's and the model's")
@@ -349,6 +349,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 		Timing: q.timing, Target: target, Cache: cache}
 	if regretLimit < 0 {
 		opts.Solve.RegretTimeLimit, opts.Solve.RegretTimeFactor = autoRegretTime, autoRegretFactor
+		opts.Solve.RegretWork = planner.DefaultRegretWork
 	} else {
 		opts.Solve.RegretTimeLimit = regretLimit
 	}
