@@ -37,6 +37,9 @@ type GraphChoice struct {
 
 // ChoicesOf is the plan r chose, one GraphChoice per invocation.
 func ChoicesOf(r *Result) []GraphChoice {
+	if r == nil {
+		return nil
+	}
 	out := make([]GraphChoice, len(r.Choices))
 	for i, c := range r.Choices {
 		out[i] = GraphChoice{Alternative: c.Alternative, NoSharedMemoryConversions: c.NoSharedMemoryConversions}

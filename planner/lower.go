@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -853,6 +854,9 @@ func (lw *lowering) candidateCost(v *tasks.Invocation, c *tasks.Candidate) (exec
 // the limit is found by Plan alone, which classifies the conversions. The
 // error is for a target Plan cannot cost at all.
 func CheckCosts(g *tasks.Graph) ([]*CostError, error) {
+	if g == nil {
+		return nil, errors.New("planner: no task graph (nil)")
+	}
 	target, err := graphTarget(g)
 	if err != nil {
 		return nil, err

@@ -12,8 +12,10 @@ import (
 // Options control Solve. The zero value reduces the problem, solves the core
 // to proven optimality (gaps 1e-9 relative, 1e-6 ns absolute) with no time
 // limit, prunes dominated alternatives and computes every node's regrets,
-// exactly, with no limit: on a dense core of hundreds of nodes that can take
-// minutes. CommandLineOptions are what cklplan plan bounds them by.
+// exactly, with no limit: on a hard core that can take minutes, on a dense
+// one of hundreds of nodes, or one of a few dozen whose labels frustrate
+// each other around cycles (cklplan gen dag --invocations 40).
+// CommandLineOptions are what cklplan plan bounds them by.
 type Options struct {
 	// NoReduce hands the whole problem to HiGHS, without the structural
 	// reduction. Regrets then all come from re-solves.

@@ -254,6 +254,11 @@ func checkPinnedRegrets(t *testing.T, g *tasks.Graph, opts PlanOptions) pinCount
 			what := fmt.Sprintf("%s pinned to %s (regret %v, lower %v, exact %v, tie %v, infeasible %v; %s)",
 				c.Invocation, rj.Alternative, deref(rj.RegretNS), deref(rj.RegretLowerNS), rj.Exact, rj.Tie, rj.Infeasible, rj.Reason)
 			n.count(rj)
+			// A dominated alternative names what dominates it, in the
+			// reason and in DominatedBy alike.
+			if by, ok := strings.CutPrefix(rj.Reason, "dominated by "); ok != (rj.DominatedBy != "") || ok && !strings.HasPrefix(by, rj.DominatedBy+" ") {
+				t.Errorf("%s: dominated by %q", what, rj.DominatedBy)
+			}
 			checkSwapReason(t, g, base, vi, rj, what)
 			pr, err := Plan(ctx, pinned(t, g, vi, rj.Alternative), PlanOptions{Solve: Options{NoRegrets: true}, Cache: cache})
 			if err != nil {

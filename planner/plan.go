@@ -22,8 +22,11 @@ import (
 
 // PlanOptions control Plan. The zero value plans on the graph's target with
 // the default solver options and a cache of its own: every regret of a graph
-// of at most ExplainAll invocations exact, with no limit on their time.
-// cklplan plan bounds them (Solve: CommandLineOptions()).
+// of at most ExplainAll invocations exact, with no limit on their time,
+// which on a hard core can take minutes (a core of 33 invocations of
+// cklplan gen dag --invocations 40, whose labels frustrate each other:
+// over 4 minutes). cklplan plan bounds them (Solve: CommandLineOptions()),
+// and so should a compiler that plans graphs it has not seen.
 type PlanOptions struct {
 	// Solve passes on to Solve: NoReduce, time limit, gaps, regrets. Its
 	// Explain is replaced by ExplainIDs when those are given.
@@ -60,7 +63,8 @@ type PlanOptions struct {
 	// has and runs, starts at it (its variant without shared-memory
 	// conversions where the choice says NoSharedMemoryConversions); the
 	// others at their locally cheapest, and what Start names that the
-	// graph lacks is ignored. Options.Start says how it is used: where it
+	// graph lacks is ignored (UnmatchedStart says what, before the plan).
+	// Options.Start says how it is used: where it
 	// is feasible and better than the local choice it starts the solve,
 	// and a plan proven optimal costs the same from any start. nil: the
 	// local choice.
@@ -169,6 +173,9 @@ type Result struct {
 // plan has one. It searches Choices, which are in the graph's order of
 // invocations: a caller that walks the whole graph can index them instead.
 func (r *Result) Choice(id string) (*PlanChoice, bool) {
+	if r == nil {
+		return nil, false
+	}
 	for i := range r.Choices {
 		if r.Choices[i].Invocation == id {
 			return &r.Choices[i], true
@@ -206,6 +213,9 @@ func (r *Result) EdgeBoundaries() []*Boundary {
 // the order of the budgets, then of the invocations reached; empty when
 // there is none.
 func OutsideBudgets(g *tasks.Graph, r *Result) []string {
+	if g == nil || r == nil {
+		return nil
+	}
 	if !slices.ContainsFunc(r.Budgets, func(b BudgetUse) bool { return b.Kernel != "" }) {
 		return nil // no kernel's budget: nothing to search (most plans)
 	}
@@ -368,9 +378,11 @@ type PlanChoice struct {
 
 // A Rejected is an alternative not chosen: how much more the best plan that
 // uses it costs (RegretNS; nil when no feasible plan uses it, Infeasible,
-// or when it was not computed), and why, in words. A regret that a time
-// limit left unproven (Exact false) lies between RegretLowerNS and RegretNS,
-// the best plan found using the alternative (nil when none was found).
+// or when it was not computed), and why, in words. A regret left unproven
+// (Exact false; Result.UnprovenBy says what left it: the cap on re-solves,
+// the work budget, a time limit or an interrupt) lies between
+// RegretLowerNS and RegretNS, the best plan found using the alternative
+// (nil when none was found).
 // Exact is also false, with RegretNS and RegretLowerNS nil, when the regret
 // was not computed (the invocation was not explained, or the plan is not
 // proven).
@@ -382,7 +394,12 @@ type Rejected struct {
 	Exact         bool     `json:"exact"`
 	Tie           bool     `json:"tie,omitempty"`
 	Removed       bool     `json:"removed,omitempty"`
-	Reason        string   `json:"reason"`
+	// DominatedBy is the task alternative that dominates this one, which
+	// the solver pruned before solving (the same realization of every
+	// port an edge uses, at no lower cost and no lower use of any budget):
+	// its regret is that one's plus the difference. "" for none.
+	DominatedBy string `json:"dominated_by,omitempty"`
+	Reason      string `json:"reason"`
 }
 
 // A Boundary is the conversion on one edge under the plan.
@@ -478,6 +495,9 @@ type BudgetUse struct {
 // HiGHS is missing; an error naming the invocation or boundary for a cost
 // over MaxCostNS.
 func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	if opts.ExplainAll < 0 {
 		return nil, fmt.Errorf("planner: PlanOptions.ExplainAll %d is negative", opts.ExplainAll)
 	}
@@ -712,6 +732,9 @@ var plantInLowering func(*lowering)
 // carries its own figures).
 func graphTarget(g *tasks.Graph) (*costmodel.Target, error) {
 	tg := g.Target()
+	if tg.Name == "" {
+		return nil, errors.New("planner: the graph has no target: a zero tasks.Graph? (build one with tasks.New, tasks.Load or a tasks.Builder)")
+	}
 	if tg.Model == nil {
 		return nil, fmt.Errorf("planner: target %s has no cost-model figures", tg.Name)
 	}
@@ -1119,13 +1142,15 @@ func (lw *lowering) result(ctx context.Context, sol *Solution, target *costmodel
 			p.Explained++
 		}
 	}
-	removed := map[[2]int]string{}
+	removed := map[[2]int]pruned{}
 	for _, r := range sol.Removed {
-		why := r.Reason
+		pr := pruned{why: r.Reason}
 		if r.DominatedBy >= 0 {
-			why += " (the same realization of every port an edge uses, at no lower cost and no lower use of any budget)"
+			pr.why += " (the same realization of every port an edge uses, at no lower cost and no lower use of any budget)"
+			v := lw.invs[r.Node]
+			pr.by = v.Task.Alternatives[lw.alts[r.Node][r.DominatedBy].task].ID
 		}
-		removed[[2]int{r.Node, r.Alternative}] = why
+		removed[[2]int{r.Node, r.Alternative}] = pr
 	}
 	// Every invocation's rejections are cut from one array, one entry per
 	// task alternative not chosen; first[v] is where invocation v's start.
@@ -1414,7 +1439,7 @@ var (
 // task alternative, explained when explained is true, with rejected as the
 // room for the latter. It returns the number of rejected alternatives whose
 // regret is an interval.
-func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regret, removed map[[2]int]string,
+func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regret, removed map[[2]int]pruned,
 	explained bool, vi int, rejected []Rejected) (PlanChoice, int) {
 	v := lw.invs[vi]
 	ch := sol.Choices[vi]
@@ -1496,6 +1521,10 @@ func allRemoved(alts []nodeAlt) bool {
 	return true
 }
 
+// pruned is why the solver pruned a node's alternative before solving,
+// and the task alternative that dominates it ("" for none).
+type pruned struct{ why, by string }
+
 // rejected is node vi's alternative ai, the task's alternative id, with
 // its regret; explain gives it its reason.
 func (lw *lowering) rejected(regrets map[[2]int]Regret, vi, ai int, id string) Rejected {
@@ -1522,12 +1551,15 @@ func (lw *lowering) rejected(regrets map[[2]int]Regret, vi, ai int, id string) R
 
 // explain writes the reason of rj, node vi's alternative ai as rejected
 // returned it (a removed alternative has its reason already).
-func (lw *lowering) explain(rj *Rejected, sol *Solution, choices []int, removed map[[2]int]string, vi, ai int) {
+func (lw *lowering) explain(rj *Rejected, sol *Solution, choices []int, removed map[[2]int]pruned, vi, ai int) {
 	if rj.Removed {
 		return
 	}
-	if why, ok := removed[[2]int{vi, ai}]; ok {
-		rj.Reason = why + "; "
+	if pr, ok := removed[[2]int{vi, ai}]; ok {
+		rj.Reason = pr.why + "; "
+		if pr.by != rj.Alternative { // not its own other variant
+			rj.DominatedBy = pr.by
+		}
 	}
 	if lw.alts[vi][ai].noSmem {
 		rj.Reason += "with its conversions in its kernel kept out of shared memory: "

@@ -1889,6 +1889,51 @@ func TestZeroCacheAndNilGraph(t *testing.T) {
 	}
 }
 
+// Nil and zero values given to the API are errors or nothing, never a
+// panic: a nil context (which would fault in a goroutine of Plan's, past
+// the caller's recover), a zero tasks.Graph, nil results and graphs given
+// to the helpers, an unknown witness form.
+func TestNilAndZeroArguments(t *testing.T) {
+	g := examples(t)["fanout"]
+	//lint:ignore SA1012 a nil context is what is tested
+	if _, err := Plan(nil, g, PlanOptions{}); err == nil || !strings.Contains(err.Error(), "nil context") {
+		t.Errorf("Plan with a nil context: %v", err)
+	}
+	//lint:ignore SA1012 a nil context is what is tested
+	if _, err := Solve(nil, &Problem{}, Options{}); err == nil || !strings.Contains(err.Error(), "nil context") {
+		t.Errorf("Solve with a nil context: %v", err)
+	}
+	if _, err := Plan(context.Background(), &tasks.Graph{}, PlanOptions{}); err == nil || !strings.Contains(err.Error(), "zero tasks.Graph") {
+		t.Errorf("Plan of a zero graph: %v", err)
+	}
+	if _, err := CheckCosts(nil); err == nil {
+		t.Error("CheckCosts of a nil graph: no error")
+	}
+	if c := ChoicesOf(nil); c != nil {
+		t.Errorf("ChoicesOf(nil) = %v", c)
+	}
+	if c, ok := (*Result)(nil).Choice("p"); c != nil || ok {
+		t.Errorf("a nil Result's Choice: %v, %v", c, ok)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := OutsideBudgets(g, nil); o != nil {
+		t.Errorf("OutsideBudgets of a nil Result: %v", o)
+	}
+	if o := OutsideBudgets(nil, r); o != nil {
+		t.Errorf("OutsideBudgets of a nil graph: %v", o)
+	}
+	NewCache().Prefetch(context.Background(), nil, nil)
+	if _, err := r.WithWitnesses(WitnessForm(99)); err == nil {
+		t.Error("WithWitnesses of an unknown form: no error")
+	}
+	if _, err := (*Result)(nil).WithWitnesses(WitnessesTable); err == nil {
+		t.Error("WithWitnesses of a nil Result: no error")
+	}
+}
+
 // A reason names at most maxEdgesNamed edges and counts the others.
 func TestEdgeListCountsTheRest(t *testing.T) {
 	edges := []string{"p.y -> c1.x", "p.y -> c2.x", "p.y -> c3.x", "p.y -> c4.x", "p.y -> c5.x", "p.y -> c6.x"}

@@ -135,7 +135,7 @@ func planSchema() map[string]objectSpec {
 			"model":            obj(req(kObject), "model"),
 			"explained":        req(kInt),
 			"unproven_regrets": opt(kInt),
-			"unproven_by":      enum(opt(kString), []string{UnprovenByRegretSolves, UnprovenByTimeLimit, UnprovenByInterrupt}),
+			"unproven_by":      enum(opt(kString), []string{UnprovenByRegretSolves, UnprovenByWorkLimit, UnprovenByTimeLimit, UnprovenByInterrupt}),
 			"local_choice_ns":  req(kNullable), "saving_ns": req(kNullable),
 			"local_choice_violations": opt(kStrings),
 			"kernel_conflicts":        opt(kStrings),
@@ -163,7 +163,7 @@ func planSchema() map[string]objectSpec {
 		"rejected": {fields: map[string]fieldSpec{
 			"alternative": req(kString), "regret_ns": req(kNullable), "regret_lower_ns": opt(kNumber),
 			"exact": req(kBool), "infeasible": opt(kTrue), "tie": opt(kTrue), "removed": opt(kTrue),
-			"reason": req(kString),
+			"dominated_by": opt(kString), "reason": req(kString),
 		}, docRow: []string{"rejected[]"}},
 		"boundary": {fields: map[string]fieldSpec{
 			"edge": req(kString), "edge_index": req(kInt), "from": req(kString), "to": req(kString),
@@ -562,6 +562,12 @@ func checkPlanInvariants(t *testing.T, g *tasks.Graph, p map[string]any) {
 			at := fmt.Sprintf("%s, rejected %v", inv.ID, r["alternative"])
 			if r["alternative"] == c["alternative"] {
 				t.Errorf("%s: the chosen alternative is also rejected", at)
+			}
+			if by, ok := r["dominated_by"].(string); ok {
+				// Another alternative of the task, named in the reason.
+				if by == r["alternative"] || inv.Task.Alternative(by) == nil || !strings.HasPrefix(r["reason"].(string), "dominated by "+by+" ") {
+					t.Errorf("%s: dominated_by %q: not another alternative of the task that the reason names", at, by)
+				}
 			}
 			regret, lower := r["regret_ns"], r["regret_lower_ns"]
 			exact, infeasible, removed, tie := r["exact"] == true, r["infeasible"] == true, r["removed"] == true, r["tie"] == true

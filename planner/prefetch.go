@@ -23,6 +23,12 @@ import (
 // as for a graph re-targeted with Graph.WithTarget. Measured costs are not prefetched for: a plan
 // with PlanOptions.Measured classifies for itself.
 func (c *Cache) Prefetch(ctx context.Context, pre *tasks.Prelude, target *costmodel.Target) {
+	if c == nil || pre == nil {
+		return // nothing to classify, or nowhere to keep it
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	// Which alternatives run: the graph's target's features, or, for a
 	// target named like a built-in one, that one's (a plan for sm80 takes
 	// no wgmma alternative, as cklplan plan --target sm80 re-validates).

@@ -3,6 +3,7 @@ package planner
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -412,6 +413,12 @@ func ParseWitnessForm(name string) (WitnessForm, error) {
 // boundaries are new (r is not changed; the rest is shared). Witnesses are
 // the same when their JSON is.
 func (r *Result) WithWitnesses(form WitnessForm) (*Result, error) {
+	if form > WitnessesNone {
+		return nil, fmt.Errorf("planner: WithWitnesses: unknown form %d (want WitnessesInline, WitnessesTable or WitnessesNone)", form)
+	}
+	if r == nil {
+		return nil, errors.New("planner: WithWitnesses of a nil Result")
+	}
 	if form == WitnessesInline && len(r.Witnesses) == 0 {
 		return r, nil
 	}

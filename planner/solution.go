@@ -212,7 +212,8 @@ type Regret struct {
 	Regret float64
 	// Lower is a proven lower bound on Regret; equal to it when Exact.
 	Lower float64
-	// Exact is false only where a re-solve stopped at a time limit.
+	// Exact is false only where a limit left the regret unproven
+	// (RegretSolves, RegretWork, a time limit) or an interrupt did.
 	Exact bool
 	// Tie: a plan using it is as cheap as the optimum (within 1e-6
 	// relative); Regret is then 0.

@@ -23,6 +23,11 @@ var loadHiGHS = func() (*highs.Library, error) {
 	return lib, nil
 }
 
+// errNilContext is Plan's and Solve's error for a nil context, which
+// would otherwise fault in a goroutine of theirs, past the caller's
+// recover.
+var errNilContext = errors.New("planner: nil context (pass context.Background() for none)")
+
 // Solve plans p: it validates p, removes and prunes alternatives, reduces
 // the problem exactly, solves the core with HiGHS (no call when the core is
 // empty), back-substitutes, verifies the plan against p, computes the regrets
@@ -37,6 +42,9 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	start := time.Now()
 	if p == nil {
 		return nil, errors.New("planner: Solve of a nil Problem")
+	}
+	if ctx == nil {
+		return nil, errNilContext
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err

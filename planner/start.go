@@ -1,6 +1,10 @@
 package planner
 
 import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
 	"github.com/cklplan/cklplan/internal/jsonv"
 	"github.com/cklplan/cklplan/tasks"
 )
@@ -54,4 +58,55 @@ func DecodeStart(data []byte) (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// UnmatchedStart says, when some of start's choices name an invocation g
+// lacks, an alternative its task lacks, or one its pins or forbids leave
+// out, how many and the first: they start nothing (PlanOptions.Start),
+// which a plan of another graph would otherwise do silently. "" when every
+// choice names one, or start is nil.
+func UnmatchedStart(g *tasks.Graph, start *Result) string {
+	if g == nil || start == nil {
+		return ""
+	}
+	byID := make(map[string]*tasks.Invocation, len(g.Invocations()))
+	for _, v := range g.Invocations() {
+		byID[v.ID] = v
+	}
+	n, first := 0, ""
+	for _, c := range start.Choices {
+		v := byID[c.Invocation]
+		why := ""
+		switch {
+		case v == nil:
+			why = fmt.Sprintf("the graph has no invocation %s", quoteShort(c.Invocation))
+		case v.Task.Alternative(c.Alternative) == nil:
+			why = fmt.Sprintf("task %s of invocation %s has no alternative %s", v.Task.Name, v.ID, quoteShort(c.Alternative))
+		case v.Candidate(c.Alternative) == nil:
+			why = fmt.Sprintf("invocation %s's pins or forbids leave out %s", v.ID, c.Alternative)
+		default:
+			continue
+		}
+		if n == 0 {
+			first = why
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of its %d choices are ignored (the first: %s)", n, len(start.Choices), first)
+}
+
+// quoteShort quotes s, cut to its first 64 bytes (and a count) where it
+// is longer: a name from a file, said in a message.
+func quoteShort(s string) string {
+	if len(s) <= 64 {
+		return strconv.Quote(s)
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }

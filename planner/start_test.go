@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -58,6 +59,27 @@ func nested(depth int) string {
 }
 
 // DecodeStart takes JSON nested as deep as a task graph may be.
+// UnmatchedStart names what of a start plan starts nothing: an invocation
+// the graph lacks, an alternative its task lacks, or one its pins leave out.
+func TestUnmatchedStart(t *testing.T) {
+	g := examples(t)["fanout"]
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := UnmatchedStart(g, r); w != "" {
+		t.Errorf("a plan of the graph itself: %q", w)
+	}
+	if w := UnmatchedStart(g, nil); w != "" {
+		t.Errorf("no start: %q", w)
+	}
+	bad := &Result{Choices: []PlanChoice{{Invocation: "nope", Alternative: "x"}, r.Choices[0], {Invocation: r.Choices[0].Invocation, Alternative: "zzz"}}}
+	want := `2 of its 3 choices are ignored (the first: the graph has no invocation "nope")`
+	if w := UnmatchedStart(g, bad); w != want {
+		t.Errorf("UnmatchedStart = %q, want %q", w, want)
+	}
+}
+
 func TestDecodeStartDepth(t *testing.T) {
 	if _, err := DecodeStart([]byte(nested(tasks.MaxJSONDepth))); err != nil {
 		t.Errorf("nested %d deep: %v", tasks.MaxJSONDepth, err)

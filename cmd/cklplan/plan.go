@@ -15,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cklplan/cklplan/costmodel"
 	"github.com/cklplan/cklplan/internal/jsonv"
@@ -115,53 +114,6 @@ func (q *planRequest) setOperands(args []string, in *input) error {
 func (q *planRequest) count() int { return 1 }
 func (q *planRequest) setTail(string, []string) error {
 	return errors.New("plan takes no further arguments")
-}
-
-// unmatchedStart says, when some of a start plan's choices name an
-// invocation the graph lacks, or an alternative its task lacks, how many
-// and the first (they start nothing, which a plan of another graph would
-// otherwise do silently); "" when every choice names one.
-func unmatchedStart(g *tasks.Graph, start *planner.Result) string {
-	byID := make(map[string]*tasks.Invocation, len(g.Invocations()))
-	for _, v := range g.Invocations() {
-		byID[v.ID] = v
-	}
-	n, first := 0, ""
-	for _, c := range start.Choices {
-		v := byID[c.Invocation]
-		why := ""
-		switch {
-		case v == nil:
-			why = fmt.Sprintf("the graph has no invocation %s", quoteShort(c.Invocation))
-		case v.Task.Alternative(c.Alternative) == nil:
-			why = fmt.Sprintf("task %s of invocation %s has no alternative %s", v.Task.Name, v.ID, quoteShort(c.Alternative))
-		case v.Candidate(c.Alternative) == nil:
-			why = fmt.Sprintf("invocation %s's pins or forbids leave out %s", v.ID, c.Alternative)
-		default:
-			continue
-		}
-		if n == 0 {
-			first = why
-		}
-		n++
-	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d of its %d choices are ignored (the first: %s)", n, len(start.Choices), first)
-}
-
-// quoteShort quotes s, cut to its first 64 bytes (and a count) where it
-// is longer: a name from a file a warning echoes.
-func quoteShort(s string) string {
-	if len(s) <= 64 {
-		return strconv.Quote(s)
-	}
-	cut := 64
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // durationSyntax is what time.ParseDuration reads, of any size.
@@ -372,7 +324,7 @@ func runPlan(q *planRequest, env *env) (result, error) {
 			return nil, inFiles(err, inputFiles{graph: "--start " + shownName(q.start)})
 		}
 		if env.stderr != nil {
-			if w := unmatchedStart(g, opts.Start); w != "" {
+			if w := planner.UnmatchedStart(g, opts.Start); w != "" {
 				fmt.Fprintf(env.stderr, "cklplan plan: --start %s: warning: %s [start]\n", shownName(q.start), w)
 			}
 		}
