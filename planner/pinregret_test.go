@@ -260,6 +260,26 @@ func checkPinnedRegrets(t *testing.T, g *tasks.Graph, opts PlanOptions) pinCount
 				t.Errorf("%s: dominated by %q", what, rj.DominatedBy)
 			}
 			checkSwapReason(t, g, base, vi, rj, what)
+			if rj.Replanned != nil {
+				n.replanned++
+				// The plan the reason describes: the chosen one with the
+				// alternative and the re-planned choices put in, costs
+				// the optimum plus the regret.
+				plan := ChoicesOf(base)
+				plan[vi] = GraphChoice{Alternative: rj.Alternative,
+					NoSharedMemoryConversions: strings.HasPrefix(rj.Reason, "with its conversions in its kernel kept out of shared memory")}
+				for _, c := range rj.Replanned {
+					k := slices.IndexFunc(base.Choices, func(pc PlanChoice) bool { return pc.Invocation == c.Invocation })
+					if k < 0 || k == vi {
+						t.Fatalf("%s: re-planned %q, not another invocation", what, c.Invocation)
+					}
+					plan[k] = GraphChoice{Alternative: c.Alternative, NoSharedMemoryConversions: c.NoSharedMemoryConversions}
+				}
+				ev, err := EvaluateGraph(g, plan, PlanOptions{Cache: cache})
+				if err != nil || rj.RegretNS == nil || !samePlanCost(ev.Cost, base.ObjectiveNS+*rj.RegretNS) {
+					t.Errorf("%s: its re-planned plan costs %v (%v), want the optimum plus the regret", what, ev, err)
+				}
+			}
 			pr, err := Plan(ctx, pinned(t, g, vi, rj.Alternative), PlanOptions{Solve: Options{NoRegrets: true}, Cache: cache})
 			if err != nil {
 				switch {
@@ -316,6 +336,8 @@ func checkPinnedRegrets(t *testing.T, g *tasks.Graph, opts PlanOptions) pinCount
 // the graphs exercise.
 type pinCounts struct {
 	exact, tie, infeasible, interval, dominated int
+	// replanned counts the regrets whose re-planned choices are listed.
+	replanned int
 	// noSmem counts the pinned plans that keep some conversions out of
 	// shared memory to fit a budget.
 	noSmem int
@@ -340,8 +362,8 @@ func (n *pinCounts) count(rj Rejected) {
 func (n pinCounts) all() int { return n.exact + n.tie + n.infeasible + n.interval }
 
 func (n pinCounts) String() string {
-	return fmt.Sprintf("%d regrets checked by pinning: %d exact, %d ties, %d infeasible, %d intervals; %d dominated; %d pinned plans keep conversions out of shared memory",
-		n.all(), n.exact, n.tie, n.infeasible, n.interval, n.dominated, n.noSmem)
+	return fmt.Sprintf("%d regrets checked by pinning: %d exact, %d ties, %d infeasible, %d intervals; %d dominated; %d with their re-planned choices; %d pinned plans keep conversions out of shared memory",
+		n.all(), n.exact, n.tie, n.infeasible, n.interval, n.dominated, n.replanned, n.noSmem)
 }
 
 // checkLocalChoice checks the local-choice baseline (Result.LocalChoiceNS,

@@ -399,7 +399,23 @@ type Rejected struct {
 	// port an edge uses, at no lower cost and no lower use of any budget):
 	// its regret is that one's plus the difference. "" for none.
 	DominatedBy string `json:"dominated_by,omitempty"`
-	Reason      string `json:"reason"`
+	// Replanned lists, where the reason names them, every other
+	// invocation whose choice the best plan using this alternative
+	// changes, with its choice there: that plan is the chosen one with
+	// this alternative and these choices put in. Only where the reason
+	// names the changes (nameReplannedChoices: a graph of at most
+	// replanInvocations invocations that the reduction solves whole);
+	// nil elsewhere.
+	Replanned []Replanned `json:"replanned,omitempty"`
+	Reason    string      `json:"reason"`
+}
+
+// A Replanned is an invocation's choice in the best plan that uses a
+// rejected alternative (Rejected.Replanned).
+type Replanned struct {
+	Invocation                string `json:"invocation"`
+	Alternative               string `json:"alternative"`
+	NoSharedMemoryConversions bool   `json:"no_shared_memory_conversions,omitempty"`
 }
 
 // A Boundary is the conversion on one edge under the plan.
@@ -1269,6 +1285,7 @@ func (lw *lowering) nameReplannedChoices(ctx context.Context, p *Result, sol *So
 		vi      int
 		note    int // where replannedNote starts, or -1 for replannedAlone
 		changes string
+		all     []Replanned
 	}
 	var todo []named
 	for vi := range p.Choices {
@@ -1321,10 +1338,11 @@ func (lw *lowering) nameReplannedChoices(ctx context.Context, p *Result, sol *So
 			return // a core: no name anywhere
 		}
 		if !failed[i] {
-			todo[i].changes = lw.replanChanges(sol, s, choices, todo[i].vi, *todo[i].rj.RegretNS)
+			todo[i].changes, todo[i].all = lw.replanChanges(sol, s, choices, todo[i].vi, *todo[i].rj.RegretNS)
 		}
 	}
 	for _, n := range todo {
+		n.rj.Replanned = n.all
 		switch rj := n.rj; {
 		case n.changes == "":
 		case n.note < 0:
@@ -1384,18 +1402,22 @@ func (lw *lowering) replan(ctx context.Context, vi int, alt string) (s *Solution
 // plan's (choices): "ID to ALT" each, at most maxChangesNamed and a count;
 // "" when s does not cost the optimum plus regret, its kernels have no
 // order, or it changes nothing.
-func (lw *lowering) replanChanges(sol, s *Solution, choices []int, vi int, regret float64) string {
+func (lw *lowering) replanChanges(sol, s *Solution, choices []int, vi int, regret float64) (string, []Replanned) {
 	if s.Status != Optimal || math.Abs(s.Objective-(sol.Objective+regret)) > objectiveTolerance(sol.Objective) ||
 		lw.choosesCrossings() && lw.hasOrderConflict(s.alternatives()) {
-		return ""
+		return "", nil
 	}
 	var named []string
+	var all []Replanned
 	n, last := 0, ""
 	for v, c := range s.Choices {
 		if v == vi {
 			continue
 		}
 		was, now := lw.alts[v][choices[v]], lw.alts[v][c.Alternative]
+		if c.Alternative != choices[v] {
+			all = append(all, Replanned{Invocation: lw.invs[v].ID, Alternative: lw.invs[v].Task.Alternatives[now.task].ID, NoSharedMemoryConversions: now.noSmem})
+		}
 		var what string
 		switch {
 		case was.task != now.task:
@@ -1416,14 +1438,14 @@ func (lw *lowering) replanChanges(sol, s *Solution, choices []int, vi int, regre
 		last = what
 	}
 	if n == 0 {
-		return ""
+		return "", nil
 	}
 	if n == maxChangesNamed+1 {
 		named = append(named, last) // naming it is no longer than counting it
 	} else if n > maxChangesNamed {
 		named = append(named, fmt.Sprintf("and %d more", n-maxChangesNamed))
 	}
-	return strings.Join(named, ", ")
+	return strings.Join(named, ", "), all
 }
 
 // parallelResult is the number of invocations from which result writes the

@@ -163,7 +163,10 @@ func planSchema() map[string]objectSpec {
 		"rejected": {fields: map[string]fieldSpec{
 			"alternative": req(kString), "regret_ns": req(kNullable), "regret_lower_ns": opt(kNumber),
 			"exact": req(kBool), "infeasible": opt(kTrue), "tie": opt(kTrue), "removed": opt(kTrue),
-			"dominated_by": opt(kString), "reason": req(kString),
+			"dominated_by": opt(kString), "replanned": obj(opt(kObjects), "replanned"), "reason": req(kString),
+		}, docRow: []string{"rejected[]"}},
+		"replanned": {fields: map[string]fieldSpec{
+			"invocation": req(kString), "alternative": req(kString), "no_shared_memory_conversions": opt(kTrue),
 		}, docRow: []string{"rejected[]"}},
 		"boundary": {fields: map[string]fieldSpec{
 			"edge": req(kString), "edge_index": req(kInt), "from": req(kString), "to": req(kString),
