@@ -1780,16 +1780,8 @@ func (rg *regrets) searchQueries(open []int) error {
 	rg.solves = allowed
 	left := rg.workBudget()
 	if left == 0 {
-		return rg.parallel(len(open), func(w int, next func() (int, bool)) error {
-			next = rg.counting(next)
-			s := rg.cs.newSearcher()
-			for {
-				i, ok := next()
-				if !ok {
-					return nil
-				}
-				rg.searchQuery(s, open[i], rg.ctx, i >= allowed || rg.ctx.Err() != nil, 0)
-			}
+		return rg.searchEach(len(open), func(s *searcher, i int) {
+			rg.searchQuery(s, open[i], rg.ctx, i >= allowed || rg.ctx.Err() != nil, 0)
 		})
 	}
 	// A work budget: the queries searched in batches of regretBatch, in
@@ -1803,18 +1795,10 @@ func (rg *regrets) searchQueries(open []int) error {
 	for b := 0; b < len(open); b += regretBatch {
 		e := min(b+regretBatch, len(open))
 		limit := max(left/int64(max(min(allowed-b, regretShare), 1)), 1) // positive: bounded
-		err := rg.parallel(e-b, func(w int, next func() (int, bool)) error {
-			next = rg.counting(next)
-			s := rg.cs.newSearcher()
-			for {
-				i, ok := next()
-				if !ok {
-					return nil
-				}
-				spent := b+i < allowed && left <= 0
-				used[i], cut[i] = rg.searchQuery(s, open[b+i], rg.parent, b+i >= allowed || spent || rg.parent.Err() != nil, limit)
-				cut[i] = cut[i] || spent
-			}
+		err := rg.searchEach(e-b, func(s *searcher, i int) {
+			spent := b+i < allowed && left <= 0
+			used[i], cut[i] = rg.searchQuery(s, open[b+i], rg.parent, b+i >= allowed || spent || rg.parent.Err() != nil, limit)
+			cut[i] = cut[i] || spent
 		})
 		if err != nil {
 			return err
@@ -1825,6 +1809,23 @@ func (rg *regrets) searchQueries(open []int) error {
 		}
 	}
 	return nil
+}
+
+// searchEach calls each for the indices 0 to n-1, on at most
+// Options.Workers goroutines, each with a searcher of the core's own,
+// counting every answer for the progress report.
+func (rg *regrets) searchEach(n int, each func(s *searcher, i int)) error {
+	return rg.parallel(n, func(w int, next func() (int, bool)) error {
+		next = rg.counting(next)
+		s := rg.cs.newSearcher()
+		for {
+			i, ok := next()
+			if !ok {
+				return nil
+			}
+			each(s, i)
+		}
+	})
 }
 
 // regretBatch and regretShare are how a work budget is shared among the
