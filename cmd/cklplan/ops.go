@@ -87,6 +87,7 @@ type op[P request] struct {
 	flags            []string // the command's op-specific flags this op takes
 	fields           []string // the --batch request fields it takes besides op, args and tail
 	formats          []string // its output formats, the default first; nil: text, json
+	jsonFlags        []string // of flags, those that shape only --format json
 	doc              string   // what it does, for the command's usage
 	run              func(q P, env *env) (result, error)
 }
@@ -272,6 +273,9 @@ func (t *opTable[Q, P]) run(args []string, s streams) int {
 	if !slices.Contains(o.formatList(), *format) {
 		return u.error("unknown format %q (want %s)", *format, orList(o.formatList()))
 	}
+	if err := onlyWithJSON(fs, o.jsonFlags, *format); err != nil {
+		return u.error("%v", err)
+	}
 	if least, most := o.arity(); len(pos) < least || (most >= 0 && len(pos) > most) {
 		return u.error("%s, got %d", arity(least, most), len(pos))
 	}
@@ -321,6 +325,21 @@ func (t *opTable[Q, P]) onlyOpFlags(fs *flag.FlagSet, o *op[P]) error {
 	fs.Visit(func(f *flag.Flag) {
 		if err == nil && !t.commonFlag(f.Name) && !slices.Contains(o.flags, f.Name) {
 			err = fmt.Errorf("-%s does not go with %s", f.Name, t.opTitle(o))
+		}
+	})
+	return err
+}
+
+// onlyWithJSON refuses a flag of jsonOnly given with another format than
+// json: it would change nothing, where its user expects it to.
+func onlyWithJSON(fs *flag.FlagSet, jsonOnly []string, format string) error {
+	if format == "json" {
+		return nil
+	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(jsonOnly, f.Name) {
+			err = fmt.Errorf("--%s shapes --format json only; it does nothing with --format %s", f.Name, format)
 		}
 	})
 	return err

@@ -61,7 +61,7 @@ Exit status: 0 planned, 1 invalid graph or no feasible plan, 2 usage.
 		fs.StringVar(&q.witnesses, "witnesses", "inline", "how --format json carries the conversions' witnesses: `form` inline (on every boundary), table (each distinct one once, in \"witnesses\", named by index from each boundary's \"witness_ref\") or none")
 		fs.BoolVar(&q.timing, "timing", false, "report the solve time (the output then differs from run to run)")
 	},
-	ops: []*op[*planRequest]{{operands: "FILE", min: 1, max: 1, formats: []string{"text", "json", "dot"},
+	ops: []*op[*planRequest]{{operands: "FILE", min: 1, max: 1, formats: []string{"text", "json", "dot"}, jsonFlags: []string{"witnesses"},
 		flags: []string{"target", "time-limit", "gap", "regret-time-limit", "regret-solves", "explain", "costs", "start", "no-reduce", "quiet", "timing", "witnesses"}, run: runPlan}},
 }
 
