@@ -65,9 +65,9 @@ func (lw *lowering) kernelConflicts(bs []Boundary) []string {
 		}
 	}
 	slices.Sort(conflicts)
-	var out []string
+	out := lw.groupsJoined(bs, find)
 	for k, i := range conflicts {
-		if k == maxKernelConflicts {
+		if len(out) == maxKernelConflicts {
 			out = append(out, fmt.Sprintf("and %d more kernel boundaries in conflict", len(conflicts)-k))
 			break
 		}
@@ -80,6 +80,39 @@ func (lw *lowering) kernelConflicts(bs []Boundary) []string {
 		}
 		out = append(out, fmt.Sprintf("%s crosses a kernel boundary from %s's kernel to %s's, and a path of boundaries leads back: no order of kernels runs them; re-read the tile after a boundary, or mark the edges that cannot stay in one kernel must_cross",
 			bs[i].Edge, u.ID, v.ID))
+	}
+	return out
+}
+
+// groupsJoined says where the plan keeps invocations of two groups in one
+// kernel (find gives the kernels), at most maxKernelConflicts times: two
+// groups are two kernels (docs/format.md, "Groups"), and such a kernel holds
+// what both budgets count apart. An edge between two groups always crosses,
+// so the kernel joins them through invocations in no group, which the
+// planner does not keep from it: said here, as check says where it may
+// happen (group_bridge).
+func (lw *lowering) groupsJoined(bs []Boundary, find func(int) int) []string {
+	first := map[int]*tasks.Invocation{} // a kernel → its first invocation in a group
+	said := map[[2]*tasks.Group]bool{}
+	var out []string
+	for _, v := range lw.invs {
+		gv := lw.kernelOf[v.Index]
+		if gv == nil {
+			continue
+		}
+		k := find(v.Index)
+		u, ok := first[k]
+		if !ok {
+			first[k] = v
+			continue
+		}
+		gu := lw.kernelOf[u.Index]
+		if gu == gv || said[[2]*tasks.Group{gu, gv}] || len(out) == maxKernelConflicts {
+			continue
+		}
+		said[[2]*tasks.Group{gu, gv}] = true
+		out = append(out, fmt.Sprintf("groups %s and %s are two kernels, but the plan keeps %s and %s in one (%s): it holds what both budgets count apart; the planner does not rule this out: add the invocations between them to a group, or mark an edge on the way must_cross",
+			gu.ID, gv.ID, u.ID, v.ID, lw.joinedBy(bs, u, v)))
 	}
 	return out
 }

@@ -247,3 +247,56 @@ func TestKernelConflictsGroupIsNotOneKernel(t *testing.T) {
 		t.Errorf("conflicts %q, want none", r.KernelConflicts)
 	}
 }
+
+// Two groups are two kernels: a plan that keeps an invocation in no group
+// inside one kernel with both (p → m → j, p in group a, j in group b) joins
+// them, which the planner does not rule out, so it names it; with m in a
+// group, or an edge on the way crossing, there is nothing to name.
+func TestKernelConflictsGroupsJoined(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		groups string
+		mCross bool
+		want   string
+	}{
+		{"joined through m", `[{"id": "a", "invocations": ["p"]}, {"id": "b", "invocations": ["j"]}]`, false,
+			"groups a and b are two kernels, but the plan keeps p and j in one (joined by p.y -> m.x, m.y -> j.x2, planned inside one kernel)"},
+		{"m in a group", `[{"id": "a", "invocations": ["p", "m"]}, {"id": "b", "invocations": ["j"]}]`, false, ""},
+		{"p → m crosses", `[{"id": "a", "invocations": ["p"]}, {"id": "b", "invocations": ["j"]}]`, true, ""},
+		{"one group", `[{"id": "a", "invocations": ["p", "j"]}]`, false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			kernel := ""
+			if c.mCross {
+				kernel = `, "kernel": "must_cross"`
+			}
+			g, err := tasks.Load([]byte(`{"version": 1, "target": "h200", "sizes": {"M": 64}, "spaces": {"t": "(m:16, k:16)"},
+  "tasks": {
+    "p": {"ports": {"y": {"direction": "out", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "a", "ports": {"y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]},
+    "mid": {"ports": {"x": {"direction": "in", "tile": "t", "element": "f16"}, "y": {"direction": "out", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "a", "ports": {"x": "mma.m16n8k16.a.f16", "y": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]},
+    "join": {"ports": {"x2": {"direction": "in", "tile": "t", "element": "f16"}},
+          "alternatives": [{"id": "a", "ports": {"x2": "mma.m16n8k16.a.f16"}, "cost": {"ns": 1}, "multiplicity": "M"}]}},
+  "invocations": [{"id": "p", "task": "p"}, {"id": "m", "task": "mid"}, {"id": "j", "task": "join"}],
+  "edges": [{"from": "p.y", "to": "m.x"` + kernel + `}, {"from": "m.y", "to": "j.x2"}],
+  "groups": ` + c.groups + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Plan(context.Background(), g, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want == "" {
+				if len(r.KernelConflicts) > 0 {
+					t.Errorf("conflicts %q, want none", r.KernelConflicts)
+				}
+				return
+			}
+			if len(r.KernelConflicts) != 1 || !strings.HasPrefix(r.KernelConflicts[0], c.want) {
+				t.Errorf("conflicts %q, want one that begins %q", r.KernelConflicts, c.want)
+			}
+		})
+	}
+}

@@ -46,8 +46,30 @@ func (l Limits) load(data []byte, prelude func(*Prelude)) (*Graph, error) {
 	var later jsonv.Problems
 	if ps, ok := err.(jsonv.Problems); ok {
 		later = ps
+	} else if err == nil && g != nil {
+		later = g.Warnings()
+	}
+	if !onlyUnknownFields(problems) {
+		// A value that failed to decode is missing from the graph, which
+		// can then warn of what it dropped (an output "consumed by no
+		// edge" whose edge had a number for its "from"): its warnings
+		// are left out. Beside unknown fields alone, which decoding
+		// ignores and leaves the rest whole, they are said, as beside
+		// validation errors.
+		later = later.Errors()
 	}
 	return nil, merge(problems, later)
+}
+
+// onlyUnknownFields reports whether every error of ps is an unknown field,
+// which decoding ignores and leaves the rest of its object whole.
+func onlyUnknownFields(ps jsonv.Problems) bool {
+	for _, p := range ps {
+		if !p.Warning && p.Code != jsonv.UnknownField {
+			return false
+		}
+	}
+	return true
 }
 
 // merge adds to the decoding problems the validation problems that do not sit

@@ -437,6 +437,13 @@ var codeCases = []codeCase{
 		obj(g, "tasks", "load_a", "alternatives", 0, "ports")["a"] = "mma.m16n8k16.a.f16"
 	}), path: "$.groups[0]", code: CodeOutsideBudget, warning: true,
 		msg: "invocation load_a is in no group, but the plan may keep it in group kernel's kernel (through load_a.a -> scale.x, inside one kernel): kernel's shared-memory budget counts neither its shared memory nor the scratch of its conversions there"},
+	// mma, in no group, between the groups of scale and store: kept
+	// inside one kernel on both sides it makes them one kernel.
+	{name: "two groups joined", data: mutate(func(g map[string]any) {
+		g["groups"] = []any{map[string]any{"id": "kernel", "invocations": []any{"scale"}},
+			map[string]any{"id": "epilogue", "invocations": []any{"store"}}}
+	}), path: "$.groups[0]", code: CodeGroupBridge, warning: true,
+		msg: "groups kernel and epilogue are two kernels, but invocations in no group join them (scale.y -> mma.lhs, mma.out -> store.c)"},
 }
 
 func TestErrorCodes(t *testing.T) {
@@ -733,5 +740,63 @@ func TestListNamesOfNone(t *testing.T) {
 		if got := listNames(c.names); got != c.want {
 			t.Errorf("listNames(%q) = %q, want %q", c.names, got, c.want)
 		}
+	}
+}
+
+// TestWarningsBesideDecodingErrors: a file whose only errors are unknown
+// fields, which decoding ignores, still gets its graph's warnings; one with
+// a value that failed to decode does not, as the graph then warns of what
+// it dropped.
+func TestWarningsBesideDecodingErrors(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/fanout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		edit  func(spec map[string]any)
+		want  jsonv.Code // a warning's code that must be said
+		never jsonv.Code // one that must not
+	}{
+		{"an unknown field beside an unused size", func(spec map[string]any) {
+			spec["sizes"].(map[string]any)["Q"] = 3
+			spec["bogus"] = 1
+		}, CodeUnusedSize, ""},
+		{"an edge's from a number", func(spec map[string]any) {
+			spec["edges"].([]any)[0].(map[string]any)["from"] = 5
+		}, "", CodeUnconsumed},
+		{"an edge a number", func(spec map[string]any) {
+			spec["edges"].([]any)[0] = 7
+		}, "", CodeUnconsumed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var spec map[string]any
+			if err := json.Unmarshal(data, &spec); err != nil {
+				t.Fatal(err)
+			}
+			c.edit(spec)
+			bad, err := json.Marshal(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load(bad)
+			var ps jsonv.Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("Load: %v, want problems", err)
+			}
+			if len(ps.Errors()) != 1 {
+				t.Errorf("errors %v, want the one decoding error", ps.Errors())
+			}
+			found := false
+			for _, p := range ps.Warnings() {
+				found = found || p.Code == c.want
+				if p.Code == c.never {
+					t.Errorf("%s: %s [%s], of what decoding dropped", p.Path, p.Msg, p.Code)
+				}
+			}
+			if c.want != "" && !found {
+				t.Errorf("warnings %v, want one [%s]", ps.Warnings(), c.want)
+			}
+		})
 	}
 }

@@ -830,15 +830,13 @@ func (v *validator) outsideBudgets() {
 	work := 4*len(g.edges) + len(g.invocations)
 	reached := make([]int, len(g.invocations)) // group index + 1 that last reached it
 	for _, gr := range g.groups {
-		if gr.SharedMemoryBytes <= 0 && gr.RegistersPerThread <= 0 {
-			continue
-		}
 		mark := gr.Index + 1
 		via := map[*Invocation]*Edge{}
 		var queue []*Invocation
 		inKernel := func(x *Invocation) bool { return groupOf[x.Index] == gr || reached[x.Index] == mark }
 		queue = append(queue, gr.Invocations...)
 		var region []*Invocation
+		bridged := map[*Group]bool{}
 		for len(queue) > 0 && work > 0 {
 			x := queue[0]
 			queue = queue[1:]
@@ -848,6 +846,27 @@ func (v *validator) outsideBudgets() {
 				if y == x {
 					y = e.From.Invocation
 				}
+				if other := groupOf[y.Index]; other != nil && other != gr && groupOf[x.Index] == nil && shares(e) && !bridged[other] {
+					// Reached from gr through invocations in no group:
+					// said once a pair, at the group declared first.
+					bridged[other] = true
+					if other.Index > gr.Index {
+						var path []string
+						for z := x; groupOf[z.Index] != gr; {
+							path = append(path, edgeText(via[z]))
+							if via[z].To.Invocation == z {
+								z = via[z].From.Invocation
+							} else {
+								z = via[z].To.Invocation
+							}
+						}
+						slices.Reverse(path)
+						path = append(path, edgeText(e))
+						v.d.Warn(root.Key("groups").Index(gr.Index), CodeGroupBridge,
+							"groups %s and %s are two kernels, but invocations in no group join them (%s): a plan that keeps these edges inside one kernel fuses both groups into one, over their budgets, and the planner does not rule that out; add the invocations to a group, or mark an edge on the way must_cross",
+							gr.ID, other.ID, strings.Join(path, ", "))
+					}
+				}
 				if groupOf[y.Index] != nil || reached[y.Index] == mark || !shares(e) {
 					continue
 				}
@@ -856,6 +875,9 @@ func (v *validator) outsideBudgets() {
 				region = append(region, y)
 				queue = append(queue, y)
 			}
+		}
+		if gr.SharedMemoryBytes <= 0 && gr.RegistersPerThread <= 0 {
+			continue
 		}
 		for _, x := range region {
 			var missed []string

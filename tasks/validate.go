@@ -42,6 +42,7 @@ const (
 	CodeMeasuredTarget  jsonv.Code = "measured_target"      // warning: costs measured on another target than the graph's
 	CodeKernelPath      jsonv.Code = "kernel_path"          // warning: an edge that must cross because another path between its ends does
 	CodeOutsideBudget   jsonv.Code = "outside_budget"       // warning: an invocation in no group that may run in a budgeted group's kernel
+	CodeGroupBridge     jsonv.Code = "group_bridge"         // warning: invocations in no group that may join two groups into one kernel
 )
 
 // The default limits on a graph, so that hostile input fails with a clear
@@ -764,7 +765,7 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 func Codes() []jsonv.Code {
 	return []jsonv.Code{CodeDirection, CodeTileMismatch, CodeElementMismatch, CodeBinding, CodeCycle,
 		CodeFedTwice, CodeUnconsumed, CodeTileCount, CodeLoop, CodeUnfed, CodeDistribution, CodeUnrunnable, CodeMultiplicity,
-		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize, CodeMeasuredTarget, CodeKernelPath, CodeOutsideBudget}
+		CodeOverflow, CodePin, CodeKernel, CodeResources, CodeBudget, CodeUnusedMeasured, CodeUnusedSize, CodeMeasuredTarget, CodeKernelPath, CodeOutsideBudget, CodeGroupBridge}
 }
 
 // positiveZero is x with a negative zero made 0: a time of -0 ns passes
