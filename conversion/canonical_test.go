@@ -421,3 +421,47 @@ func TestGlobalFromACopyInAnotherBlock(t *testing.T) {
 		}
 	}
 }
+
+// blockTranspose is a 32×32 f32 tile in each of b blocks, a lane's row
+// (or, transposed, its column) in its 32 registers.
+func blockTranspose(t testing.TB, b int, transposed bool) *distribution.Distribution {
+	t.Helper()
+	own := []string{"block", "lane", "v"}
+	if transposed {
+		own = []string{"block", "v", "lane"}
+	}
+	d, err := distribution.New(distribution.Spec{Name: "rows",
+		Executors: []distribution.ExecutorAxis{{Name: "block", Size: b, Level: distribution.LevelBlock}, {Name: "lane", Size: 32, Level: distribution.LevelLane}},
+		Locals:    []distribution.Axis{{Name: "v", Size: 32}},
+		Tile:      []distribution.Axis{{Name: "b", Size: b}, {Name: "x", Size: 32}, {Name: "y", Size: 32}},
+		Ownership: own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// A transpose inside each block of a tile spread over blocks needs each
+// block's own 4 KB of scratch, however many blocks share the tile: at 57
+// blocks the whole tile's 233,472 bytes would be more than a block has.
+func TestScratchPerBlock(t *testing.T) {
+	var one int
+	for _, b := range []int{1, 4, 57} {
+		res := classify(t, blockTranspose(t, b, false), blockTranspose(t, b, true), Options{})
+		expect(t, res, WarpShuffle, SharedMemory)
+		if res.Witness.Shared == nil {
+			t.Fatalf("%d blocks: no shared-memory plan", b)
+		}
+		got := res.Witness.Shared.ScratchBytes
+		if b == 1 {
+			one = got
+			if got < 32*32*4 {
+				t.Errorf("1 block: scratch %d bytes, less than the tile's %d", got, 32*32*4)
+			}
+			continue
+		}
+		if got != one {
+			t.Errorf("%d blocks: scratch %d bytes a block, want %d as for one", b, got, one)
+		}
+	}
+}

@@ -388,6 +388,52 @@ func (p *problem) assembleLoads(routes []Route, loads *memSide, vl int) *Registe
 	return rp
 }
 
+// blockFootprint is the shared memory, in bytes, that each block needs of
+// layout, a layout of the whole tile, for the elements routes move within
+// their blocks: the most that one block's elements span, from the lowest to
+// the end of the highest, with the lowest aligned down to a wavefront's
+// bytes and to the swizzle's period (so that its banks and its swizzle are
+// those of the whole tile's layout) and the highest rounded up to the
+// period. A tile in one block needs the layout's footprint.
+func (p *problem) blockFootprint(layout *storage.Layout, routes []Route) int {
+	whole := layout.Footprint()
+	if len(routes) == 0 || !slices.ContainsFunc(routes, func(r Route) bool { return r.Dst.Block != routes[0].Dst.Block }) {
+		return whole
+	}
+	unitBits := 8
+	if layout.Unit() != storage.Bytes {
+		unitBits = layout.Element().Bits()
+	}
+	align := int64(storage.WavefrontBytes) * 8
+	if sw, ok := layout.Swizzle(); ok {
+		align = max(align, sw.Period()*int64(unitBits))
+	}
+	mb := int64(p.movedBits())
+	span := map[int][2]int64{} // block → its lowest and highest bit
+	for _, r := range routes {
+		b, err := layout.BitOffset(p.coords(r.Element))
+		if err != nil {
+			return whole
+		}
+		at := int64(b)
+		s, ok := span[r.Dst.Block]
+		if !ok {
+			s = [2]int64{at, at}
+		}
+		span[r.Dst.Block] = [2]int64{min(s[0], at), max(s[1], at)}
+	}
+	most := 0
+	for _, s := range span {
+		lo := s[0] / align * align
+		hi := s[1] + mb
+		if _, ok := layout.Swizzle(); ok {
+			hi = (hi + align - 1) / align * align
+		}
+		most = max(most, int((hi-lo+7)/8))
+	}
+	return min(most, whole)
+}
+
 // sharedPlan moves the tile through the shared memory of each block, with
 // the layout and vector widths that cost least.
 func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
@@ -423,6 +469,15 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 		}
 		return "no shared layout serves the accesses: " + strings.Join(reasons, "; ")
 	}
+	// Each block holds its own elements only: its scratch is what they
+	// span of the layout (blockFootprint), once per candidate.
+	scratch := make([]int, len(layouts))
+	blockScratch := func(i int) int {
+		if scratch[i] == 0 {
+			scratch[i] = p.blockFootprint(&layouts[i], w.Routes)
+		}
+		return scratch[i]
+	}
 	storeSides := p.opts.Memo.sharedSides(p, &stores, vsMax, tile, layouts)
 	loadSides := p.opts.Memo.sharedSides(p, &loads, vlMax, tile, layouts)
 	loadRegs := make([]*RegisterPlan, len(loadSides))
@@ -445,7 +500,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 				reasons = append(reasons, fmt.Sprintf("vectors %d/%d: %s", vs, vl, firstLine(err)))
 				continue
 			}
-			if fp := layouts[i].Footprint(); fp > int(target.Get("shared_bytes_per_block")) {
+			if fp := blockScratch(i); fp > int(target.Get("shared_bytes_per_block")) {
 				reasons = append(reasons, fmt.Sprintf("%d bytes of scratch, more than the %g a block may have", fp, target.Get("shared_bytes_per_block")))
 				continue
 			}
@@ -471,7 +526,7 @@ func (p *problem) sharedPlan(w *Witness, target *costmodel.Target) string {
 	c := *w
 	mp, rp := p.memoryPlan(&c, &stores, &loads, bestVS, bestVL, addressMap{layouts, bestLayout}, bestLoadRegs)
 	mp.Layout = layout.String()
-	mp.ScratchBytes = layout.Footprint()
+	mp.ScratchBytes = blockScratch(bestLayout)
 	mp.Barriers = 2
 	mp.Considered = len(layouts)
 	for i, total := range bestStores.costs.Totals(bestLayout) {
