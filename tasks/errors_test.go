@@ -285,6 +285,12 @@ var codeCases = []codeCase{
 		path: "$.tasks.scale.ports.x.tile", code: jsonv.Invalid, msg: "port x has a tile of no axes (): a tile has at least one axis"},
 	{name: "edge tile", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["rename"] = map[string]any{"k": "n"} }),
 		path: "$.edges[1]", code: CodeTileMismatch, msg: "renamed to (m:16, n:16)"},
+	{name: "renamed to no name", data: mutate(func(g map[string]any) { obj(g, "edges", 1)["rename"] = map[string]any{"k": "a b"} }),
+		path: "$.edges[1].rename.k", code: jsonv.Invalid, msg: `axis k renamed to "a b", not an axis name`},
+	// An unknown alternative does not hide the unknown invocation beside it.
+	{name: "measured invocation unknown too", data: mutate(func(g map[string]any) {
+		obj(g, "measured")["alternatives"] = []any{map[string]any{"task": "scale", "alternative": "zz", "invocation": "qq", "ns": 1}}
+	}), path: "$.measured.alternatives[0].invocation", code: jsonv.UnknownName, msg: `unknown invocation "qq"`},
 	{name: "edge element", data: mutate(func(g map[string]any) { obj(g, "tasks", "scale", "ports", "y")["element"] = "bf16" }),
 		path: "$.edges[1]", code: CodeElementMismatch, msg: "producer element bf16 does not match consumer element f16"},
 	{name: "layout element", data: mutate(func(g map[string]any) { obj(g, "tasks", "load_a", "ports", "src")["element"] = "f32" }),
@@ -376,6 +382,22 @@ var codeCases = []codeCase{
 		b.Invoke("t", "t")
 		return b.Build()
 	}, path: "$.tasks.t.alternatives[0].ports.y", code: jsonv.Range, msg: "holds 128 registers per thread over 1024 threads of a block, 131072 in all: a block has at most 65536"},
+	{name: "more registers than the largest cluster has", build: func() (*Graph, error) {
+		// 32 registers a lane, 32 lanes a block: within both limits
+		// above, but 2,048 blocks hold 2,097,152.
+		d, err := distribution.New(distribution.Spec{Name: "grid",
+			Executors: []distribution.ExecutorAxis{{Name: "block", Size: 2048, Level: distribution.LevelBlock}, {Name: "lane", Size: 32, Level: distribution.LevelLane}},
+			Locals:    []distribution.Axis{{Name: "v", Size: 32}},
+			Tile:      []distribution.Axis{{Name: "b", Size: 2048}, {Name: "x", Size: 32}, {Name: "y", Size: 32}},
+			Ownership: []string{"block", "lane", "v"}})
+		if err != nil {
+			return nil, err
+		}
+		b := NewBuilder("g", "h200")
+		b.Task("t").Out("y", "(b:2048, x:32, y:32)", storage.F32).Alternative("a").InlineDist("y", d, "").CostNS(1)
+		b.Invoke("t", "t")
+		return b.Build()
+	}, path: "$.tasks.t.alternatives[0].ports.y", code: jsonv.Range, msg: "holds 32 registers over its 65536 threads in 2048 blocks, 2097152 in all: one invocation's tile holds at most 1048576"},
 	{name: "unrunnable", data: mutate(func(g map[string]any) {
 		obj(g, "tasks", "mma", "alternatives", 0, "resources")["shared_memory_bytes"] = 300000
 	}), path: "$.tasks.mma.alternatives[0]", code: CodeUnrunnable,

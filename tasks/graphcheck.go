@@ -374,6 +374,11 @@ func (v *validator) rename(path func() jsonv.Path, e *Edge, rename map[string]st
 	seen := map[string]string{}
 	for _, k := range sortedKeys(rename) {
 		to := rename[k]
+		if !indexspace.IsIdent(to) {
+			v.d.Report(path().Key("rename").Key(k), jsonv.Invalid, "axis %s renamed to %q, not an axis name (letters, digits, _)", k, to)
+			ok = false
+			continue
+		}
 		if !slices.ContainsFunc(src, func(a axis) bool { return a.name == k }) {
 			v.d.Report(path().Key("rename").Key(k), jsonv.UnknownName, "the producer tile %s has no axis %q", axesText(src), k)
 			ok = false
@@ -556,25 +561,29 @@ func (v *validator) measured() {
 	for i, m := range s.Alternatives {
 		p := root.Key("measured").Key("alternatives").Index(i)
 		checkNS(p, m.NS)
+		// Every name is checked, each where it is: an unknown task hides
+		// neither an unknown invocation nor the other way round.
 		t := g.taskByName[m.Task]
+		ok := t != nil
 		if t == nil {
 			v.d.Report(p.Key("task"), jsonv.UnknownName, "unknown task %q", m.Task)
-			continue
-		}
-		if t.Alternative(m.Alternative) == nil {
+		} else if t.Alternative(m.Alternative) == nil {
 			v.d.Report(p.Key("alternative"), jsonv.UnknownName, "task %s has no alternative %q (it has %s)", m.Task, m.Alternative, t.alternativeNames())
-			continue
+			ok = false
 		}
 		if m.Invocation != "" {
 			inv := g.invByID[m.Invocation]
-			if inv == nil {
+			switch {
+			case inv == nil:
 				v.d.Report(p.Key("invocation"), jsonv.UnknownName, "unknown invocation %q", m.Invocation)
-				continue
-			}
-			if inv.Task != t {
+				ok = false
+			case t != nil && inv.Task != t:
 				v.d.Report(p.Key("invocation"), jsonv.Invalid, "invocation %s is not an invocation of %s", m.Invocation, m.Task)
-				continue
+				ok = false
 			}
+		}
+		if !ok {
+			continue
 		}
 		k := MeasuredKey{m.Task, m.Alternative, m.Invocation}
 		if _, dup := g.measured.Alternatives[k]; dup {

@@ -34,6 +34,15 @@ const (
 	registersPerBlock  = 64 << 10
 )
 
+// maxTileBlocks is the largest thread-block cluster of any target (16 on
+// sm_90 with the non-portable cluster size; the CUDA C++ Programming Guide,
+// Thread Block Clusters), and registersPerTile what their register files
+// hold: the most one invocation's tile may take in registers.
+const (
+	maxTileBlocks    = 16
+	registersPerTile = maxTileBlocks * registersPerBlock
+)
+
 // A Target is the hardware a graph is planned for: a built-in one (sm80,
 // sm90, h200) or a custom one. Model holds its figures for the cost model
 // (package costmodel); Features and the limits decide which alternatives it

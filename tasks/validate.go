@@ -735,6 +735,13 @@ func (v *validator) binding(p jsonv.Path, port *Port, bs BindingSpec, altMult Ex
 			// registers each, ran plan out of memory).
 			v.d.Report(p, jsonv.Range, "distribution %s holds %d registers per thread over %d threads of a block, %d in all: a block has at most %d",
 				d.Name(), r, threads, r*threads, registersPerBlock)
+		} else if all := int64(r) * int64(d.NumExecutors()); all > registersPerTile {
+			// Nor the blocks of one tile together, past what the largest
+			// cluster's register files hold: a 4096×32×32 f32 tile over
+			// 4,096 blocks of 32 lanes passed both limits above, and
+			// classifying its transpose took 47 s and 7 GB.
+			v.d.Report(p, jsonv.Range, "distribution %s holds %d registers over its %d threads in %d blocks, %d in all: one invocation's tile holds at most %d (the register files of %d blocks, the largest cluster); give the task a multiplicity over the rest",
+				d.Name(), r, d.NumExecutors(), d.LevelSize(distribution.LevelBlock), all, registersPerTile, maxTileBlocks)
 		}
 		got = distAxes(b.Distribution)
 		what = "distribution " + b.Distribution.Name()
