@@ -122,6 +122,11 @@ func graphDistribution(file, name string, in *input) (*distribution.Distribution
 	}
 	dists := g.Spec().Distributions
 	if d := dists[name]; d != nil {
+		if d.Name() != name {
+			// A definition of a built-in atom ({"builtin": …}) goes by
+			// the graph's name for it, as its plans say it.
+			d = d.WithName(name)
+		}
 		return d, nil
 	}
 	names := slices.Sorted(maps.Keys(dists))
