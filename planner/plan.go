@@ -1521,8 +1521,13 @@ func (lw *lowering) choice(sol *Solution, choices []int, regrets map[[2]int]Regr
 			if best.RegretNS != nil {
 				lower = math.Min(lower, *best.RegretNS)
 			}
-			best.Exact, best.RegretLowerNS, best.Infeasible = false, &lower, false
-			nUnproven++
+			// The best variant's exact regret stands where no unproven
+			// variant may be lower: every one's lower bound is at least
+			// it (else the interval would read "+x…+x").
+			if !(best.Exact && best.RegretNS != nil && lower >= *best.RegretNS) {
+				best.Exact, best.RegretLowerNS, best.Infeasible = false, &lower, false
+				nUnproven++
+			}
 		}
 		if best.Tie {
 			pc.Tie = true
@@ -1583,14 +1588,28 @@ func (lw *lowering) explain(rj *Rejected, sol *Solution, choices []int, removed 
 			rj.DominatedBy = pr.by
 		}
 	}
-	if lw.alts[vi][ai].noSmem {
-		rj.Reason += "with its conversions in its kernel kept out of shared memory: "
-	}
 	exact := rj.RegretNS
 	if !rj.Exact {
 		exact = nil // the reason speaks only of a proven best plan
 	}
-	rj.Reason += lw.reason(choices, sol.BudgetUse, vi, ai, exact)
+	// A tie's regret is 0 for anything within the tolerance the solver
+	// and the verifier agree to: so is its single swap's, which then needs
+	// no re-planning.
+	slack := 0.0
+	if rj.Tie {
+		slack = objectiveTolerance(sol.Objective)
+	}
+	why := lw.reason(choices, sol.BudgetUse, vi, ai, exact, slack)
+	if lw.alts[vi][ai].noSmem {
+		// Said once: where the reason keeps other producers' conversions
+		// out of shared memory too, it names this one among them.
+		if rest, ok := strings.CutPrefix(why, twinsPrefix); ok {
+			why = twinsPrefix + lw.invs[vi].ID + ", " + rest
+		} else {
+			why = "with its conversions in its kernel kept out of shared memory: " + why
+		}
+	}
+	rj.Reason += why
 }
 
 // better orders two explanations of one task alternative: a computed finite
@@ -1864,7 +1883,7 @@ func namesOfEdges(edges []*tasks.Edge) []string {
 // plan that also keeps the conversions out of some of vi's producers out of
 // shared memory (their alternatives the same) is tried, the cheapest that
 // fits: no other alternative changes, so the swap alone is feasible.
-func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regret *float64) string {
+func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regret *float64, slack float64) string {
 	lw.touchGroups()
 	parts, dCost, feasible := lw.swap(choices, budgetUse, map[int]int{vi: ai}, vi, true, lw.planStates)
 	prefix := ""
@@ -1922,18 +1941,22 @@ func (lw *lowering) reason(choices []int, budgetUse []float64, vi, ai int, regre
 				names[0] = "it"
 			}
 			parts, dCost, feasible = lw.swap(choices, budgetUse, ch, vi, true, lw.planStates)
-			prefix = "with the conversions out of " + strings.Join(names, ", ") + " kept out of shared memory: "
+			prefix = twinsPrefix + strings.Join(names, ", ") + " kept out of shared memory: "
 		}
 	}
 	s := prefix + strings.Join(parts, "; ")
 	if !feasible && regret != nil {
 		return "swapped in alone it is infeasible: " + s + replannedAlone
 	}
-	if regret != nil && feasible && *regret < dCost-1e-9*math.Max(1, math.Abs(dCost)) {
+	if regret != nil && feasible && *regret < dCost-max(slack, 1e-9*math.Max(1, math.Abs(dCost))) {
 		s += replannedNote + signedNS(*regret) + ")"
 	}
 	return s
 }
+
+// twinsPrefix begins a reason whose swap keeps the conversions out of some
+// producers out of shared memory, naming them.
+const twinsPrefix = "with the conversions out of "
 
 // maxTwinsTried bounds the producers whose conversions reason tries
 // keeping out of shared memory: every subset of them is tried.

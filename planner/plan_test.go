@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -3343,5 +3344,96 @@ func BenchmarkDeadline(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// A near tie, an alternative dearer by less than the tolerance, is a tie
+// whose single swap is its best plan: its reason says no re-planning
+// (it said "with the other choices re-planned around it, +0 ns").
+func TestNearTieNeedsNoReplanning(t *testing.T) {
+	data, err := os.ReadFile("../examples/graphs/fanout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(data, &spec); err != nil {
+		t.Fatal(err)
+	}
+	task := spec["tasks"].(map[string]any)["rmsnorm_scale"].(map[string]any)
+	alts := task["alternatives"].([]any)
+	dup := maps.Clone(alts[1].(map[string]any)) // into_mma_a, the chosen one
+	dup["id"] = "dup"
+	dup["cost"] = map[string]any{"ns": 2.2000001}
+	task["alternatives"] = append(alts, dup)
+	data, err = json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := r.Choice("norm")
+	if !ok || c.Alternative != "into_mma_a" {
+		t.Fatalf("norm chose %+v, want into_mma_a", c)
+	}
+	for _, rj := range c.Rejected {
+		if rj.Alternative != "dup" {
+			continue
+		}
+		if !rj.Tie || rj.RegretNS == nil || *rj.RegretNS != 0 {
+			t.Errorf("dup: regret %v tie %v, want a tie", rj.RegretNS, rj.Tie)
+		}
+		if strings.Contains(rj.Reason, "re-planned") || len(rj.Replanned) > 0 {
+			t.Errorf("dup: %q, replanned %v: the swap alone is its best plan", rj.Reason, rj.Replanned)
+		}
+		return
+	}
+	t.Fatalf("norm's rejected %+v has no dup", c.Rejected)
+}
+
+// A reason of an alternative's variant that keeps its own conversions out
+// of shared memory names it among the producers whose conversions the swap
+// keeps out too, once: it read "with its conversions in its kernel kept
+// out of shared memory: with the conversions out of l0_add1 kept out of
+// shared memory: …" (two layers fused under 8 KB, their regrets left
+// intervals by one re-solve, so that the variant's reason is given).
+func TestVariantReasonSaysItOnce(t *testing.T) {
+	highstest.Library(t)
+	s, err := taskgen.Transformer(2, 1)
+	if err == nil {
+		err = taskgen.FuseLayersBy(&s, 8192, 1)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tasks.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(context.Background(), g, PlanOptions{Solve: Options{NoReduce: true, RegretSolves: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, c := range r.Choices {
+		for _, rj := range c.Rejected {
+			if strings.Count(rj.Reason, "kept out of shared memory") > 1 {
+				t.Errorf("%s %s: %q", c.Invocation, rj.Alternative, rj.Reason)
+			}
+			if rj.RegretLowerNS != nil && rj.RegretNS != nil && *rj.RegretLowerNS >= *rj.RegretNS {
+				t.Errorf("%s %s: the interval %v…%v is one value, and not exact", c.Invocation, rj.Alternative, *rj.RegretLowerNS, *rj.RegretNS)
+			}
+			if strings.HasPrefix(rj.Reason, "with the conversions out of "+c.Invocation+", ") {
+				named++
+			}
+		}
+	}
+	if named == 0 {
+		t.Error("no reason names its own invocation among the producers kept out of shared memory")
 	}
 }
