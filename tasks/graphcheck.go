@@ -787,7 +787,11 @@ func (v *validator) otherRenamings(k ConversionKey) string {
 // its edges there) under a shared-memory budget, or more registers than a
 // register budget, the budget may not hold the kernel the plan builds. One
 // warning per group and invocation, at the group, naming the edge it is
-// reached through. Run after kernelPaths.
+// reached through. The same search, from every group with a budget or
+// without, warns where invocations in no group join two groups
+// (group_bridge): a plan that keeps the edges between them inside one
+// kernel makes the two one kernel, which the planner does not rule out.
+// Run after kernelPaths.
 func (v *validator) outsideBudgets() {
 	g := v.g
 	if len(g.groups) == 0 {
