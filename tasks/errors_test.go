@@ -132,8 +132,14 @@ func TestNegativeZeroTime(t *testing.T) {
 // encodes the result.
 func edit(t testing.TB, change func(g map[string]any)) []byte {
 	t.Helper()
+	return editJSON(t, []byte(small), change)
+}
+
+// editJSON is the JSON document data with change made to it.
+func editJSON(t testing.TB, data []byte, change func(g map[string]any)) []byte {
+	t.Helper()
 	var g map[string]any
-	if err := json.Unmarshal([]byte(small), &g); err != nil {
+	if err := json.Unmarshal(data, &g); err != nil {
 		t.Fatal(err)
 	}
 	change(g)
@@ -792,16 +798,7 @@ func TestWarningsBesideDecodingErrors(t *testing.T) {
 		}, "", CodeUnconsumed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var spec map[string]any
-			if err := json.Unmarshal(data, &spec); err != nil {
-				t.Fatal(err)
-			}
-			c.edit(spec)
-			bad, err := json.Marshal(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = Load(bad)
+			_, err := Load(editJSON(t, data, c.edit))
 			var ps jsonv.Problems
 			if !errors.As(err, &ps) {
 				t.Fatalf("Load: %v, want problems", err)

@@ -526,16 +526,7 @@ func TestUnusedMeasurementOnlyOfValidGraphs(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var spec map[string]any
-			if err := json.Unmarshal(data, &spec); err != nil {
-				t.Fatal(err)
-			}
-			edit(spec)
-			bad, err := json.Marshal(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = Load(bad)
+			_, err := Load(editJSON(t, data, edit))
 			var ps jsonv.Problems
 			if !errors.As(err, &ps) {
 				t.Fatalf("Load: %v, want problems", err)
