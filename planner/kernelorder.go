@@ -42,16 +42,22 @@ const orderCutsPerRound = 64
 // The levels' cores go to HiGHS, where a solve takes tenths of a second to
 // tens of seconds even on a hundred invocations (the levels' rows are big-M
 // rows: their relaxation is weak). So where the caller bounds the plan's
-// time in any way (Options.timeBounded), the rounds and the regrets' pinned
-// solves get orderTimeFactor times the first plan's solve, at least
-// orderMinTime; past it the rounds return the best plan HiGHS found,
-// unproven, where its kernels have an order, and else give the first plan
-// back with its conflicts warned of; the regrets left are intervals, which
-// then depend on the machine's speed. Without any bound they run to the
-// end (orderRounds and orderRegretSolves bound their number), so that the
-// same input gives the same plan. Variables: tests change them. At 0.5 s
-// (until 2026-12-05) BenchmarkKernelOrder's 50 invocations came back at
-// twice the optimum; at 2 s, at the optimum, unproven (5.8 s to prove).
+// time (a time limit or a deadline: limited), the rounds get
+// orderTimeFactor times the first plan's solve, at least orderMinTime, or
+// the time limit where that is longer; past it they return the best plan
+// HiGHS found, unproven, where its kernels have an order, and else give
+// the first plan back with its conflicts warned of. The regrets' pinned
+// solves (orderRegrets) get such a window wherever the caller bounds any
+// time, the regrets' included (Options.timeBounded): the regrets left are
+// intervals, which then depend on the machine's speed. Without a bound the
+// rounds run to the end (orderRounds bounds their number), and the regrets'
+// limits do not bound them: they are the plan, which the same input gives
+// the same. Variables: tests change them. At 0.5 s (until 2026-12-05)
+// BenchmarkKernelOrder's 50 invocations came back at twice the optimum; at
+// 2 s, at the optimum, unproven (5.8 s to prove). Until 2026-12-07 the
+// regrets' limits gave the rounds the window too, and the first plan's
+// regrets were computed before the rounds threw them away (37 s of 178 s on
+// gen dag --invocations 60 --unfused 0.5 --exec-scale 100).
 var (
 	orderTimeFactor = 3.0
 	orderMinTime    = 2 * time.Second
@@ -567,6 +573,24 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 	quiet := so
 	quiet.NoRegrets = true
 	cut, timedOut := false, false
+	// explained is s with its regrets where the first solve skipped them
+	// (levelsReplace) and s stands after all: solved again from itself,
+	// where that gives the same plan back.
+	explained := func(s *Solution) *Solution {
+		if !s.regretsSkipped || ctx.Err() != nil {
+			return s
+		}
+		again := so
+		again.Start = s.alternatives()
+		if so.TimeLimit > 0 {
+			again.TimeLimit = max(so.TimeLimit-time.Since(begun), time.Millisecond)
+		}
+		if e, err := Solve(ctx, &lw.problem, again); err == nil && e.Status == Optimal && slices.Equal(e.alternatives(), s.alternatives()) {
+			e.SolveTime = time.Since(begun)
+			return e
+		}
+		return s
+	}
 	giveBack := func() (*Solution, error) {
 		lw.problem.Nodes = nodes
 		if o := lw.problem.order; o != nil {
@@ -576,7 +600,7 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 			o.added = added
 		}
 		lw.orderCuts, lw.ownAlts = nil, nil
-		return first, nil
+		return explained(first), nil
 	}
 	noSolver := func(err error) (*Solution, error) {
 		if !errors.Is(err, ErrNoSolver) {
@@ -585,9 +609,13 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 		return giveBack()
 	}
 	lw.orderPlanTime = first.SolveTime
+	if first.planTime > 0 {
+		lw.orderPlanTime = first.planTime
+	}
 	// The rounds get orderTime, or the caller's time limit where that is
-	// longer; without any time bound, no time (timeBounded).
-	bounded := so.timeBounded(ctx)
+	// longer; without a time limit or a deadline (limited), no time: they
+	// are the plan, which the regrets' limits do not bound.
+	bounded := limited(ctx, &so)
 	var roundsEnd time.Time
 	if bounded {
 		roundsEnd = time.Now().Add(max(orderTime(first.SolveTime), so.TimeLimit-first.SolveTime))
@@ -625,7 +653,15 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 				quiet.TimeLimit = time.Millisecond
 			}
 		}
-		s, err := Solve(ctx, &lw.problem, quiet)
+		// A round whose plan has an order ends them: that solve
+		// computes the regrets too (not a plan with a conflict's).
+		round := quiet
+		round.NoRegrets, round.regretsUnless = so.NoRegrets, lw.hasOrderConflict
+		before := time.Since(begun)
+		s, err := Solve(ctx, &lw.problem, round)
+		if err == nil {
+			lw.orderPlanTime = before + s.planTime
+		}
 		if errors.Is(err, ErrNoPlan) {
 			// The rounds' time was up before any plan keeping the
 			// levels.
@@ -647,10 +683,10 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 		}
 		sol = s
 	}
-	if cut && !so.NoRegrets && ctx.Err() == nil && !timedOut {
-		// The last plan once more, with the regrets, from itself (a
-		// plan the rounds did not prove has none: regrets are measured
-		// from a proven plan).
+	if cut && !so.NoRegrets && ctx.Err() == nil && !timedOut && !sol.explained {
+		// The last plan once more, with the regrets, from itself, where
+		// its round skipped them (a plan the rounds did not prove has
+		// none: regrets are measured from a proven plan).
 		final := so
 		final.Start = sol.alternatives()
 		if so.TimeLimit > 0 {
@@ -667,7 +703,7 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 	if cut {
 		sol.SolveTime = time.Since(begun)
 	}
-	return sol, nil
+	return explained(sol), nil
 }
 
 // orderViolations is vs, the local choice's violations, with its
@@ -1176,4 +1212,27 @@ func (s *Solution) alternatives() []int {
 		out[i] = c.Alternative
 	}
 	return out
+}
+
+// levelsReplace is Options.regretsUnless for the first plan of a problem
+// that chooses crossings: true where the plan has a kernel-order conflict
+// that the levels' rounds will rule out (keepKernelOrder), solving again
+// and computing the regrets of the plan they end with. Where the search
+// over the edges' states may take the plan instead (searchPlan), the first
+// plan's regrets are its lower bounds, and they are kept.
+func (lw *lowering) levelsReplace(so Options) func([]int) bool {
+	if !lw.choosesCrossings() || orderRounds == 0 {
+		return nil
+	}
+	searches := orderSearchSolves != 0 && !so.NoReduce && len(lw.problem.Budgets) == 0 && !lw.problem.ordered() && dissolves(&lw.problem)
+	if searches {
+		return nil
+	}
+	return func(choices []int) bool {
+		if lw.hasOrderConflict(choices) {
+			lw.regretsSkipped++
+			return true
+		}
+		return false
+	}
 }

@@ -550,8 +550,8 @@ func TestKernelOrderUntimed(t *testing.T) {
 // edges cross a kernel boundary (orderGraph), with every regret: the
 // rounds that rule kernel-order conflicts out, and a pinned solve per
 // regret (at most orderRegretSolves), under cklplan plan's regret limits
-// (which give the kernel order's solves their windows: untimed, 50
-// invocations took 5.5 min).
+// (which give the regrets' pinned solves their window: untimed, 50
+// invocations took 5.5 min; the rounds, the plan, run until it is proven).
 //
 //	go test ./planner -run '^$' -bench KernelOrder -benchtime 3x
 func BenchmarkKernelOrder(b *testing.B) {
@@ -571,4 +571,52 @@ func BenchmarkKernelOrder(b *testing.B) {
 			b.ReportMetric(float64(r.UnprovenRegrets), "unproven")
 		})
 	}
+}
+
+// TestKernelOrderRoundsArePlan plans a random DAG whose alternatives choose
+// which edges cross (orderGraph) by the levels, under cklplan plan's
+// regret limits and a kernel-order window of a nanosecond: the rounds are
+// the plan, which the regrets' limits do not bound, so it is proven and
+// has an order of kernels (the window cut the rounds short, and the first
+// plan came back with its conflicts, while the regrets' limits gave it).
+// The first plan, which the rounds replace, gets no regrets: the plan that
+// ends them does.
+func TestKernelOrderRoundsArePlan(t *testing.T) {
+	defer func(n int, f float64, d time.Duration) {
+		orderSearchSolves, orderTimeFactor, orderMinTime = n, f, d
+	}(orderSearchSolves, orderTimeFactor, orderMinTime)
+	orderSearchSolves, orderTimeFactor, orderMinTime = 0, 0, time.Nanosecond
+	g := orderGraph(t, rand.New(rand.NewPCG(20, 3)), 20)
+	var lw *lowering
+	plantInLowering = func(l *lowering) { lw = l }
+	defer func() { plantInLowering = nil }()
+	opts := cliRegretLimits
+	opts.RegretSolves = 1 // a few regrets re-solved are enough
+	r, err := Plan(context.Background(), g, PlanOptions{Solve: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := 0
+	for _, c := range lw.orderCuts {
+		if !c.regret {
+			rounds++
+		}
+	}
+	if rounds == 0 {
+		t.Fatal("the first plan had no kernel-order conflict: the test tests too little")
+	}
+	if r.Status != Optimal || len(r.KernelConflicts) > 0 {
+		t.Errorf("%s with %d kernel conflicts, want optimal with none: the regrets' limits cut the rounds short", r.Status, len(r.KernelConflicts))
+	}
+	if lw.regretsSkipped != 1 {
+		t.Errorf("%d plans' regrets skipped, want 1 (the first, which the rounds replace)", lw.regretsSkipped)
+	}
+	rejected := 0
+	for _, c := range r.Choices {
+		rejected += len(c.Rejected)
+	}
+	if rejected == 0 {
+		t.Error("the plan has no regret: the rounds' last solve did not compute them")
+	}
+	t.Logf("%d blocks added by the rounds; %d regrets, %d unproven", rounds, rejected, r.UnprovenRegrets)
 }

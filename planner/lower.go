@@ -325,10 +325,14 @@ type lowering struct {
 	orderIndex []int
 	ownAlts    map[int]bool
 	// orderForRegrets says the rows being added are a regret's;
-	// orderPlanTime is the first plan's solve, which bounds the rounds'
-	// time and the pinned solves' (orderTime).
+	// orderPlanTime is the plan's solve before its regrets (the first
+	// plan's, or the rounds' to the last), which bounds the pinned
+	// solves' time (orderTime).
 	orderForRegrets bool
 	orderPlanTime   time.Duration
+	// regretsSkipped counts the plans whose regrets were not computed
+	// because the kernel order's rounds replace them (levelsReplace).
+	regretsSkipped int
 	// orderSearches counts the regrets' pinned plans the search over the
 	// edges' states (ordersearch.go) proved, orderSearchesShort those it
 	// left to the levels, orderSearchBranched those it branched for.

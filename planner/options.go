@@ -64,11 +64,14 @@ type Options struct {
 	// when no plan using the alternative was found).
 	//
 	// Where a lowered graph chooses which edges cross a kernel boundary
-	// (planner.Plan), any of TimeLimit, RegretTimeLimit, RegretTimeFactor or
-	// a deadline of the context also gives the kernel order's rounds and
-	// re-solves a window of their own: 3× the plan's solve, at least 2 s.
-	// Without any of them nothing is timed: the same input gives the same
-	// plan and regrets, however long they take.
+	// (planner.Plan), TimeLimit or a deadline of the context gives the
+	// kernel order's rounds a window of their own (3× the first plan's
+	// solve, at least 2 s, or TimeLimit where that is longer), and any of
+	// them, RegretTimeLimit or RegretTimeFactor gives the kernel order's
+	// regret re-solves one (3× the plan's solve, at least 2 s). The
+	// rounds' plan, and its regrets' time factor, is the solve that ends
+	// them. Without any of them nothing is timed: the same input gives the
+	// same plan and regrets, however long they take.
 	RegretTimeLimit  time.Duration
 	RegretTimeFactor float64
 	// RegretWork, when positive, bounds the regrets of a core the branch
@@ -184,6 +187,11 @@ type Options struct {
 	// alternatives would cost a re-solve, and the caller (solveContracted,
 	// for auxiliary nodes of many tuples) finds what it needs otherwise.
 	coreUnexplained []int
+	// regretsUnless, when set, skips the regrets of a plan it says true
+	// of (its alternatives): a plan with a kernel-order conflict that
+	// the levels' rounds will replace (keepKernelOrder), whose regrets no
+	// one would read. The Solution then says regretsSkipped.
+	regretsUnless func(choices []int) bool
 	// tableRuns, for tests, counts the runs of the program that build a
 	// contracted kernel's regret tables (budgetKernel.atTuples).
 	tableRuns *atomic.Int64

@@ -653,6 +653,7 @@ func Plan(ctx context.Context, g *tasks.Graph, opts PlanOptions) (*Result, error
 // flagged problem, as without it.
 func (lw *lowering) solveCrossings(ctx context.Context, so Options) (*Solution, error) {
 	if !lw.unmarked {
+		so.regretsUnless = lw.levelsReplace(so)
 		return Solve(ctx, &lw.problem, so)
 	}
 	lw.unmarked = false

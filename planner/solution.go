@@ -147,6 +147,11 @@ type Solution struct {
 	regretsUnneededLP int
 	// explained says the regrets were computed (for the nodes asked).
 	explained bool
+	// regretsSkipped says the regrets were asked for but skipped
+	// (Options.regretsUnless).
+	regretsSkipped bool
+	// planTime is the solve's time before its regrets.
+	planTime time.Duration
 	// dualsAhead: the regrets' certificates were priced by the root LP
 	// solved beside the plan's branch and bound (certifiesAhead).
 	dualsAhead bool

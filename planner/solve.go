@@ -383,7 +383,10 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		alt := p.Nodes[v].Alternatives[a]
 		sol.Choices = append(sol.Choices, Choice{Node: v, Alternative: a, ID: alt.ID, Cost: alt.Cost, Eliminated: r.pos[v] >= 0})
 	}
-	if sol.Status == Optimal && !opt.NoRegrets && sol.provedTight() {
+	sol.planTime = time.Since(start)
+	if sol.Status == Optimal && !opt.NoRegrets && sol.provedTight() && opt.regretsUnless != nil && opt.regretsUnless(choices) {
+		sol.regretsSkipped = true
+	} else if sol.Status == Optimal && !opt.NoRegrets && sol.provedTight() {
 		// Regrets are measured from a plan proven optimal, and found as
 		// exactly: at the default gaps, whatever gaps the plan was
 		// allowed.
