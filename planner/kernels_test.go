@@ -168,6 +168,10 @@ func TestKernelConflicts(t *testing.T) {
 	loadHiGHS, orderSearchSolves = load, solves
 	if err != nil || r.Choices[1].Alternative != "global" || len(r.KernelOrder) > 0 || len(r.KernelConflicts) == 0 || !strings.Contains(r.KernelConflicts[0], want) {
 		t.Errorf("without HiGHS, the levels alone: %v, want the plan of global with its conflict warned of", err)
+	} else if rj := r.Choices[1].Rejected; len(rj) == 0 || rj[0].RegretNS == nil || !rj[0].Exact {
+		// The first plan's regrets, skipped for the rounds, computed
+		// once the plan stands after all.
+		t.Errorf("without HiGHS, the levels alone: the plan that stands rejects %+v, want an exact regret", rj)
 	}
 
 	// m's alternative in registers over its kernel's budget: no plan has
