@@ -577,8 +577,8 @@ func BenchmarkKernelOrder(b *testing.B) {
 // which edges cross (orderGraph) by the levels, under cklplan plan's
 // regret limits and a kernel-order window of a nanosecond: the rounds are
 // the plan, which the regrets' limits do not bound, so it is proven and
-// has an order of kernels (the window cut the rounds short, and the first
-// plan came back with its conflicts, while the regrets' limits gave it).
+// has an order of kernels (while the regrets' limits gave the rounds the
+// window, the plan came back unproven, "time limit").
 // The first plan, which the rounds replace, gets no regrets: the plan that
 // ends them does.
 func TestKernelOrderRoundsArePlan(t *testing.T) {

@@ -325,9 +325,9 @@ type lowering struct {
 	orderIndex []int
 	ownAlts    map[int]bool
 	// orderForRegrets says the rows being added are a regret's;
-	// orderPlanTime is the plan's solve before its regrets (the first
-	// plan's, or the rounds' to the last), which bounds the pinned
-	// solves' time (orderTime).
+	// orderPlanTime is the plan's time before its regrets (the first
+	// plan's solve, or that and the rounds' up to the last one's), which
+	// bounds the pinned solves' time (orderTime).
 	orderForRegrets bool
 	orderPlanTime   time.Duration
 	// regretsSkipped counts the plans whose regrets were not computed
