@@ -59,6 +59,16 @@ type Options struct {
 	// caller gave (10–30 % of the solve on dense 1,000-node cores). It
 	// is a hint for speed: a HiGHS without the option ignores it.
 	NoFeasibilityJump bool
+	// IterationLimit, when positive, bounds the solve's simplex iterations,
+	// a measure of work that, unlike time, is the same from run to run: an
+	// LP stops at HiGHS's simplex_iteration_limit, a MIP at HiGHS's first
+	// limit check (between its root's separation rounds, and its nodes)
+	// at which its LPs have taken this many iterations in all
+	// (mip_total_lp_iterations), so a MIP may go past it by what one round
+	// or node takes. Either ends with Status IterationLimitFeasible or
+	// IterationLimitNoSolution, at the same point of the search every run
+	// (one thread). Result.SimplexIterations says what it took.
+	IterationLimit int64
 }
 
 // presolveRuleDependentEquations is HiGHS's presolve_rule_off bit of the

@@ -93,7 +93,7 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 	var res *Result
 	var err error
 	if !s.await(ctx, func(h uintptr) {
-		if err = setOptions(&s.lib.c, h, opt); err != nil {
+		if err = setOptions(&s.lib.c, h, opt, m.IsMIP()); err != nil {
 			return
 		}
 		if b := opt.Basis; b != nil && !m.IsMIP() && !opt.InteriorPoint {
@@ -102,7 +102,7 @@ func (s *Solver) Resolve(ctx context.Context, m *Model, opt Options) (*Result, e
 				return
 			}
 		}
-		res, err = s.execute(h, m, opt.Duals)
+		res, err = s.execute(h, inst, m, opt)
 	}) {
 		return interrupted(), nil
 	}

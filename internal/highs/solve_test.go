@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -503,6 +504,76 @@ func TestTimeLimit(t *testing.T) {
 	}
 }
 
+// TestIterationLimit: a work limit stops hardModel, which HiGHS does not
+// prove within seconds, at the same point of its search every run, unlike a
+// time limit: the same status, incumbent, bound, iterations and nodes. A MIP
+// is stopped at HiGHS's first limit check past the limit, so it takes at
+// least that many iterations; an LP stops at HiGHS's own limit.
+func TestIterationLimit(t *testing.T) {
+	lib := highstest.Library(t)
+	m := hardModel()
+	s, err := lib.NewSolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, limit := range []int64{1, 2000} {
+		var first *highs.Result
+		for run := range 3 {
+			// Fresh instances and one reused, which must not keep the
+			// limit or its stop from the run before.
+			solve := lib.Solve
+			if run > 0 {
+				solve = s.Solve
+			}
+			r, err := solve(context.Background(), m, highs.Options{IterationLimit: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != highs.IterationLimitFeasible && r.Status != highs.IterationLimitNoSolution {
+				t.Fatalf("limit %d: status %v (HiGHS: %s), want an iteration limit", limit, r.Status, highs.HighsModelStatusName(r.HighsStatus))
+			}
+			if int64(r.SimplexIterations) < limit {
+				t.Errorf("limit %d: stopped after %d iterations", limit, r.SimplexIterations)
+			}
+			if r.Status.HasSolution() {
+				checkSolution(t, m, r)
+			}
+			if first == nil {
+				first = r
+				continue
+			}
+			if r.Status != first.Status || r.SimplexIterations != first.SimplexIterations || r.Nodes != first.Nodes ||
+				r.DualBound != first.DualBound || !slices.Equal(r.Values, first.Values) {
+				t.Errorf("limit %d, run %d: %v after %d iterations and %d nodes, bound %v; the first run: %v, %d, %d, %v",
+					limit, run, r.Status, r.SimplexIterations, r.Nodes, r.DualBound, first.Status, first.SimplexIterations, first.Nodes, first.DualBound)
+			}
+		}
+		if limit == 2000 && first.Status != highs.IterationLimitFeasible {
+			t.Errorf("limit %d: %v, want an incumbent (HiGHS finds one at once)", limit, first.Status)
+		}
+	}
+	// Without the limit the same instance solves on.
+	if r, err := s.Solve(context.Background(), m, highs.Options{TimeLimit: 50 * time.Millisecond}); err != nil || r.Status == highs.IterationLimitFeasible || r.Status == highs.IterationLimitNoSolution {
+		t.Fatalf("after the limits, without one: %v, %v", r, err)
+	}
+	// An LP: its relaxation, stopped by HiGHS after one iteration.
+	lp := hardModel()
+	for j := range lp.Columns {
+		lp.Columns[j].Integer = false
+	}
+	r, err := lib.Solve(context.Background(), lp, highs.Options{IterationLimit: 1, Presolve: highs.PresolveOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != highs.IterationLimitFeasible && r.Status != highs.IterationLimitNoSolution || r.SimplexIterations > 1 {
+		t.Errorf("LP: %v (HiGHS: %s) after %d iterations, want an iteration limit after 1", r.Status, highs.HighsModelStatusName(r.HighsStatus), r.SimplexIterations)
+	}
+	if _, err := lib.Solve(context.Background(), m, highs.Options{IterationLimit: -1}); err == nil {
+		t.Error("a negative limit: no error")
+	}
+}
+
 // TestStart: a feasible start point is HiGHS's first incumbent, so even a
 // solve stopped at once returns it (or better); an infeasible one is ignored.
 func TestStart(t *testing.T) {
@@ -943,6 +1014,7 @@ threads = 1
 random_seed = 0
 presolve = choose
 time_limit = +Inf
+simplex_iteration_limit = 2147483647
 mip_rel_gap = 0.0001
 mip_abs_gap = 1e-06
 mip_heuristic_run_feasibility_jump = true
@@ -965,6 +1037,10 @@ presolve_rule_off = 0
 			strings.NewReplacer("mip_rel_gap = 0.0001", "mip_rel_gap = 1e-09", "mip_abs_gap = 1e-06", "mip_abs_gap = 0.5").Replace(defaults)},
 		{"threads and seed", highs.Options{Threads: 2, Seed: 77},
 			strings.NewReplacer("threads = 1", "threads = 2", "random_seed = 0", "random_seed = 77").Replace(defaults)},
+		// An LP's iteration limit is HiGHS's; a MIP's is the callback's
+		// (TestIterationLimit).
+		{"an LP's iteration limit", highs.Options{IterationLimit: 7},
+			strings.Replace(defaults, "simplex_iteration_limit = 2147483647", "simplex_iteration_limit = 7", 1)},
 		{"presolve off", highs.Options{Presolve: highs.PresolveOff},
 			strings.Replace(defaults, "presolve = choose", "presolve = off", 1)},
 		{"presolve on", highs.Options{Presolve: highs.PresolveOn},
@@ -983,7 +1059,7 @@ presolve_rule_off = 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := k.model()
-			if tt.opt.InteriorPoint {
+			if tt.opt.InteriorPoint || tt.opt.IterationLimit > 0 {
 				// An LP: its relaxation.
 				for j := range m.Columns {
 					m.Columns[j].Integer = false
@@ -996,7 +1072,8 @@ presolve_rule_off = 0
 			// (HiGHS can call the postsolved interior point of this LP's
 			// presolved form unknown: planner.solveDuals solves such an LP
 			// again without presolve.)
-			if r.Status != highs.Optimal && !(tt.opt.InteriorPoint && r.Status == highs.SolverError) {
+			if r.Status != highs.Optimal && !(tt.opt.InteriorPoint && r.Status == highs.SolverError) &&
+				!(tt.opt.IterationLimit > 0 && (r.Status == highs.IterationLimitFeasible || r.Status == highs.IterationLimitNoSolution)) {
 				t.Fatalf("status %v (HiGHS: %s)", r.Status, highs.HighsModelStatusName(r.HighsStatus))
 			}
 			got, err := s.OptionText()

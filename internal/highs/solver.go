@@ -345,7 +345,7 @@ func (s *Solver) load(h uintptr, inst *instance, m *Model, in *input, opt Option
 		}
 		inst.threads = threads
 	}
-	if err := setOptions(c, h, opt); err != nil {
+	if err := setOptions(c, h, opt, m.IsMIP()); err != nil {
 		return err
 	}
 	sense := highsInt(cObjSenseMinimize)
@@ -381,15 +381,20 @@ func (s *Solver) run(h uintptr, inst *instance, m *Model, in *input, opt Options
 	if err := s.load(h, inst, m, in, opt); err != nil {
 		return nil, false, err
 	}
-	res, err = s.execute(h, m, opt.Duals)
+	res, err = s.execute(h, inst, m, opt)
 	return res, true, err
 }
 
 // execute runs the loaded model m and reads the result; it is called on the
 // instance's thread.
-func (s *Solver) execute(h uintptr, m *Model, duals bool) (*Result, error) {
+func (s *Solver) execute(h uintptr, inst *instance, m *Model, opt Options) (*Result, error) {
 	c := &s.lib.c
 	c.zeroAllClocks(h)
+	duals := opt.Duals
+	inst.iterationLimit, inst.iterationStop = 0, false
+	if m.IsMIP() {
+		inst.iterationLimit = opt.IterationLimit
+	}
 	// A run status of error goes with a model status that says which error;
 	// the model status is what the result reports.
 	c.run(h)
@@ -405,7 +410,11 @@ func (s *Solver) execute(h uintptr, m *Model, duals bool) (*Result, error) {
 		DualBound:   math.NaN(),
 		Gap:         math.Inf(1),
 	}
+	inst.iterationLimit = 0
 	r.Status = statusOf(ms, feasible)
+	if ms == cModelStatusInterrupt && inst.iterationStop {
+		r.Status = statusOf(cModelStatusIterationLimit, feasible)
+	}
 	var iterations highsInt
 	if c.getIntInfoValue(h, "simplex_iteration_count", &iterations) != cStatusError {
 		r.SimplexIterations = int(iterations)
@@ -481,6 +490,8 @@ func (o Options) validate() error {
 		return &OptionError{"Seed", fmt.Sprintf("%d is out of range [0, 2147483647]", o.Seed)}
 	case o.Presolve < PresolveChoose || o.Presolve > PresolveOff:
 		return &OptionError{"Presolve", fmt.Sprintf("%d is not a Presolve value", int(o.Presolve))}
+	case o.IterationLimit < 0:
+		return &OptionError{"IterationLimit", fmt.Sprintf("%d is negative", o.IterationLimit)}
 	}
 	return nil
 }
@@ -533,7 +544,7 @@ func (o Options) threadCount() int {
 
 // setOptions resets the instance's options to HiGHS's defaults and applies
 // opt, so that nothing carries over from an earlier solve.
-func setOptions(c *cfuncs, h uintptr, opt Options) error {
+func setOptions(c *cfuncs, h uintptr, opt Options, mip bool) error {
 	threads := opt.threadCount()
 	type set struct {
 		name string
@@ -553,6 +564,11 @@ func setOptions(c *cfuncs, h uintptr, opt Options) error {
 	}
 	if opt.TimeLimit > 0 {
 		sets = append(sets, set{"time_limit", c.setDoubleOptionValue(h, "time_limit", opt.TimeLimit.Seconds()) != cStatusError})
+	}
+	if opt.IterationLimit > 0 && !mip {
+		// A MIP's limit is the callback's (interruptCallback): HiGHS sets
+		// limits of its own on the LPs of its search.
+		sets = append(sets, set{"simplex_iteration_limit", c.setIntOptionValue(h, "simplex_iteration_limit", highsInt(min(opt.IterationLimit, math.MaxInt32))) != cStatusError})
 	}
 	if opt.RelativeGap > 0 {
 		sets = append(sets, set{"mip_rel_gap", c.setDoubleOptionValue(h, "mip_rel_gap", opt.RelativeGap) != cStatusError})
@@ -587,6 +603,7 @@ var controlledOptions = []struct{ name, kind string }{
 	{"random_seed", "int"},
 	{"presolve", "string"},
 	{"time_limit", "double"},
+	{"simplex_iteration_limit", "int"},
 	{"mip_rel_gap", "double"},
 	{"mip_abs_gap", "double"},
 	{"mip_heuristic_run_feasibility_jump", "bool"},
@@ -656,6 +673,11 @@ type instance struct {
 	// when it was last called; both touched on the instance's thread only.
 	progress     func(Progress)
 	lastProgress time.Time
+	// iterationLimit is the current MIP run's Options.IterationLimit (0:
+	// none), and iterationStop says the callback stopped the run at it;
+	// both touched on the instance's thread only.
+	iterationLimit int64
+	iterationStop  bool
 }
 
 var (
@@ -690,8 +712,14 @@ func interruptCallback(callbackType int32, _, dataOut, dataIn unsafe.Pointer, us
 	// HiGHS keeps the field between runs, so write it either way: a solve
 	// after an interrupted one must not inherit the interrupt.
 	var stop int32
-	if v.(*instance).interrupt.Load() {
+	in := v.(*instance)
+	if in.interrupt.Load() {
 		stop = 1
+	}
+	// The MIP's LP iterations so far (readProgress's layout): a work
+	// limit that stops it at the same check every run.
+	if callbackType == cCallbackMipInterrupt && in.iterationLimit > 0 && dataOut != nil && *(*int64)(unsafe.Add(dataOut, 56)) >= in.iterationLimit {
+		stop, in.iterationStop = 1, true
 	}
 	*(*int32)(dataIn) = stop
 }

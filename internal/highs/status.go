@@ -4,7 +4,7 @@ import "fmt"
 
 // Status is the outcome of a solve, HiGHS's model status folded into the cases
 // a caller acts on. The order is meaningful: the statuses up to and including
-// InterruptedFeasible carry a feasible solution.
+// IterationLimitFeasible carry a feasible solution.
 type Status int
 
 const (
@@ -16,6 +16,9 @@ const (
 	// InterruptedFeasible: the context stopped the solve after an incumbent was
 	// found.
 	InterruptedFeasible
+	// IterationLimitFeasible: Options.IterationLimit stopped the solve after
+	// an incumbent was found.
+	IterationLimitFeasible
 	// Infeasible: no point satisfies the constraints.
 	Infeasible
 	// Unbounded: the objective improves without bound.
@@ -28,6 +31,9 @@ const (
 	// InterruptedNoSolution: the context stopped the solve before any feasible
 	// point was found.
 	InterruptedNoSolution
+	// IterationLimitNoSolution: Options.IterationLimit stopped the solve
+	// before any feasible point was found.
+	IterationLimitNoSolution
 	// SolverError: HiGHS failed (load, presolve, solve or postsolve error) or
 	// stopped at a limit this binding never sets; Result.HighsStatus is the
 	// model status HiGHS reported.
@@ -35,15 +41,17 @@ const (
 )
 
 var statusNames = [...]string{
-	Optimal:               "optimal",
-	TimeLimitFeasible:     "time limit (feasible)",
-	InterruptedFeasible:   "interrupted (feasible)",
-	Infeasible:            "infeasible",
-	Unbounded:             "unbounded",
-	UnboundedOrInfeasible: "unbounded or infeasible",
-	TimeLimitNoSolution:   "time limit (no solution)",
-	InterruptedNoSolution: "interrupted (no solution)",
-	SolverError:           "solver error",
+	Optimal:                  "optimal",
+	TimeLimitFeasible:        "time limit (feasible)",
+	InterruptedFeasible:      "interrupted (feasible)",
+	IterationLimitFeasible:   "iteration limit (feasible)",
+	Infeasible:               "infeasible",
+	Unbounded:                "unbounded",
+	UnboundedOrInfeasible:    "unbounded or infeasible",
+	TimeLimitNoSolution:      "time limit (no solution)",
+	InterruptedNoSolution:    "interrupted (no solution)",
+	IterationLimitNoSolution: "iteration limit (no solution)",
+	SolverError:              "solver error",
 }
 
 func (s Status) String() string {
@@ -83,7 +91,7 @@ func (s *Status) UnmarshalText(text []byte) error {
 
 // HasSolution reports whether a result with this status carries a feasible
 // solution.
-func (s Status) HasSolution() bool { return s >= Optimal && s <= InterruptedFeasible }
+func (s Status) HasSolution() bool { return s >= Optimal && s <= IterationLimitFeasible }
 
 // highsModelStatusNames are HiGHS's own names for its model statuses
 // (Highs::modelStatusToString), for SolverError messages.
@@ -138,6 +146,11 @@ func statusOf(modelStatus int, feasible bool) Status {
 			return InterruptedFeasible
 		}
 		return InterruptedNoSolution
+	case cModelStatusIterationLimit:
+		if feasible {
+			return IterationLimitFeasible
+		}
+		return IterationLimitNoSolution
 	}
 	return SolverError
 }

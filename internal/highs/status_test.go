@@ -16,11 +16,13 @@ func TestStatusText(t *testing.T) {
 		{highs.Optimal, "optimal", true},
 		{highs.TimeLimitFeasible, "time limit (feasible)", true},
 		{highs.InterruptedFeasible, "interrupted (feasible)", true},
+		{highs.IterationLimitFeasible, "iteration limit (feasible)", true},
 		{highs.Infeasible, "infeasible", false},
 		{highs.Unbounded, "unbounded", false},
 		{highs.UnboundedOrInfeasible, "unbounded or infeasible", false},
 		{highs.TimeLimitNoSolution, "time limit (no solution)", false},
 		{highs.InterruptedNoSolution, "interrupted (no solution)", false},
+		{highs.IterationLimitNoSolution, "iteration limit (no solution)", false},
 		{highs.SolverError, "solver error", false},
 	}
 	for _, tt := range tests {
