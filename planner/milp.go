@@ -342,6 +342,8 @@ type coreResult struct {
 	nodes     int64
 	asg       []int // node → domain position, for core nodes; nil without a solution
 	values    []float64
+	// iterations is HiGHS's simplex iterations (a MIP's LPs' in all).
+	iterations int64
 }
 
 // solve solves the core model.
@@ -350,7 +352,8 @@ func (cm *coreModel) solve(ctx context.Context, s highs.MILPSolver, r *reduction
 	if err != nil {
 		return nil, fmt.Errorf("planner: HiGHS: %w", err)
 	}
-	cr := &coreResult{status: res.Status, objective: inf, bound: res.DualBound, gap: res.Gap, nodes: res.Nodes}
+	cr := &coreResult{status: res.Status, objective: inf, bound: res.DualBound, gap: res.Gap, nodes: res.Nodes,
+		iterations: int64(res.SimplexIterations)}
 	if res.Status.HasSolution() {
 		cr.objective = res.Objective
 		cr.values = res.Values

@@ -74,16 +74,26 @@ type Options struct {
 	// same plan and regrets, however long they take.
 	RegretTimeLimit  time.Duration
 	RegretTimeFactor float64
-	// RegretWork, when positive, bounds the regrets of a core the branch
-	// and bound proved (bnb.go) by work instead of time: their searches
-	// together may do at most this multiple of the plan's own search (its
-	// nodes and half its heuristics' entries), or regretWorkFloor where
-	// that is more (about 9 s of search on two processors),
-	// the queries taken in their order in batches of regretBatch, each
-	// query of a batch getting at most an eighth of what is left. A search
-	// it stops leaves an interval, as a time limit does, but the same one
-	// from run to run and for any number of processors; those searches
-	// then heed no time limit (the context's end still stops them).
+	// RegretWork, when positive, bounds the regrets' searches and
+	// re-solves of the core by work instead of time. Of a core the branch
+	// and bound proved (bnb.go), the searches together may do at most this
+	// multiple of the plan's own search (its nodes and half its
+	// heuristics' entries), or regretWorkFloor where that is more (about
+	// 9 s of search on two processors). Of a core HiGHS solved, the
+	// re-solves (LPs and MILPs) together may take at most this multiple
+	// of the simplex iterations of the plan's solve, or
+	// regretIterationFloor (200,000) where that is more: the MILP re-solves
+	// are of the same core as the plan's, so this is about the multiple of
+	// its time too. Either way the queries (or chains of queries) are
+	// taken in their order in batches of regretBatch, each of a batch
+	// getting at most an eighth of what is left. A search or re-solve it
+	// stops leaves an interval, as a time limit does, but the same one
+	// from run to run and for any number of processors (HiGHS stops a MILP
+	// at its first check past the limit: highs.Options.IterationLimit);
+	// they then heed no time limit (the context's end still stops them).
+	// What comes before a HiGHS core's re-solves (the windows and the
+	// certificates, bounded in work by the queries' count) still heeds
+	// RegretTimeLimit and RegretTimeFactor.
 	RegretWork float64
 	// RegretSolves, when positive, bounds the core's re-solves for the
 	// regrets (each an LP re-solve of the core, then a MILP where its
@@ -133,6 +143,9 @@ type Options struct {
 	// workFloor, for tests, replaces regretWorkFloor, the least work
 	// budget of the regrets' searches, when positive.
 	workFloor int64
+	// iterationFloor, for tests, replaces regretIterationFloor when
+	// positive.
+	iterationFloor int64
 	// firstNodes, for tests, replaces searchFirstNodes, the node limit of
 	// the core search's first heuristic, when positive (with search
 	// searchForce too).
@@ -365,12 +378,14 @@ const (
 // --exec-scale 30 --seed 1, one invocation's regrets took 82 s with no
 // time limit: 8 MILP re-solves of about 10 s each).
 //
-// DefaultRegretWork bounds the regrets of a core the branch and bound
-// proved in its place, by the work of the plan's search rather than its
-// time, so that they are the same from run to run: on cklplan gen dag
-// --invocations 50 (a core of 44 invocations, 2 M search nodes to prove),
-// the time backstop left 384 to 387 of the 420 regrets unproven, differing
-// from run to run.
+// DefaultRegretWork bounds the searches and re-solves in its place, by the
+// work of the plan's search or solve rather than its time, so that they
+// are the same from run to run: on cklplan gen dag --invocations 50 (a
+// core of 44 invocations, 2 M search nodes to prove), the time backstop
+// left 384 to 387 of the 420 regrets unproven, differing from run to run;
+// on cklplan gen dag --invocations 60 --unfused 0.5 --exec-scale 100 (a
+// core HiGHS solves with the kernel order's levels, its MILP re-solves
+// 20–40 s each), 628 to 646.
 const (
 	DefaultRegretSolves     = 100
 	DefaultRegretTimeLimit  = 10 * time.Second
@@ -380,10 +395,11 @@ const (
 
 // CommandLineOptions are the Options cklplan plan solves with when given
 // no flag: the zero Options with the regrets bounded by
-// DefaultRegretSolves re-solves and DefaultRegretTimeFactor times the
-// plan's time (at least DefaultRegretTimeLimit), those of a core the
-// branch and bound proved by DefaultRegretWork times its work instead. A compiler that plans
-// graphs of any density should start from these.
+// DefaultRegretSolves re-solves, their searches and re-solves by
+// DefaultRegretWork times the plan's work, and what comes before and
+// after them by DefaultRegretTimeFactor times the plan's time (at least
+// DefaultRegretTimeLimit). A compiler that plans graphs of any density
+// should start from these.
 func CommandLineOptions() Options {
 	return Options{RegretSolves: DefaultRegretSolves, RegretTimeLimit: DefaultRegretTimeLimit, RegretTimeFactor: DefaultRegretTimeFactor,
 		RegretWork: DefaultRegretWork}

@@ -47,18 +47,24 @@ type regrets struct {
 	// planWork is the work of the core search that proved the plan
 	// (searchResult.work).
 	planWork int64
-	// workBounded says a work budget bounded the searches, in place of
-	// the regrets' time limit (nothing before them heeds it); workSpent
-	// that it left a query unproven.
-	workBounded, workSpent bool
-	r                      *reduction
-	cm                     *coreModel // nil when the core is empty
-	lib                    *highs.Library
-	cs                     *coreSearch // non-nil: the search solved the core, and answers the queries
-	root                   *rootLP     // non-nil: the root LP solved beside the plan's, for the certificates
-	opt                    *Options
-	asg                    []int   // the optimal plan, node → domain position
-	opt0                   float64 // the optimum
+	// workBounded says a work budget bounded the searches or the
+	// re-solves, in place of the regrets' time limit; workSpent that it
+	// left a query unproven, and timedOutBefore that the time limit
+	// struck before them (on a core HiGHS solved: during the windows or
+	// the certificates; nothing comes before the searches).
+	workBounded, workSpent, timedOutBefore bool
+	// planIterations is the simplex iterations of HiGHS's solve of the
+	// plan, and iterationsLeft what the re-solves' work budget has left
+	// (iterationBudget).
+	planIterations, iterationsLeft int64
+	r                              *reduction
+	cm                             *coreModel // nil when the core is empty
+	lib                            *highs.Library
+	cs                             *coreSearch // non-nil: the search solved the core, and answers the queries
+	root                           *rootLP     // non-nil: the root LP solved beside the plan's, for the certificates
+	opt                            *Options
+	asg                            []int   // the optimal plan, node → domain position
+	opt0                           float64 // the optimum
 
 	queries []query
 	index   map[string]int
@@ -722,6 +728,12 @@ func (rg *regrets) solveQueries() error {
 	open = rg.dropUnneeded(open)
 	open = rg.solvesAllowed(open)
 	rg.solves = len(open)
+	if budget := rg.iterationBudget(); budget > 0 {
+		// From here on the re-solves heed the work budget, not the time
+		// limit.
+		rg.workBounded, rg.iterationsLeft = true, budget
+		rg.timedOutBefore = rg.ctx.Err() != nil && rg.parent.Err() == nil
+	}
 
 	if ahead == nil && len(open) > 0 {
 		// The first worker would solve the LP first: it is solved here,
@@ -838,8 +850,22 @@ var plantSeparatorLPs func(rg *regrets, open []int)
 // taken yet, and the others start from its optimal basis; lpOnly stops each
 // query at its LP re-solve, which answers it where its LP comes out
 // integral and else raises its known.lo to the LP's bound.
+//
+// Under a work budget (rg.workBounded) the chains are taken in their order
+// in batches of regretBatch, each chain of a batch allowed an eighth of
+// the simplex iterations the batches before left (all of it among the
+// last eight), as the searches' (searchQueries): what each re-solve may
+// do, and so its answer, depends on the queries alone.
 func (rg *regrets) resolve(lp *highs.Model, cert *certifier, ahead *loadedLP, taken bool, open []int, lpOnly bool) error {
 	chains := chains(open)
+	var gate *workGate
+	if rg.workBounded {
+		gate = newWorkGate(len(chains), rg.iterationsLeft)
+		defer func() {
+			rg.iterationsLeft = gate.left
+			rg.workSpent = rg.workSpent || gate.cut
+		}()
+	}
 	return rg.parallel(len(chains), func(w int, next func() (int, bool)) error {
 		pre, from := ahead, (*loadedLP)(nil)
 		if w > 0 || taken {
@@ -847,13 +873,23 @@ func (rg *regrets) resolve(lp *highs.Model, cert *certifier, ahead *loadedLP, ta
 		}
 		var chain []int
 		fresh := false // the query next takes begins a chain
+		var budget *chainBudget
 		count := rg.counting
 		if lpOnly {
 			count = func(next func() (int, bool)) func() (int, bool) { return next }
 		}
 		query := count(func() (int, bool) {
 			if fresh = len(chain) == 0; fresh {
-				c, ok := next()
+				var c int
+				var ok bool
+				if gate != nil {
+					if budget != nil {
+						gate.finish(budget)
+					}
+					c, budget, ok = gate.next()
+				} else {
+					c, ok = next()
+				}
 				if !ok {
 					return 0, false
 				}
@@ -863,11 +899,101 @@ func (rg *regrets) resolve(lp *highs.Model, cert *certifier, ahead *loadedLP, ta
 			chain = chain[1:]
 			return qi, true
 		})
-		return rg.worker(lp, cert, pre, from, lpOnly, func() (int, bool, bool) {
+		err := rg.worker(lp, cert, pre, from, lpOnly, func() (int, bool, *chainBudget, bool) {
 			qi, ok := query()
-			return qi, fresh, ok
+			return qi, fresh, budget, ok
 		})
+		if err != nil && gate != nil {
+			gate.fail()
+		}
+		return err
 	})
+}
+
+// A chainBudget is the simplex iterations one chain's re-solves may take
+// (limit) and have taken (used); cut says it left a query unproven.
+type chainBudget struct {
+	chain       int
+	limit, used int64
+	cut         bool
+}
+
+func (b *chainBudget) left() int64 { return b.limit - b.used }
+
+// A workGate hands out n chains in batches of regretBatch under a work
+// budget (resolve): a batch opens when the last one has ended, and each
+// of its chains gets left divided among at most regretShare of the chains
+// still to come (0 once it is spent).
+type workGate struct {
+	mu                 sync.Mutex
+	cond               sync.Cond
+	n                  int
+	left               int64
+	start, end, handed int // the batch open: chains [start, end), handed out up to start+handed
+	budgets            []*chainBudget
+	ended              int
+	cut, failed        bool
+}
+
+func newWorkGate(n int, left int64) *workGate {
+	g := &workGate{n: n, left: left}
+	g.cond.L = &g.mu
+	g.open(0)
+	return g
+}
+
+// open opens the batch that begins at chain start; g.mu is held.
+func (g *workGate) open(start int) {
+	g.start, g.end, g.handed, g.ended = start, min(start+regretBatch, g.n), 0, 0
+	var limit int64
+	if g.left > 0 {
+		limit = max(g.left/int64(max(min(g.n-start, regretShare), 1)), 1)
+	}
+	g.budgets = g.budgets[:0]
+	for c := g.start; c < g.end; c++ {
+		g.budgets = append(g.budgets, &chainBudget{chain: c, limit: limit})
+	}
+}
+
+// next returns the next chain and its budget, waiting for the batch before
+// to end; false when there is none left (or a worker failed).
+func (g *workGate) next() (int, *chainBudget, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for {
+		if g.failed || g.start >= g.n {
+			return 0, nil, false
+		}
+		if g.start+g.handed < g.end {
+			b := g.budgets[g.handed]
+			g.handed++
+			return b.chain, b, true
+		}
+		g.cond.Wait()
+	}
+}
+
+// finish ends a chain handed out; the batch's last opens the next batch.
+func (g *workGate) finish(b *chainBudget) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.cut = g.cut || b.cut
+	if g.ended++; g.ended < g.end-g.start {
+		return
+	}
+	for _, b := range g.budgets {
+		g.left -= b.used
+	}
+	g.open(g.end)
+	g.cond.Broadcast()
+}
+
+// fail wakes every worker waiting for a batch, to end.
+func (g *workGate) fail() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.failed = true
+	g.cond.Broadcast()
 }
 
 // dropUnneeded leaves out of the re-solves, open, the separators' queries
@@ -1417,7 +1543,7 @@ func (rg *regrets) fixedOut(q *query) bool {
 // exactly). Elsewhere the MILP is re-solved, with a certifier every column
 // fixed to 0 that the LP's reduced costs show no plan at most as costly as
 // the best one found before uses.
-func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP, lpOnly bool, next func() (qi int, fresh, ok bool)) error {
+func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP, lpOnly bool, next func() (qi int, fresh bool, budget *chainBudget, ok bool)) error {
 	s, err := rg.lib.NewSolver()
 	if err != nil {
 		return err
@@ -1466,8 +1592,9 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 	if cw != nil && rg.descends() {
 		ch = rg.newChainPlan()
 	}
+	ctx := rg.resolveCtx()
 	for {
-		qi, fresh, ok := next()
+		qi, fresh, budget, ok := next()
 		if !ok {
 			return nil
 		}
@@ -1482,10 +1609,14 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 			q.lo, q.hi = inf, inf
 			continue
 		}
-		if rg.ctx.Err() != nil {
-			// The regret time limit has struck (or the caller gave up):
-			// what is known is all that is proven.
+		if ctx.Err() != nil || budget != nil && budget.left() <= 0 {
+			// The regret time limit has struck (or the caller gave up),
+			// or the work budget is spent: what is known is all that is
+			// proven.
 			q.lo, q.hi = q.known.lo, q.known.hi
+			if budget != nil && ctx.Err() == nil {
+				budget.cut = true
+			}
 			continue
 		}
 		if ch != nil && ch.answers(q, cert.tol) {
@@ -1524,13 +1655,24 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 		if fresh || !warm {
 			lpOpt.Basis = start
 		}
-		res, err := lpSolver.Resolve(rg.ctx, lp, lpOpt)
+		if budget != nil {
+			lpOpt.IterationLimit = budget.left()
+		}
+		res, err := lpSolver.Resolve(ctx, lp, lpOpt)
 		if err != nil {
 			return err
 		}
 		warm = true
 		if err = lpSolver.SetBounds(lp, restore); err != nil {
 			return err
+		}
+		if budget != nil {
+			budget.used += int64(res.SimplexIterations)
+			if iterationLimited(res.Status) {
+				q.lo, q.hi = q.known.lo, q.known.hi
+				budget.cut = true
+				continue
+			}
 		}
 		rg.mu.Lock()
 		rg.lpSolves++
@@ -1552,6 +1694,16 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 				rg.fractional(res.Values, rg.fracNodes)
 				rg.mu.Unlock()
 			}
+			continue
+		}
+		// The query's LP bounds it, where its MILP stops short.
+		lpBound := q.known.lo
+		if res.Status == highs.Optimal {
+			lpBound = math.Max(lpBound, res.DualBound)
+		}
+		if budget != nil && budget.left() <= 0 {
+			q.lo, q.hi = math.Min(lpBound, q.known.hi), q.known.hi
+			budget.cut = true
 			continue
 		}
 		copy(point, rg.asg)
@@ -1587,7 +1739,14 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 			if opt.Start = c.point(rg.cm.point(rg.r, point)); opt.Start != nil {
 				opt.NoFeasibilityJump = feasibleStart(&c.model, opt.Start)
 			}
-			res, err = s.Solve(rg.ctx, &c.model, opt)
+			if budget != nil {
+				opt.IterationLimit = budget.left()
+			}
+			res, err = s.Solve(ctx, &c.model, opt)
+			if err == nil && budget != nil {
+				budget.used += int64(res.SimplexIterations)
+				budget.cut = budget.cut || iterationLimited(res.Status)
+			}
 			if err == nil && res.Values != nil {
 				res.Values = c.expand(res.Values)
 			}
@@ -1616,11 +1775,11 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 			q.lo, q.hi = ub, ub
 		case res.Status.HasSolution():
 			q.hi = math.Min(rg.canonical(res.Values, point), ub)
-			q.lo = math.Min(math.Max(q.known.lo, res.DualBound), q.hi)
+			q.lo = math.Min(math.Max(lpBound, res.DualBound), q.hi)
 		default:
-			q.lo, q.hi = q.known.lo, ub
+			q.lo, q.hi = math.Min(lpBound, ub), ub
 			if !math.IsNaN(res.DualBound) {
-				q.lo = math.Min(math.Max(q.known.lo, res.DualBound), ub)
+				q.lo = math.Min(math.Max(lpBound, res.DualBound), ub)
 			}
 		}
 	}
@@ -1637,7 +1796,7 @@ func (rg *regrets) solveLP(s *highs.Solver, lp *highs.Model, basis *highs.Basis)
 	opt := rg.opt.solverOptions()
 	opt.Presolve = highs.PresolveOff
 	opt.Basis = basis
-	return s.Solve(rg.ctx, lp, opt)
+	return s.Solve(rg.resolveCtx(), lp, opt)
 }
 
 // A loadedLP is the core's LP relaxation solved on a HiGHS instance of
@@ -1834,6 +1993,40 @@ const (
 	regretBatch = 4
 	regretShare = 8
 )
+
+// iterationLimited says a solve stopped at highs.Options.IterationLimit.
+func iterationLimited(st highs.Status) bool {
+	return st == highs.IterationLimitFeasible || st == highs.IterationLimitNoSolution
+}
+
+// resolveCtx is the context of the core's LP and its re-solves: without
+// the regrets' time limit where a work budget bounds them instead.
+func (rg *regrets) resolveCtx() context.Context {
+	if rg.iterationBudget() > 0 {
+		return rg.parent
+	}
+	return rg.ctx
+}
+
+// iterationBudget is the simplex iterations the re-solves of a core HiGHS
+// solved may take in all (Options.RegretWork times the plan's, at least
+// regretIterationFloor), 0 for no bound (a core the search proved has its
+// own budget, workBudget).
+func (rg *regrets) iterationBudget() int64 {
+	if rg.opt.RegretWork <= 0 || rg.parent == nil || rg.cs != nil {
+		return 0
+	}
+	floor := int64(regretIterationFloor)
+	if rg.opt.iterationFloor > 0 {
+		floor = rg.opt.iterationFloor
+	}
+	return max(int64(rg.opt.RegretWork*float64(rg.planIterations)), floor)
+}
+
+// regretIterationFloor is the least work budget of the re-solves of a core
+// HiGHS solved (Options.RegretWork), as DefaultRegretTimeLimit is the
+// least time.
+const regretIterationFloor = 200_000
 
 // regretWorkFloor is the least work budget of the regrets' searches
 // (Options.RegretWork), as DefaultRegretTimeLimit is the least time: on

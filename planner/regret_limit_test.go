@@ -92,6 +92,55 @@ func TestSearchRegretsWorkBudget(t *testing.T) {
 	t.Logf("%d searched cores, %d intervals", searched, cut)
 }
 
+// TestResolveRegretsWorkBudget: the regrets of a core HiGHS solved,
+// bounded by a work budget (Options.RegretWork, in simplex iterations)
+// instead of time, are the same from run to run and for any number of
+// workers; the intervals the budget leaves hold the exhaustive regrets,
+// and are named the budget's, not the time limit's; a budget that
+// suffices leaves every regret exact.
+func TestResolveRegretsWorkBudget(t *testing.T) {
+	highstest.Library(t)
+	ctx := context.Background()
+	cores, cut := 0, 0
+	for seed := uint64(0); cores < 40 && seed < 400; seed++ {
+		p := randomProblem(seed+1<<22, 10)
+		ex := exhaustive(p)
+		name := fmt.Sprintf("seed %d", seed+1<<22)
+		// A budget of a few iterations, the plan's at most: the first
+		// chains' LPs, the later ones nothing.
+		opt := Options{MaxTable: 1, search: searchOff, certify: certifyNone, RegretWork: 0.5, iterationFloor: 1, Workers: 1}
+		sol, err := Solve(ctx, p, opt)
+		checkAgainst(t, name, p, ex, sol, err, false)
+		if err != nil || sol.Model.CoreNodes == 0 || sol.Search != nil {
+			continue
+		}
+		cores++
+		n := checkRegretIntervals(t, name, ex, sol.Regrets)
+		cut += n
+		// (A query the budget cut may still leave every regret exact,
+		// where another query or what was known answers them.)
+		if n > 0 && !sol.regretsWorkSpent || sol.regretsTimedOut {
+			t.Fatalf("%s: %d intervals, work spent %v, timed out %v: want the budget named",
+				name, n, sol.regretsWorkSpent, sol.regretsTimedOut)
+		}
+		for _, w := range []int{1, 2, 4} {
+			opt.Workers = w
+			again, err := Solve(ctx, p, opt)
+			if err != nil || !reflect.DeepEqual(again.Regrets, sol.Regrets) {
+				t.Fatalf("%s: with %d workers the regrets differ (%v):\n%v\nwant\n%v", name, w, err, again.Regrets, sol.Regrets)
+			}
+		}
+		// A budget ample for every query: every regret exact.
+		opt.iterationFloor = 1 << 40
+		sol, err = Solve(ctx, p, opt)
+		checkAgainst(t, name+" ample", p, ex, sol, err, true)
+	}
+	if cores < 40 || cut == 0 {
+		t.Fatalf("%d cores, %d intervals: the budget was never exercised", cores, cut)
+	}
+	t.Logf("%d cores HiGHS solved, %d intervals", cores, cut)
+}
+
 // checkRegretIntervals checks each regret against exhaustive search: an
 // exact one equals it, an interval [Lower, Regret] holds it. It returns the
 // number of intervals.

@@ -156,7 +156,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		case UnprovenByInterrupt:
 			cause = "an interrupt stopped the re-solves"
 		case UnprovenByWorkLimit:
-			cause = "the regrets' work budget, a multiple of the plan's own search (--regret-time-limit auto), stopped the searches, the same every run"
+			cause = "the regrets' work budget, a multiple of the plan's own work (its search's, or HiGHS's simplex iterations; --regret-time-limit auto), stopped the searches and re-solves, the same every run"
 		case UnprovenByRegretSolves:
 			cause = fmt.Sprintf("re-solved only the %d queries whose plans found so far cost least (--regret-solves)", r.regretSolves)
 		}

@@ -129,9 +129,9 @@ func TestLoadedLPRegrets(t *testing.T) {
 				}
 			}
 			i := 0
-			err := rg.worker(&lp, nil, pre, from, false, func() (int, bool, bool) {
+			err := rg.worker(&lp, nil, pre, from, false, func() (int, bool, *chainBudget, bool) {
 				i++
-				return i - 1, (i-1)%chain == 0, i <= len(rg.queries)
+				return i - 1, (i-1)%chain == 0, nil, i <= len(rg.queries)
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -146,8 +146,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 	solverObjective := r.offset
 	sol.Bound = r.offset
 	var cs *coreSearch
-	var planWork int64 // the core search's work (searchResult.work)
-	var ahead *rootLP  // the root LP whose duals the regrets take
+	var planWork int64       // the core search's work (searchResult.work)
+	var planIterations int64 // HiGHS's simplex iterations for the plan
+	var ahead *rootLP        // the root LP whose duals the regrets take
 	if len(r.core) > 0 {
 		sol.Model.Core = sizeOf(&cm.model)
 		<-localDone
@@ -283,6 +284,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			if err != nil {
 				return nil, err
 			}
+			planIterations = main.iterations
 			switch main.status {
 			case highs.Optimal:
 				sol.Status = Optimal
@@ -403,7 +405,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 			defer cancel()
 		}
 		rg := &regrets{r: r, cm: cm, lib: lib, cs: cs, opt: &ropt, asg: asg, opt0: sol.Objective, ctx: rctx, root: ahead,
-			bound: sol.Bound, gap: sol.Gap, parent: ctx, planWork: planWork}
+			bound: sol.Bound, gap: sol.Gap, parent: ctx, planWork: planWork, planIterations: planIterations}
 		if err := rg.compute(); err != nil {
 			return nil, err
 		}
@@ -420,8 +422,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		sol.regretsInterrupted = ctx.Err() != nil
 		sol.regretsTimedOut = !sol.regretsInterrupted && errors.Is(rctx.Err(), context.DeadlineExceeded)
 		if rg.workBounded {
-			// The searches heed the work budget, not the time limit.
-			sol.regretsTimedOut = false
+			// The searches and re-solves heed the work budget, not the
+			// time limit; what came before them did.
+			sol.regretsTimedOut = rg.timedOutBefore
 			sol.regretsWorkSpent = rg.workSpent
 		}
 	}
