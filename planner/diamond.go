@@ -881,7 +881,9 @@ func (f *flagged) backRegrets(sol *Solution) []Regret {
 // solved one, else a solve without regrets; where the
 // caller bounds the plan's time (Options.timeBounded), given at least a
 // second or twice the plan's solve, within what the plan left of the
-// caller's time limit, and past it none are named). The
+// caller's time limit, and past it none are named; under a work budget
+// (Options.RegretWork) and no time limit or deadline, twice the plan's
+// simplex iterations instead). The
 // report lists them as it lists the blocks the rounds added.
 func (lw *lowering) diamondCuts(ctx context.Context, sol *Solution, so Options) {
 	o := lw.problem.order
@@ -893,7 +895,12 @@ func (lw *lowering) diamondCuts(ctx context.Context, sol *Solution, so Options) 
 		quiet := so
 		quiet.NoRegrets, quiet.Start = true, nil
 		quiet.TimeLimit = 0
-		if so.timeBounded(ctx) {
+		if so.RegretWork > 0 && !limited(ctx, &so) {
+			// Under a work budget and no time limit, by work instead, the
+			// same from run to run: twice the plan's simplex iterations,
+			// at least orderRegretIterations.
+			quiet.iterationLimit = max(2*sol.iterations, orderRegretIterations)
+		} else if so.timeBounded(ctx) {
 			quiet.TimeLimit = max(time.Second, 2*sol.SolveTime)
 		}
 		if so.TimeLimit > 0 {

@@ -612,6 +612,7 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 	if first.planTime > 0 {
 		lw.orderPlanTime = first.planTime
 	}
+	lw.orderPlanIterations, lw.orderPlanEntries = first.iterations, int64(first.entries)
 	// The rounds get orderTime, or the caller's time limit where that is
 	// longer; without a time limit or a deadline (limited), no time: they
 	// are the plan, which the regrets' limits do not bound.
@@ -661,6 +662,8 @@ func (lw *lowering) keepKernelOrder(ctx context.Context, sol *Solution, so Optio
 		s, err := Solve(ctx, &lw.problem, round)
 		if err == nil {
 			lw.orderPlanTime = before + s.planTime
+			lw.orderPlanIterations += s.iterations
+			lw.orderPlanEntries += int64(s.entries)
 		}
 		if errors.Is(err, ErrNoPlan) {
 			// The rounds' time was up before any plan keeping the
@@ -980,9 +983,22 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 	quiet.NoRegrets = true
 	tol := 1e-6 * math.Max(1, math.Abs(sol.Objective))
 	// The regrets' time limit bounds these solves too; without any time
-	// bound (timeBounded), only orderRegretSolves does.
+	// bound (timeBounded), only orderRegretSolves does. Under a work
+	// budget (Options.RegretWork) without a time limit or a deadline,
+	// the budget does instead (orderWork), the same from run to run.
 	rctx := ctx
-	if so.timeBounded(ctx) {
+	var work *orderWork
+	if so.RegretWork > 0 && !limited(ctx, &so) {
+		work = &orderWork{
+			solves:     orderRegretSearchSolves,
+			entries:    max(int64(so.RegretWork*float64(lw.orderPlanEntries)), orderRegretEntries),
+			iterations: max(int64(so.RegretWork*float64(lw.orderPlanIterations)), orderRegretIterations),
+		}
+		if so.iterationFloor > 0 {
+			work.iterations = max(int64(so.RegretWork*float64(lw.orderPlanIterations)), so.iterationFloor)
+		}
+		defer func() { sol.regretsWorkSpent = sol.regretsWorkSpent || work.cut }()
+	} else if so.timeBounded(ctx) {
 		deadline := time.Now().Add(orderTime(lw.orderPlanTime))
 		if !sol.regretDeadline.IsZero() && sol.regretDeadline.Before(deadline) {
 			deadline = sol.regretDeadline
@@ -1061,7 +1077,11 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 			unproven(r)
 			return false, nil
 		}
-		cost, lower, exact, more, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet, first)
+		var w *orderWork
+		if !first {
+			w = work
+		}
+		cost, lower, exact, more, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet, first, w)
 		switch {
 		case errors.Is(err, ErrNoSolver):
 			noSolver(r)
@@ -1089,15 +1109,56 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 			searched = append(searched, i)
 		}
 	}
-	for _, i := range searched {
+	for k, i := range searched {
 		if plantBeforeOrderSearch != nil {
 			plantBeforeOrderSearch()
+		}
+		if work != nil {
+			work.share = min(len(searched)-k, regretShare)
 		}
 		if _, err := ask(i, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// An orderWork is what is left of the work budget of orderRegrets'
+// searches and solves with levels (Options.RegretWork): the searches'
+// solves and their reductions' entries, and HiGHS's simplex iterations
+// for the levels. The queries take it one after the other, each at most
+// a share-th of what is left (share: regretShare, or the queries left
+// where fewer); cut says it left a query unproven.
+type orderWork struct {
+	solves, entries, iterations int64
+	share                       int
+	cut                         bool
+}
+
+// The least budgets of orderRegrets' searches under Options.RegretWork,
+// in all: orderRegretSearchSolves solves, and orderRegretEntries entries
+// or RegretWork times the plan's reductions' where that is more; the
+// levels' solves get orderRegretIterations simplex iterations, or
+// RegretWork times the plan's. On cklplan gen dag --invocations 16
+// --unfused 1.2 (the plan 0.6 s, by the search) the searches spent the
+// entries in about 1 s and the levels' MILPs, whose root's cuts take most
+// of their time, the iterations in about 2.5 s; 20,000 iterations took
+// twice as long and left the same 36 regrets unproven, 2^29 entries and
+// 200,000 iterations 48 s and 26 (the time window before: 2.7 s and 126,
+// differing from run to run). Variables for tests.
+var (
+	orderRegretSearchSolves int64 = 4000
+	orderRegretEntries      int64 = 1 << 26
+	orderRegretIterations   int64 = 10_000
+)
+
+// slice is one query's part of what is left of n (at least 1 where any
+// is left, 0 where none).
+func (w *orderWork) slice(n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return max(n/int64(max(w.share, 1)), 1)
 }
 
 // plantBeforeOrderSearch, when set (by a test), is called before each
@@ -1113,7 +1174,11 @@ var plantBeforeOrderSearch func()
 // proving it; lower is then what is proven below (-Inf: nothing). more
 // says it took more than one solve. capped, it takes that one alone: the
 // answer where the best plan so pinned has an order, else not exact.
-func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, capped bool) (cost, lower float64, exact, more bool, err error) {
+//
+// With w (a work budget: orderWork), the search takes at most w's share of
+// its solves and entries, and the levels' solves of its simplex
+// iterations, each taken from w as it is spent.
+func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, capped bool, w *orderWork) (cost, lower float64, exact, more bool, err error) {
 	node := &lw.problem.Nodes[v]
 	saved := node.Alternatives
 	pinned := slices.Clone(saved)
@@ -1140,10 +1205,22 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, c
 	if capped {
 		limit = 1
 	}
+	entries := orderSearchEntries
+	if w != nil && limit > 0 {
+		limit = int(min(int64(limit), w.slice(w.solves)))
+		entries = int(min(int64(entries), w.slice(w.entries)))
+		if limit == 0 || entries == 0 {
+			limit, w.cut = 0, true
+		}
+	}
 	if limit > 0 {
-		s, err := lw.searchOrder(ctx, so, limit, orderSearchEntries)
+		s, err := lw.searchOrder(ctx, so, limit, entries)
 		if err != nil {
 			return 0, lower, false, false, err
+		}
+		if w != nil {
+			w.solves -= int64(s.solves)
+			w.entries -= int64(s.entries)
 		}
 		more = s.solves > 1
 		if more {
@@ -1176,15 +1253,29 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, c
 	added := slices.Clone(o.added)
 	defer copy(o.added, added)
 	for range orderRounds + 1 {
+		if w != nil {
+			if so.iterationLimit = w.slice(w.iterations); so.iterationLimit == 0 {
+				w.cut = true
+				return math.Inf(1), lower, false, more, nil
+			}
+		}
 		s, err := Solve(ctx, &lw.problem, so)
 		switch {
 		case errors.Is(err, ErrInfeasible):
 			return math.Inf(1), math.Inf(1), true, more, nil
-		case errors.Is(err, ErrNoPlan) && ctx.Err() != nil:
+		case errors.Is(err, ErrNoPlan) && (ctx.Err() != nil || so.iterationLimit > 0):
 			// Stopped before a plan: nothing known above.
+			if w != nil {
+				w.cut = true
+				w.iterations -= so.iterationLimit // at least (no plan to count them)
+			}
 			return math.Inf(1), lower, false, more, nil
 		case err != nil:
 			return 0, lower, false, more, err
+		}
+		if w != nil {
+			w.iterations -= s.iterations
+			w.cut = w.cut || s.iterationLimited
 		}
 		choices := s.alternatives()
 		if lw.addOrderBlocks(choices) == 0 {

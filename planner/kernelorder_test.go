@@ -505,7 +505,7 @@ func unfusedDAG(t testing.TB, n int, seed uint64) *tasks.Graph {
 }
 
 // cliRegretLimits are cklplan plan's default regret limits.
-var cliRegretLimits = Options{RegretSolves: DefaultRegretSolves, RegretTimeLimit: DefaultRegretTimeLimit, RegretTimeFactor: DefaultRegretTimeFactor}
+var cliRegretLimits = CommandLineOptions()
 
 // TestKernelOrderUntimed plans random DAGs whose every invocation may run
 // as its own kernel without any time bound: nothing is timed then (no
@@ -544,6 +544,80 @@ func TestKernelOrderUntimed(t *testing.T) {
 	if r.UnprovenRegrets == 0 {
 		t.Error("a regret time limit of a nanosecond left every regret proven: the window is not the regrets'")
 	}
+}
+
+// TestKernelOrderRegretsWorkBudget: under a work budget (Options.RegretWork)
+// and no time limit, the kernel order's regret searches and solves with
+// levels heed the budget and no time window (a regret time limit of a
+// nanosecond here): the regrets they leave unproven are named the budget's,
+// are the same from run to run and on any number of workers, and their
+// intervals hold the exact regrets, which a plan without any bound gives.
+func TestKernelOrderRegretsWorkBudget(t *testing.T) {
+	defer func(s, e, i int64) { orderRegretSearchSolves, orderRegretEntries, orderRegretIterations = s, e, i }(
+		orderRegretSearchSolves, orderRegretEntries, orderRegretIterations)
+	cut := 0
+	for _, seed := range []uint64{1, 2, 3} {
+		g := unfusedDAG(t, 10, seed)
+		exact, err := Plan(context.Background(), g, PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exact.UnprovenRegrets > 0 {
+			t.Fatalf("seed %d: %d regrets unproven without any bound", seed, exact.UnprovenRegrets)
+		}
+		// A budget of a few solves and entries, and one iteration.
+		orderRegretSearchSolves, orderRegretEntries, orderRegretIterations = 8, 1<<12, 1
+		var first string
+		for run, workers := range []int{1, 2, 1, 4} {
+			so := Options{RegretWork: DefaultRegretWork, RegretTimeLimit: time.Nanosecond, RegretSolves: DefaultRegretSolves, Workers: workers}
+			r, err := Plan(context.Background(), g, PlanOptions{Solve: so})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.ObjectiveNS != exact.ObjectiveNS {
+				t.Fatalf("seed %d: plan of %v ns, want %v", seed, r.ObjectiveNS, exact.ObjectiveNS)
+			}
+			var b strings.Builder
+			if err := r.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			if run == 0 {
+				first = b.String()
+				if r.UnprovenRegrets > 0 && r.UnprovenBy != UnprovenByWorkLimit {
+					t.Errorf("seed %d: %d regrets unproven by %q, want %q", seed, r.UnprovenRegrets, r.UnprovenBy, UnprovenByWorkLimit)
+				}
+				cut += r.UnprovenRegrets
+				for ci, c := range r.Choices {
+					for k, rj := range c.Rejected {
+						want := exact.Choices[ci].Rejected[k]
+						if rj.Alternative != want.Alternative || want.RegretNS == nil {
+							t.Fatalf("seed %d: %s: rejected %s against %s (%v)", seed, c.Invocation, rj.Alternative, want.Alternative, want.RegretNS)
+						}
+						lo, hi := 0.0, math.Inf(1)
+						if rj.RegretLowerNS != nil {
+							lo = *rj.RegretLowerNS
+						}
+						if rj.RegretNS != nil {
+							hi = *rj.RegretNS
+						}
+						if rj.Exact {
+							lo = hi
+						}
+						if tol := 1e-6 * math.Max(1, *want.RegretNS); *want.RegretNS < lo-tol || *want.RegretNS > hi+tol {
+							t.Errorf("seed %d: %s %s: [%v, %v] misses the exact regret %v", seed, c.Invocation, rj.Alternative, lo, hi, *want.RegretNS)
+						}
+					}
+				}
+			} else if b.String() != first {
+				t.Fatalf("seed %d: run %d on %d workers: the JSON plan differs from the first run's", seed, run, workers)
+			}
+		}
+		orderRegretSearchSolves, orderRegretEntries, orderRegretIterations = 4000, 1<<26, 10_000
+	}
+	if cut == 0 {
+		t.Fatal("no regret left unproven: the budget was never exercised")
+	}
+	t.Logf("%d regrets unproven by the budget", cut)
 }
 
 // BenchmarkKernelOrder plans random DAGs whose alternatives choose which

@@ -330,6 +330,12 @@ type lowering struct {
 	// bounds the pinned solves' time (orderTime).
 	orderForRegrets bool
 	orderPlanTime   time.Duration
+	// orderPlanIterations and orderPlanEntries are the plan's work as
+	// orderPlanTime is its time: HiGHS's simplex iterations and the
+	// reductions' entries, which bound the pinned solves' work under
+	// Options.RegretWork (orderRegrets).
+	orderPlanIterations int64
+	orderPlanEntries    int64
 	// regretsSkipped counts the plans whose regrets were not computed
 	// because the kernel order's rounds replace them (levelsReplace).
 	regretsSkipped int

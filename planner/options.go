@@ -146,6 +146,11 @@ type Options struct {
 	// iterationFloor, for tests, replaces regretIterationFloor when
 	// positive.
 	iterationFloor int64
+	// iterationLimit, when positive, bounds HiGHS's solve of the core in
+	// simplex iterations (highs.Options.IterationLimit): the kernel
+	// order's regret solves under a work budget (orderRegrets). A solve
+	// it stops comes back TimeLimit, unproven, with iterationLimited set.
+	iterationLimit int64
 	// firstNodes, for tests, replaces searchFirstNodes, the node limit of
 	// the core search's first heuristic, when positive (with search
 	// searchForce too).

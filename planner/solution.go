@@ -122,6 +122,10 @@ type Solution struct {
 	Local LocalChoice
 	// regretDeadline is when the regrets' time limit ends (zero: none).
 	regretDeadline time.Time
+	// iterations is HiGHS's simplex iterations for the plan (0: no
+	// HiGHS), and iterationLimited says Options.iterationLimit stopped it.
+	iterations       int64
+	iterationLimited bool
 	// started says the core was searched and solved from Options.Start
 	// (startingPlan took it).
 	started bool

@@ -181,6 +181,7 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				return nil, err
 			}
 			hopt := opt.solverOptions()
+			hopt.IterationLimit = opt.iterationLimit
 			if opt.TimeLimit > 0 {
 				// What the reduction and the search left of the limit.
 				hopt.TimeLimit = max(opt.TimeLimit-time.Since(start), time.Millisecond)
@@ -285,16 +286,20 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				return nil, err
 			}
 			planIterations = main.iterations
+			sol.iterations = main.iterations
 			switch main.status {
 			case highs.Optimal:
 				sol.Status = Optimal
 			case highs.TimeLimitFeasible:
 				sol.Status = TimeLimit
+			case highs.IterationLimitFeasible:
+				// Options.iterationLimit: unproven, as at a time limit.
+				sol.Status, sol.iterationLimited = TimeLimit, true
 			case highs.InterruptedFeasible:
 				sol.Status = Interrupted
 			case highs.Infeasible:
 				return nil, infeasible(ctx, in, opt)
-			case highs.TimeLimitNoSolution, highs.InterruptedNoSolution:
+			case highs.TimeLimitNoSolution, highs.InterruptedNoSolution, highs.IterationLimitNoSolution:
 				// HiGHS stopped before it took up its start (an interrupt
 				// before the solve began): the start is the plan, when it is
 				// one.
@@ -309,6 +314,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 				sol.Status = Interrupted
 				if main.status == highs.TimeLimitNoSolution {
 					sol.Status = TimeLimit
+				}
+				if main.status == highs.IterationLimitNoSolution {
+					sol.Status, sol.iterationLimited = TimeLimit, true
 				}
 				main.asg, main.objective = startAsg, cm.model.Objective(hopt.Start)
 			default:
@@ -420,7 +428,9 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		// An interrupt, not the time limit, stopped the regrets when the
 		// caller's context ended (cancelled, or at its own deadline).
 		sol.regretsInterrupted = ctx.Err() != nil
-		sol.regretsTimedOut = !sol.regretsInterrupted && errors.Is(rctx.Err(), context.DeadlineExceeded)
+		// (Only the core's queries heed it: without any, it stopped
+		// nothing.)
+		sol.regretsTimedOut = !sol.regretsInterrupted && rg.nOpen > 0 && errors.Is(rctx.Err(), context.DeadlineExceeded)
 		if rg.workBounded {
 			// The searches and re-solves heed the work budget, not the
 			// time limit; what came before them did.
