@@ -1073,15 +1073,16 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 	// search; it reports whether r still needs a search.
 	ask := func(i int, first bool) (bool, error) {
 		r := &sol.Regrets[i]
+		if work != nil && work.entries <= 0 {
+			work.cut = true
+			unproven(r)
+			return false, nil
+		}
 		if rctx.Err() != nil || !first && solves == limit {
 			unproven(r)
 			return false, nil
 		}
-		var w *orderWork
-		if !first {
-			w = work
-		}
-		cost, lower, exact, more, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet, first, w)
+		cost, lower, exact, more, err := lw.pinnedOrderCost(rctx, r.Node, r.Alternative, quiet, first, work)
 		switch {
 		case errors.Is(err, ErrNoSolver):
 			noSolver(r)
@@ -1126,9 +1127,12 @@ func (lw *lowering) orderRegrets(ctx context.Context, sol *Solution, so Options)
 // An orderWork is what is left of the work budget of orderRegrets'
 // searches and solves with levels (Options.RegretWork): the searches'
 // solves and their reductions' entries, and HiGHS's simplex iterations
-// for the levels. The queries take it one after the other, each at most
-// a share-th of what is left (share: regretShare, or the queries left
-// where fewer); cut says it left a query unproven.
+// for the levels. The queries take it one after the other, each search at
+// most a share-th of what is left (share: regretShare, or the queries
+// left where fewer); every query's pinned solve (the first pass) and
+// levels' reductions take their entries from it too, and once they are
+// spent the queries left are unproven. cut says it left a query
+// unproven.
 type orderWork struct {
 	solves, entries, iterations int64
 	share                       int
@@ -1139,16 +1143,18 @@ type orderWork struct {
 // in all: orderRegretSearchSolves solves, and orderRegretEntries entries
 // or RegretWork times the plan's reductions' where that is more; the
 // levels' solves get orderRegretIterations simplex iterations, or
-// RegretWork times the plan's. On cklplan gen dag --invocations 16
-// --unfused 1.2 (the plan 0.6 s, by the search) the searches spent the
-// entries in about 1 s and the levels' MILPs, whose root's cuts take most
-// of their time, the iterations in about 2.5 s; 20,000 iterations took
-// twice as long and left the same 36 regrets unproven, 2^29 entries and
-// 200,000 iterations 48 s and 26 (the time window before: 2.7 s and 126,
-// differing from run to run). Variables for tests.
+// RegretWork times the plan's (its reductions' entries include the
+// search that found it). On cklplan gen dag --invocations 16 and 20
+// --unfused 1.2 (seeds 1, 2 and 1) the default plan takes 2.7, 2.4 and
+// 3.6 s and leaves 120, 177 and 222 regrets unproven, the same every run
+// (under the time window before: 2.7, 2.8 and 3.5 s, and 125, 160 and 221,
+// differing from run to run); most of the entries go to every query's
+// pinned solve, 160 ms each on the second 20-invocation DAG. With 2^29
+// entries and 200,000 iterations the first took 48 s and left 26.
+// Variables for tests.
 var (
 	orderRegretSearchSolves int64 = 4000
-	orderRegretEntries      int64 = 1 << 26
+	orderRegretEntries      int64 = 1 << 27
 	orderRegretIterations   int64 = 10_000
 )
 
@@ -1176,8 +1182,9 @@ var plantBeforeOrderSearch func()
 // answer where the best plan so pinned has an order, else not exact.
 //
 // With w (a work budget: orderWork), the search takes at most w's share of
-// its solves and entries, and the levels' solves of its simplex
-// iterations, each taken from w as it is spent.
+// its solves and entries (capped, its one solve whatever it takes), and
+// the levels' solves of its simplex iterations, each taken from w as it
+// is spent.
 func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, capped bool, w *orderWork) (cost, lower float64, exact, more bool, err error) {
 	node := &lw.problem.Nodes[v]
 	saved := node.Alternatives
@@ -1206,7 +1213,7 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, c
 		limit = 1
 	}
 	entries := orderSearchEntries
-	if w != nil && limit > 0 {
+	if w != nil && limit > 0 && !capped {
 		limit = int(min(int64(limit), w.slice(w.solves)))
 		entries = int(min(int64(entries), w.slice(w.entries)))
 		if limit == 0 || entries == 0 {
@@ -1219,7 +1226,9 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, c
 			return 0, lower, false, false, err
 		}
 		if w != nil {
-			w.solves -= int64(s.solves)
+			if !capped {
+				w.solves -= int64(s.solves)
+			}
 			w.entries -= int64(s.entries)
 		}
 		more = s.solves > 1
@@ -1275,6 +1284,7 @@ func (lw *lowering) pinnedOrderCost(ctx context.Context, v, a int, so Options, c
 		}
 		if w != nil {
 			w.iterations -= s.iterations
+			w.entries -= int64(s.entries)
 			w.cut = w.cut || s.iterationLimited
 		}
 		choices := s.alternatives()

@@ -339,6 +339,7 @@ func (lw *lowering) searchPlan(ctx context.Context, first *Solution, so Options,
 	quiet := so
 	quiet.NoRegrets, quiet.Start, quiet.Explain = true, nil, nil
 	res, err := lw.searchOrder(ctx, quiet, min(orderSearchSolves, orderPlanSolves), orderPlanEntries)
+	lw.orderPlanEntries += int64(res.entries) // the plan's work, whatever came of it
 	if err != nil || !res.exact || res.plan == nil {
 		return nil, false
 	}
