@@ -2683,6 +2683,12 @@ func directRegrets(ctx context.Context, q *Problem, c *contraction, tables [][][
 			}
 			o.TimeLimit = left
 		}
+		if opt.RegretWork > 0 {
+			// By work (Options.RegretWork), the same from run to run: each
+			// solve a share of RegretWork times the plan's iterations.
+			budget := max(int64(opt.RegretWork*float64(s.iterations)), regretIterationFloor)
+			o.iterationLimit = max(budget/int64(min(len(jobs), regretShare)), 1)
+		}
 		nt := len(k.tuples)
 		t := tables[j.ki][j.li][j.a*nt : (j.a+1)*nt]
 		qa := *q

@@ -58,7 +58,8 @@ type Options struct {
 	// positive, limits them to this multiple of the time the plan took, or
 	// to RegretTimeLimit where that is longer (with RegretTimeLimit 0 the
 	// factor alone is the limit), so that a hard core's explanations cost
-	// in proportion to it.
+	// in proportion to it. Under RegretWork neither bounds anything in
+	// Solve: the regrets are bounded by work instead.
 	// A regret whose re-solve the limit stops is an interval: Regret.Exact
 	// is false, Regret.Lower and Regret.Regret bound it (Regret is +Inf
 	// when no plan using the alternative was found).
@@ -68,7 +69,9 @@ type Options struct {
 	// kernel order's rounds a window of their own (3× the first plan's
 	// solve, at least 2 s, or TimeLimit where that is longer), and any of
 	// them, RegretTimeLimit or RegretTimeFactor gives the kernel order's
-	// regret re-solves one (3× the plan's solve, at least 2 s). The
+	// regret re-solves one (3× the plan's solve, at least 2 s), unless
+	// RegretWork is set without TimeLimit or a deadline: then a work
+	// budget bounds them instead. The
 	// rounds' plan, and its regrets' time factor, is the solve that ends
 	// them. Without any of them nothing is timed: the same input gives the
 	// same plan and regrets, however long they take.
@@ -89,11 +92,15 @@ type Options struct {
 	// getting at most an eighth of what is left. A search or re-solve it
 	// stops leaves an interval, as a time limit does, but the same one
 	// from run to run and for any number of processors (HiGHS stops a MILP
-	// at its first check past the limit: highs.Options.IterationLimit);
-	// they then heed no time limit (the context's end still stops them).
-	// What comes before a HiGHS core's re-solves (the windows and the
-	// certificates, bounded in work by the queries' count) still heeds
-	// RegretTimeLimit and RegretTimeFactor.
+	// at its first check past the limit: highs.Options.IterationLimit).
+	// The regrets then heed no time limit (RegretTimeLimit and
+	// RegretTimeFactor bound nothing; the context's end still stops them):
+	// what comes before a HiGHS core's re-solves (the windows and the
+	// certificates) is bounded by the queries' count, a contracted
+	// kernel's regret solves by RegretWork times the plan's iterations
+	// each (divided among at most regretShare of them), and, in Plan, the
+	// kernel order's regret solves by a budget of their own (orderRegrets)
+	// where neither TimeLimit nor a deadline is set.
 	RegretWork float64
 	// RegretSolves, when positive, bounds the core's re-solves for the
 	// regrets (each an LP re-solve of the core, then a MILP where its
@@ -273,8 +280,11 @@ func (o *Options) maxTable() int {
 }
 
 // regretTimeLimit is the regrets' time limit when the plan took planned;
-// 0 means none.
+// 0 means none, as under RegretWork, which bounds them by work instead.
 func (o *Options) regretTimeLimit(planned time.Duration) time.Duration {
+	if o.RegretWork > 0 {
+		return 0
+	}
 	lim := o.RegretTimeLimit
 	if o.RegretTimeFactor > 0 {
 		lim = max(lim, time.Duration(o.RegretTimeFactor*float64(planned)))
@@ -377,15 +387,17 @@ const (
 // every regret in about 2 minutes) it keeps the regrets within a few
 // seconds; graphs whose certificates leave fewer, as the 1,000-invocation
 // one (39), get every regret exact. DefaultRegretTimeLimit and
-// DefaultRegretTimeFactor are a backstop: the regrets stop at the factor
-// times the plan's time, at least the limit, since a re-solve that is a
-// MILP can take as long as the plan (on gen dag --invocations 700
-// --exec-scale 30 --seed 1, one invocation's regrets took 82 s with no
-// time limit: 8 MILP re-solves of about 10 s each).
+// DefaultRegretTimeFactor were the backstop before DefaultRegretWork (a
+// caller that wants the regrets bounded by time may still set them, with
+// RegretWork 0): the regrets stop at the factor times the plan's time, at
+// least the limit, since a re-solve that is a MILP can take as long as
+// the plan (on gen dag --invocations 700 --exec-scale 30 --seed 1, one
+// invocation's regrets took 82 s with no time limit: 8 MILP re-solves of
+// about 10 s each).
 //
-// DefaultRegretWork bounds the searches and re-solves in its place, by the
-// work of the plan's search or solve rather than its time, so that they
-// are the same from run to run: on cklplan gen dag --invocations 50 (a
+// DefaultRegretWork bounds the regrets in their place, by the work of the
+// plan's search or solve rather than its time, so that they are the same
+// from run to run: on cklplan gen dag --invocations 50 (a
 // core of 44 invocations, 2 M search nodes to prove), the time backstop
 // left 384 to 387 of the 420 regrets unproven, differing from run to run;
 // on cklplan gen dag --invocations 60 --unfused 0.5 --exec-scale 100 (a
@@ -400,11 +412,11 @@ const (
 
 // CommandLineOptions are the Options cklplan plan solves with when given
 // no flag: the zero Options with the regrets bounded by
-// DefaultRegretSolves re-solves, their searches and re-solves by
-// DefaultRegretWork times the plan's work, and what comes before and
-// after them by DefaultRegretTimeFactor times the plan's time (at least
-// DefaultRegretTimeLimit). A compiler that plans graphs of any density
-// should start from these.
+// DefaultRegretSolves re-solves and by DefaultRegretWork times the plan's
+// work, the same from run to run (the time limits it also sets,
+// DefaultRegretTimeLimit and DefaultRegretTimeFactor, bound nothing under
+// RegretWork). A compiler that plans graphs of any density should start
+// from these.
 func CommandLineOptions() Options {
 	return Options{RegretSolves: DefaultRegretSolves, RegretTimeLimit: DefaultRegretTimeLimit, RegretTimeFactor: DefaultRegretTimeFactor,
 		RegretWork: DefaultRegretWork}

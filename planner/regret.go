@@ -49,10 +49,8 @@ type regrets struct {
 	planWork int64
 	// workBounded says a work budget bounded the searches or the
 	// re-solves, in place of the regrets' time limit; workSpent that it
-	// left a query unproven, and timedOutBefore that the time limit
-	// struck before them (on a core HiGHS solved: during the windows or
-	// the certificates; nothing comes before the searches).
-	workBounded, workSpent, timedOutBefore bool
+	// left a query unproven.
+	workBounded, workSpent bool
 	// planIterations is the simplex iterations of HiGHS's solve of the
 	// plan, and iterationsLeft what the re-solves' work budget has left
 	// (iterationBudget).
@@ -732,7 +730,6 @@ func (rg *regrets) solveQueries() error {
 		// From here on the re-solves heed the work budget, not the time
 		// limit.
 		rg.workBounded, rg.iterationsLeft = true, budget
-		rg.timedOutBefore = rg.ctx.Err() != nil && rg.parent.Err() == nil
 	}
 
 	if ahead == nil && len(open) > 0 {

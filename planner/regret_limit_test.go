@@ -141,6 +141,47 @@ func TestResolveRegretsWorkBudget(t *testing.T) {
 	t.Logf("%d cores HiGHS solved, %d intervals", cores, cut)
 }
 
+// TestRegretWorkTimesNothing: under a work budget (Options.RegretWork,
+// cklplan plan's default) nothing in the regrets is timed: with a regret
+// time limit of a nanosecond the JSON plan is the same, byte for byte, as
+// without one, on a dense DAG whose queries go to windows, certificates
+// and re-solves, and on a transformer fused layer by layer under a budget
+// that binds (a contracted kernel's regret solves). Without the budget
+// the nanosecond leaves regrets unproven: the check can fail.
+func TestRegretWorkTimesNothing(t *testing.T) {
+	highstest.Library(t)
+	for _, c := range []struct {
+		name string
+		g    *tasks.Graph
+	}{
+		{"dense DAG", scaledDAG(t, 60, 3, 100)},
+		{"fused transformer", fusedScaled(t, 3, 1, 12288, 30)},
+	} {
+		plan := func(work float64, limit time.Duration) (string, *Result) {
+			t.Helper()
+			r, err := Plan(context.Background(), c.g, PlanOptions{Solve: Options{RegretSolves: DefaultRegretSolves, RegretWork: work, RegretTimeLimit: limit}})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			var b bytes.Buffer
+			if err := r.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			return b.String(), r
+		}
+		want, r := plan(DefaultRegretWork, 0)
+		if r.Status != Optimal || r.Explained == 0 {
+			t.Fatalf("%s: %s, %d explained", c.name, r.Status, r.Explained)
+		}
+		if got, _ := plan(DefaultRegretWork, time.Nanosecond); got != want {
+			t.Errorf("%s: a regret time limit of a nanosecond changed the plan under a work budget", c.name)
+		}
+		if _, r := plan(0, time.Nanosecond); r.UnprovenRegrets == 0 || r.UnprovenBy != UnprovenByTimeLimit {
+			t.Errorf("%s: without the work budget a nanosecond left %d regrets unproven (%q): the test tests nothing", c.name, r.UnprovenRegrets, r.UnprovenBy)
+		}
+	}
+}
+
 // checkRegretIntervals checks each regret against exhaustive search: an
 // exact one equals it, an interval [Lower, Regret] holds it. It returns the
 // number of intervals.

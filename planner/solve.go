@@ -433,8 +433,8 @@ func solve(ctx context.Context, p *Problem, opt Options, start time.Time) (*Solu
 		sol.regretsTimedOut = !sol.regretsInterrupted && rg.nOpen > 0 && errors.Is(rctx.Err(), context.DeadlineExceeded)
 		if rg.workBounded {
 			// The searches and re-solves heed the work budget, not the
-			// time limit; what came before them did.
-			sol.regretsTimedOut = rg.timedOutBefore
+			// time limit.
+			sol.regretsTimedOut = false
 			sol.regretsWorkSpent = rg.workSpent
 		}
 	}
