@@ -146,8 +146,9 @@ func TestResolveRegretsWorkBudget(t *testing.T) {
 // time limit of a nanosecond the JSON plan is the same, byte for byte, as
 // without one, on a dense DAG whose queries go to windows, certificates
 // and re-solves, and on a transformer fused layer by layer under a budget
-// that binds (a contracted kernel's regret solves). Without the budget
-// the nanosecond leaves regrets unproven: the check can fail.
+// that binds (a contracted kernel's regret solves), and on 1 and 4
+// workers. Without the budget the nanosecond leaves regrets unproven: the
+// check can fail.
 func TestRegretWorkTimesNothing(t *testing.T) {
 	highstest.Library(t)
 	for _, c := range []struct {
@@ -157,9 +158,13 @@ func TestRegretWorkTimesNothing(t *testing.T) {
 		{"dense DAG", scaledDAG(t, 60, 3, 100)},
 		{"fused transformer", fusedScaled(t, 3, 1, 12288, 30)},
 	} {
-		plan := func(work float64, limit time.Duration) (string, *Result) {
+		plan := func(work float64, limit time.Duration, workers ...int) (string, *Result) {
 			t.Helper()
-			r, err := Plan(context.Background(), c.g, PlanOptions{Solve: Options{RegretSolves: DefaultRegretSolves, RegretWork: work, RegretTimeLimit: limit}})
+			so := Options{RegretSolves: DefaultRegretSolves, RegretWork: work, RegretTimeLimit: limit}
+			if len(workers) > 0 {
+				so.Workers = workers[0]
+			}
+			r, err := Plan(context.Background(), c.g, PlanOptions{Solve: so})
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
@@ -175,6 +180,11 @@ func TestRegretWorkTimesNothing(t *testing.T) {
 		}
 		if got, _ := plan(DefaultRegretWork, time.Nanosecond); got != want {
 			t.Errorf("%s: a regret time limit of a nanosecond changed the plan under a work budget", c.name)
+		}
+		for _, w := range []int{1, 4} {
+			if got, _ := plan(DefaultRegretWork, 0, w); got != want {
+				t.Errorf("%s: on %d workers the plan differs", c.name, w)
+			}
 		}
 		if _, r := plan(0, time.Nanosecond); r.UnprovenRegrets == 0 || r.UnprovenBy != UnprovenByTimeLimit {
 			t.Errorf("%s: without the work budget a nanosecond left %d regrets unproven (%q): the test tests nothing", c.name, r.UnprovenRegrets, r.UnprovenBy)
