@@ -1589,7 +1589,9 @@ func (rg *regrets) worker(lp *highs.Model, cert *certifier, pre, from *loadedLP,
 	if cw != nil && rg.descends() {
 		ch = rg.newChainPlan()
 	}
-	ctx := rg.resolveCtx()
+	// (Under a work budget the regrets have no time limit: rg.ctx is
+	// rg.parent, Options.regretTimeLimit.)
+	ctx := rg.ctx
 	for {
 		qi, fresh, budget, ok := next()
 		if !ok {
@@ -1793,7 +1795,7 @@ func (rg *regrets) solveLP(s *highs.Solver, lp *highs.Model, basis *highs.Basis)
 	opt := rg.opt.solverOptions()
 	opt.Presolve = highs.PresolveOff
 	opt.Basis = basis
-	return s.Solve(rg.resolveCtx(), lp, opt)
+	return s.Solve(rg.ctx, lp, opt)
 }
 
 // A loadedLP is the core's LP relaxation solved on a HiGHS instance of
@@ -1994,15 +1996,6 @@ const (
 // iterationLimited says a solve stopped at highs.Options.IterationLimit.
 func iterationLimited(st highs.Status) bool {
 	return st == highs.IterationLimitFeasible || st == highs.IterationLimitNoSolution
-}
-
-// resolveCtx is the context of the core's LP and its re-solves: without
-// the regrets' time limit where a work budget bounds them instead.
-func (rg *regrets) resolveCtx() context.Context {
-	if rg.iterationBudget() > 0 {
-		return rg.parent
-	}
-	return rg.ctx
 }
 
 // iterationBudget is the simplex iterations the re-solves of a core HiGHS
